@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make demo` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: venv demo test bench clean pdf-pages
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[test,report,batch]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/hydrocalc demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench extra (tr55, pyswmm) not installable; those comparisons are skipped"
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

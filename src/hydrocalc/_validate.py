@@ -1,0 +1,162 @@
+"""Private validation helpers used by every public function.
+
+``as_float_array`` validates numeric input in one pass and reports the first offending index
+and the count; ``like`` returns a result in the container of the inputs (float, ndarray or
+Series, as pvlib does); ``suggest`` and ``check_choice`` give "did you mean" messages.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+import numpy as np
+
+from hydrocalc.errors import InputError
+
+__all__ = ["as_float_array", "like", "suggest", "check_choice", "fmt_value"]
+
+
+def fmt_value(value) -> str:
+    """Format a number for an error message (no trailing zeros, ``nan`` spelled out)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    if np.isnan(v):
+        return "nan"
+    if np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return f"{v:.6g}"
+
+
+def _interval(lower, upper, lower_inclusive, upper_inclusive) -> str:
+    lo = "-inf" if lower is None else fmt_value(lower)
+    hi = "inf" if upper is None else fmt_value(upper)
+    left = "[" if (lower is not None and lower_inclusive) else "("
+    right = "]" if (upper is not None and upper_inclusive) else ")"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def as_float_array(
+    value,
+    name: str,
+    *,
+    lower: float | None = None,
+    upper: float | None = None,
+    lower_inclusive: bool = True,
+    upper_inclusive: bool = True,
+    allow_nan: bool = False,
+    allow_inf: bool = False,
+    hint: str = "",
+) -> np.ndarray:
+    """Convert ``value`` to a float ndarray and check it lies in an interval.
+
+    Parameters
+    ----------
+    value : array_like
+        Scalar, list, ndarray or pandas Series.
+    name : str
+        Argument name used in the error message.
+    lower, upper : float or None
+        Interval bounds (None for unbounded).
+    lower_inclusive, upper_inclusive : bool
+        Whether the bounds belong to the interval.
+    allow_nan : bool
+        Accept NaN values (they are never checked against the bounds).
+    allow_inf : bool
+        Accept infinite values (otherwise always invalid).
+    hint : str
+        Sentence appended to the error message (what to do).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array (0-d for scalars).
+
+    Raises
+    ------
+    InputError
+        ``<name> must be in <interval>; got <v> at index i (k of n values invalid)``.
+    """
+    if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):
+        raw = value.to_numpy()
+    else:
+        raw = value
+    try:
+        arr = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be numeric; got {value!r}") from None
+    interval = _interval(lower, upper, lower_inclusive, upper_inclusive)
+    bad = np.zeros(arr.shape, dtype=bool)
+    nan = np.isnan(arr)
+    if not allow_nan:
+        bad |= nan
+    with np.errstate(invalid="ignore"):
+        if lower is not None:
+            bad |= (arr < lower) if lower_inclusive else (arr <= lower)
+        if upper is not None:
+            bad |= (arr > upper) if upper_inclusive else (arr >= upper)
+        if not allow_inf:
+            bad |= np.isinf(arr)
+    if allow_nan:
+        bad &= ~nan
+    if bad.any():
+        flat = bad.ravel()
+        first = int(np.flatnonzero(flat)[0])
+        got = fmt_value(arr.ravel()[first])
+        if arr.ndim == 0:
+            where = ""
+        else:
+            where = f" at index {first} ({int(flat.sum())} of {flat.size} values invalid)"
+        msg = f"{name} must be in {interval}; got {got}{where}"
+        if hint:
+            msg += f". {hint}"
+        raise InputError(msg)
+    return arr
+
+
+def like(values, *inputs):
+    """Return ``values`` in the container of ``inputs``.
+
+    A Series among the inputs gives a Series with that index; otherwise a 0-d result is a
+    Python float and anything else an ndarray.
+    """
+    values = np.asarray(values, dtype=float)
+    for inp in inputs:
+        if hasattr(inp, "index") and hasattr(inp, "to_numpy") and getattr(inp, "ndim", 0) == 1:
+            import pandas as pd
+
+            if values.shape == (len(inp),):
+                return pd.Series(values, index=inp.index, name=getattr(inp, "name", None))
+            if values.ndim == 0:
+                return pd.Series(np.full(len(inp), float(values)), index=inp.index)
+    if values.ndim == 0:
+        return float(values)
+    return values
+
+
+def suggest(name: str, choices: Iterable[str], n: int = 3) -> str:
+    """Return a "; did you mean 'x'?" fragment, or an empty string."""
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(name), choices, n=n, cutoff=0.5)
+    if not close:
+        lowered = {c.lower(): c for c in choices}
+        close = [lowered[c] for c in difflib.get_close_matches(str(name).lower(), lowered, n=n)]
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+
+
+def check_choice(value, name: str, choices: Iterable[str], *, where: str = "") -> str:
+    """Check ``value`` is one of ``choices``; raise ``InputError`` with suggestions otherwise."""
+    choices = list(choices)
+    if value in choices:
+        return value
+    extra = f" {where}" if where else ""
+    raise InputError(
+        f"unknown {name} {value!r}{extra}{suggest(str(value), choices)} "
+        f"Valid: {', '.join(map(str, choices))}"
+    )

@@ -1,0 +1,1 @@
+"""CLI command modules; each exposes ``COMMANDS`` (see :mod:`hydrocalc.cli`)."""

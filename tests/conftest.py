@@ -1,0 +1,54 @@
+"""Shared fixtures: published reference tables, the container matrix, shared-data paths."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+REFERENCE_DIR = pathlib.Path(__file__).parent / "reference"
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+# Real downloaded rainfall files live outside the project (never copied in); tests that read
+# them skip when the folder is absent.
+SHARED_RAINFALL = REPO_ROOT.parent / "shared" / "rainfall"
+
+
+def load_reference(name: str) -> pd.DataFrame:
+    """Read a transcribed published example from ``tests/reference`` (``#`` comments)."""
+    return pd.read_csv(REFERENCE_DIR / name, comment="#")
+
+
+CONTAINERS = {
+    "float": lambda v: v[0],
+    "list": list,
+    "ndarray": np.asarray,
+    "series": lambda v: pd.Series(v, index=pd.RangeIndex(10, 10 + len(v))),
+}
+
+
+@pytest.fixture(params=sorted(CONTAINERS))
+def container(request):
+    """(kind, converter) over float, list, ndarray and Series inputs."""
+    return request.param, CONTAINERS[request.param]
+
+
+def check_container(result, kind, n):
+    """Assert ``result`` has the container the input kind implies."""
+    if kind == "float":
+        assert isinstance(result, float)
+    elif kind == "series":
+        assert isinstance(result, pd.Series)
+        assert list(result.index) == list(range(10, 10 + n))
+    else:
+        assert isinstance(result, np.ndarray)
+        assert result.shape == (n,)
+
+
+@pytest.fixture
+def shared_rainfall():
+    """Path of ``../shared/rainfall`` or skip the test when it is not present."""
+    if not SHARED_RAINFALL.is_dir():
+        pytest.skip("../shared/rainfall is not present on this machine")
+    return SHARED_RAINFALL
