@@ -1,0 +1,822 @@
+"""Project facts and construction plan: the ``[project]`` and ``[construction]`` site-file tables.
+
+These two frozen dataclasses carry what the regulatory assessment
+(:mod:`hydrocalc.regulations`), the inspection schedule (:mod:`hydrocalc.inspections`) and the
+sediment-trap checks (:mod:`hydrocalc.sediment`) need to know about a project. The parse
+functions validate a mapping (a parsed TOML table) and return ``(object_or_None, problems)``:
+they never raise on bad content, they collect **every** problem, one line each, in the form
+``site.toml: project.disturbed_area_ac must be >= 0; got -3``, so a site loader can report all
+of them at once. Unknown keys are problems with a "did you mean" suggestion.
+
+Symbols
+-------
+============================  ==================================================  ======
+Name                          Meaning                                             Unit
+============================  ==================================================  ======
+``disturbed_area_ac``         area of soil disturbance (land development)         ac
+``new_impervious_area_ft2``   new impervious surface created by the project       ft2
+``drainage_area_ac``          drainage area to a sediment trap                    ac
+``inspection_threshold_in``   daily rainfall that triggers a storm inspection     in
+``k_factor``                  USLE/MUSLE soil erodibility K (US customary value)  -
+``ls_factor``                 topographic factor LS                               -
+``dry_unit_weight_lb_ft3``    dry unit weight of deposited sediment               lb/ft3
+``trap_efficiency_frac``      fraction of the incoming sediment the trap retains  -
+============================  ==================================================  ======
+
+References
+----------
+.. [1] Town of Shelter Island Code, Chapter 110, Article II (L.L. 5-2011), sections 110-31 to
+   110-41.
+.. [2] Village of Pelham Code, Chapter 83 (L.L. 1-2008).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import math
+import pathlib
+from collections.abc import Mapping
+from typing import Any
+
+from hydrocalc._validate import fmt_value, suggest
+from hydrocalc.errors import InputError
+from hydrocalc.units import FT2_PER_AC
+
+__all__ = [
+    "MUNICIPALITIES",
+    "PROJECT_TYPES",
+    "ProjectFacts",
+    "Milestone",
+    "TrapPlan",
+    "ConstructionPlan",
+    "parse_project",
+    "parse_construction",
+    "RAINFALL_TYPES",
+    "INSPECTION_CLOCKS",
+]
+
+#: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
+MUNICIPALITIES = ("shelter_island", "pelham", "nys_generic")
+
+#: Allowed ``project.project_type`` values.
+PROJECT_TYPES = (
+    "subdivision",
+    "single_family_residence",
+    "commercial",
+    "redevelopment",
+    "agricultural",
+    "linear",
+    "institutional",
+    "other",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """Facts about a project that decide which rules of a local law apply.
+
+    Each area is held in both units. Give one of each pair (the other is derived in
+    ``__post_init__``); the given value is kept exactly, so a threshold stated in square feet
+    (Pelham) is compared with the square-foot value the user typed, not with a value
+    converted back from acres.
+    """
+
+    name: str
+    municipality: str
+    receiving_water: str
+    drains_to_impaired_water: bool
+    project_type: str
+    disturbed_area_ac: float | None = None
+    disturbed_area_ft2: float | None = None
+    new_impervious_area_ft2: float | None = None
+    new_impervious_area_ac: float | None = None
+    part_of_larger_common_plan: bool = False
+    exemptions_claimed: tuple[str, ...] = ()
+    address: str = ""
+    tax_map: str = ""
+    owner: str = ""
+    preparer: str = ""
+    impairment: str = ""
+
+    def __post_init__(self):
+        for ac, ft2 in (
+            ("disturbed_area_ac", "disturbed_area_ft2"),
+            ("new_impervious_area_ac", "new_impervious_area_ft2"),
+        ):
+            v_ac, v_ft2 = getattr(self, ac), getattr(self, ft2)
+            if v_ac is None and v_ft2 is None:
+                raise InputError(f"{ac} or {ft2} must be given; got neither")
+            if v_ac is None:
+                object.__setattr__(self, ac, float(v_ft2) / FT2_PER_AC)
+            elif v_ft2 is None:
+                object.__setattr__(self, ft2, float(v_ac) * FT2_PER_AC)
+        object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON-serialisable) of the facts."""
+        out = dataclasses.asdict(self)
+        out["exemptions_claimed"] = list(self.exemptions_claimed)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Milestone:
+    """A construction milestone (Pelham 48-hour notices). ``when`` is a date or a datetime."""
+
+    key: str
+    when: _dt.date | _dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class TrapPlan:
+    """One ``[[construction.trap]]`` entry: a sediment trap or basin and its MUSLE inputs.
+
+    Geometry is either a rectangular/trapezoidal basin (``bottom_length_ft``,
+    ``bottom_width_ft``, ``depth_ft``, ``side_slope_h_per_v``) or a stage-area table
+    (``stage_ft``, ``area_ft2``), or absent (no provided-volume check). The MUSLE inputs are
+    all given or all absent (``None``); ``ls_factor`` is either given or computed from
+    ``slope_length_ft`` and ``slope_pct``.
+    """
+
+    id: str
+    drainage_area_ac: float
+    criteria: str
+    bottom_length_ft: float | None = None
+    bottom_width_ft: float | None = None
+    depth_ft: float | None = None
+    side_slope_h_per_v: float | None = None
+    stage_ft: tuple[float, ...] | None = None
+    area_ft2: tuple[float, ...] | None = None
+    k_factor: float | None = None
+    slope_length_ft: float | None = None
+    slope_pct: float | None = None
+    ls_factor: float | None = None
+    c_factor: float | None = None
+    p_factor: float | None = None
+    cn: float | None = None
+    tc_hr: float | None = None
+    dry_unit_weight_lb_ft3: float | None = None
+    trap_efficiency_frac: float | None = None
+
+    @property
+    def geometry(self) -> str | None:
+        """``"trapezoidal"``, ``"stage_area"`` or ``None``."""
+        if self.bottom_length_ft is not None:
+            return "trapezoidal"
+        if self.stage_ft is not None:
+            return "stage_area"
+        return None
+
+    @property
+    def has_musle(self) -> bool:
+        """True when the MUSLE inputs are given (cleanout schedule possible)."""
+        return self.k_factor is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructionPlan:
+    """The ``[construction]`` table: period, rainfall record, milestones and traps."""
+
+    start_date: _dt.date
+    end_date: _dt.date
+    rainfall_file: pathlib.Path | None = None
+    rainfall_station: str | None = None
+    rainfall_units: str = "auto"
+    rainfall_type: str | None = None
+    inspection_threshold_in: float | None = None
+    inspection_interval_days: int | None = None
+    inspection_clock: str = "fixed"
+    milestones: tuple[Milestone, ...] = ()
+    traps: tuple[TrapPlan, ...] = ()
+
+    @property
+    def duration_days(self) -> int:
+        """Calendar days from start to end, both included."""
+        return (self.end_date - self.start_date).days + 1
+
+
+# ----------------------------------------------------------------------------------------
+# parsing helpers (every check appends to ``problems`` and returns a usable value or None)
+
+_PROJECT_REQUIRED = (
+    "name",
+    "municipality",
+    "receiving_water",
+    "drains_to_impaired_water",
+    "project_type",
+)
+_PROJECT_OPTIONAL_TEXT = ("address", "tax_map", "owner", "preparer", "impairment")
+_PROJECT_ALTERNATIVES = (
+    ("disturbed_area_ac", "disturbed_area_ft2"),
+    ("new_impervious_area_ft2", "new_impervious_area_ac"),
+)
+_PROJECT_KEYS = (
+    *_PROJECT_REQUIRED,
+    *_PROJECT_OPTIONAL_TEXT,
+    *(k for pair in _PROJECT_ALTERNATIVES for k in pair),
+    "part_of_larger_common_plan",
+    "exemptions_claimed",
+)
+
+_TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
+_TRAP_GEOMETRY_TABLE = ("stage_ft", "area_ft2")
+_TRAP_MUSLE = (
+    "k_factor",
+    "c_factor",
+    "p_factor",
+    "cn",
+    "tc_hr",
+    "dry_unit_weight_lb_ft3",
+    "trap_efficiency_frac",
+)
+_TRAP_LS = ("slope_length_ft", "slope_pct", "ls_factor")
+_TRAP_KEYS = (
+    "id",
+    "drainage_area_ac",
+    "criteria",
+    *_TRAP_GEOMETRY_TRAP,
+    *_TRAP_GEOMETRY_TABLE,
+    *_TRAP_MUSLE,
+    *_TRAP_LS,
+)
+_CONSTRUCTION_KEYS = (
+    "start_date",
+    "end_date",
+    "rainfall_file",
+    "rainfall_station",
+    "rainfall_units",
+    "rainfall_type",
+    "inspection_threshold_in",
+    "inspection_interval_days",
+    "inspection_clock",
+    "milestone",
+    "trap",
+)
+#: TR-55 rainfall distribution types accepted for the daily peak discharge (Table F-1).
+RAINFALL_TYPES = ("I", "IA", "II", "III")
+#: How the 7-day inspection clock runs (see hydrocalc.inspections).
+INSPECTION_CLOCKS = ("fixed", "rolling")
+_MILESTONE_KEYS = ("key", "date")
+
+
+class _Collector:
+    """Collects one-line problems prefixed with the file name and the key path."""
+
+    def __init__(self, where: str):
+        self.where = where
+        self.problems: list[str] = []
+
+    def add(self, path: str, text: str) -> None:
+        self.problems.append(f"{self.where}: {path} {text}")
+
+    def unknown_keys(self, mapping: Mapping, allowed, prefix: str) -> None:
+        for key in mapping:
+            if key not in allowed:
+                hint = suggest(str(key), allowed)
+                self.problems.append(
+                    f"{self.where}: unknown key {prefix}.{key}{hint}"
+                    + ("" if hint else f". Valid keys: {', '.join(allowed)}")
+                )
+
+    def text(self, mapping, key, prefix, *, required) -> str | None:
+        if key not in mapping:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
+            return None
+        value = mapping[key]
+        if not isinstance(value, str) or (required and not value.strip()):
+            self.add(f"{prefix}.{key}", f"must be a non-empty string; got {value!r}")
+            return None
+        return value
+
+    def boolean(self, mapping, key, prefix, *, required, default=None) -> bool | None:
+        if key not in mapping:
+            if required:
+                self.add(
+                    f"{prefix}.{key}",
+                    "is required; got nothing. Add it as true or false.",
+                )
+            return default
+        value = mapping[key]
+        if not isinstance(value, bool):
+            self.add(f"{prefix}.{key}", f"must be true or false; got {value!r}")
+            return None
+        return value
+
+    def number(
+        self,
+        mapping,
+        key,
+        prefix,
+        *,
+        required=False,
+        lower=None,
+        upper=None,
+        lower_inclusive=True,
+        upper_inclusive=True,
+    ) -> float | None:
+        if key not in mapping:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
+            return None
+        value = mapping[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.add(f"{prefix}.{key}", f"must be a number; got {value!r}")
+            return None
+        v = float(value)
+        if not math.isfinite(v):
+            self.add(f"{prefix}.{key}", f"must be a finite number; got {fmt_value(v)}")
+            return None
+        if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
+            op = ">=" if lower_inclusive else ">"
+            self.add(f"{prefix}.{key}", f"must be {op} {fmt_value(lower)}; got {fmt_value(v)}")
+            return None
+        if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
+            op = "<=" if upper_inclusive else "<"
+            self.add(f"{prefix}.{key}", f"must be {op} {fmt_value(upper)}; got {fmt_value(v)}")
+            return None
+        return v
+
+    def date(self, mapping, key, prefix, *, required, allow_time=False):
+        if key not in mapping:
+            if required:
+                self.add(
+                    f"{prefix}.{key}",
+                    "is required; got nothing. Add it as a TOML date, e.g. 2027-04-01.",
+                )
+            return None
+        value = mapping[key]
+        if isinstance(value, _dt.datetime):
+            if not allow_time:
+                self.add(
+                    f"{prefix}.{key}",
+                    f"must be a date without a time, e.g. 2027-04-01; got {value.isoformat()}",
+                )
+                return None
+            if value.tzinfo is not None:
+                self.add(
+                    f"{prefix}.{key}",
+                    "must be a local date-time without a time zone offset, e.g. "
+                    f"2027-04-01T07:00; got {value.isoformat()}",
+                )
+                return None
+            return value
+        if isinstance(value, _dt.date):
+            return value
+        if isinstance(value, str):
+            try:
+                if allow_time and "T" in value:
+                    return _dt.datetime.fromisoformat(value)
+                return _dt.date.fromisoformat(value)
+            except ValueError:
+                pass
+        self.add(
+            f"{prefix}.{key}",
+            f"must be a date (YYYY-MM-DD, unquoted TOML date); got {value!r}",
+        )
+        return None
+
+
+def _choices(value: str, valid) -> str:
+    """``"'x'; did you mean 'y'? Valid: a, b"`` fragment for an invalid choice."""
+    hint = suggest(str(value), valid)
+    return f"{value!r}{hint}{'' if hint else '.'} Valid: {', '.join(valid) or '(none)'}"
+
+
+def _profile_keys(municipality: str, kind: str) -> tuple[str, ...] | None:
+    """Exemption or milestone keys of a regulation profile; None if profiles are unavailable."""
+    try:
+        from hydrocalc import regulations
+    except ImportError:  # regulations module absent: skip the cross-check
+        return None
+    try:
+        profile = regulations.load_profile(municipality)
+    except Exception:  # noqa: BLE001 - a broken profile is reported by its own tests
+        return None
+    if kind == "exemption":
+        return tuple(profile.exemption_keys)
+    return tuple(profile.milestone_keys)
+
+
+def _all_milestone_keys() -> tuple[str, ...] | None:
+    keys: list[str] = []
+    for m in MUNICIPALITIES:
+        got = _profile_keys(m, "milestone")
+        if got is None:
+            return None
+        keys.extend(k for k in got if k not in keys)
+    return tuple(keys)
+
+
+def parse_project(
+    mapping: Mapping[str, Any] | None, *, where: str = "site.toml"
+) -> tuple[ProjectFacts | None, list[str]]:
+    """Validate a ``[project]`` table and build :class:`ProjectFacts`.
+
+    Parameters
+    ----------
+    mapping : mapping or None
+        The parsed ``[project]`` TOML table (None when the section is missing).
+    where : str
+        File name used as the prefix of every problem line.
+
+    Returns
+    -------
+    facts : ProjectFacts or None
+        None when any problem was found.
+    problems : list of str
+        Every problem, one line each, e.g.
+        ``site.toml: project.disturbed_area_ac must be >= 0; got -3``.
+
+    Examples
+    --------
+    >>> facts, problems = parse_project({
+    ...     "name": "Lot 4", "municipality": "pelham", "receiving_water": "Hutchinson River",
+    ...     "drains_to_impaired_water": True, "disturbed_area_ft2": 2500,
+    ...     "new_impervious_area_ft2": 800, "project_type": "single_family_residence"})
+    >>> problems
+    []
+    >>> round(facts.disturbed_area_ft2)
+    2500
+    >>> parse_project({"name": "x", "municiplaity": "pelham"})[1][0]
+    "site.toml: unknown key project.municiplaity; did you mean 'municipality'?"
+    """
+    col = _Collector(where)
+    prefix = "project"
+    if mapping is None:
+        col.problems.append(
+            f"{where}: [project] section is required; got nothing. Add a [project] table with "
+            "name, municipality, receiving_water, drains_to_impaired_water, project_type and "
+            "the disturbed and new impervious areas."
+        )
+        return None, col.problems
+    if not isinstance(mapping, Mapping):
+        col.problems.append(f"{where}: [project] must be a table; got {mapping!r}")
+        return None, col.problems
+    col.unknown_keys(mapping, _PROJECT_KEYS, prefix)
+
+    name = col.text(mapping, "name", prefix, required=True)
+    municipality = col.text(mapping, "municipality", prefix, required=True)
+    if municipality is not None and municipality not in MUNICIPALITIES:
+        col.add(
+            f"{prefix}.municipality",
+            f"must be one of {', '.join(MUNICIPALITIES)}; got {municipality!r}"
+            f"{suggest(municipality, MUNICIPALITIES)}",
+        )
+        municipality = None
+    receiving = col.text(mapping, "receiving_water", prefix, required=True)
+    impaired = col.boolean(mapping, "drains_to_impaired_water", prefix, required=True)
+    ptype = col.text(mapping, "project_type", prefix, required=True)
+    if ptype is not None and ptype not in PROJECT_TYPES:
+        col.add(
+            f"{prefix}.project_type",
+            f"must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
+            f"{suggest(ptype, PROJECT_TYPES)}",
+        )
+        ptype = None
+    larger = col.boolean(
+        mapping, "part_of_larger_common_plan", prefix, required=False, default=False
+    )
+    texts = {k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT}
+
+    areas: dict[str, float | None] = {}
+    for k_main, k_alt in _PROJECT_ALTERNATIVES:
+        has_main, has_alt = k_main in mapping, k_alt in mapping
+        if has_main and has_alt:
+            col.add(
+                f"{prefix}.{k_main}",
+                f"and {prefix}.{k_alt} must not both be given; got both. Keep one.",
+            )
+            areas[k_main] = None
+        elif not (has_main or has_alt):
+            col.add(
+                f"{prefix}.{k_main}",
+                f"(or {k_alt}) is required; got nothing. Add one of them.",
+            )
+        else:
+            key = k_main if has_main else k_alt
+            areas[key] = col.number(mapping, key, prefix, lower=0.0)
+
+    exemptions: tuple[str, ...] = ()
+    if "exemptions_claimed" in mapping:
+        raw = mapping["exemptions_claimed"]
+        if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
+            col.add(f"{prefix}.exemptions_claimed", f"must be a list of strings; got {raw!r}")
+        else:
+            exemptions = tuple(raw)
+            if len(set(exemptions)) != len(exemptions):
+                col.add(
+                    f"{prefix}.exemptions_claimed",
+                    f"must not repeat a key; got {list(raw)!r}",
+                )
+            valid = _profile_keys(municipality, "exemption") if municipality else None
+            if valid is not None:
+                for i, e in enumerate(exemptions):
+                    if e not in valid:
+                        col.add(
+                            f"{prefix}.exemptions_claimed[{i}]",
+                            f"must be an exemption key of the {municipality} profile; got "
+                            f"{_choices(e, valid)}",
+                        )
+
+    if col.problems:
+        return None, col.problems
+    facts = ProjectFacts(
+        name=name,
+        municipality=municipality,
+        receiving_water=receiving,
+        drains_to_impaired_water=impaired,
+        **areas,
+        project_type=ptype,
+        part_of_larger_common_plan=larger,
+        exemptions_claimed=exemptions,
+        **texts,
+    )
+    return facts, []
+
+
+def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
+    n0 = len(col.problems)
+    if not isinstance(entry, Mapping):
+        col.add(prefix, f"must be a table; got {entry!r}")
+        return None
+    col.unknown_keys(entry, _TRAP_KEYS, prefix)
+    tid = col.text(entry, "id", prefix, required=True)
+    area = col.number(entry, "drainage_area_ac", prefix, required=True, lower=0.0,
+                      lower_inclusive=False)
+    criteria = col.text(entry, "criteria", prefix, required=True)
+    if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
+        col.add(
+            f"{prefix}.criteria",
+            f"must be a key of the sediment criteria table; got "
+            f"{_choices(criteria, criteria_keys)}",
+        )
+    values: dict[str, Any] = {}
+
+    has_trap = [k for k in _TRAP_GEOMETRY_TRAP if k in entry]
+    has_table = [k for k in _TRAP_GEOMETRY_TABLE if k in entry]
+    if has_trap and has_table:
+        col.add(
+            prefix,
+            "geometry must be either bottom_length_ft/bottom_width_ft/depth_ft/"
+            "side_slope_h_per_v or stage_ft/area_ft2; got both. Keep one.",
+        )
+    elif has_trap:
+        for k in _TRAP_GEOMETRY_TRAP:
+            if k == "side_slope_h_per_v":
+                values[k] = col.number(entry, k, prefix, required=True, lower=0.0)
+            else:
+                values[k] = col.number(entry, k, prefix, required=True, lower=0.0,
+                                       lower_inclusive=False)
+    elif has_table:
+        arrays = {}
+        for k in _TRAP_GEOMETRY_TABLE:
+            if k not in entry:
+                col.add(f"{prefix}.{k}", "is required with a stage-area table; got nothing.")
+                continue
+            raw = entry[k]
+            if (
+                not isinstance(raw, list)
+                or len(raw) < 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+            ):
+                col.add(
+                    f"{prefix}.{k}",
+                    f"must be a list of at least 2 numbers; got {raw!r}",
+                )
+                continue
+            arrays[k] = tuple(float(v) for v in raw)
+        if len(arrays) == 2:
+            st, ar = arrays["stage_ft"], arrays["area_ft2"]
+            if len(st) != len(ar):
+                col.add(
+                    f"{prefix}.area_ft2",
+                    f"must have as many values as stage_ft ({len(st)}); got {len(ar)}",
+                )
+            elif any(b <= a for a, b in zip(st, st[1:], strict=False)):
+                col.add(f"{prefix}.stage_ft", f"must be strictly increasing; got {list(st)}")
+            elif any(a < 0 for a in ar):
+                col.add(f"{prefix}.area_ft2", f"must be >= 0; got {list(ar)}")
+            else:
+                values.update(arrays)
+
+    musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
+    if musle_given:
+        bounds = {
+            "k_factor": dict(lower=0.0, upper=1.0),
+            "c_factor": dict(lower=0.0, upper=1.0),
+            "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
+            "cn": dict(lower=0.0, upper=100.0, lower_inclusive=False),
+            "tc_hr": dict(lower=0.0, lower_inclusive=False),
+            "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
+            "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
+        }
+        missing = [k for k in _TRAP_MUSLE if k not in entry]
+        if missing:
+            col.add(
+                prefix,
+                "MUSLE inputs must be complete when any is given; missing "
+                f"{', '.join(missing)}. Add them or remove the MUSLE keys.",
+            )
+        for k in _TRAP_MUSLE:
+            if k in entry:
+                values[k] = col.number(entry, k, prefix, **bounds[k])
+        if "ls_factor" in entry:
+            if "slope_length_ft" in entry or "slope_pct" in entry:
+                col.add(
+                    f"{prefix}.ls_factor",
+                    "must not be given together with slope_length_ft/slope_pct; got both. "
+                    "Keep one.",
+                )
+            values["ls_factor"] = col.number(entry, "ls_factor", prefix, lower=0.0)
+        else:
+            values["slope_length_ft"] = col.number(
+                entry, "slope_length_ft", prefix, required=True, lower=0.0,
+                lower_inclusive=False,
+            )
+            values["slope_pct"] = col.number(
+                entry, "slope_pct", prefix, required=True, lower=0.0, upper=100.0
+            )
+    if len(col.problems) > n0:
+        return None
+    return TrapPlan(id=tid, drainage_area_ac=area, criteria=criteria, **values)
+
+
+def parse_construction(
+    mapping: Mapping[str, Any] | None,
+    *,
+    where: str = "site.toml",
+    base_dir: pathlib.Path | str | None = None,
+    municipality: str | None = None,
+) -> tuple[ConstructionPlan | None, list[str]]:
+    """Validate a ``[construction]`` table and build :class:`ConstructionPlan`.
+
+    Parameters
+    ----------
+    mapping : mapping or None
+        The parsed ``[construction]`` TOML table. None (section absent) gives ``(None, [])``.
+    where : str
+        File name used as the prefix of every problem line.
+    base_dir : path-like, optional
+        Folder that ``rainfall_file`` is relative to (the site file's folder). Default: the
+        current directory. The file must exist.
+    municipality : str, optional
+        When given, milestone keys are checked against that profile; otherwise against the
+        milestone keys of all profiles.
+
+    Returns
+    -------
+    plan : ConstructionPlan or None
+        None when the section is absent or any problem was found.
+    problems : list of str
+        Every problem, one line each.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> plan, problems = parse_construction({
+    ...     "start_date": datetime.date(2027, 4, 1), "end_date": datetime.date(2027, 10, 29)})
+    >>> problems, plan.duration_days
+    ([], 212)
+    >>> parse_construction({"start_date": datetime.date(2027, 4, 1)})[1]
+    ['site.toml: construction.end_date is required; got nothing. Add it as a TOML date, e.g. 2027-04-01.']
+    """
+    col = _Collector(where)
+    prefix = "construction"
+    if mapping is None:
+        return None, []
+    if not isinstance(mapping, Mapping):
+        col.add(prefix, f"must be a table; got {mapping!r}")
+        return None, col.problems
+    col.unknown_keys(mapping, _CONSTRUCTION_KEYS, prefix)
+    base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+
+    start = col.date(mapping, "start_date", prefix, required=True)
+    end = col.date(mapping, "end_date", prefix, required=True)
+    if start is not None and end is not None and end < start:
+        col.add(
+            f"{prefix}.end_date",
+            f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
+        )
+    rain = None
+    if "rainfall_file" in mapping:
+        raw = col.text(mapping, "rainfall_file", prefix, required=True)
+        if raw is not None:
+            rain = pathlib.Path(raw)
+            if not rain.is_absolute():
+                rain = base / rain
+            if not rain.is_file():
+                col.add(
+                    f"{prefix}.rainfall_file",
+                    f"must be an existing file (relative to {base}); got {raw!r}",
+                )
+    station = col.text(mapping, "rainfall_station", prefix, required=False)
+    units = "auto"
+    if "rainfall_units" in mapping:
+        units = mapping["rainfall_units"]
+        if units not in ("auto", "in", "mm"):
+            col.add(
+                f"{prefix}.rainfall_units",
+                f"must be one of auto, in, mm; got {units!r}",
+            )
+            units = "auto"
+    rtype = None
+    if "rainfall_type" in mapping:
+        rtype = mapping["rainfall_type"]
+        if not isinstance(rtype, str) or rtype.upper() not in RAINFALL_TYPES:
+            col.add(
+                f"{prefix}.rainfall_type",
+                f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
+                f"got {rtype!r}",
+            )
+            rtype = None
+        else:
+            rtype = rtype.upper()
+    threshold = col.number(
+        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
+    )
+    interval = None
+    if "inspection_interval_days" in mapping:
+        raw_iv = mapping["inspection_interval_days"]
+        if isinstance(raw_iv, bool) or not isinstance(raw_iv, int) or raw_iv < 1:
+            col.add(
+                f"{prefix}.inspection_interval_days",
+                f"must be a whole number of days >= 1; got {raw_iv!r}",
+            )
+        else:
+            interval = int(raw_iv)
+    clock = mapping.get("inspection_clock", "fixed")
+    if clock not in INSPECTION_CLOCKS:
+        col.add(
+            f"{prefix}.inspection_clock",
+            f"must be one of {', '.join(INSPECTION_CLOCKS)}; got {clock!r}"
+            f"{suggest(str(clock), INSPECTION_CLOCKS)}",
+        )
+        clock = "fixed"
+
+    milestones: list[Milestone] = []
+    raw_ms = mapping.get("milestone", [])
+    if not isinstance(raw_ms, list):
+        col.add(f"{prefix}.milestone", f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
+        raw_ms = []
+    if municipality is not None:
+        valid_ms = _profile_keys(municipality, "milestone")
+    else:
+        valid_ms = _all_milestone_keys()
+    for i, entry in enumerate(raw_ms):
+        p = f"{prefix}.milestone[{i}]"
+        if not isinstance(entry, Mapping):
+            col.add(p, f"must be a table; got {entry!r}")
+            continue
+        n0 = len(col.problems)
+        col.unknown_keys(entry, _MILESTONE_KEYS, p)
+        key = col.text(entry, "key", p, required=True)
+        when = col.date(entry, "date", p, required=True, allow_time=True)
+        if key is not None and valid_ms is not None and key not in valid_ms:
+            scope = f"the {municipality} profile" if municipality else "a regulation profile"
+            col.add(
+                f"{p}.key",
+                f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
+            )
+        if len(col.problems) == n0:
+            milestones.append(Milestone(key=key, when=when))
+
+    try:
+        from hydrocalc.sediment import criteria_keys as _criteria_keys
+
+        criteria_keys = _criteria_keys()
+    except Exception:  # noqa: BLE001 - sediment module/table not available: skip cross-check
+        criteria_keys = None
+    traps: list[TrapPlan] = []
+    raw_traps = mapping.get("trap", [])
+    if not isinstance(raw_traps, list):
+        col.add(f"{prefix}.trap", f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
+        raw_traps = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw_traps):
+        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys)
+        if trap is not None:
+            if trap.id in seen:
+                col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
+            seen.add(trap.id)
+            traps.append(trap)
+
+    if col.problems:
+        return None, col.problems
+    return (
+        ConstructionPlan(
+            start_date=start,
+            end_date=end,
+            rainfall_file=rain,
+            rainfall_station=station,
+            rainfall_units=units,
+            rainfall_type=rtype,
+            inspection_threshold_in=threshold,
+            inspection_interval_days=interval,
+            inspection_clock=clock,
+            milestones=tuple(milestones),
+            traps=tuple(traps),
+        ),
+        [],
+    )

@@ -1,0 +1,225 @@
+"""Report figures: matplotlib drawings rendered to PNG, shown inline in notebooks and HTML.
+
+Figures are drawn with matplotlib's object-oriented API on an Agg canvas (no pyplot state,
+safe in any kernel or thread) at the size they are printed (6.5 in wide), so the text in the
+PDF is as legible as in the notebook. Each drawing function takes plain arrays computed
+elsewhere and does no arithmetic beyond what plotting needs (axis limits).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Figure",
+    "render",
+    "new_figure",
+    "line_figure",
+    "hyetograph_figure",
+    "hydrograph_comparison_figure",
+    "stage_storage_discharge_figure",
+    "accumulation_figure",
+    "inspection_calendar_figure",
+]
+
+WIDTH_IN = 6.5  #: printed width of every figure [in]
+DPI = 150  #: PNG resolution [dots per inch]
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf",
+           "#7f7f7f")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A rendered figure: PNG bytes plus a name (file name) and a caption."""
+
+    name: str
+    title: str
+    png: bytes
+    caption: str = ""
+
+    def data_uri(self) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
+
+    def to_html(self) -> str:
+        cap = html.escape(self.title)
+        if self.caption:
+            cap += f' <span class="fig-note">{html.escape(self.caption)}</span>'
+        return (f'<figure class="hc-figure" id="figure-{html.escape(self.name)}">'
+                f'<img alt="{html.escape(self.title)}" src="{self.data_uri()}"/>'
+                f"<figcaption>{cap}</figcaption></figure>")
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        return f"Figure({self.name!r}, {len(self.png)} bytes PNG)"
+
+
+def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex=False):
+    """A matplotlib Figure (Agg canvas, no pyplot) and its axes, at the printed size."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
+    for ax in axes.flat:
+        ax.grid(True, color="#dddddd", linewidth=0.6)
+        ax.tick_params(labelsize=8)
+        ax.xaxis.label.set_size(8.5)
+        ax.yaxis.label.set_size(8.5)
+    return fig, axes
+
+
+def render(fig, name: str, title: str, caption: str = "") -> Figure:
+    """Render a matplotlib figure to PNG bytes (deterministic metadata) and wrap it."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return Figure(name=name, title=title, png=buf.getvalue(), caption=caption)
+
+
+def _legend(ax, **kw):
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(fontsize=7.5, frameon=False, **kw)
+
+
+def line_figure(name: str, title: str, series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
+                xlabel: str, ylabel: str, caption: str = "", height_in: float = 3.0,
+                xlim=None, drawstyle: str = "default") -> Figure:
+    """One panel of labelled lines ``(label, x, y)``."""
+    fig, axes = new_figure(height_in)
+    ax = axes[0, 0]
+    for k, (label, x, y) in enumerate(series):
+        ax.plot(x, y, label=label, color=_COLORS[k % len(_COLORS)], linewidth=1.3,
+                drawstyle=drawstyle)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    ax.set_ylim(bottom=0)
+    _legend(ax)
+    return render(fig, name, title, caption)
+
+
+def hyetograph_figure(name: str, title: str,
+                      storms: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], *,
+                      caption: str = "") -> Figure:
+    """Design-storm hyetographs: ``(label, time_hr, intensity_in_hr, cumulative_in)`` each.
+
+    Top panel: intensity of each time step (step plot); bottom: cumulative depth.
+    """
+    fig, axes = new_figure(4.2, nrows=2, sharex=True)
+    top, bottom = axes[0, 0], axes[1, 0]
+    for k, (label, time_hr, intensity_in_hr, cumulative_in) in enumerate(storms):
+        color = _COLORS[k % len(_COLORS)]
+        top.step(time_hr, intensity_in_hr, where="post", color=color, linewidth=1.0,
+                 label=label)
+        bottom.plot(time_hr, cumulative_in, color=color, linewidth=1.3, label=label)
+    top.set_ylabel("Intensity [in/hr]")
+    bottom.set_ylabel("Cumulative depth [in]")
+    bottom.set_xlabel("Time [hr]")
+    top.set_ylim(bottom=0)
+    bottom.set_ylim(bottom=0)
+    _legend(bottom, loc="upper left")
+    return render(fig, name, title, caption)
+
+
+def hydrograph_comparison_figure(name: str, title: str,
+                                 series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
+                                 caption: str = "", xlim=None, height_in: float = 2.6
+                                 ) -> Figure:
+    """Hydrographs ``(label, time_hr, flow_cfs)`` on one axis (pre solid blue, post red)."""
+    fig, axes = new_figure(height_in)
+    ax = axes[0, 0]
+    styles = ("-", "-", "--", ":", "-.")
+    for k, (label, time_hr, flow_cfs) in enumerate(series):
+        ax.plot(time_hr, flow_cfs, styles[k % len(styles)], label=label,
+                color=_COLORS[k % len(_COLORS)], linewidth=1.3)
+        if len(flow_cfs):
+            i = int(np.argmax(flow_cfs))
+            ax.plot([time_hr[i]], [flow_cfs[i]], "o", color=_COLORS[k % len(_COLORS)],
+                    markersize=3.5)
+    ax.set_xlabel("Time [hr]")
+    ax.set_ylabel("Flow [cfs]")
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    ax.set_ylim(bottom=0)
+    _legend(ax)
+    return render(fig, name, title, caption)
+
+
+def stage_storage_discharge_figure(name: str, title: str, stage_ft: np.ndarray,
+                                   storage_ft3: np.ndarray, discharge_cfs: np.ndarray, *,
+                                   marks: Sequence[tuple[str, float]] = (),
+                                   caption: str = "") -> Figure:
+    """Storage and discharge against stage, side by side, with labelled stage marks."""
+    fig, axes = new_figure(2.8, ncols=2)
+    left, right = axes[0, 0], axes[0, 1]
+    left.plot(storage_ft3, stage_ft, color=_COLORS[0], linewidth=1.4)
+    left.set_xlabel("Storage [ft³]")
+    left.set_ylabel("Stage [ft]")
+    right.plot(discharge_cfs, stage_ft, color=_COLORS[1], linewidth=1.4)
+    right.set_xlabel("Discharge [cfs]")
+    right.set_ylabel("Stage [ft]")
+    for k, (label, stage) in enumerate(marks):
+        for ax in (left, right):
+            ax.axhline(stage, color=_COLORS[(k + 2) % len(_COLORS)], linewidth=0.9,
+                       linestyle="--", label=label)
+    left.set_xlim(left=0)
+    right.set_xlim(left=0)
+    _legend(right, loc="lower right")
+    return render(fig, name, title, caption)
+
+
+def accumulation_figure(name: str, title: str,
+                        series: Sequence[tuple[str, np.ndarray, np.ndarray, float]], *,
+                        caption: str = "") -> Figure:
+    """Sediment accumulation ``(label, dates, accumulated_ft3, cleanout_ft3)`` per trap."""
+    import matplotlib.dates as mdates
+
+    fig, axes = new_figure(2.8)
+    ax = axes[0, 0]
+    for k, (label, dates, accumulated_ft3, cleanout_ft3) in enumerate(series):
+        color = _COLORS[k % len(_COLORS)]
+        ax.step(dates, accumulated_ft3, where="post", color=color, linewidth=1.3,
+                label=f"{label} accumulated")
+        ax.axhline(cleanout_ft3, color=color, linestyle="--", linewidth=0.9,
+                   label=f"{label} cleanout (50 % of design capacity)")
+    ax.set_ylabel("Sediment [ft³]")
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    ax.set_ylim(bottom=0)
+    _legend(ax, loc="upper left")
+    return render(fig, name, title, caption)
+
+
+def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections, *,
+                               threshold_in: float, caption: str = "") -> Figure:
+    """Daily rainfall bars with inspection dates marked by reason.
+
+    ``inspections`` is a sequence of ``(date, reason_label)``.
+    """
+    import matplotlib.dates as mdates
+
+    fig, axes = new_figure(2.8)
+    ax = axes[0, 0]
+    ax.bar(days, rain_in, width=1.0, color="#9ecae1", label="Daily rainfall")
+    ax.axhline(threshold_in, color=_COLORS[1], linestyle="--", linewidth=0.9,
+               label="Inspection trigger depth")
+    top = max(float(np.nanmax(rain_in)) if len(rain_in) else 0.0, threshold_in) * 1.15 or 1.0
+    reasons = sorted({r for _, r in inspections})
+    for k, reason in enumerate(reasons):
+        dates = [d for d, r in inspections if r == reason]
+        ax.plot(dates, [top * (0.92 - 0.06 * k)] * len(dates), "v", markersize=4,
+                color=_COLORS[(k + 2) % len(_COLORS)], label=f"Inspection: {reason}")
+    ax.set_ylim(0, top)
+    ax.set_ylabel("Rainfall [in]")
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
+    _legend(ax, loc="upper right", ncols=2)
+    return render(fig, name, title, caption)

@@ -1,0 +1,188 @@
+"""The object a report section returns: narrative, tables, figures, warnings, in order.
+
+A :class:`SectionResult` is all a notebook presents. Its presentation methods return objects
+that IPython displays as HTML (``heading()``, ``body()``, ``warnings_table()``) or Markdown
+(``narrative()``), so a notebook needs no logic. ``write(out_dir)`` saves the machine-readable
+artefacts: ``sections/<key>.json``, ``tables/<key>__<table>.csv`` and
+``figures/<key>__<figure>.png``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import pathlib
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from hydrocalc.report.figures import Figure
+from hydrocalc.report.tables import Table, canonical_json, to_jsonable
+
+__all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
+
+SCHEMA = "hydrocalc.report.section/1"
+
+
+class HTMLBlock:
+    """Trusted HTML produced by hydrocalc (every user string already escaped)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return "HTMLBlock(...)"
+
+
+class MarkdownBlock:
+    """Markdown narrative (user strings escaped with :func:`~hydrocalc.report.tables.md_escape`)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+@dataclass
+class SectionResult:
+    """Everything one report section shows.
+
+    Attributes
+    ----------
+    key : str
+        Section key, e.g. ``"comparison"`` or ``"hydrology_post"``; names the files written.
+    title : str
+        Section heading.
+    narrative_md : str
+        Narrative paragraphs (Markdown); every number in it is formatted from the
+        computation.
+    blocks : list of (kind, value)
+        Presentation order: ``("h3", text)``, ``("md", markdown)``, ``("table", Table)``,
+        ``("figure", Figure)``.
+    warnings : list of str
+        Every warning raised while computing this section (text prefixed by its category).
+    values : dict
+        Named results that are not in a table (JSON-ready, unit-suffixed keys).
+    parameters : dict
+        The section function's arguments.
+    """
+
+    key: str
+    title: str
+    narrative_md: str = ""
+    blocks: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)
+
+    # -- building ------------------------------------------------------------------
+    def add_heading(self, text: str) -> None:
+        self.blocks.append(("h3", text))
+
+    def add_markdown(self, text: str) -> None:
+        self.blocks.append(("md", text))
+
+    def add_table(self, table: Table) -> Table:
+        if any(isinstance(v, Table) and v.name == table.name for _, v in self.blocks):
+            raise ValueError(f"duplicate table name {table.name!r} in section {self.key!r}")
+        self.blocks.append(("table", table))
+        return table
+
+    def add_figure(self, figure: Figure | None) -> Figure | None:
+        if figure is not None:
+            self.blocks.append(("figure", figure))
+        return figure
+
+    # -- access --------------------------------------------------------------------
+    @property
+    def tables(self) -> dict[str, Table]:
+        return {v.name: v for kind, v in self.blocks if kind == "table"}
+
+    @property
+    def figures(self) -> dict[str, Figure]:
+        return {v.name: v for kind, v in self.blocks if kind == "figure"}
+
+    def table(self, name: str) -> Table:
+        return self.tables[name]
+
+    def figure(self, name: str) -> Figure:
+        return self.figures[name]
+
+    # -- presentation (what notebooks call) ------------------------------------------
+    def heading(self) -> HTMLBlock:
+        """The section heading (an ``<h2>`` the report's table of contents links to)."""
+        return HTMLBlock(f'<h2 class="section" id="sec-{html.escape(self.key)}">'
+                         f"{html.escape(self.title)}</h2>")
+
+    def narrative(self) -> MarkdownBlock:
+        """The narrative paragraphs."""
+        return MarkdownBlock(self.narrative_md)
+
+    def body(self) -> HTMLBlock:
+        """Sub-headings, notes, tables and figures in presentation order."""
+        from hydrocalc.report.assemble import markdown_to_html
+
+        parts = []
+        for n, (kind, value) in enumerate(self.blocks):
+            if kind == "h3":
+                parts.append(f'<h3 id="sec-{html.escape(self.key)}-{n}">'
+                             f"{html.escape(value)}</h3>")
+            elif kind == "md":
+                parts.append(f'<div class="note">{markdown_to_html(value)}</div>')
+            else:
+                parts.append(value.to_html())
+        return HTMLBlock("\n".join(parts))
+
+    def warnings_table(self) -> HTMLBlock:
+        """The warnings raised while computing this section (or a line saying none were)."""
+        if not self.warnings:
+            return HTMLBlock('<p class="no-warnings">No warnings were raised in this '
+                             "section's computation.</p>")
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return HTMLBlock(f'<div class="warnings"><p class="warnings-title">Warnings raised in '
+                         f"this section's computation ({len(self.warnings)})</p>"
+                         f"<ul>{items}</ul></div>")
+
+    # -- machine-readable ----------------------------------------------------------
+    def to_dict(self) -> dict:
+        """JSON form: tables (full precision, hashed), values, warnings, parameters."""
+        return to_jsonable({
+            "schema": SCHEMA,
+            "key": self.key,
+            "title": self.title,
+            "narrative_md": self.narrative_md,
+            "parameters": self.parameters,
+            "values": self.values,
+            "tables": {name: t.to_dict() for name, t in self.tables.items()},
+            "figures": sorted(f"figures/{self.key}__{name}.png" for name in self.figures),
+            "warnings": list(self.warnings),
+        })
+
+    def write(self, out_dir: str | os.PathLike) -> pathlib.Path:
+        """Write ``sections/<key>.json``, the tables as CSV and the figures as PNG."""
+        out = pathlib.Path(out_dir)
+        for sub in ("sections", "tables", "figures"):
+            (out / sub).mkdir(parents=True, exist_ok=True)
+        for name, table in self.tables.items():
+            (out / "tables" / f"{self.key}__{name}.csv").write_text(table.to_csv(),
+                                                                      encoding="utf-8")
+        for name, fig in self.figures.items():
+            (out / "figures" / f"{self.key}__{name}.png").write_bytes(fig.png)
+        path = out / "sections" / f"{self.key}.json"
+        text = json.dumps(json.loads(canonical_json(self.to_dict())), indent=1,
+                          ensure_ascii=False, sort_keys=True)
+        path.write_text(text + "\n", encoding="utf-8")
+        return path
+
+    @staticmethod
+    def frame(rows, columns) -> pd.DataFrame:
+        """DataFrame helper for section code."""
+        return pd.DataFrame(list(rows), columns=list(columns))

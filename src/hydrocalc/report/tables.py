@@ -1,0 +1,337 @@
+"""Report tables: a DataFrame with unit-labelled headers, number formats and provenance.
+
+A :class:`Table` is what a report section hands to a notebook for display and to the report
+writer for the CSV files, the Excel workbook and ``results.json``. Columns keep their
+unit-suffixed names (``peak_cfs``, ``area_ac``) in every machine-readable form; the HTML
+header shows a readable label and the unit (``Peak [cfs]``).
+
+Numbers are stored at full precision; only the HTML display rounds them, with a number of
+decimals chosen by the column's unit suffix (or given per table).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Table",
+    "column_label",
+    "column_unit",
+    "to_jsonable",
+    "canonical_json",
+    "sha256_json",
+    "md_escape",
+]
+
+# Unit suffix -> (display unit, default decimals). Longest suffixes are tried first.
+_SUFFIXES: dict[str, tuple[str, int]] = {
+    "_csm_in": ("csm/in", 0),
+    "_in_hr": ("in/hr", 2),
+    "_lb_ft3": ("lb/ft³", 1),
+    "_ft2": ("ft²", 0),
+    "_ft3": ("ft³", 0),
+    "_acft": ("ac-ft", 3),
+    "_mi2": ("mi²", 4),
+    "_cfs": ("cfs", 2),
+    "_fps": ("ft/s", 2),
+    "_ftft": ("ft/ft", 4),
+    "_pct": ("%", 1),
+    "_frac": ("-", 3),
+    "_tons": ("tons", 2),
+    "_ton": ("tons", 2),
+    "_lb": ("lb", 0),
+    "_ac": ("ac", 3),
+    "_ft": ("ft", 2),
+    "_in": ("in", 2),
+    "_hr": ("hr", 2),
+    "_min": ("min", 1),
+    "_s": ("s", 1),
+}
+_SUFFIX_ORDER = sorted(_SUFFIXES, key=len, reverse=True)
+
+# Abbreviations written in their customary case in labels.
+_WORDS = {
+    "cn": "CN",
+    "tc": "Tc",
+    "hsg": "HSG",
+    "wqv": "WQv",
+    "rrv": "RRv",
+    "cpv": "Cpv",
+    "qp": "Qp",
+    "qf": "Qf",
+    "id": "ID",
+    "ia": "Ia",
+    "p": "P",
+    "rv": "Rv",
+    "musle": "MUSLE",
+    "ls": "LS",
+    "sha256": "SHA-256",
+    "nrcs": "NRCS",
+    "noaa": "NOAA",
+    "ny": "NY",
+    "uh": "UH",
+    "prf": "PRF",
+    "dp": "DP",
+    "vs": "Vs",
+    "vr": "Vr",
+    "qo": "qo",
+    "qi": "qi",
+}
+
+# Columns with no unit suffix but a customary number of decimals.
+_PLAIN_DECIMALS = {"cn": 1, "n": 3, "ia_over_p": 3, "rv": 3}
+
+
+def column_unit(name: str) -> str:
+    """Display unit of a unit-suffixed column name ("" when dimensionless or unknown).
+
+    Examples
+    --------
+    >>> column_unit("peak_cfs"), column_unit("storage_ft3"), column_unit("cn")
+    ('cfs', 'ft³', '')
+    """
+    for suffix in _SUFFIX_ORDER:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return _SUFFIXES[suffix][0]
+    return ""
+
+
+def _strip_unit(name: str) -> str:
+    for suffix in _SUFFIX_ORDER:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def column_label(name: str) -> str:
+    """Readable header for a unit-suffixed column name.
+
+    Examples
+    --------
+    >>> column_label("time_of_peak_hr")
+    'Time of peak [hr]'
+    >>> column_label("composite_cn")
+    'Composite CN'
+    """
+    words = [w for w in _strip_unit(str(name)).split("_") if w]
+    words = [_WORDS.get(w.lower(), w) for w in words]
+    if words and words[0] == words[0].lower():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    unit = column_unit(str(name))
+    label = " ".join(words) if words else str(name)
+    return f"{label} [{unit}]" if unit else label
+
+
+def _default_decimals(name: str) -> int | None:
+    for suffix in _SUFFIX_ORDER:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return _SUFFIXES[suffix][1]
+    return _PLAIN_DECIMALS.get(name)
+
+
+def md_escape(text: object) -> str:
+    r"""Escape user text for Markdown narrative: every Markdown or HTML character made literal.
+
+    Each ASCII punctuation character that Markdown or HTML could interpret is
+    backslash-escaped (CommonMark section 2.4), and newlines collapse to spaces, so a
+    project name can never start a block, a link or a tag.
+
+    Examples
+    --------
+    >>> print(md_escape("Ram's *Head* <b>"))
+    Ram's \*Head\* \<b\>
+    """
+    out = str(text)
+    for ch in "\\`*_{}[]()#+!|~<>&":
+        out = out.replace(ch, "\\" + ch)
+    return " ".join(out.split())  # newlines in a name must not start a new Markdown block
+
+
+def to_jsonable(value):
+    """Convert numpy/pandas scalars, dates and containers to plain JSON-serialisable values.
+
+    NaN and infinities become ``None`` (JSON has no NaN); tuples become lists.
+    """
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, str):
+        return value
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def canonical_json(value) -> str:
+    """Deterministic JSON text (sorted keys, no NaN, full float precision)."""
+    return json.dumps(to_jsonable(value), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, allow_nan=False)
+
+
+def sha256_json(value) -> str:
+    """SHA-256 of :func:`canonical_json` of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Table:
+    """A report table.
+
+    Parameters
+    ----------
+    name : str
+        Machine key (file names, sheet names, JSON keys), snake_case.
+    title : str
+        Heading shown above the table.
+    frame : pandas.DataFrame
+        The data; columns carry unit suffixes. The index is ignored.
+    caption : str
+        Source or method note shown under the table.
+    decimals : mapping, optional
+        Column -> number of decimals shown in HTML (overrides the unit default).
+    labels : mapping, optional
+        Column -> header label (overrides :func:`column_label`).
+    key_columns : sequence of str, optional
+        Columns that identify a row (used by ``hydrocalc verify`` to name a difference);
+        default: the leading non-numeric columns.
+    """
+
+    name: str
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    decimals: Mapping[str, int] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    key_columns: Sequence[str] = ()
+
+    # -- machine-readable forms -------------------------------------------------------
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns]
+
+    def rows(self) -> list[list]:
+        """Rows as lists of JSON-ready values (full precision)."""
+        return [to_jsonable(list(r)) for r in self.frame.itertuples(index=False, name=None)]
+
+    def keys(self) -> list[str]:
+        """Key columns: given, or the leading non-numeric columns (at least one column)."""
+        if self.key_columns:
+            return list(self.key_columns)
+        out = []
+        for col in self.columns:
+            if pd.api.types.is_numeric_dtype(self.frame[col]) and not \
+                    pd.api.types.is_bool_dtype(self.frame[col]):
+                break
+            out.append(col)
+            if len(out) == 3:
+                break
+        return out
+
+    def to_dict(self) -> dict:
+        """JSON form: title, columns, units, key columns, rows and the SHA-256 of the data."""
+        cols = self.columns
+        rows = self.rows()
+        return {
+            "title": self.title,
+            "columns": cols,
+            "units": {c: column_unit(c) for c in cols},
+            "key_columns": self.keys(),
+            "rows": rows,
+            "sha256": sha256_json({"columns": cols, "rows": rows}),
+        }
+
+    def to_csv(self) -> str:
+        """CSV text, full precision, unit-suffixed headers."""
+        return self.frame.to_csv(index=False, lineterminator="\n")
+
+    # -- display ---------------------------------------------------------------------
+    def _format_cell(self, col: str, value) -> tuple[str, bool]:
+        """(text, is_numeric) for one cell."""
+        if value is None:
+            return "–", False
+        if isinstance(value, (bool, np.bool_)):
+            return ("yes" if value else "no"), False
+        if isinstance(value, (int, np.integer)):
+            return f"{int(value):,}", True
+        if isinstance(value, (float, np.floating)):
+            v = float(value)
+            if not math.isfinite(v):
+                return "–", False
+            dec = self.decimals.get(col, _default_decimals(col))
+            if dec is None:
+                if v == 0:
+                    return "0", True
+                mag = math.floor(math.log10(abs(v)))
+                dec = int(min(max(3 - mag, 0), 6))
+            return f"{v:,.{dec}f}", True
+        if isinstance(value, (pd.Timestamp, _dt.date)):
+            return value.strftime("%Y-%m-%d"), False
+        try:
+            if pd.isna(value):
+                return "–", False
+        except (TypeError, ValueError):
+            pass
+        return str(value), False
+
+    def to_html(self) -> str:
+        """HTML table (every text HTML-escaped); numbers rounded for display only."""
+        cols = self.columns
+        wide = len(cols) > 8
+        classes = "hc-table wide" if wide else "hc-table"
+        parts = [f'<div class="hc-table-wrap" id="table-{html.escape(self.name)}">',
+                 f'<table class="{classes}">']
+        if self.title:
+            parts.append(f"<caption>{html.escape(self.title)}</caption>")
+        parts.append("<thead><tr>")
+        for col in cols:
+            label = self.labels.get(col, column_label(col))
+            parts.append(f'<th scope="col">{html.escape(label)}</th>')
+        parts.append("</tr></thead><tbody>")
+        if self.frame.empty:
+            parts.append(f'<tr><td colspan="{max(len(cols), 1)}" class="empty">(none)</td></tr>')
+        for row in self.frame.itertuples(index=False, name=None):
+            parts.append("<tr>")
+            for col, value in zip(cols, row):
+                text, numeric = self._format_cell(col, value)
+                cls = ' class="num"' if numeric else ""
+                parts.append(f"<td{cls}>{html.escape(text)}</td>")
+            parts.append("</tr>")
+        parts.append("</tbody></table>")
+        if self.caption:
+            parts.append(f'<p class="table-note">{html.escape(self.caption)}</p>')
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r}, {len(self.frame)} rows x {len(self.frame.columns)} cols)"
