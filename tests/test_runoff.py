@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import check_container, load_reference
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
@@ -216,29 +216,34 @@ def test_composite_cn_of_series_is_a_float():
 # --- properties ---------------------------------------------------------------------------
 
 
+@settings(deadline=None)
 @given(precip_in=st.floats(0, 30), cn=st.floats(30, 100))
 def test_runoff_never_exceeds_rainfall(precip_in, cn):
     assert 0.0 <= runoff.runoff_depth(precip_in, cn) <= precip_in * (1 + 1e-12)
 
 
+@settings(deadline=None)
 @given(p1=st.floats(0, 30), p2=st.floats(0, 30), cn=st.floats(30, 100))
 def test_runoff_grows_with_rainfall(p1, p2, cn):
     lo, hi = sorted((p1, p2))
     assert runoff.runoff_depth(lo, cn) <= runoff.runoff_depth(hi, cn) + 1e-12
 
 
+@settings(deadline=None)
 @given(precip_in=st.floats(0, 30), c1=st.floats(30, 100), c2=st.floats(30, 100))
 def test_runoff_grows_with_cn(precip_in, c1, c2):
     lo, hi = sorted((c1, c2))
     assert runoff.runoff_depth(precip_in, lo) <= runoff.runoff_depth(precip_in, hi) + 1e-12
 
 
+@settings(deadline=None)
 @given(cn=st.floats(30, 99.9), frac=st.floats(0, 1))
 def test_no_runoff_until_rain_exceeds_initial_abstraction(cn, frac):
     ia = runoff.initial_abstraction(cn)
     assert runoff.runoff_depth(frac * ia, cn) == 0.0
 
 
+@settings(deadline=None)
 @given(
     cns=st.lists(st.floats(30, 100), min_size=1, max_size=6),
     data_=st.data(),
@@ -250,6 +255,7 @@ def test_composite_cn_lies_between_its_parts(cns, data_):
 
 
 @pytest.mark.filterwarnings("ignore:impervious_pct looks like a fraction")
+@settings(deadline=None)
 @given(cnp=st.floats(30, 98), imp=st.floats(0, 29.9), unc=st.floats(0, 100))
 def test_unconnected_impervious_never_raises_cn_above_connected(cnp, imp, unc):
     connected = runoff.impervious_composite_cn(cnp, imp)

@@ -158,6 +158,7 @@ class TrapPlan:
     tc_hr: float | None = None
     dry_unit_weight_lb_ft3: float | None = None
     trap_efficiency_frac: float | None = None
+    design_precip_in: float | None = None
 
     @property
     def geometry(self) -> str | None:
@@ -225,11 +226,10 @@ _TRAP_MUSLE = (
     "k_factor",
     "c_factor",
     "p_factor",
-    "cn",
-    "tc_hr",
     "dry_unit_weight_lb_ft3",
     "trap_efficiency_frac",
 )
+_TRAP_HYDRO = ("cn", "tc_hr", "design_precip_in")
 _TRAP_LS = ("slope_length_ft", "slope_pct", "ls_factor")
 _TRAP_KEYS = (
     "id",
@@ -239,6 +239,7 @@ _TRAP_KEYS = (
     *_TRAP_GEOMETRY_TABLE,
     *_TRAP_MUSLE,
     *_TRAP_LS,
+    *_TRAP_HYDRO,
 )
 _CONSTRUCTION_KEYS = (
     "start_date",
@@ -315,6 +316,7 @@ class _Collector:
         upper=None,
         lower_inclusive=True,
         upper_inclusive=True,
+        hint="",
     ) -> float | None:
         if key not in mapping:
             if required:
@@ -330,11 +332,13 @@ class _Collector:
             return None
         if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
             op = ">=" if lower_inclusive else ">"
-            self.add(f"{prefix}.{key}", f"must be {op} {fmt_value(lower)}; got {fmt_value(v)}")
+            self.add(f"{prefix}.{key}",
+                     f"must be {op} {fmt_value(lower)}; got {fmt_value(v)}{hint}")
             return None
         if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
             op = "<=" if upper_inclusive else "<"
-            self.add(f"{prefix}.{key}", f"must be {op} {fmt_value(upper)}; got {fmt_value(v)}")
+            self.add(f"{prefix}.{key}",
+                     f"must be {op} {fmt_value(upper)}; got {fmt_value(v)}{hint}")
             return None
         return v
 
@@ -601,18 +605,26 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             else:
                 values.update(arrays)
 
+    bounds = {
+        "k_factor": dict(lower=0.0, upper=1.0),
+        "c_factor": dict(lower=0.0, upper=1.0),
+        "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
+        "cn": dict(lower=40.0, upper=98.0,
+                   hint=". The TR-55 graphical peak method covers CN 40-98."),
+        "tc_hr": dict(lower=0.1, upper=10.0,
+                      hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
+                           "0.1 h as the minimum Tc."),
+        "design_precip_in": dict(lower=0.0, lower_inclusive=False),
+        "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
+        "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
+    }
+    for k in _TRAP_HYDRO:
+        values[k] = col.number(entry, k, prefix, **bounds[k])
+    if "design_precip_in" in entry and "cn" not in entry:
+        col.add(f"{prefix}.cn", "is required with design_precip_in; got nothing.")
     musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
     if musle_given:
-        bounds = {
-            "k_factor": dict(lower=0.0, upper=1.0),
-            "c_factor": dict(lower=0.0, upper=1.0),
-            "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
-            "cn": dict(lower=0.0, upper=100.0, lower_inclusive=False),
-            "tc_hr": dict(lower=0.0, lower_inclusive=False),
-            "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
-            "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
-        }
-        missing = [k for k in _TRAP_MUSLE if k not in entry]
+        missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
         if missing:
             col.add(
                 prefix,

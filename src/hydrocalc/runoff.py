@@ -383,6 +383,11 @@ def _cn_frame() -> pd.DataFrame:
     return out
 
 
+@functools.cache
+def _cn_by_key() -> pd.DataFrame:
+    return _cn_frame().set_index("key", drop=False)
+
+
 def curve_number_table() -> pd.DataFrame:
     """All cover keys of TR-55 Tables 2-2a to 2-2d with their CNs (a fresh copy).
 
@@ -413,7 +418,7 @@ def _where(index: int | None) -> str:
 
 def _resolve_cover(cover, condition, index: int | None) -> pd.Series:
     frame = _cn_frame()
-    by_key = frame.set_index("key", drop=False)
+    by_key = _cn_by_key()
     key = _norm_key(cover)
     cond = None
     if condition is not None and not (isinstance(condition, float) and np.isnan(condition)):

@@ -130,6 +130,7 @@ class TcSegment:
     p2_in: float | None = None
     area_ft2: float | None = None
     wetted_perimeter_ft: float | None = None
+    max_length_ft: float | None = None
     travel_time_hr: float = math.nan
 
 
@@ -193,11 +194,32 @@ class Pond:
     rrv_credit_pct: float | None = None
     storage_spec: tuple[Mapping, ...] = ()
     outlet_spec: tuple[Mapping, ...] = ()
+    barrel: Any = None
+    barrel_spec: Mapping | None = None
     description: str = ""
 
     @property
     def kind(self) -> str:
         return "pond"
+
+    def structure(self):
+        """Outlet devices as one :class:`hydrocalc.outlets.OutletStructure` for routing.
+
+        Devices other than exfiltration discharge through ``barrel`` when one is given.
+        """
+        from hydrocalc.outlets import OutletStructure
+
+        primary = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
+                   if t != "exfiltration"]
+        discarded = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
+                     if t == "exfiltration"]
+        parts = list(discarded)
+        if primary:
+            if self.barrel is not None:
+                parts.insert(0, OutletStructure(primary, barrel=self.barrel, name="riser"))
+            else:
+                parts = primary + parts
+        return OutletStructure(parts, name=self.id)
 
     @property
     def surface_outlet_invert_ft(self) -> float:
@@ -330,6 +352,8 @@ class CriteriaSettings:
     wqv_impervious_ac: float | None = None
     rrv_provided_acft: float = 0.0
     rrv_provided_note: str = ""
+    wqv_provided_acft: float = 0.0
+    wqv_provided_note: str = ""
     cpv_detention_hr: float = 24.0
     cpv_rainfall_type: str | None = None
     cpv_orifice_cd: float = 0.6
@@ -729,7 +753,14 @@ def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: fl
 def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
     from hydrocalc import tc
 
-    total, table = tc.time_of_concentration(segments)
+    rows = []
+    for seg in segments:
+        row = {k: v for k, v in seg.items() if k != "type"}
+        row["kind"] = seg["type"]
+        if seg["type"] == "sheet" and "surface" in row:
+            row["n"] = row.pop("surface")  # a TR-55 Table 3-1 key; tc looks it up
+        rows.append(row)
+    total, table = tc.time_of_concentration(rows)
     col = None
     for name in ("travel_time_hr", "tt_hr", "time_hr"):
         if hasattr(table, "columns") and name in table.columns:
@@ -768,7 +799,7 @@ def _device_level(spec: Mapping) -> float:
     return 0.0
 
 
-def _build_outlet(kind: str, spec: Mapping):
+def _build_outlet(kind: str, spec: Mapping, name: str):
     from hydrocalc import outlets
 
     cls = getattr(outlets, _OUTLET_CLASS[kind])
@@ -777,7 +808,18 @@ def _build_outlet(kind: str, spec: Mapping):
     kwargs = {k: spec[k] for k in optional if k in spec}
     if kind == "exfiltration" and "over" in spec:
         kwargs["over"] = spec["over"]
-    return cls(*args, **kwargs)
+    return cls(*args, **kwargs, name=name)
+
+
+_BARREL_REQUIRED = ("diameter_in", "invert_ft", "length_ft", "slope_ftft")
+_BARREL_OPTIONAL = ("n", "ke", "cd")
+
+
+def _build_barrel(spec: Mapping):
+    from hydrocalc import outlets
+
+    return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
+                          **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
 
 _STORAGE_TYPES = ("stage_area", "stage_storage", "basin", "drywell")
@@ -1051,7 +1093,8 @@ def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
 _CRITERIA_KEYS = (
     "standard", "cpv_storm", "qp_storm", "qf_storm", "min_rv_rule", "rrv_factors",
     "rrv_specific_reduction_factor", "new_impervious_ac_by_hsg", "wqv_area_ac",
-    "wqv_impervious_ac", "rrv_provided_acft", "rrv_provided_note", "cpv_detention_hr",
+    "wqv_impervious_ac", "rrv_provided_acft", "rrv_provided_note", "wqv_provided_acft",
+    "wqv_provided_note", "cpv_detention_hr",
     "cpv_rainfall_type", "cpv_orifice_cd", "cpv_orifice_head_ft", "waived",
 )
 _MIN_RV_RULES = ("if_wqv_exceeds_rrv", "always", "never")
@@ -1133,9 +1176,13 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
                                              f"{fmt_value(vals['wqv_impervious_ac'])}")
     vals["rrv_provided_acft"] = P.number(m, "rrv_provided_acft", prefix, default=0.0, lower=0.0)
     vals["rrv_provided_note"] = P.text(m, "rrv_provided_note", prefix, default="")
-    if vals["rrv_provided_acft"] and not vals["rrv_provided_note"]:
-        P.add(f"{prefix}.rrv_provided_note", "is required when rrv_provided_acft > 0; got nothing. "
-                                             "Name the practices that provide it.")
+    vals["wqv_provided_acft"] = P.number(m, "wqv_provided_acft", prefix, default=0.0, lower=0.0)
+    vals["wqv_provided_note"] = P.text(m, "wqv_provided_note", prefix, default="")
+    for kind in ("rrv", "wqv"):
+        if vals[f"{kind}_provided_acft"] and not vals[f"{kind}_provided_note"]:
+            P.add(f"{prefix}.{kind}_provided_note", f"is required when {kind}_provided_acft > 0; "
+                                                    "got nothing. Name the practices that "
+                                                    "provide it.")
     vals["cpv_detention_hr"] = P.number(m, "cpv_detention_hr", prefix, default=24.0, lower=0.0,
                                         lower_inclusive=False)
     vals["cpv_rainfall_type"] = P.choice(m, "cpv_rainfall_type", prefix, ("I", "IA", "II", "III"),
@@ -1175,12 +1222,12 @@ _SUB_KEYS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "cover", "t
 _COVER_KEYS = ("cover", "hsg", "area_ac", "area_ft2", "condition", "cn")
 _SEG_TYPES = ("sheet", "shallow", "channel")
 _SEG_KEYS = {
-    "sheet": ("type", "length_ft", "slope_ftft", "n", "surface", "p2_in"),
+    "sheet": ("type", "length_ft", "slope_ftft", "n", "surface", "p2_in", "max_length_ft"),
     "shallow": ("type", "length_ft", "slope_ftft", "surface"),
     "channel": ("type", "length_ft", "slope_ftft", "n", "area_ft2", "wetted_perimeter_ft"),
 }
-_POND_KEYS = ("id", "to", "description", "storage", "outlet", "initial_stage_ft", "count",
-              "rrv_credit_pct")
+_POND_KEYS = ("id", "to", "description", "storage", "outlet", "barrel", "initial_stage_ft",
+              "count", "rrv_credit_pct")
 _STORAGE_KEYS = {
     "stage_area": ("type", "stage_ft", "area_ft2", "csv", "method"),
     "stage_storage": ("type", "stage_ft", "storage_ft3", "csv"),
@@ -1318,6 +1365,9 @@ def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
             seg["n"] = P.number(s, "n", path, lower=0.0, lower_inclusive=False, upper=1.0)
         else:
             seg["surface"] = P.text(s, "surface", path)
+        if "max_length_ft" in s:
+            seg["max_length_ft"] = P.number(s, "max_length_ft", path, lower=0.0,
+                                            lower_inclusive=False)
         if "p2_in" in s:
             seg["p2_in"] = P.number(s, "p2_in", path, lower=0.0, lower_inclusive=False)
         elif ctx.p2_in is None:
@@ -1531,7 +1581,7 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
     return spec, obj
 
 
-def _parse_outlet(P, o, path) -> tuple[dict, Any] | None:
+def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
     n0 = len(P.items)
     kind = P.choice(o, "type", path, tuple(_OUTLET_FIELDS), required=True)
     if kind is None:
@@ -1552,11 +1602,12 @@ def _parse_outlet(P, o, path) -> tuple[dict, Any] | None:
             spec[k] = P.number(o, k, path, lower=lo, lower_inclusive=inc,
                                integer=(k == "end_contractions"))
     if kind == "exfiltration" and "over" in o:
-        spec["over"] = P.choice(o, "over", path, ("wetted", "bottom"))
+        spec["over"] = P.choice(o, "over", path, ("wetted", "surface", "bottom"))
     if len(P.items) > n0:
         return None
+    spec["id"] = spec.get("id") or f"{kind}_{index + 1}"
     try:
-        obj = _build_outlet(kind, spec)
+        obj = _build_outlet(kind, spec, spec["id"])
     except ImportError:
         P.add(path, "cannot be built: hydrocalc.outlets is not available")
         return None
@@ -1591,16 +1642,41 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     outlets_raw = P.tables(e, "outlet", path) if "outlet" in e else []
     ospecs, oobjs, oids = [], [], []
     for i, o in enumerate(outlets_raw):
-        got = _parse_outlet(P, o, f"{path}.outlet[{_label(o, i)}]")
+        got = _parse_outlet(P, o, f"{path}.outlet[{_label(o, i)}]", i)
         if got is not None:
             spec, obj = got
             ospecs.append(spec)
             oobjs.append(obj)
-            oid = spec.get("id") or f"{spec['type']}_{i + 1}"
+            oid = spec["id"]
             if oid in oids:
                 P.add(f"{path}.outlet[{_label(o, i)}].id", f"must be unique within the pond; got "
                                                           f"{oid!r} twice")
             oids.append(oid)
+    barrel, barrel_spec = None, None
+    if "barrel" in e:
+        b = P.table(e, "barrel", path)
+        if b is not None:
+            bp = f"{path}.barrel"
+            k0 = len(P.items)
+            P.unknown_keys(b, (*_BARREL_REQUIRED, *_BARREL_OPTIONAL), bp)
+            barrel_spec = {}
+            for k in _BARREL_REQUIRED:
+                barrel_spec[k] = P.number(b, k, bp, required=True, lower=0.0,
+                                          lower_inclusive=(k == "invert_ft"))
+            for k in _BARREL_OPTIONAL:
+                if k in b:
+                    barrel_spec[k] = P.number(b, k, bp, lower=0.0, lower_inclusive=(k == "ke"))
+            if len(P.items) == k0:
+                try:
+                    barrel = _build_barrel(barrel_spec)
+                except ImportError:
+                    P.add(bp, "cannot be built: hydrocalc.outlets is not available")
+                except (HydrocalcError, TypeError) as exc:
+                    P.add(bp, f"is invalid: {_msg(exc)}")
+            if barrel is not None and not any(t != "exfiltration" for t in
+                                              (sp["type"] for sp in ospecs)):
+                P.add(bp, "needs at least one orifice, weir or riser discharging into it; got "
+                          "only exfiltration")
     if len(P.items) > n0 or not objs:
         return None
     try:
@@ -1624,7 +1700,8 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     return Pond(id=pid, to=to, stage_storage=ss, outlets=tuple(oobjs), outlet_ids=tuple(oids),
                 outlet_types=tuple(s["type"] for s in ospecs), initial_stage_ft=init,
                 count=int(count), rrv_credit_pct=rrv, storage_spec=tuple(specs),
-                outlet_spec=tuple(ospecs), description=desc)
+                outlet_spec=tuple(ospecs), barrel=barrel, barrel_spec=barrel_spec,
+                description=desc)
 
 
 def _top_stage(ss) -> float | None:
@@ -1737,8 +1814,9 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
             P.add(path, f"must name another node; got {to!r} (drains to itself)")
             bad_target = True
         elif to not in raw:
-            P.add(path, f"must name a node of scenario {name}; got {to!r}"
-                        f"{suggest(to, raw)} Nodes: {', '.join(raw)}")
+            receivers = [k for k in raw if kinds[k] != "subcatchment"]
+            P.add(path, f"must name a pond, reach or design point of scenario {name}; got "
+                        f"{to!r}{suggest(to, receivers)} Valid: {', '.join(receivers)}")
             bad_target = True
         elif kinds[to] == "subcatchment":
             P.add(path, f"must name a pond, reach or design point; got subcatchment {to!r} "
@@ -1855,6 +1933,15 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                 P.add(f"{sc_name}.design_point[{dp}]",
                       f"is missing from scenario {missing_from}; every design point must be in "
                       "both scenarios to compare them")
+    if (len(scenarios) == 2 and criteria is not None and criteria.standard == "ny_smdm"
+            and "rrv" not in criteria.waived and criteria.new_impervious_ac_by_hsg is None):
+        for sc in scenarios.values():
+            for sub in sc.subcatchments:
+                if sub.impervious_ac > 0 and sub.impervious_hsg is None:
+                    P.add(f"{sc.name}.subcatchment[{sub.id}].impervious_hsg",
+                          "is required for the minimum RRv (new impervious cover by soil "
+                          "group); got nothing and the cover rows do not share one HSG. Add "
+                          "impervious_hsg, or give criteria.new_impervious_ac_by_hsg")
     notes = []
     if storms is not None:
         notes += list(storms.warnings)

@@ -437,7 +437,7 @@ _KIND_ALIASES = {
     "channel": "channel",
 }
 _SEGMENT_ARGS = {
-    "sheet": (("length_ft", "slope_ftft", "n", "p2_in"), ("max_length_ft",)),
+    "sheet": (("length_ft", "slope_ftft", "n", "p2_in"), ("max_length_ft", "surface")),
     "shallow": (("length_ft", "slope_ftft"), ("surface",)),
     "channel": (("length_ft", "slope_ftft", "n", "area_ft2", "wetted_perimeter_ft"), ()),
 }
@@ -495,8 +495,8 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
         Each segment is a mapping with ``"kind"`` and that kind's arguments (scalars):
 
         - ``"sheet"``: ``length_ft``, ``slope_ftft``, ``n``, ``p2_in`` [, ``max_length_ft``]
-          (:func:`sheet_flow_time`); ``n`` may also be a Table 3-1 key such as
-          ``"grass_dense"`` (:func:`sheet_flow_n`);
+          (:func:`sheet_flow_time`); instead of a number, ``n`` may be a Table 3-1 key such
+          as ``"grass_dense"`` (:func:`sheet_flow_n`), also accepted as ``surface``;
         - ``"shallow"`` (or ``"shallow_concentrated"``): ``length_ft``, ``slope_ftft``
           [, ``surface``] (:func:`shallow_concentrated_flow_time`);
         - ``"channel"``: ``length_ft``, ``slope_ftft``, ``n``, ``area_ft2``,
@@ -576,6 +576,14 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
                 f"{prefix}unknown argument {unknown[0]!r}{suggest(unknown[0], allowed)} "
                 f"Valid: {', '.join(sorted(allowed))}"
             )
+        if kind == "sheet" and "surface" in seg:
+            if "n" in seg:
+                raise InputError(
+                    f"{prefix}give either n or surface (a Table 3-1 key), not both; got "
+                    f"n={seg['n']!r} and surface={seg['surface']!r}"
+                )
+            seg = {**seg, "n": seg["surface"]}
+            del seg["surface"]
         missing = [k for k in required if k not in seg]
         if missing:
             raise InputError(

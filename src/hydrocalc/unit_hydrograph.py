@@ -330,17 +330,17 @@ def max_dt_hr(tc_hr: npt.ArrayLike):
 
 def _check_dt(tc: np.ndarray, dt: float) -> None:
     limit = np.atleast_1d(max_dt_hr(tc))
+    tcs = np.atleast_1d(tc)
     bad = dt > limit * (1.0 + 1e-9)
     if bad.any():
         i = int(np.argmin(limit))
-        where = "" if np.ndim(tc) == 0 else (
-            f" (limit set by tc_hr = {fmt_value(np.ravel(tc)[i])} at index {i}; "
-            f"{int(bad.sum())} of {bad.size} subcatchments unresolved)"
+        where = "" if tcs.size == 1 else (
+            f" ({int(bad.sum())} of {bad.size} subcatchments unresolved; tightest at index {i})"
         )
         raise InputError(
-            f"dt_hr must be <= 0.25 Tp = {limit[i]:.4g} h to resolve the unit hydrograph "
-            f"(NEH 630 Ch. 16: D <= 0.25 Tp){where}; got {fmt_value(dt)}. Use "
-            f"dt_hr <= {np.floor(limit[i] * 1e4) / 1e4:g}"
+            f"dt_hr must be <= {limit[i]:.4g} h to resolve the unit hydrograph (D <= 0.25 Tp, "
+            f"NEH 630 Ch. 16, for tc_hr = {fmt_value(tcs[i])}); got {fmt_value(dt)}{where}. "
+            f"Use dt_hr <= {np.floor(limit[i] * 1e4) / 1e4:g} (0.01 h resolves any Tc >= 0.1 h)"
         )
 
 

@@ -113,13 +113,14 @@ def hyetograph_figure(name: str, title: str,
                       caption: str = "") -> Figure:
     """Design-storm hyetographs: ``(label, time_hr, intensity_in_hr, cumulative_in)`` each.
 
-    Top panel: intensity of each time step (step plot); bottom: cumulative depth.
+    Top panel: average intensity of the step *ending* at each time (step plot); bottom:
+    cumulative depth.
     """
     fig, axes = new_figure(4.2, nrows=2, sharex=True)
     top, bottom = axes[0, 0], axes[1, 0]
     for k, (label, time_hr, intensity_in_hr, cumulative_in) in enumerate(storms):
         color = _COLORS[k % len(_COLORS)]
-        top.step(time_hr, intensity_in_hr, where="post", color=color, linewidth=1.0,
+        top.step(time_hr, intensity_in_hr, where="pre", color=color, linewidth=1.0,
                  label=label)
         bottom.plot(time_hr, cumulative_in, color=color, linewidth=1.3, label=label)
     top.set_ylabel("Intensity [in/hr]")

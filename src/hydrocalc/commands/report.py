@@ -1,0 +1,61 @@
+"""``hydrocalc report SITE.toml`` and ``hydrocalc verify REPORT_DIR``."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("report")
+@click.argument("site_file", type=click.Path(dir_okay=False))
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Report folder (default reports/<site name>). Replaced atomically.")
+@click.option("--section", "sections", multiple=True, metavar="KEY",
+              help="Only this section (repeatable; e.g. comparison, hydrology, criteria). "
+                   "Default: all.")
+@click.option("--format", "formats", default="html,pdf,xlsx", show_default=True,
+              help="Comma-separated outputs: html, pdf, xlsx. Notebooks, CSV, PNG and "
+                   "results.json are always written.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Notebooks executed at once (default: number of CPUs).")
+@click.option("--notebooks", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Folder with section notebooks to use instead of the shipped ones.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def report(site_file, out, sections, formats, jobs, notebooks, quiet):
+    """Write the SWPPP hydrology report for SITE_FILE (HTML, PDF, Excel, notebooks, JSON).
+
+    Validates the site file first and refuses to run on any input error. Lists the
+    sections with `hydrocalc report --list-sections`.
+    """
+    from hydrocalc.report.execute import run_report
+
+    run = run_report(site_file, out, sections=sections or None, formats=formats, jobs=jobs,
+                     progress=not quiet, notebooks=notebooks)
+    click.echo(str(run))
+    for name in ("report.html", "report.pdf", "tables.xlsx", "results.json"):
+        if name in run.files:
+            click.echo(f"  {run.out_dir / name}")
+
+
+@click.command("verify")
+@click.argument("report_dir", type=click.Path(file_okay=False))
+@click.option("--rtol", type=float, default=None, help="Relative tolerance (default 1e-6).")
+@click.option("--atol", type=float, default=None, help="Absolute tolerance (default 1e-9).")
+@click.pass_context
+def verify(ctx, report_dir, rtol, atol):
+    """Re-compute REPORT_DIR from its stored inputs and compare every number.
+
+    Never executes anything from the report folder (notebooks are not read). Exit 0 when
+    every value agrees and every input's SHA-256 matches, 1 otherwise.
+    """
+    from hydrocalc.report.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify_report
+
+    result = verify_report(report_dir, rtol=DEFAULT_RTOL if rtol is None else rtol,
+                           atol=DEFAULT_ATOL if atol is None else atol)
+    table = result.table()
+    if table:
+        click.echo(table)
+    click.echo(result.summary())
+    ctx.exit(0 if result.ok else 1)
+
+
+COMMANDS = [report, verify]

@@ -1,0 +1,429 @@
+"""Daily rainfall records: NOAA NCEI CSV readers with validation.
+
+Two NOAA NCEI Climate Data Online (CDO) CSV products are read, plus a minimal user format:
+
+``cdo_daily_summaries``
+    "Daily Summaries" CSV: ``"STATION","NAME","DATE","PRCP",...`` (one or more stations).
+``ghcnd_custom_csv``
+    "Custom GHCN-Daily CSV" with ``<ELEMENT>_ATTRIBUTES`` columns. ``PRCP_ATTRIBUTES`` holds
+    ``MFLAG,QFLAG,SFLAG,OBS-TIME`` [1]_: MFLAG ``T`` marks a trace (value 0.00) and a
+    non-blank QFLAG marks a value that *failed* a NOAA quality check.
+``simple``
+    ``date,precip_in`` or ``date,precip_mm`` (units in the header).
+
+Validation (each problem is one :class:`~hydrocalc.errors.InputError` line naming the file,
+line, field, value and the valid range): a header with DATE and PRCP; ISO dates
+(``YYYY-MM-DD`` or ``YYYYMMDD``); one station (or ``station=``); no duplicate dates; no
+negative, non-numeric or implausible (> 50 in/day) depths; no quality-flagged values (or
+``flagged="missing"``); no missing days (blank PRCP or absent dates) unless
+``allow_gaps=True``, which keeps them as NaN.
+
+Units. Standard-unit CDO files print PRCP in inches with two decimals ("0.25"); metric files
+print millimetres with one decimal ("6.4"). ``units="auto"`` accepts the file as inches only
+when every value has exactly two decimals and otherwise refuses to guess: a hand-made file
+with "0.5" could be either, and reading millimetres as inches inflates depths 25.4-fold.
+
+Symbols
+-------
+=============  ===============================  ====
+Name           Meaning                          Unit
+=============  ===============================  ====
+``precip_in``  rainfall depth of a calendar day  in
+=============  ===============================  ====
+
+References
+----------
+.. [1] NOAA NCEI, "Global Historical Climatology Network - Daily (GHCN-Daily), Version 3",
+   readme.txt (flag definitions), and "GHCN-Daily documentation" for CDO CSV output.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime as _dt
+import io
+import pathlib
+import re
+
+import numpy as np
+import pandas as pd
+
+from hydrocalc._validate import fmt_value, suggest
+from hydrocalc.errors import InputError
+
+__all__ = ["DailyRainfall", "read_daily_rainfall", "MAX_DAILY_PRECIP_IN"]
+
+#: Sanity bound for a daily depth [in]; the US record 24-h rainfall is about 43 in.
+MAX_DAILY_PRECIP_IN = 50.0
+_MM_PER_IN = 25.4
+
+
+@dataclasses.dataclass(frozen=True)
+class DailyRainfall:
+    """A validated daily rainfall record.
+
+    Attributes
+    ----------
+    precip_in : pandas.Series
+        Daily depth [in] on a complete daily ``DatetimeIndex`` (NaN marks a missing day,
+        possible only with ``allow_gaps=True``), name ``"precip_in"``.
+    station, station_name : str
+        Station id and name ("" when the file has none).
+    source : str
+        File path as given.
+    file_format : str
+        ``"cdo_daily_summaries"``, ``"ghcnd_custom_csv"`` or ``"simple"``.
+    units_in_file : str
+        ``"in"`` or ``"mm"``.
+    trace_days : int
+        Days flagged as trace (MFLAG ``T``), read as 0.
+    notes : tuple of str
+        Processing notes (flagged values set missing, date shifts, leap days).
+    """
+
+    precip_in: pd.Series
+    station: str = ""
+    station_name: str = ""
+    source: str = ""
+    file_format: str = "simple"
+    units_in_file: str = "in"
+    trace_days: int = 0
+    notes: tuple[str, ...] = ()
+
+    @property
+    def start(self) -> _dt.date:
+        """First day of the record."""
+        return self.precip_in.index[0].date()
+
+    @property
+    def end(self) -> _dt.date:
+        """Last day of the record."""
+        return self.precip_in.index[-1].date()
+
+    @property
+    def missing_days(self) -> list[_dt.date]:
+        """Days without a value."""
+        return [t.date() for t in self.precip_in.index[self.precip_in.isna().to_numpy()]]
+
+    def window(self, start: _dt.date, end: _dt.date) -> pd.Series:
+        """Daily depths [in] from ``start`` to ``end`` (both included).
+
+        Raises
+        ------
+        InputError
+            When the record does not cover the whole window.
+        """
+        s, e = pd.Timestamp(start), pd.Timestamp(end)
+        if s < self.precip_in.index[0] or e > self.precip_in.index[-1]:
+            raise InputError(
+                f"rainfall record {self.source or '(in memory)'} must cover "
+                f"{start.isoformat()}..{end.isoformat()}; got "
+                f"{self.start.isoformat()}..{self.end.isoformat()}. Use a record that "
+                "covers the period, or shift a historical record with shift_years()."
+            )
+        return self.precip_in.loc[s:e].copy()
+
+    def shift_years(self, years: int) -> DailyRainfall:
+        """The same record with every date moved by ``years`` calendar years.
+
+        Used to lay a historical year over a future construction period. A 29 February that
+        lands in a common year is added to 28 February; a 29 February of a leap target year
+        that has no source day gets 0.0 in. Both are recorded in ``notes``.
+        """
+        if years == 0:
+            return self
+        idx = self.precip_in.index
+        new = idx + pd.DateOffset(years=int(years))
+        series = pd.Series(self.precip_in.to_numpy(), index=new)
+        notes = list(self.notes)
+        n_merge = int(series.index.duplicated().sum())
+        series = series.groupby(level=0).sum(min_count=1)
+        full = pd.date_range(series.index[0], series.index[-1], freq="D")
+        added = full.difference(series.index)
+        series = series.reindex(full)
+        series.loc[added] = 0.0
+        notes.append(
+            f"dates shifted by {years:+d} years (record {self.start}..{self.end} -> "
+            f"{full[0].date()}..{full[-1].date()})"
+        )
+        if n_merge:
+            notes.append(f"{n_merge} x 29 Feb added to 28 Feb (target year is not a leap year)")
+        if len(added):
+            notes.append(f"{len(added)} x 29 Feb inserted with 0.0 in (no source day)")
+        series.name = "precip_in"
+        return dataclasses.replace(self, precip_in=series, notes=tuple(notes))
+
+
+_DATE_RE = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
+
+
+def _parse_date(raw: str) -> _dt.date | None:
+    m = _DATE_RE.match(raw.strip())
+    if not m:
+        return None
+    try:
+        return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def _decimals(raw: str) -> int:
+    raw = raw.strip()
+    return len(raw.split(".", 1)[1]) if "." in raw else 0
+
+
+def read_daily_rainfall(
+    path: str | pathlib.Path,
+    *,
+    station: str | None = None,
+    units: str = "auto",
+    allow_gaps: bool = False,
+    flagged: str = "error",
+) -> DailyRainfall:
+    """Read and validate a daily rainfall CSV (NOAA CDO Daily Summaries / GHCN-Daily custom).
+
+    Parameters
+    ----------
+    path : path-like
+        CSV file.
+    station : str, optional
+        Station id (``STATION`` column) to keep when the file holds several stations.
+    units : {"auto", "in", "mm"}
+        Units of PRCP in the file; see the module docstring for ``"auto"``. Ignored for the
+        ``simple`` format, whose header carries the unit.
+    allow_gaps : bool
+        Keep missing days as NaN instead of raising.
+    flagged : {"error", "missing"}
+        What to do with values carrying a NOAA quality flag (QFLAG).
+
+    Returns
+    -------
+    DailyRainfall
+
+    Raises
+    ------
+    InputError
+        One line naming the file, line, field, value and valid range.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> text = 'DATE,PRCP\\n2027-04-01,0.00\\n2027-04-02,0.50\\n2027-04-03,1.25\\n'
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "rain.csv")
+    ...     _ = open(p, "w").write(text)
+    ...     rec = read_daily_rainfall(p)
+    >>> rec.precip_in.tolist(), rec.units_in_file
+    ([0.0, 0.5, 1.25], 'in')
+    """
+    path = pathlib.Path(path)
+    name = str(path)
+    if units not in ("auto", "in", "mm"):
+        raise InputError(f"units must be one of auto, in, mm; got {units!r}")
+    if flagged not in ("error", "missing"):
+        raise InputError(f"flagged must be one of error, missing; got {flagged!r}")
+    try:
+        raw_bytes = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"rainfall file {name} must be a readable file; got {exc.strerror}") \
+            from None
+    try:
+        text = raw_bytes.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw_bytes.decode("latin-1")
+    reader = csv.reader(io.StringIO(text))
+    header = None
+    for row in reader:
+        if any(c.strip() for c in row):
+            header = [c.strip() for c in row]
+            header_line = reader.line_num
+            break
+    if header is None:
+        raise InputError(f"rainfall file {name} must contain a header and data rows; got an "
+                         "empty file")
+    upper = [h.upper() for h in header]
+    fmt = "cdo_daily_summaries"
+    if "DATE" in upper and "PRCP" in upper:
+        i_date, i_prcp = upper.index("DATE"), upper.index("PRCP")
+        if "PRCP_ATTRIBUTES" in upper:
+            fmt = "ghcnd_custom_csv"
+        file_units = units
+    elif "DATE" in upper and ("PRECIP_IN" in upper or "PRECIP_MM" in upper):
+        fmt = "simple"
+        i_date = upper.index("DATE")
+        i_prcp = upper.index("PRECIP_IN") if "PRECIP_IN" in upper else upper.index("PRECIP_MM")
+        file_units = "in" if upper[i_prcp] == "PRECIP_IN" else "mm"
+    else:
+        raise InputError(
+            f"rainfall file {name} line {header_line}: header must have DATE and PRCP columns "
+            f"(NOAA CDO Daily Summaries / GHCN-Daily CSV) or date and precip_in; got "
+            f"{', '.join(header[:8])}{', ...' if len(header) > 8 else ''}"
+        )
+    i_attr = upper.index("PRCP_ATTRIBUTES") if "PRCP_ATTRIBUTES" in upper else None
+    i_station = upper.index("STATION") if "STATION" in upper else None
+    i_name = upper.index("NAME") if "NAME" in upper else None
+
+    rows = []  # (line, station, name, date, raw_value, attributes)
+    for row in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(
+                f"rainfall file {name} line {line}: row must have {len(header)} fields like the "
+                f"header; got {len(row)}. Check for a stray comma or a truncated line."
+            )
+        rows.append((
+            line,
+            row[i_station].strip() if i_station is not None else "",
+            row[i_name].strip() if i_name is not None else "",
+            row[i_date].strip(),
+            row[i_prcp].strip(),
+            row[i_attr] if i_attr is not None else "",
+        ))
+    if not rows:
+        raise InputError(f"rainfall file {name} must contain data rows; got only the header")
+
+    stations: dict[str, int] = {}
+    for r in rows:
+        stations[r[1]] = stations.get(r[1], 0) + 1
+    if station is not None:
+        if station not in stations:
+            raise InputError(
+                f"station must be a STATION id in {name}; got {station!r}"
+                f"{suggest(station, stations)} Stations: {', '.join(stations)}"
+            )
+        rows = [r for r in rows if r[1] == station]
+    elif len(stations) > 1:
+        listing = ", ".join(f"{s} ({n} rows)" for s, n in stations.items())
+        raise InputError(
+            f"rainfall file {name} must hold one station or station= must choose one; got "
+            f"{len(stations)} stations: {listing}"
+        )
+    st_id = rows[0][1]
+    st_name = rows[0][2]
+
+    dates, values, lines = [], [], []
+    trace = 0
+    notes: list[str] = []
+    n_flagged = 0
+    for line, _st, _nm, raw_date, raw_val, attrs in rows:
+        d = _parse_date(raw_date)
+        if d is None:
+            raise InputError(
+                f"rainfall file {name} line {line}: DATE must be a calendar date YYYY-MM-DD; "
+                f"got {raw_date!r}"
+            )
+        flags = attrs.split(",") if attrs else []
+        mflag = flags[0].strip() if len(flags) > 0 else ""
+        qflag = flags[1].strip() if len(flags) > 1 else ""
+        if raw_val == "":
+            values.append(None)
+        else:
+            try:
+                v = float(raw_val)
+            except ValueError:
+                raise InputError(
+                    f"rainfall file {name} line {line}: PRCP must be a number (a daily depth); "
+                    f"got {raw_val!r} on {d.isoformat()}"
+                ) from None
+            if not np.isfinite(v):
+                raise InputError(
+                    f"rainfall file {name} line {line}: PRCP must be a finite number; got "
+                    f"{raw_val!r} on {d.isoformat()}"
+                )
+            if v < 0:
+                hint = (" -9999 is NOAA's missing-value code: leave PRCP blank instead."
+                        if v in (-9999.0, -999.0, -99.99) else " Correct or delete the row.")
+                raise InputError(
+                    f"rainfall file {name} line {line}: PRCP must be >= 0; got {raw_val} on "
+                    f"{d.isoformat()}.{hint}"
+                )
+            if qflag:
+                if flagged == "error":
+                    raise InputError(
+                        f"rainfall file {name} line {line}: PRCP must pass NOAA quality checks; "
+                        f"got {raw_val} on {d.isoformat()} with QFLAG {qflag!r}. Pass "
+                        "flagged='missing' to treat flagged values as missing days."
+                    )
+                n_flagged += 1
+                values.append(None)
+            else:
+                values.append(raw_val)
+            if mflag == "T":
+                trace += 1
+        dates.append(d)
+        lines.append(line)
+    if n_flagged:
+        notes.append(f"{n_flagged} quality-flagged value(s) set missing")
+
+    # duplicates
+    seen: dict[_dt.date, int] = {}
+    for d, line in zip(dates, lines, strict=True):
+        if d in seen:
+            raise InputError(
+                f"rainfall file {name} line {line}: DATE must not repeat; got {d.isoformat()} "
+                f"again (first on line {seen[d]}). Remove the duplicate row."
+            )
+        seen[d] = line
+
+    # units
+    raw_present = [v for v in values if v is not None]
+    if fmt != "simple":
+        if units == "auto":
+            decs = {_decimals(v) for v in raw_present}
+            if decs == {2}:
+                file_units = "in"
+            else:
+                shown = sorted(decs)
+                raise InputError(
+                    f"rainfall file {name}: PRCP units must be stated when the file does not "
+                    "print every value with two decimals (NOAA standard units, inches); got "
+                    f"values with {shown} decimals. Pass units='in' or units='mm' "
+                    "(rainfall_units in the site file)."
+                )
+        else:
+            file_units = units
+    factor = 1.0 if file_units == "in" else 1.0 / _MM_PER_IN
+    depth = np.array([np.nan if v is None else float(v) * factor for v in values])
+    too_big = np.flatnonzero(np.nan_to_num(depth) > MAX_DAILY_PRECIP_IN)
+    if too_big.size:
+        i = int(too_big[0])
+        raise InputError(
+            f"rainfall file {name} line {lines[i]}: PRCP must be <= {fmt_value(MAX_DAILY_PRECIP_IN)}"
+            f" in per day; got {values[i]} {file_units} on {dates[i].isoformat()}. If the file "
+            "is in millimetres pass units='mm'."
+        )
+
+    series = pd.Series(depth, index=pd.DatetimeIndex(pd.to_datetime(dates)), name="precip_in")
+    series = series.sort_index()
+    full = pd.date_range(series.index[0], series.index[-1], freq="D")
+    absent = full.difference(series.index)
+    series = series.reindex(full)
+    series.name = "precip_in"
+    if not allow_gaps:
+        blank = [d for d, v in zip(dates, values, strict=True) if v is None]
+        if len(absent) or blank:
+            n = len(absent) + len(blank)
+            first = min([t.date() for t in absent[:1]] + sorted(blank)[:1])
+            how = ("absent from the file" if len(absent) and first == absent[0].date()
+                   else f"blank PRCP on line {seen[first]}")
+            raise InputError(
+                f"rainfall file {name}: the record must have a value for every day; got {n} "
+                f"missing day(s) between {series.index[0].date()} and "
+                f"{series.index[-1].date()}, first {first.isoformat()} ({how}). Fill them from "
+                "a nearby station or pass allow_gaps=True."
+            )
+    elif series.isna().any():
+        notes.append(f"{int(series.isna().sum())} missing day(s) kept as NaN")
+    return DailyRainfall(
+        precip_in=series,
+        station=st_id,
+        station_name=st_name,
+        source=name,
+        file_format=fmt,
+        units_in_file=file_units,
+        trace_days=trace,
+        notes=tuple(notes),
+    )

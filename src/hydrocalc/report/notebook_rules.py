@@ -1,0 +1,231 @@
+"""The thin-notebook rules (STYLE 2.10), checked with :mod:`ast`.
+
+A report or teaching notebook only presents what one call into ``hydrocalc.report``
+returns. :func:`notebook_problems` lists every way a notebook breaks that contract:
+
+- a code cell that does not parse (IPython magics and shell escapes do not);
+- ``def``, ``class`` or ``lambda``; arithmetic (``BinOp``, ``AugAssign``, unary operators
+  other than the sign of a number literal); control flow (``if``, ``for``, ``while``,
+  ``try``, ``with``, comprehensions, ``assert``, ``del``, ``global``);
+- an import from anything but ``hydrocalc`` and ``IPython``;
+- a name that is neither a parameter, an imported name nor assigned in an earlier cell
+  (so no builtins: ``open``, ``exec``, ``eval``, ``print``...);
+- not exactly one call of a ``hydrocalc.report`` function;
+- a code cell longer than 12 lines;
+- a ``parameters`` cell that is missing, not the first code cell, or holds anything but
+  typed, commented literal assignments (``site_file: str = "x"  # what it is``);
+- saved outputs or execution counts (notebooks are committed without outputs);
+- with ``markdown_numbers=False``, any digit in a Markdown cell (report notebooks' text
+  must take every number from the computation).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import tokenize
+
+import nbformat
+
+__all__ = ["notebook_problems", "parameters_of", "called_function", "MAX_CELL_LINES"]
+
+MAX_CELL_LINES = 12
+_ALLOWED_IMPORTS = ("hydrocalc", "IPython")
+_PARAM_TYPES = {"str", "int", "float", "bool", "list"}
+_FORBIDDEN = {
+    ast.FunctionDef: "def", ast.AsyncFunctionDef: "async def", ast.ClassDef: "class",
+    ast.Lambda: "lambda", ast.BinOp: "arithmetic", ast.AugAssign: "arithmetic (augmented "
+    "assignment)", ast.BoolOp: "boolean logic", ast.Compare: "comparison", ast.IfExp:
+    "conditional expression", ast.If: "if", ast.For: "for loop", ast.AsyncFor: "for loop",
+    ast.While: "while loop", ast.Try: "try", ast.With: "with", ast.AsyncWith: "with",
+    ast.ListComp: "comprehension", ast.SetComp: "comprehension", ast.DictComp:
+    "comprehension", ast.GeneratorExp: "comprehension", ast.Assert: "assert", ast.Delete:
+    "del", ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Await: "await", ast.Yield:
+    "yield", ast.YieldFrom: "yield", ast.Raise: "raise", ast.NamedExpr: "walrus assignment",
+    ast.Starred: "star expression", ast.Subscript: "subscript", ast.JoinedStr: "f-string",
+}
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return src if isinstance(src, str) else "".join(src)
+
+
+def _comments_by_line(src: str) -> dict[int, str]:
+    out = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.string
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return out
+
+
+def _check_parameters_cell(src: str, where: str) -> tuple[list[str], set[str]]:
+    problems, names = [], set()
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as exc:
+        return [f"{where}: does not parse ({exc.msg})"], names
+    comments = _comments_by_line(src)
+    for stmt in tree.body:
+        line = f"{where} line {stmt.lineno}"
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                and stmt.value is not None):
+            problems.append(f"{line}: parameters must be typed assignments "
+                            "(name: type = value  # comment)")
+            continue
+        names.add(stmt.target.id)
+        ann = stmt.annotation
+        ann_name = ann.id if isinstance(ann, ast.Name) else (
+            ann.value.id if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name)
+            else None)
+        if ann_name not in _PARAM_TYPES:
+            problems.append(f"{line}: parameter {stmt.target.id} type must be one of "
+                            f"{', '.join(sorted(_PARAM_TYPES))}")
+        try:
+            ast.literal_eval(stmt.value)
+        except ValueError:
+            problems.append(f"{line}: parameter {stmt.target.id} default must be a literal")
+        if stmt.lineno not in comments or len(comments[stmt.lineno].strip("# ")) < 3:
+            problems.append(f"{line}: parameter {stmt.target.id} needs a trailing comment "
+                            "saying what it is (and its unit)")
+    return problems, names
+
+
+def parameters_of(nb) -> list[str]:
+    """Names assigned in the notebook's ``parameters`` cell (in order)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            try:
+                tree = ast.parse(_source(cell))
+            except SyntaxError:
+                return []
+            return [s.target.id for s in tree.body
+                    if isinstance(s, (ast.AnnAssign,)) and isinstance(s.target, ast.Name)]
+    return []
+
+
+def called_function(nb) -> tuple[str, str] | None:
+    """``(module, function)`` of the notebook's call into ``hydrocalc.report``, if unique."""
+    modules: dict[str, str] = {}
+    calls = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(_source(cell))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "hydrocalc.report"):
+                for alias in node.names:
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id in modules:
+                calls.append((modules[node.func.value.id], node.func.attr))
+    return calls[0] if len(calls) == 1 else None
+
+
+def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True) -> list[str]:
+    """Every thin-notebook rule the notebook at ``path`` breaks (empty list: it complies)."""
+    nb = nbformat.read(os.fspath(path), as_version=4)
+    name = os.path.basename(os.fspath(path))
+    problems: list[str] = []
+    defined: set[str] = set()
+    report_modules: set[str] = set()
+    report_calls = 0
+    first_code = True
+    saw_parameters = False
+    for index, cell in enumerate(nb.cells):
+        where = f"{name} cell {index}"
+        src = _source(cell)
+        if cell.cell_type == "markdown":
+            if not markdown_numbers and any(ch.isdigit() for ch in src):
+                problems.append(f"{where}: Markdown must not hold hand-typed numbers; "
+                                "put numbers in the section's narrative")
+            continue
+        if cell.cell_type != "code":
+            continue
+        if cell.get("outputs"):
+            problems.append(f"{where}: has saved outputs; commit notebooks without outputs")
+        if cell.get("execution_count") is not None:
+            problems.append(f"{where}: has an execution count; clear it before committing")
+        tags = cell.metadata.get("tags", [])
+        if "parameters" in tags:
+            if not first_code:
+                problems.append(f"{where}: the parameters cell must be the first code cell")
+            saw_parameters = True
+            more, names = _check_parameters_cell(src, where)
+            problems.extend(more)
+            defined |= names
+            first_code = False
+            continue
+        if first_code:
+            problems.append(f"{where}: the first code cell must be the parameters cell "
+                            "(tagged 'parameters')")
+        first_code = False
+        lines = [ln for ln in src.splitlines() if ln.strip()]
+        if len(lines) > MAX_CELL_LINES:
+            problems.append(f"{where}: {len(lines)} lines; at most {MAX_CELL_LINES} per cell")
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as exc:
+            problems.append(f"{where}: does not parse as Python ({exc.msg}); magics and "
+                            "shell escapes are not allowed")
+            continue
+        assigned_here: set[str] = set()
+        for node in ast.walk(tree):
+            kind = _FORBIDDEN.get(type(node))
+            if kind:
+                problems.append(f"{where} line {getattr(node, 'lineno', '?')}: {kind} is not "
+                                "allowed; notebooks only present")
+            if isinstance(node, ast.UnaryOp) and not (
+                    isinstance(node.op, (ast.USub, ast.UAdd))
+                    and isinstance(node.operand, ast.Constant)
+                    and isinstance(node.operand.value, (int, float))):
+                problems.append(f"{where} line {node.lineno}: unary operator is not allowed")
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] not in _ALLOWED_IMPORTS:
+                        problems.append(f"{where} line {node.lineno}: import {alias.name}; "
+                                        "only hydrocalc and IPython may be imported")
+                    defined.add((alias.asname or alias.name).split(".")[0])
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level or module.split(".")[0] not in _ALLOWED_IMPORTS:
+                    problems.append(f"{where} line {node.lineno}: from {module} import ...; "
+                                    "only hydrocalc and IPython may be imported")
+                for alias in node.names:
+                    if alias.name == "*":
+                        problems.append(f"{where} line {node.lineno}: star imports are not "
+                                        "allowed")
+                    defined.add(alias.asname or alias.name)
+                    if module.startswith("hydrocalc.report"):
+                        report_modules.add(alias.asname or alias.name)
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        assigned_here.add(target.id)
+                    else:
+                        problems.append(f"{where} line {node.lineno}: only plain names may be "
+                                        "assigned")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and \
+                    node.func.value.id in report_modules:
+                report_calls += 1
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                    node.id not in defined:
+                problems.append(f"{where} line {node.lineno}: name {node.id!r} is not a "
+                                "parameter, an import or an earlier result")
+        defined |= assigned_here
+    if not saw_parameters:
+        problems.append(f"{name}: no cell tagged 'parameters'")
+    if report_calls != 1:
+        problems.append(f"{name}: must make exactly one call into hydrocalc.report; "
+                        f"makes {report_calls}")
+    return problems
