@@ -58,7 +58,7 @@ import numpy as np
 from hydrocalc.errors import InputError
 from hydrocalc.units import FT2_PER_AC, IN_PER_FT, S_PER_HR
 
-__all__ = ["analyze", "SiteResults", "RESULTS_FORMAT"]
+__all__ = ["analyze", "analyze_many", "SiteResults", "RESULTS_FORMAT"]
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.
 RESULTS_FORMAT = "hydrocalc-site-results/1"
@@ -110,80 +110,121 @@ def _integrate(flow: np.ndarray, dt_hr: float) -> np.ndarray:
     return np.trapezoid(flow, dx=dt_hr * S_PER_HR, axis=-1)
 
 
-def _route_pond(pond, inflow: np.ndarray, time_hr: np.ndarray, dt_hr: float) -> dict:
-    """Route ``inflow`` (m, nt) through ``pond``; arrays (m, nt) of the whole pond (x count)."""
+_NOISE = 1e-12  # relative round-off below which a routed flow is zero
+
+
+class _DeviceFlows(dict):
+    """``{device id: flow (m, nt)}`` interpolated from the routing table on first access."""
+
+    def __init__(self, compute):
+        super().__init__()
+        self._compute = compute
+        self._done = False
+
+    def _fill(self):
+        if not self._done:
+            self._done = True
+            self.update(self._compute())
+
+    def __iter__(self):
+        self._fill()
+        return super().__iter__()
+
+    def __getitem__(self, key):
+        self._fill()
+        return super().__getitem__(key)
+
+    def __len__(self):
+        self._fill()
+        return super().__len__()
+
+    def items(self):
+        self._fill()
+        return super().items()
+
+    def keys(self):
+        self._fill()
+        return super().keys()
+
+    def values(self):
+        self._fill()
+        return super().values()
+
+
+def _pond_arrays(batch, index, pond, count: int) -> dict:
+    """Series of one pond (all storms) from a batch routing, for all ``count`` units.
+
+    Device flows are interpolated in the storage-indication table exactly as
+    :meth:`hydrocalc.routing.BatchRoutingResult.routing_result` does, for all storms at
+    once (lazily: a sweep that never looks at device flows skips them); without that table
+    (another routing version) the public method is used per storm.
+    """
     from hydrocalc import routing
-    from hydrocalc.hydrograph import Hydrograph
 
-    count = pond.count
-    q_in = inflow / count
-    structure = pond.structure()
-    m = q_in.shape[0]
-    batch = getattr(routing, "route_reservoirs", None)
+    out_q = np.ascontiguousarray(batch.outflow_cfs[:, index])  # (m, nt), one unit
+    storage = np.ascontiguousarray(batch.storage_ft3[:, index])
+    stage = batch.stage_ft[:, index]
+    tables = getattr(batch, "_tables", None)
+    interp = getattr(routing, "_interp_ext", None)
+    scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * _NOISE
     results = None
-    if batch is not None:
-        try:
-            hydros = [Hydrograph(time_hr, q_in[i]) for i in range(m)]
-            results = batch(hydros, pond.stage_storage, structure,
-                            initial_stage_ft=pond.initial_stage_ft)
-            if not isinstance(results, list | tuple):
-                results = _unbatch(results, m)
-        except TypeError:
-            results = None
-    if results is None:
-        results = [routing.route_reservoir(Hydrograph(time_hr, q_in[i]), pond.stage_storage,
-                                           structure, initial_stage_ft=pond.initial_stage_ft)
-                   for i in range(m)]
-    out = {
-        "primary_cfs": np.vstack([_field(r, "primary_cfs", "outflow_cfs") for r in results]) * count,
-        "discarded_cfs": np.vstack([_discarded(r, q_in.shape[1]) for r in results]) * count,
-        "stage_ft": np.vstack([np.asarray(r.stage_ft, dtype=float) for r in results]),
-        "storage_ft3": np.vstack([np.asarray(r.storage_ft3, dtype=float) for r in results]) * count,
-        "overtopped": np.array([bool(getattr(r, "overtopped", False)) for r in results]),
-        "mass_balance_error_pct": np.array([float(getattr(r, "mass_balance_error_pct", np.nan))
-                                            for r in results]),
-        "device_cfs": {},
-        "results": results,
+    if tables and interp is not None and hasattr(tables[index], "parts"):
+        table = tables[index]
+        xs = 2.0 * storage / table.dt_s + out_q
+        discarded = np.zeros_like(out_q)
+        for _, kind, qq in table.parts:
+            if kind == "discarded":
+                discarded += interp(xs, table.si, qq)
+
+        def devices():
+            flows = {}
+            for nm, _, qq in table.parts:
+                q = interp(xs, table.si, qq)
+                q[q < scale] = 0.0
+                flows[nm] = q * count
+            return flows
+    else:  # pragma: no cover - fallback for a routing module without batch tables
+        results = [batch.routing_result((i, index)) for i in range(out_q.shape[0])]
+        discarded = np.vstack([r.discarded_cfs for r in results])
+
+        def devices():
+            names = list(results[0].device_flows_cfs)
+            return {n: np.vstack([r.device_flows_cfs[n] for r in results]) * count
+                    for n in names}
+    primary = out_q - discarded
+    primary[primary < scale] = 0.0
+    smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
+    storage[storage < _NOISE * smax] = 0.0
+    return {
+        "primary_cfs": primary * count,
+        "discarded_cfs": discarded * count,
+        "stage_ft": stage,
+        "storage_ft3": storage * count,
+        "device_cfs": _DeviceFlows(devices),
+        "overtopped": np.asarray(batch.overtopped[:, index], dtype=bool),
+        "mass_balance_error_pct": np.asarray(batch.mass_balance_error_pct[:, index], dtype=float),
+        "_batch": batch, "_index": index, "_results": results,
     }
-    names = None
-    for i, r in enumerate(results):
-        flows = _device_flows(r)
-        if names is None:
-            names = list(flows)
-            out["device_cfs"] = {n: np.zeros((m, q_in.shape[1])) for n in names}
-        for n in names:
-            out["device_cfs"][n][i] = np.asarray(flows[n], dtype=float) * count
-    return out
 
 
-def _unbatch(res, m):
-    return [res[i] for i in range(m)]
+def _route_batch(items: list, dt_hr: float) -> list[dict]:
+    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop)."""
+    from hydrocalc import routing
 
-
-def _field(r, *names):
-    for n in names:
-        v = getattr(r, n, None)
-        if v is not None:
-            return np.asarray(v, dtype=float)
-    raise AttributeError(names[0])
-
-
-def _discarded(r, nt):
-    v = getattr(r, "discarded_cfs", None)
-    return np.zeros(nt) if v is None else np.asarray(v, dtype=float)
-
-
-def _device_flows(r) -> dict:
-    for name in ("device_flows_cfs", "device_cfs", "devices_cfs", "device_flows"):
-        v = getattr(r, name, None)
-        if v is not None:
-            return dict(v)
-    return {}
+    q = np.stack([inflow / pond.count for pond, inflow in items], axis=1)  # (m, K, nt)
+    m, k, _ = q.shape
+    h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _ in items], dtype=float), (m, k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", routing.OvertoppingWarning)
+        batch = routing.route_reservoirs(q, dt_hr, [p.stage_storage for p, _ in items],
+                                         [p.structure() for p, _ in items],
+                                         initial_stage_ft=h0)
+    return [_pond_arrays(batch, j, pond, pond.count) for j, (pond, _) in enumerate(items)]
 
 
 @dataclasses.dataclass
 class _ScenarioRun:
-    """Everything computed for one scenario (arrays indexed by storm, node, time)."""
+    """Everything computed for one scenario of one site (arrays by storm, node, time)."""
 
     name: str
     node_ids: tuple[str, ...]
@@ -193,63 +234,154 @@ class _ScenarioRun:
     upstream_area_ac: np.ndarray  # (n_nodes,)
     unrouted: np.ndarray  # (m, n_nodes, nt): sum of upstream subcatchment runoff, no routing
     ponds: dict[str, dict]
-    hydrograph_set: Any
+    time_hr: np.ndarray
 
 
-def _run_scenario(site, sc, hyetos, storm_names, end_hr) -> _ScenarioRun:
+def _pond_levels(sc) -> dict[str, int]:
+    """Level of each pond: 0 without a pond upstream, else 1 + the highest upstream level."""
+    levels: dict[str, int] = {}
+    ups = sc.upstream
+    for nid in sc.order:  # upstream first
+        if sc.nodes[nid].kind == "pond":
+            above = [levels[u] for u in ups[nid] if u != nid and u in levels]
+            levels[nid] = 1 + max(above) if above else 0
+    return levels
+
+
+class _Net:
+    """Arrays of one scenario for all unique variants: (m, U, n_nodes, nt)."""
+
+    def __init__(self, name, scs, flows, m, nt):
+        self.name = name
+        self.scs = scs
+        first = scs[0]
+        self.first = first
+        self.order = first.order
+        self.index = {nid: k for k, nid in enumerate(self.order)}
+        nv, n_nodes = len(scs), len(self.order)
+        self.flows = flows  # (m, U, n_sub, nt)
+        self.outflow = np.zeros((m, nv, n_nodes, nt))
+        self.inflow = np.zeros((m, nv, n_nodes, nt))
+        self.unrouted = np.zeros((m, nv, n_nodes, nt))
+        self.area = np.zeros((nv, n_nodes))
+        self.sub_index = {s.id: j for j, s in enumerate(first.subcatchments)}
+        self.levels = _pond_levels(first)
+        self.ponds: list[dict[str, dict]] = [{} for _ in range(nv)]
+
+    def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
+        """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
+        inflows are now complete. Ponds already routed pass their routed outflow."""
+        self.inflow[:] = 0.0
+        if final:
+            self.unrouted[:] = 0.0
+            self.area[:] = 0.0
+        ready = []
+        for nid in self.order:
+            k = self.index[nid]
+            node = self.first.nodes[nid]
+            if node.kind == "subcatchment":
+                j = self.sub_index[nid]
+                self.outflow[:, :, k] = self.flows[:, :, j]
+                if final:
+                    self.unrouted[:, :, k] = self.flows[:, :, j]
+                    self.area[:, k] += [sc.subcatchments[j].area_ac for sc in self.scs]
+            elif node.kind == "pond":
+                if nid in self.ponds[0]:
+                    for u in range(len(self.scs)):
+                        self.outflow[:, u, k] = self.ponds[u][nid]["primary_cfs"]
+                else:
+                    self.outflow[:, :, k] = 0.0
+                    if self.levels[nid] == level:
+                        ready.append(nid)
+            elif node.kind == "reach":
+                for u, sc in enumerate(self.scs):
+                    self.outflow[:, u, k] = _shift(self.inflow[:, u, k], sc.nodes[nid].lag_hr,
+                                                   dt_hr)
+                    if final:
+                        vin = _integrate(self.inflow[:, u, k], dt_hr)
+                        lost = vin - _integrate(self.outflow[:, u, k], dt_hr)
+                        if np.any(lost > 1e-3 * np.maximum(vin, 1e-9)):
+                            warnings.warn(
+                                f"{self.name}.reach[{nid}]: the lag of "
+                                f"{sc.nodes[nid].lag_hr:g} h pushes {float(lost.max()):.4g} "
+                                "ft3 past the end of the simulation; increase "
+                                "analysis.duration_hr", RuntimeWarning, stacklevel=2)
+            else:  # design point
+                self.outflow[:, :, k] = self.inflow[:, :, k]
+            if node.to is not None:
+                t = self.index[node.to]
+                self.inflow[:, :, t] += self.outflow[:, :, k]
+                if final:
+                    self.unrouted[:, :, t] += self.unrouted[:, :, k]
+                    self.area[:, t] += self.area[:, k]
+        return ready
+
+
+def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_ScenarioRun]]:
+    """Run both scenarios of every site (same topology) with shared batches.
+
+    One :func:`~hydrocalc.hydrograph.runoff_hydrographs` call for every subcatchment of every
+    unique scenario object; one :func:`~hydrocalc.routing.route_reservoirs` call per pond
+    level for every pond of that level in both scenarios and all variants. Identical scenario
+    objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
+    """
     from hydrocalc.hydrograph import runoff_hydrographs
 
-    opt = site.options
-    subs = sc.subcatchments
-    hs = runoff_hydrographs(
-        [s.area_ac for s in subs], [s.cn for s in subs], [s.tc_hr for s in subs], hyetos,
-        dt_hr=opt.dt_hr, prf=opt.prf, ia_ratio=opt.ia_ratio, end_hr=end_hr,
-        names=[s.id for s in subs])
-    time_hr = hs.time_hr
+    opt = sites[0].options
     dt = float(opt.dt_hr)
-    m, nt = len(storm_names), time_hr.size
-    order = sc.order
-    index = {nid: k for k, nid in enumerate(order)}
-    nodes = sc.nodes
-    n_nodes = len(order)
-    outflow = np.zeros((m, n_nodes, nt))
-    inflow = np.zeros((m, n_nodes, nt))
-    unrouted = np.zeros((m, n_nodes, nt))
-    area = np.zeros(n_nodes)
-    sub_index = {s.id: j for j, s in enumerate(subs)}
-    ponds: dict[str, dict] = {}
-    for nid in order:
-        k = index[nid]
-        node = nodes[nid]
-        if node.kind == "subcatchment":
-            j = sub_index[nid]
-            outflow[:, k] = hs.flow_cfs[:, j]
-            inflow[:, k] = 0.0
-            unrouted[:, k] = hs.flow_cfs[:, j]
-            area[k] += node.area_ac
-        elif node.kind == "pond":
-            res = _route_pond(node, inflow[:, k], time_hr, dt)
-            ponds[nid] = res
-            outflow[:, k] = res["primary_cfs"]
-        elif node.kind == "reach":
-            outflow[:, k] = _shift(inflow[:, k], node.lag_hr, dt)
-            lost = _integrate(inflow[:, k], dt) - _integrate(outflow[:, k], dt)
-            vin = _integrate(inflow[:, k], dt)
-            if np.any(lost > 1e-3 * np.maximum(vin, 1e-9)):
-                warnings.warn(
-                    f"{sc.name}.reach[{nid}]: the lag of {node.lag_hr:g} h pushes "
-                    f"{float(lost.max()):.4g} ft3 past the end of the simulation; increase "
-                    "analysis.duration_hr", RuntimeWarning, stacklevel=2)
-        else:  # design point
-            outflow[:, k] = inflow[:, k]
-        if node.to is not None:
-            t = index[node.to]
-            inflow[:, t] += outflow[:, k]
-            unrouted[:, t] += unrouted[:, k]
-            area[t] += area[k]
-    return _ScenarioRun(name=sc.name, node_ids=order, kinds=tuple(nodes[n].kind for n in order),
-                        outflow=outflow, inflow=inflow, upstream_area_ac=area, unrouted=unrouted,
-                        ponds=ponds, hydrograph_set=hs)
+    uniq: dict[str, list] = {}
+    pick: dict[str, list[int]] = {}
+    for name in ("pre", "post"):
+        ids: dict[int, int] = {}
+        scs, where = [], []
+        for site in sites:
+            sc = site.scenarios[name]
+            if id(sc) not in ids:
+                ids[id(sc)] = len(scs)
+                scs.append(sc)
+            where.append(ids[id(sc)])
+        uniq[name], pick[name] = scs, where
+    subs = [s for name in ("pre", "post") for sc in uniq[name] for s in sc.subcatchments]
+    hs = runoff_hydrographs([s.area_ac for s in subs], [s.cn for s in subs],
+                            [s.tc_hr for s in subs], hyetos, dt_hr=dt, prf=opt.prf,
+                            ia_ratio=opt.ia_ratio, end_hr=end_hr,
+                            names=[f"{i}:{s.id}" for i, s in enumerate(subs)])
+    time_hr = hs.time_hr
+    m, nt = len(names), time_hr.size
+    nets = {}
+    start = 0
+    for name in ("pre", "post"):
+        scs = uniq[name]
+        n_sub = len(scs[0].subcatchments)
+        stop = start + n_sub * len(scs)
+        flows = hs.flow_cfs[:, start:stop].reshape(m, len(scs), n_sub, nt)
+        start = stop
+        nets[name] = _Net(name, scs, flows, m, nt)
+    max_level = max([max(n.levels.values(), default=-1) for n in nets.values()])
+    for level in range(max_level + 1):
+        items, keys = [], []
+        for net in nets.values():
+            for nid in net.sweep(dt, level, final=False):
+                k = net.index[nid]
+                for u, sc in enumerate(net.scs):
+                    items.append((sc.nodes[nid], net.inflow[:, u, k].copy()))
+                    keys.append((net, u, nid))
+        if items:
+            for (net, u, nid), res in zip(keys, _route_batch(items, dt), strict=True):
+                net.ponds[u][nid] = res
+    out = {}
+    for name, net in nets.items():
+        net.sweep(dt, None, final=True)
+        runs = [
+            _ScenarioRun(name=name, node_ids=net.order,
+                         kinds=tuple(net.first.nodes[n].kind for n in net.order),
+                         outflow=net.outflow[:, u], inflow=net.inflow[:, u],
+                         upstream_area_ac=net.area[u], unrouted=net.unrouted[:, u],
+                         ponds=net.ponds[u], time_hr=time_hr)
+            for u in range(len(net.scs))
+        ]
+        out[name] = [runs[w] for w in pick[name]]
+    return out
 
 
 def _end_hr(site, storms_duration_hr: float) -> float | None:
@@ -363,7 +495,7 @@ class SiteResults:
         self.storms = tuple(storms)
         self.time_hr = time_hr
         self._runs = runs
-        self._rows = rows
+        self._rows_cache = rows
         self._comparison_rows = comparison_rows
         self._criteria_rows = criteria_rows
         self.criteria_details = criteria_details
@@ -371,6 +503,17 @@ class SiteResults:
         self.end_hr = end_hr
 
     # -- access ------------------------------------------------------------------------
+    @property
+    def _rows(self) -> dict:
+        """Input echo and node/pond/device rows, built on first use (sweeps skip them)."""
+        if self._rows_cache is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rows = _input_rows(self.site)
+                rows.update(_node_rows(self.site, self._runs, self.storms, self.time_hr))
+            self._rows_cache = rows
+        return self._rows_cache
+
     @property
     def scenarios(self) -> tuple[str, ...]:
         return tuple(self._runs)
@@ -447,7 +590,11 @@ class SiteResults:
 
             raise InputError(f"pond must be a pond of scenario {scenario}; got {pond!r}"
                              f"{suggest(str(pond), run.ponds)}")
-        return run.ponds[pond]["results"][self._storm_index(storm)]
+        res = run.ponds[pond]
+        i = self._storm_index(storm)
+        if res.get("_results") is not None:
+            return res["_results"][i]
+        return res["_batch"].routing_result((i, res["_index"]))
 
     def pond_arrays(self, scenario: str, pond: str) -> dict:
         """Arrays (storm, time) of a pond: ``stage_ft``, ``storage_ft3``, ``primary_cfs``,
@@ -455,7 +602,7 @@ class SiteResults:
         run = self._run(scenario)
         if pond not in run.ponds:
             raise InputError(f"pond must be a pond of scenario {scenario}; got {pond!r}")
-        return {k: v for k, v in run.ponds[pond].items() if k != "results"}
+        return {k: v for k, v in run.ponds[pond].items() if not k.startswith("_")}
 
     # -- tables ------------------------------------------------------------------------
     @functools.cached_property
@@ -773,7 +920,7 @@ def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
     ----------
     site : hydrocalc.site.Site
         From :func:`hydrocalc.site.load_site` (or :func:`~hydrocalc.site.parse_site`, or a
-        :func:`dataclasses.replace` variant of one).
+        :func:`dataclasses.replace` / :meth:`~hydrocalc.site.Site.replace_node` variant).
     storms : sequence of str, optional
         Storm names to analyse (default: all). Criteria whose storm is left out are reported
         as not evaluated.
@@ -786,55 +933,139 @@ def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
     ------
     InputError
         If a computation step rejects its input (e.g. a time step that cannot resolve a
-        unit hydrograph); the message names the step.
-    """
-    names = tuple(site.storms.names if storms is None else storms)
-    for n in names:
-        if n not in site.storms.depths_in:
-            from hydrocalc._validate import suggest
+        unit hydrograph).
 
-            raise InputError(f"storm must be one of {', '.join(site.storms.names)}; got {n!r}"
-                             f"{suggest(str(n), site.storms.names)}")
+    Examples
+    --------
+    >>> from hydrocalc.site import load_site          # doctest: +SKIP
+    >>> res = analyze(load_site("examples/pelham/site.toml"))   # doctest: +SKIP
+    >>> res.comparison[["design_point", "storm", "pre_peak_cfs", "post_peak_cfs"]]  # doctest: +SKIP
+    """
+    return analyze_many([site], storms=storms)[0]
+
+
+def _group_key(site, names) -> tuple:
+    st = site.storms
+    opt = site.options
+    topo = tuple(
+        (name, tuple((nid, sc.nodes[nid].kind, sc.nodes[nid].to) for nid in sc.order))
+        for name, sc in sorted(site.scenarios.items()))
+    return (tuple((n, float(st.depths_in[n])) for n in names), st.distribution,
+            float(st.rain_dt_hr), float(st.duration_hr), float(opt.dt_hr), float(opt.prf),
+            float(opt.ia_ratio), topo)
+
+
+def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
+                 errors: str = "raise") -> list:
+    """Analyse many sites (e.g. the variants of a parameter sweep) with shared array work.
+
+    Sites with the same storms, options and network topology (node ids, kinds and links) are
+    computed together: one batch of runoff hydrographs for all their subcatchments, one batch
+    routing per pond id across all variants and storms, and scenario objects shared between
+    variants (``dataclasses.replace`` keeps unchanged scenarios identical) computed once.
+    Results equal those of :func:`analyze` on each site.
+
+    Parameters
+    ----------
+    sites : sequence of hydrocalc.site.Site
+    storms : sequence of str, optional
+        Storm names to analyse (default: all of each site).
+    errors : {"raise", "collect"}, default "raise"
+        "collect" puts the exception in place of the results of a failing group of sites
+        instead of raising.
+
+    Returns
+    -------
+    list of SiteResults (or exceptions, with ``errors="collect"``), in the order of ``sites``.
+
+    Notes
+    -----
+    Memory is about 3 x storms x variants x nodes x time steps x 8 bytes per group; analyse
+    very large sweeps in chunks of a few hundred variants.
+    """
+    if errors not in ("raise", "collect"):
+        raise InputError(f"errors must be 'raise' or 'collect'; got {errors!r}")
+    groups: dict[tuple, list[int]] = {}
+    name_lists = []
+    for idx, site in enumerate(sites):
+        names = tuple(site.storms.names if storms is None else storms)
+        for n in names:
+            if n not in site.storms.depths_in:
+                from hydrocalc._validate import suggest
+
+                raise InputError(f"storm must be one of {', '.join(site.storms.names)}; got "
+                                 f"{n!r}{suggest(str(n), site.storms.names)}")
+        name_lists.append(names)
+        groups.setdefault(_group_key(site, names), []).append(idx)
+    out: list = [None] * len(sites)
+    for members in groups.values():
+        group_sites = [sites[i] for i in members]
+        try:
+            results = _analyze_group(group_sites, name_lists[members[0]])
+        except Exception as exc:  # noqa: BLE001 - collected on request, re-raised otherwise
+            if errors == "raise":
+                raise
+            results = [exc] * len(members)
+        for i, r in zip(members, results, strict=True):
+            out[i] = r
+    return out
+
+
+def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        hyetos = _storms(site, names)
-        end_hr = _end_hr(site, float(site.storms.duration_hr))
-        runs = {}
-        for name in ("pre", "post"):
-            runs[name] = _run_scenario(site, site.scenarios[name], hyetos, names, end_hr)
-        time_hr = runs["pre"].hydrograph_set.time_hr
-        rows = _input_rows(site)
-        rows.update(_node_rows(site, runs, names, time_hr))
-        comparison = _comparison_rows(site, runs, names)
-        crit_rows, details, notes = _criteria(site, runs, names, time_hr)
-        _check_drained(site, runs, names)
-    messages: list[str] = list(site.notes)
-    for w in caught:
-        messages.append(f"{w.category.__name__}: {w.message}")
-    messages += notes
-    seen, unique = set(), []
-    for msg in messages:
-        if msg not in seen:
-            seen.add(msg)
-            unique.append(msg)
-    return SiteResults(site, names, time_hr, runs, rows, comparison, crit_rows, details,
-                       unique, end_hr)
+        hyetos = _storms(sites[0], names)
+        end_hr = max(_end_hr(s, float(s.storms.duration_hr)) for s in sites)
+        per_scenario = _run_all(sites, hyetos, names, end_hr)
+    shared = [f"{w.category.__name__}: {w.message}" for w in caught]
+    out = []
+    for v, site in enumerate(sites):
+        runs = {name: per_scenario[name][v] for name in ("pre", "post")}
+        time_hr = runs["pre"].time_hr
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            comparison = _comparison_rows(site, runs, names)
+            crit_rows, details, notes = _criteria(site, runs, names, time_hr)
+            _check_ponds(site, runs, names, time_hr)
+        messages: list[str] = list(site.notes) + shared
+        messages += [f"{w.category.__name__}: {w.message}" for w in caught]
+        messages += notes
+        seen, unique = set(), []
+        for msg in messages:
+            if msg not in seen:
+                seen.add(msg)
+                unique.append(msg)
+        out.append(SiteResults(site, names, time_hr, runs, None, comparison, crit_rows,
+                               details, unique, end_hr))
+    return out
 
 
-def _check_drained(site, runs, names) -> None:
+def _check_ponds(site, runs, names, time_hr) -> None:
     for name, run in runs.items():
         for pid, res in run.ponds.items():
+            pond = site.scenarios[name].nodes[pid]
             st = res["storage_ft3"]
             peak = st.max(axis=1)
-            end = st[:, -1]
+            inv = pond.surface_outlet_invert_ft
+            # water below the lowest outlet leaves only by exfiltration: no later outflow
+            below = _storage_at(pond, inv) if math.isfinite(inv) else _max_storage(pond)
+            end = np.clip(st[:, -1] - below, 0.0, None)
+            top = _top(pond)
             for i, storm in enumerate(names):
+                if res["overtopped"][i]:
+                    warnings.warn(
+                        f"{name}.pond[{pid}] overtops in the {storm} storm: peak stage "
+                        f"{float(res['stage_ft'][i].max()):.4g} ft exceeds the top of the "
+                        f"storage ({top:.4g} ft); results above the top assume vertical walls "
+                        "and no flow over the top. Enlarge the pond or its outlets",
+                        RuntimeWarning, stacklevel=2)
                 if peak[i] > 0 and end[i] > 0.05 * peak[i] and end[i] > 1.0:
                     warnings.warn(
-                        f"{name}.pond[{pid}] still stores {end[i]:.4g} ft3 "
-                        f"({100 * end[i] / peak[i]:.0f} % of its peak) at the end of the "
-                        f"{storm} simulation ({run.hydrograph_set.time_hr[-1]:g} h); volumes "
-                        "leaving it later are not in the results. Increase "
-                        "analysis.duration_hr to see them", RuntimeWarning, stacklevel=2)
+                        f"{name}.pond[{pid}] still stores {end[i]:.4g} ft3 above its lowest "
+                        f"outlet ({100 * end[i] / peak[i]:.0f} % of its peak) at the end of the "
+                        f"{storm} simulation ({time_hr[-1]:g} h); volumes leaving it later "
+                        "are not in the results. Increase analysis.duration_hr to see them",
+                        RuntimeWarning, stacklevel=2)
 
 
 def _node_rows(site, runs, names, time_hr) -> dict:
@@ -901,7 +1132,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
 
 def _comparison_rows(site, runs, names) -> list[dict]:
     dt = site.options.dt_hr
-    time_hr = runs["pre"].hydrograph_set.time_hr
+    time_hr = runs["pre"].time_hr
     out = []
     for dp in site.design_point_ids:
         kp = runs["pre"].node_ids.index(dp)
@@ -959,7 +1190,7 @@ def _criteria(site, runs, names, time_hr):
     rows, details, notes = [], {}, []
     if cs.standard == "none":
         return rows, details, notes
-    table = {r["key"]: r for r in ny.criteria_table().to_dict(orient="records")}
+    table = {k: ny.criteria_info(k) for k in ("wqv", "rrv", "cpv", "qp", "qf")}
     post = site.post
     pre = site.pre
     p_in = site.storms.wqv_precip_in
@@ -989,16 +1220,18 @@ def _criteria(site, runs, names, time_hr):
     wqv_prov = cs.wqv_provided_acft * FT2_PER_AC
     for p in post.ponds:
         cap = pond_capture_ft3(p)
-        contrib = pond_wqv_ft3(p)
-        treated = min(cap, contrib)
-        wqv_prov += treated
-        wqv_parts.append(f"{p.id}: min(capture {_fmt(cap, 'ft3')}, contributing WQv "
-                         f"{_fmt(contrib, 'ft3')}) = {_fmt(treated, 'ft3')}")
+        if cap <= 0:
+            continue
+        wqv_prov += cap
+        wqv_parts.append(f"{p.id}: storage below its lowest outlet {_fmt(cap, 'ft3')}")
         if p.rrv_credit_pct:
-            credit = treated * p.rrv_credit_pct / 100.0
+            contrib = pond_wqv_ft3(p)
+            reduced = min(cap, contrib)
+            credit = reduced * p.rrv_credit_pct / 100.0
             rrv_prov += credit
-            rrv_parts.append(f"{p.id}: {_fmt(treated, 'ft3')} x {p.rrv_credit_pct:g} % = "
-                             f"{_fmt(credit, 'ft3')}")
+            rrv_parts.append(f"{p.id}: min(storage below its lowest outlet {_fmt(cap, 'ft3')}, "
+                             f"WQv of its drainage area {_fmt(contrib, 'ft3')}) x "
+                             f"{p.rrv_credit_pct:g} % = {_fmt(credit, 'ft3')}")
     if cs.rrv_provided_acft:
         rrv_parts.append(f"other practices: {_fmt(cs.rrv_provided_acft, 'acre-ft')} "
                          f"({cs.rrv_provided_note})")
@@ -1125,7 +1358,7 @@ def _criteria(site, runs, names, time_hr):
     return rows, details, notes
 
 
-def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt):
+def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt):  # noqa: PLR0913
     from hydrocalc.criteria import ny
 
     cs = site.criteria

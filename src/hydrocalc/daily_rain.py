@@ -52,7 +52,7 @@ import pandas as pd
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import InputError
 
-__all__ = ["DailyRainfall", "read_daily_rainfall", "MAX_DAILY_PRECIP_IN"]
+__all__ = ["DailyRainfall", "read_daily_rainfall", "rainfall_for_plan", "MAX_DAILY_PRECIP_IN"]
 
 #: Sanity bound for a daily depth [in]; the US record 24-h rainfall is about 43 in.
 MAX_DAILY_PRECIP_IN = 50.0
@@ -391,8 +391,8 @@ def read_daily_rainfall(
     if too_big.size:
         i = int(too_big[0])
         raise InputError(
-            f"rainfall file {name} line {lines[i]}: PRCP must be <= {fmt_value(MAX_DAILY_PRECIP_IN)}"
-            f" in per day; got {values[i]} {file_units} on {dates[i].isoformat()}. If the file "
+            f"rainfall file {name} line {lines[i]}: PRCP must be <= "
+            f"{fmt_value(MAX_DAILY_PRECIP_IN)} in per day; got {values[i]} {file_units} on {dates[i].isoformat()}. If the file "
             "is in millimetres pass units='mm'."
         )
 
@@ -427,3 +427,35 @@ def read_daily_rainfall(
         trace_days=trace,
         notes=tuple(notes),
     )
+
+
+def rainfall_for_plan(
+    plan,
+    path: str | pathlib.Path | None = None,
+    *,
+    station: str | None = None,
+    units: str | None = None,
+    shift_years: int | None = None,
+) -> DailyRainfall:
+    """Read the daily record of a :class:`hydrocalc.project.ConstructionPlan`.
+
+    Arguments override the plan's ``rainfall_file``, ``rainfall_station``,
+    ``rainfall_units`` and ``rainfall_shift_years``.
+
+    Raises
+    ------
+    InputError
+        No file given here or in the plan.
+    """
+    src = path if path is not None else getattr(plan, "rainfall_file", None)
+    if src is None:
+        raise InputError(
+            "rainfall file must be given (--rain FILE or construction.rainfall_file); got none"
+        )
+    rec = read_daily_rainfall(
+        src,
+        station=station if station is not None else getattr(plan, "rainfall_station", None),
+        units=units if units is not None else getattr(plan, "rainfall_units", "auto"),
+    )
+    shift = shift_years if shift_years is not None else getattr(plan, "rainfall_shift_years", 0)
+    return rec.shift_years(int(shift or 0))

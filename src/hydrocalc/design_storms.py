@@ -274,13 +274,16 @@ class DepthFrequencyTable:
 
     def _row(self, duration) -> str:
         if isinstance(duration, str):
-            key = _duration_key(duration)
-            if key not in self.depth_in.index:
+            key, hours = parse_duration(duration)
+            if key in self.depth_in.index:
+                return key
+            match = np.flatnonzero(np.isclose(self.duration_hr, hours, rtol=1e-6))
+            if match.size == 0:  # "1-hr" finds "60-min"; anything else is an error
                 raise InputError(
                     f"duration {duration!r} is not in this table{suggest(key, self.durations)}"
                     f" Available: {', '.join(self.durations)}"
                 )
-            return key
+            return self.depth_in.index[int(match[0])]
         hours = float(duration)
         match = np.flatnonzero(np.isclose(self.duration_hr, hours, rtol=1e-6))
         if match.size == 0:

@@ -492,6 +492,24 @@ def _storm_list(storms) -> list:
     return items
 
 
+def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.ndarray):
+    """TR-55 Eq. 2-3 on a (subcatchment x time) grid, in place and without re-validation.
+
+    ``Q = (P - Ia)^2 / (P - Ia + S)`` for ``P > Ia``, else 0, for cumulative rainfall
+    ``precip_in`` (K,) and per-row ``s_in``, ``ia_in`` (n,). The batch path's hot loop: it is
+    :func:`hydrocalc.runoff.runoff_depth` (the validated public equation, which the tests hold
+    it equal to) written with two temporaries instead of six.
+    """
+    x = precip_in[None, :] - ia_in[:, None]
+    np.maximum(x, 0.0, out=x)
+    denominator = x + s_in[:, None]
+    x *= x
+    with np.errstate(invalid="ignore"):
+        # CN = 100 (S = 0) before any rain: 0 / 0; Eq. 2-3 gives Q = 0 there.
+        np.divide(x, denominator, out=x, where=denominator > 0.0)
+    return x
+
+
 def runoff_hydrographs(
     area_ac: npt.ArrayLike,
     cn: npt.ArrayLike,
@@ -582,7 +600,6 @@ def runoff_hydrographs(
     """
     from scipy import fft
 
-    from hydrocalc.runoff import runoff_depth
     from hydrocalc.unit_hydrograph import effective_tc_hr, unit_hydrograph_ordinates
 
     area, cn_, tc = _subcatchment_arrays(area_ac, cn, tc_hr)
@@ -632,20 +649,28 @@ def runoff_hydrographs(
     nfft = fft.next_fast_len(k_max + n_uh, real=True)
     u_f = fft.rfft(u, nfft, axis=1)
 
+    s_in = 1000.0 / cn_ - 10.0  # TR-55 Eq. 2-4
+    ia_in = ratio * s_in  # TR-55 Eq. 2-2 with lambda = ia_ratio
     m = len(storm_list)
+    # np.zeros maps zeroed pages lazily: the untouched tail of the time base costs nothing.
     flow = np.zeros((m, n, nt))
     runoff = np.empty((m, n))
+    excess = np.zeros((n, nfft))  # zero-padded work buffer, reused for every storm
     for i, p in enumerate(grids):  # loop over storms only; subcatchments are vectorized
-        q_cum = runoff_depth(p[None, :], cn_[:, None], ia_ratio=ratio)  # TR-55 Eq. 2-3
+        q_cum = _cumulative_runoff_in(p, s_in, ia_in)  # TR-55 Eq. 2-3, (n, K+1)
         runoff[i] = q_cum[:, -1]
-        excess = np.diff(q_cum, axis=1, prepend=0.0)  # excess of step (t_{k-1}, t_k]
-        conv = fft.irfft(fft.rfft(excess, nfft, axis=1) * u_f, nfft, axis=1)
+        # excess of step (t_{k-1}, t_k] at column k; column 0 (time 0) and the padding are 0
+        excess[:, p.size:] = 0.0
+        np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=excess[:, 1 : p.size])
+        spectrum = fft.rfft(excess, axis=1)
+        spectrum *= u_f
+        conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)
         # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier.
         length = p.size + n_uh - 2
-        flow[i, :, :length] = conv[:, 1 : 1 + length]
-    # FFT round-off: tiny negative or positive residue where the flow is exactly 0.
-    peak = flow.max(axis=2, keepdims=True)
-    flow[flow < 1e-12 * peak] = 0.0
+        block = conv[:, 1 : 1 + length]
+        # FFT round-off leaves +-1e-16-relative residue where the flow is exactly 0.
+        block[block < 1e-12 * block.max(axis=1, keepdims=True)] = 0.0
+        flow[i, :, :length] = block
 
     return HydrographSet(
         time_hr=dt * np.arange(nt),

@@ -184,6 +184,7 @@ class ConstructionPlan:
     rainfall_file: pathlib.Path | None = None
     rainfall_station: str | None = None
     rainfall_units: str = "auto"
+    rainfall_shift_years: int = 0
     rainfall_type: str | None = None
     inspection_threshold_in: float | None = None
     inspection_interval_days: int | None = None
@@ -247,6 +248,7 @@ _CONSTRUCTION_KEYS = (
     "rainfall_file",
     "rainfall_station",
     "rainfall_units",
+    "rainfall_shift_years",
     "rainfall_type",
     "inspection_threshold_in",
     "inspection_interval_days",
@@ -691,8 +693,9 @@ def parse_construction(
     ...     "start_date": datetime.date(2027, 4, 1), "end_date": datetime.date(2027, 10, 29)})
     >>> problems, plan.duration_days
     ([], 212)
-    >>> parse_construction({"start_date": datetime.date(2027, 4, 1)})[1]
-    ['site.toml: construction.end_date is required; got nothing. Add it as a TOML date, e.g. 2027-04-01.']
+    >>> _, problems = parse_construction({"start_date": datetime.date(2027, 4, 1)})
+    >>> print(problems[0])  # doctest: +ELLIPSIS
+    site.toml: construction.end_date is required; got nothing. Add it as a TOML date, e.g. ...
     """
     col = _Collector(where)
     prefix = "construction"
@@ -733,18 +736,30 @@ def parse_construction(
                 f"must be one of auto, in, mm; got {units!r}",
             )
             units = "auto"
+    shift = 0
+    if "rainfall_shift_years" in mapping:
+        raw_sh = mapping["rainfall_shift_years"]
+        if isinstance(raw_sh, bool) or not isinstance(raw_sh, int):
+            col.add(
+                f"{prefix}.rainfall_shift_years",
+                f"must be a whole number of years; got {raw_sh!r}",
+            )
+        else:
+            shift = raw_sh
     rtype = None
     if "rainfall_type" in mapping:
-        rtype = mapping["rainfall_type"]
-        if not isinstance(rtype, str) or rtype.upper() not in RAINFALL_TYPES:
+        raw_t = mapping["rainfall_type"]
+        key = str(raw_t).strip().upper()
+        for token in ("TYPE", "_", " ", "-"):
+            key = key.replace(token, "")
+        if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
             col.add(
                 f"{prefix}.rainfall_type",
                 f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
-                f"got {rtype!r}",
+                f"got {raw_t!r}",
             )
-            rtype = None
         else:
-            rtype = rtype.upper()
+            rtype = key
     threshold = col.number(
         mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
     )
@@ -770,7 +785,8 @@ def parse_construction(
     milestones: list[Milestone] = []
     raw_ms = mapping.get("milestone", [])
     if not isinstance(raw_ms, list):
-        col.add(f"{prefix}.milestone", f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
+        col.add(f"{prefix}.milestone",
+                f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
         raw_ms = []
     if municipality is not None:
         valid_ms = _profile_keys(municipality, "milestone")
@@ -803,7 +819,8 @@ def parse_construction(
     traps: list[TrapPlan] = []
     raw_traps = mapping.get("trap", [])
     if not isinstance(raw_traps, list):
-        col.add(f"{prefix}.trap", f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
+        col.add(f"{prefix}.trap",
+                f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
         raw_traps = []
     seen: set[str] = set()
     for i, entry in enumerate(raw_traps):
@@ -823,6 +840,7 @@ def parse_construction(
             rainfall_file=rain,
             rainfall_station=station,
             rainfall_units=units,
+            rainfall_shift_years=shift,
             rainfall_type=rtype,
             inspection_threshold_in=threshold,
             inspection_interval_days=interval,

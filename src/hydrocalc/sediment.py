@@ -5,8 +5,6 @@ Layer 1 (equations, vectorized):
 - :func:`trapezoidal_basin_volume`, :func:`trapezoidal_basin_area`,
   :func:`trapezoidal_basin_stage` -- a rectangular-bottom basin with uniform side slopes
   (prismoidal formula, exact for this solid);
-- :func:`frustum_storage` -- cumulative storage of a stage-area table (conic / frustum
-  formula between rows);
 - :func:`ls_factor` -- Wischmeier & Smith (1978) topographic factor;
 - :func:`musle_yield_t` (metric) and :func:`musle_yield_tons` (US customary) -- Williams
   (1975) MUSLE sediment yield of one runoff event;
@@ -21,8 +19,8 @@ geometry and MUSLE inputs: required vs provided storage and the cleanout mark) a
 Cleanout rule. Shelter Island § 110-39B and Pelham ch. 83 (maintenance during construction)
 require sediment removal "whenever their design capacity has been reduced by 50%". The
 *design capacity* is taken as the storage the trap's geometry provides up to ``depth_ft``
-(or the top of the stage-area table); without geometry, the required storage of the
-criteria. The cleanout mark is the stage at which the accumulated sediment (filling from the
+(or the top of the stage-area table), from :class:`hydrocalc.routing.StageStorage`; without
+geometry, the required storage of the criteria. The cleanout mark is the stage at which the accumulated sediment (filling from the
 bottom) occupies ``cleanout_frac`` of that capacity.
 
 Symbols
@@ -89,7 +87,6 @@ __all__ = [
     "trapezoidal_basin_volume",
     "trapezoidal_basin_area",
     "trapezoidal_basin_stage",
-    "frustum_storage",
     "ls_factor",
     "musle_yield_t",
     "musle_yield_tons",
@@ -105,6 +102,8 @@ __all__ = [
     "TrapCheck",
     "CleanoutSchedule",
     "cleanout_schedule",
+    "plan_traps",
+    "plan_cleanout_schedules",
 ]
 
 FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
@@ -241,46 +240,6 @@ def _geometry(length, width, z):
     width = float(as_float_array(width, "bottom_width_ft", lower=0.0, lower_inclusive=False))
     z = float(as_float_array(z, "side_slope_h_per_v", lower=0.0))
     return length, width, z
-
-
-def frustum_storage(stage_ft: npt.ArrayLike, area_ft2: npt.ArrayLike) -> np.ndarray:
-    r"""Cumulative storage of a stage-area table by the frustum (conic) formula.
-
-    Between rows :math:`\Delta V = \Delta h\,(A_1 + A_2 + \sqrt{A_1 A_2})/3` (volume of a
-    frustum of a pyramid with similar end faces); the first row holds zero storage.
-
-    Parameters
-    ----------
-    stage_ft : array_like
-        Strictly increasing stages. [ft]
-    area_ft2 : array_like
-        Surface areas at those stages, >= 0. [ft2]
-
-    Returns
-    -------
-    storage_ft3 : ndarray
-        Storage below each stage. [ft3]
-
-    Examples
-    --------
-    >>> frustum_storage([0.0, 1.0], [100.0, 400.0]).tolist()   # (100 + 400 + 200) / 3
-    [0.0, 233.33333333333334]
-    """
-    h = as_float_array(stage_ft, "stage_ft")
-    a = as_float_array(area_ft2, "area_ft2", lower=0.0)
-    if h.ndim != 1 or h.size < 2 or h.shape != a.shape:
-        raise InputError(
-            f"stage_ft and area_ft2 must be 1-D of equal length >= 2; got {h.size} and {a.size}"
-        )
-    dh = np.diff(h)
-    if np.any(dh <= 0):
-        i = int(np.flatnonzero(dh <= 0)[0]) + 1
-        raise InputError(
-            f"stage_ft must be strictly increasing; got {fmt_value(h[i])} after "
-            f"{fmt_value(h[i - 1])} at index {i}"
-        )
-    dv = dh * (a[:-1] + a[1:] + np.sqrt(a[:-1] * a[1:])) / 3.0
-    return np.concatenate([[0.0], np.cumsum(dv)])
 
 
 # ----------------------------------------------------------------------------------------
@@ -821,44 +780,34 @@ class SedimentTrap:
             return "stage_area"
         return None
 
-    def _table(self):
-        h = np.asarray(self.stage_ft, dtype=float) - float(self.stage_ft[0])
-        return h, frustum_storage(h, self.area_ft2)
+    @property
+    def stage_storage(self):
+        """The trap's :class:`hydrocalc.routing.StageStorage` (stage 0 = trap bottom).
+
+        A trapezoidal trap uses ``StageStorage.basin`` (exact prismoid); a stage-area table
+        uses ``StageStorage.from_areas(..., method="conic")`` (frustum formula between rows),
+        with stages shifted so the first row is 0.
+        """
+        from hydrocalc.routing import StageStorage
+
+        if self.geometry == "trapezoidal":
+            return StageStorage.basin(self.bottom_length_ft, self.bottom_width_ft,
+                                      self.depth_ft, side_slope_h_per_v=self.side_slope_h_per_v,
+                                      name=self.id)
+        if self.geometry == "stage_area":
+            h = np.asarray(self.stage_ft, dtype=float)
+            return StageStorage.from_areas(h - h[0], self.area_ft2, method="conic",
+                                           name=self.id)
+        raise InputError(f"trap {self.id}: geometry must be given for a stage-storage "
+                         "relation; got none")
 
     def storage_ft3(self, stage_ft) -> FloatOrArray:
         """Storage below a stage measured from the trap bottom. [ft3]"""
-        if self.geometry == "trapezoidal":
-            return trapezoidal_basin_volume(stage_ft, self.bottom_length_ft,
-                                            self.bottom_width_ft, self.side_slope_h_per_v)
-        if self.geometry == "stage_area":
-            h, v = self._table()
-            s = as_float_array(stage_ft, "stage_ft", lower=0.0, upper=h[-1])
-            # exact frustum volume inside a row interval (areas vary quadratically with h)
-            i = np.clip(np.searchsorted(h, s, side="right") - 1, 0, h.size - 2)
-            a1, a2 = np.asarray(self.area_ft2)[i], np.asarray(self.area_ft2)[i + 1]
-            t = (s - h[i]) / (h[i + 1] - h[i])
-            r1, r2 = np.sqrt(a1), np.sqrt(a2)
-            r = r1 + t * (r2 - r1)
-            ax = r**2
-            return like(v[i] + (s - h[i]) * (a1 + ax + r1 * r) / 3.0, stage_ft)
-        raise InputError(f"trap {self.id}: geometry must be given to compute storage; got none")
+        return self.stage_storage.storage_ft3(stage_ft)
 
     def stage_at_storage_ft(self, storage_ft3) -> FloatOrArray:
         """Stage (from the bottom) holding ``storage_ft3``. [ft]"""
-        if self.geometry == "trapezoidal":
-            return trapezoidal_basin_stage(storage_ft3, self.bottom_length_ft,
-                                           self.bottom_width_ft, self.side_slope_h_per_v)
-        if self.geometry == "stage_area":
-            h, v = self._table()
-            vv = as_float_array(storage_ft3, "storage_ft3", lower=0.0, upper=v[-1])
-            lo, hi = np.zeros_like(vv) + 0.0, np.zeros_like(vv) + h[-1]
-            for _ in range(60):  # bisection on the exact frustum storage
-                mid = 0.5 * (lo + hi)
-                below = np.asarray(self.storage_ft3(mid)) < vv
-                lo = np.where(below, mid, lo)
-                hi = np.where(below, hi, mid)
-            return like(0.5 * (lo + hi), storage_ft3)
-        raise InputError(f"trap {self.id}: geometry must be given to compute a stage; got none")
+        return self.stage_storage.stage_ft(storage_ft3)
 
     @property
     def top_stage_ft(self) -> float | None:
@@ -1031,7 +980,7 @@ class CleanoutSchedule:
         ax2 = ax.twinx()
         ax2.bar(d.index, d["precip_in"], color="tab:blue", alpha=0.3, width=1.0)
         ax2.set_ylabel("daily rainfall [in]")
-        ax2.invert_yaxis()
+        ax2.set_ylim(max(float(d["precip_in"].max()), 0.1) * 3.0, 0.0)  # bars in the top third
         ax.legend(loc="upper left", fontsize=8)
         fig.autofmt_xdate()
         fig.tight_layout()
@@ -1156,3 +1105,41 @@ def cleanout_schedule(
         rainfall_type=rainfall_type,
         warnings=tuple(notes),
     )
+
+
+def plan_traps(plan) -> list[SedimentTrap]:
+    """The traps of a :class:`hydrocalc.project.ConstructionPlan` as :class:`SedimentTrap`."""
+    return [SedimentTrap.from_plan(t) for t in getattr(plan, "traps", ())]
+
+
+def plan_cleanout_schedules(
+    plan,
+    precip_in: pd.Series,
+    *,
+    cleanout_frac: float = 0.5,
+    rainfall_type: str | None = None,
+) -> list[CleanoutSchedule]:
+    """Cleanout schedules of every trap of a plan that has MUSLE inputs.
+
+    ``precip_in`` must cover ``plan.start_date..plan.end_date``; ``rainfall_type`` defaults
+    to ``plan.rainfall_type`` and is required (the TR-55 distribution of the daily peaks).
+    """
+    rtype = rainfall_type or getattr(plan, "rainfall_type", None)
+    if rtype is None:
+        raise InputError(
+            "rainfall_type must be given for the daily peak discharges (construction."
+            "rainfall_type = \"II\" or \"III\", TR-55 distribution); got nothing"
+        )
+    s, e = pd.Timestamp(plan.start_date), pd.Timestamp(plan.end_date)
+    if precip_in.index[0] > s or precip_in.index[-1] < e:
+        raise InputError(
+            f"rainfall record must cover the construction period {plan.start_date}.."
+            f"{plan.end_date}; got {precip_in.index[0].date()}..{precip_in.index[-1].date()}. "
+            "Shift a historical year with rainfall_shift_years."
+        )
+    window = precip_in.loc[s:e]
+    return [
+        cleanout_schedule(t, window, rainfall_type=rtype, cleanout_frac=cleanout_frac)
+        for t in plan_traps(plan)
+        if t.k_factor is not None
+    ]

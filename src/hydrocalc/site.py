@@ -830,40 +830,20 @@ def _build_storage(kind: str, spec: Mapping):
 
     ss = routing.StageStorage
     if kind == "stage_area":
-        return ss.from_areas(spec["stage_ft"], spec["area_ft2"], method=spec.get("method", "conic"))
-    if kind == "stage_storage":
-        return ss.from_volumes(spec["stage_ft"], spec["storage_ft3"])
-    if kind == "basin":
-        return _basin_storage(spec)
-    if kind == "drywell":
-        return _drywell_storage(spec)
-    raise AssertionError(kind)
-
-
-def _basin_storage(spec: Mapping):
-    from hydrocalc import routing
-
-    ss = routing.StageStorage
-    kwargs = dict(spec)
-    kwargs.pop("type", None)
-    for name in ("basin", "trapezoidal_basin", "rectangular_basin", "from_basin"):
-        fn = getattr(ss, name, None)
-        if fn is not None:
-            return fn(**kwargs)
-    raise InputError("hydrocalc.routing.StageStorage has no basin constructor")
-
-
-def _drywell_storage(spec: Mapping):
-    from hydrocalc import routing
-
-    ss = routing.StageStorage
-    kwargs = dict(spec)
-    kwargs.pop("type", None)
-    for name in ("drywell", "leaching_pool", "from_drywell"):
-        fn = getattr(ss, name, None)
-        if fn is not None:
-            return fn(**kwargs)
-    raise InputError("hydrocalc.routing.StageStorage has no drywell constructor")
+        obj = ss.from_areas(spec["stage_ft"], spec["area_ft2"], method=spec.get("method", "conic"))
+    elif kind == "stage_storage":
+        obj = ss.from_volumes(spec["stage_ft"], spec["storage_ft3"])
+    elif kind == "basin":
+        obj = ss.basin(spec["bottom_length_ft"], spec["bottom_width_ft"], spec["depth_ft"],
+                       **{k: spec[k] for k in ("side_slope_h_per_v", "porosity_frac") if k in spec})
+    else:
+        obj = ss.drywell(spec["diameter_ft"], spec["depth_ft"],
+                         **{k: spec[k] for k in ("stone_porosity_frac", "stone_width_ft",
+                                                 "stone_depth_below_ft", "wall_thickness_ft")
+                            if k in spec})
+    if spec.get("bottom_ft"):
+        obj = obj.raised(spec["bottom_ft"])
+    return obj
 
 
 def _combine_storage(parts: list):
@@ -930,48 +910,18 @@ _STORMS_KEYS = ("file", "distribution", "depths_in", "use", "wqv_precip_in", "wq
 
 
 def _load_storm_file(path: pathlib.Path) -> dict:
-    """Read a ``design_storms/*.toml`` file into ``{distribution, depths_in, source, warnings}``."""
-    try:
-        from hydrocalc import design_storms as ds
-    except ImportError:
-        ds = None
-    loader = None
-    if ds is not None:
-        for name in ("load_design_storms", "load_depths", "read_design_storms", "load"):
-            loader = getattr(ds, name, None)
-            if loader is not None:
-                break
-    if loader is not None:
-        obj = loader(path)
-        return _storm_file_dict(obj)
-    with open(path, "rb") as fh:
-        doc = tomllib.load(fh)
-    return _storm_file_dict(doc)
+    """Read a ``design_storms/*.toml`` depth file into ``{depths_in, source, warnings}``.
 
+    Uses :func:`hydrocalc.design_storms.load_depth_file`; the 24-hour depths become the
+    storms ``"<T>yr"``. The file's warning (e.g. illustrative depths) is kept for reports.
+    """
+    from hydrocalc.design_storms import load_depth_file
 
-def _storm_file_dict(obj) -> dict:
-    get = (lambda k, d=None: obj.get(k, d)) if isinstance(obj, Mapping) else \
-        (lambda k, d=None: getattr(obj, k, d))
-    depths = get("depths_in") or {}
-    if not isinstance(depths, Mapping):
-        depths = dict(depths)
-    warnings = []
-    for key in ("warning", "warnings"):
-        w = get(key)
-        if isinstance(w, str) and w.strip():
-            warnings.append(w.strip())
-        elif isinstance(w, list | tuple):
-            warnings.extend(str(x) for x in w if str(x).strip())
-    if get("illustrative") is True and not warnings:
-        warnings.append("design-storm depths are illustrative: replace with NOAA Atlas 14 / NRCC "
-                        "values for the site")
-    return {
-        "distribution": get("distribution"),
-        "depths_in": {str(k): v for k, v in depths.items()},
-        "source": get("source") or "",
-        "duration_hr": get("duration_hr"),
-        "warnings": warnings,
-    }
+    table = load_depth_file(path, warn=False)
+    depths = table.storm_depths_in("24-hr")
+    warnings = [f"{path.name}: {table.warning}"] if table.warning else []
+    return {"distribution": None, "depths_in": depths, "source": table.source,
+            "duration_hr": None, "warnings": warnings}
 
 
 def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
@@ -1229,12 +1179,12 @@ _SEG_KEYS = {
 _POND_KEYS = ("id", "to", "description", "storage", "outlet", "barrel", "initial_stage_ft",
               "count", "rrv_credit_pct")
 _STORAGE_KEYS = {
-    "stage_area": ("type", "stage_ft", "area_ft2", "csv", "method"),
-    "stage_storage": ("type", "stage_ft", "storage_ft3", "csv"),
+    "stage_area": ("type", "stage_ft", "area_ft2", "csv", "method", "bottom_ft"),
+    "stage_storage": ("type", "stage_ft", "storage_ft3", "csv", "bottom_ft"),
     "basin": ("type", "bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v",
-              "porosity_frac"),
+              "porosity_frac", "bottom_ft"),
     "drywell": ("type", "diameter_ft", "depth_ft", "stone_width_ft", "stone_porosity_frac",
-                "stone_depth_below_ft"),
+                "stone_depth_below_ft", "wall_thickness_ft", "bottom_ft"),
 }
 _REACH_KEYS = ("id", "to", "lag_hr", "description")
 _DP_KEYS = ("id", "to", "description")
@@ -1559,8 +1509,9 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
                                       default="conic")
     else:
         for k in _STORAGE_KEYS[kind][1:]:
-            if k in s:
-                lower_inc = k in ("side_slope_h_per_v", "stone_width_ft", "stone_depth_below_ft")
+            if k in s and k != "bottom_ft":
+                lower_inc = k in ("side_slope_h_per_v", "stone_width_ft", "stone_depth_below_ft",
+                                  "wall_thickness_ft")
                 upper = 1.0 if k.endswith("_frac") else None
                 spec[k] = P.number(s, k, path, lower=0.0, lower_inclusive=lower_inc, upper=upper)
         required = {"basin": ("bottom_length_ft", "bottom_width_ft", "depth_ft"),
@@ -1568,6 +1519,8 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
         for k in required:
             if k not in s:
                 P.add(f"{path}.{k}", "is required; got nothing.")
+    if "bottom_ft" in s:
+        spec["bottom_ft"] = P.number(s, "bottom_ft", path, lower=0.0)
     if len(P.items) > n0:
         return None
     try:

@@ -82,6 +82,7 @@ __all__ = [
     "centroid_detention_time_hr",
     "peak_not_increased",
     "criteria_table",
+    "criteria_info",
 ]
 
 FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
@@ -297,7 +298,28 @@ def rrv_factor_sets() -> list[str]:
     >>> rrv_factor_sets()
     ['smdm_2015_unverified']
     """
-    return sorted(_srf_table()["key"].unique())
+    return list(_srf_keys())
+
+
+@functools.cache
+def _srf_keys() -> tuple[str, ...]:
+    return tuple(sorted(str(k) for k in _srf_table()["key"].unique()))
+
+
+@functools.cache
+def _srf(key: str) -> dict:
+    table = _srf_table()
+    rows = table[table["key"] == key]
+    first = rows.iloc[0]
+    return {
+        "key": key,
+        "factors": {str(h): float(v) for h, v in zip(rows["hsg"],
+                                                      rows["specific_reduction_factor"],
+                                                      strict=True)},
+        "source": str(first["source"]),
+        "location": str(first["location"]),
+        "status": str(first["status"]),
+    }
 
 
 def specific_reduction_factors(key: str = "smdm_2015_unverified") -> dict:
@@ -324,21 +346,13 @@ def specific_reduction_factors(key: str = "smdm_2015_unverified") -> dict:
     >>> f["factors"]["A"], f["status"]
     (0.55, 'unverified')
     """
-    table = _srf_table()
     keys = rrv_factor_sets()
     if key not in keys:
         raise InputError(f"rrv_factors must be a key of table ny_rrv_specific_reduction_factors; "
                          f"got {key!r}{suggest(key, keys)} Valid: {', '.join(keys)}")
-    rows = table[table["key"] == key]
-    first = rows.iloc[0]
-    return {
-        "key": key,
-        "factors": {str(h): float(v) for h, v in zip(rows["hsg"], rows["specific_reduction_factor"],
-                                                      strict=True)},
-        "source": str(first["source"]),
-        "location": str(first["location"]),
-        "status": str(first["status"]),
-    }
+    out = dict(_srf(key))
+    out["factors"] = dict(out["factors"])
+    return out
 
 
 def channel_protection_storage(
@@ -582,3 +596,29 @@ def criteria_table() -> pd.DataFrame:
     from hydrocalc import data
 
     return data.load_table("ny_sizing_criteria")
+
+
+@functools.cache
+def _criteria_rows() -> dict[str, dict]:
+    return {str(r["key"]): {k: str(v) for k, v in r.items()}
+            for r in criteria_table().to_dict(orient="records")}
+
+
+def criteria_info(key: str) -> dict:
+    """One row of ``ny_sizing_criteria`` as a dict of strings (cached).
+
+    Raises
+    ------
+    InputError
+        For an unknown key.
+
+    Examples
+    --------
+    >>> criteria_info("wqv")["units"]
+    'acre-ft'
+    """
+    rows = _criteria_rows()
+    if key not in rows:
+        raise InputError(f"criterion must be one of {', '.join(rows)}; got {key!r}"
+                         f"{suggest(str(key), rows)}")
+    return dict(rows[key])

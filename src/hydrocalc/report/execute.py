@@ -28,6 +28,7 @@ development machine); see ``benchmarks/bench_report.py`` for the measured floor.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -111,6 +112,14 @@ def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME)
         if not isinstance(value, (str, int, float, bool, list, type(None))):
             raise ReportError(f"notebook parameter {name} must be a str, number, bool, list "
                               f"or None; got {type(value).__name__}")
+    import papermill
+
+    nb = copy.deepcopy(nb)
+    nb.metadata.setdefault("papermill", {"default_parameters": {}, "parameters": {},
+                                         "environment_variables": {},
+                                         "version": papermill.__version__})
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
     nb = parameterize_notebook(nb, parameters, report_mode=True, kernel_name=kernel_name)
     cells = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
@@ -371,6 +380,9 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-",
                                             dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; a report is not
     try:
         site_rel, input_hashes = _copy_inputs(site, site_path, staging / "inputs")
         job_list = plan_jobs(keys, site_rel, nb_dir)
@@ -379,7 +391,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         say(f"executed {len(job_list)} section notebooks")
         results = _results_json(staging, site, site_rel, input_hashes, keys, fmts,
                                 started, section_seconds)
-        written = _write_outputs(staging, results, fmts)
+        written = _write_outputs(staging, results, fmts, site)
         results["timestamps"]["finished_utc"] = _utc_now()
         results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
         (staging / "results.json").write_text(
@@ -471,7 +483,8 @@ def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict
     }
 
 
-def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str]) -> list[str]:
+def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site
+                   ) -> list[str]:
     from hydrocalc.report import sections as S
 
     written = []
@@ -479,7 +492,7 @@ def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str]) ->
     if "html" in fmts or "pdf" in fmts:
         from hydrocalc.report.assemble import assemble_html
 
-        html_text = assemble_html(notebooks, S.cover_meta(results))
+        html_text = assemble_html(notebooks, S.cover_meta(results, site))
         if "html" in fmts:
             (staging / "report.html").write_text(html_text, encoding="utf-8")
             written.append("report.html")

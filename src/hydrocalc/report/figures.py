@@ -26,6 +26,8 @@ __all__ = [
     "stage_storage_discharge_figure",
     "accumulation_figure",
     "inspection_calendar_figure",
+    "routing_figure",
+    "panel_hydrograph_figure",
 ]
 
 WIDTH_IN = 6.5  #: printed width of every figure [in]
@@ -123,6 +125,10 @@ def hyetograph_figure(name: str, title: str,
         top.step(time_hr, intensity_in_hr, where="pre", color=color, linewidth=1.0,
                  label=label)
         bottom.plot(time_hr, cumulative_in, color=color, linewidth=1.3, label=label)
+    from matplotlib.ticker import MultipleLocator
+
+    bottom.xaxis.set_major_locator(MultipleLocator(3.0))
+    bottom.set_xlim(0.0, max(float(np.max(s[1])) for s in storms) if storms else 24.0)
     top.set_ylabel("Intensity [in/hr]")
     bottom.set_ylabel("Cumulative depth [in]")
     bottom.set_xlabel("Time [hr]")
@@ -223,4 +229,57 @@ def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections
     ax.set_ylabel("Rainfall [in]")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     _legend(ax, loc="upper right", ncols=2)
+    return render(fig, name, title, caption)
+
+
+def routing_figure(name: str, title: str,
+                   series: Sequence[tuple[str, np.ndarray, np.ndarray]], *, caption: str = "",
+                   xlim=None) -> Figure:
+    """Pond inflow and outflow: ``series`` alternates (inflow, outflow) per storm; one
+    colour per storm, inflow dashed and thin, outflow solid."""
+    fig, axes = new_figure(3.0)
+    ax = axes[0, 0]
+    for k in range(0, len(series), 2):
+        color = _COLORS[(k // 2) % len(_COLORS)]
+        label_in, t_in, q_in = series[k]
+        ax.plot(t_in, q_in, "--", color=color, linewidth=0.9, label=label_in)
+        if k + 1 < len(series):
+            label_out, t_out, q_out = series[k + 1]
+            ax.plot(t_out, q_out, "-", color=color, linewidth=1.5, label=label_out)
+    ax.set_xlabel("Time [hr]")
+    ax.set_ylabel("Flow [cfs]")
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    ax.set_ylim(bottom=0)
+    _legend(ax, ncols=2)
+    return render(fig, name, title, caption)
+
+
+def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
+                            caption: str = "") -> Figure:
+    """Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
+    :func:`hydrograph_comparison_figure`; two panels per row, each with its own axes.
+    ``window(series)`` may return x limits for a panel."""
+    n = max(len(panels), 1)
+    ncols = 1 if n == 1 else 2
+    nrows = (n + ncols - 1) // ncols
+    fig, axes = new_figure(2.3 * nrows if n > 1 else 2.8, nrows=nrows, ncols=ncols)
+    styles = ("-", "-", "--", ":")
+    for i, ax in enumerate(axes.flat):
+        if i >= n:
+            ax.set_visible(False)
+            continue
+        panel_title, series = panels[i]
+        for k, (label, time_hr, flow_cfs) in enumerate(series):
+            ax.plot(time_hr, flow_cfs, styles[k % len(styles)], label=label,
+                    color=_COLORS[k % len(_COLORS)], linewidth=1.3)
+        ax.set_title(panel_title, fontsize=9)
+        ax.set_xlabel("Time [hr]")
+        ax.set_ylabel("Flow [cfs]")
+        lim = window(series) if window is not None else None
+        if lim is not None:
+            ax.set_xlim(*lim)
+        ax.set_ylim(bottom=0)
+        if i == 0:
+            _legend(ax)
     return render(fig, name, title, caption)

@@ -225,6 +225,13 @@ def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True)
         defined |= assigned_here
     if not saw_parameters:
         problems.append(f"{name}: no cell tagged 'parameters'")
+    else:
+        import papermill
+
+        found = set(papermill.inspect_notebook(os.fspath(path)))
+        for missing in sorted(set(parameters_of(nb)) - found):
+            problems.append(f"{name}: papermill cannot read parameter {missing!r} (an '=' in "
+                            "its comment confuses papermill's parser); reword the comment")
     if report_calls != 1:
         problems.append(f"{name}: must make exactly one call into hydrocalc.report; "
                         f"makes {report_calls}")

@@ -20,13 +20,20 @@ from hydrocalc.errors import ReportError
 __all__ = ["write_pdf", "pdf_pages", "main"]
 
 
-def _data_only_fetcher(url: str, timeout: int = 10, ssl_context=None):
-    if not url.startswith("data:"):
-        raise ReportError(f"the report referenced an external resource {url[:80]!r}; "
-                          "reports must be self-contained")
-    from weasyprint.urls import default_url_fetcher
+def _data_only_fetcher():
+    """A WeasyPrint URL fetcher that serves ``data:`` URLs and refuses everything else."""
+    from weasyprint import urls
 
-    return default_url_fetcher(url, timeout=timeout, ssl_context=ssl_context)
+    if hasattr(urls, "URLFetcher"):  # WeasyPrint >= 66: fetcher classes
+        return urls.URLFetcher(allowed_protocols=["data"], fail_on_errors=True)
+
+    def fetch(url, timeout=10, ssl_context=None):  # older WeasyPrint: fetcher functions
+        if not url.startswith("data:"):
+            raise ReportError(f"the report referenced an external resource {url[:80]!r}; "
+                              "reports must be self-contained")
+        return urls.default_url_fetcher(url, timeout=timeout, ssl_context=ssl_context)
+
+    return fetch
 
 
 def write_pdf(html_text: str, path: str | os.PathLike) -> pathlib.Path:
@@ -38,7 +45,7 @@ def write_pdf(html_text: str, path: str | os.PathLike) -> pathlib.Path:
     # WeasyPrint logs every CSS property it ignores at WARNING; the stylesheet is ours.
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     path = pathlib.Path(path)
-    doc = weasyprint.HTML(string=html_text, url_fetcher=_data_only_fetcher, base_url=None)
+    doc = weasyprint.HTML(string=html_text, url_fetcher=_data_only_fetcher(), base_url=None)
     doc.write_pdf(path)
     return path
 

@@ -94,7 +94,7 @@ class SectionSpec:
     def parameters(self, *, site_file: str, out_dir: str, sections: Sequence[str]) -> dict:
         """The notebook parameters for this section (the function's arguments, in order)."""
         fn = globals()[self.function]
-        values = {"site_file": site_file, "out_dir": out_dir, "sections": list(sections),
+        values = {"site_file": site_file, "out_dir": out_dir, "section_keys": list(sections),
                   **self.fixed}
         return {name: values[name] for name in inspect.signature(fn).parameters}
 
@@ -278,7 +278,25 @@ def _fmt(value, decimals: int = 2) -> str:
         return md_escape(value)
     if not math.isfinite(v):
         return "–"
-    return f"{v:,.{decimals}f}"
+    text = f"{v:,.{decimals}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
+
+
+def distribution_label(key: str) -> str:
+    """Readable name of a rainfall distribution key.
+
+    Examples
+    --------
+    >>> distribution_label("III"), distribution_label("nrcc_c")
+    ('NRCS Type III', 'NRCC C')
+    """
+    k = str(key).strip().upper().replace("TYPE_", "").replace("TYPE ", "")
+    if k in ("I", "IA", "II", "III"):
+        return f"NRCS Type {k}"
+    for prefix, label in (("NOAA_", "NOAA Atlas 14 "), ("NRCC_", "NRCC ")):
+        if k.startswith(prefix):
+            return label + k[len(prefix):]
+    return str(key)
 
 
 def _unit_of(key: str) -> str:
@@ -478,7 +496,7 @@ def _build_storms(b: _Builder) -> None:
     src = md_escape(st.source) if st.source else "no source stated in the site file"
     b.res.narrative_md = (
         f"The analysis uses {len(storms)} design storms of {_fmt(st.duration_hr, 0)} hours "
-        f"with the NRCS {md_escape(st.distribution)} rainfall distribution: {names}. "
+        f"with the {md_escape(distribution_label(st.distribution))} rainfall distribution: {names}. "
         f"Depth source: {src}. The largest one-hour share of the storm under this "
         f"distribution is {_fmt(100.0 * one_hr, 1)} %. The water-quality volume uses a "
         f"90 % rainfall depth of {_fmt(st.wqv_precip_in)} in "
@@ -486,7 +504,7 @@ def _build_storms(b: _Builder) -> None:
     )
     for w in st.warnings:
         b.notice(md_escape(w))
-        b.res.warnings.append(f"design storms: {w}")
+        b.res.warnings.append(w)
     b.res.add_table(table)
     b.res.add_table(wq)
     b.figure("hyetographs", "Design-storm hyetographs",
@@ -497,6 +515,515 @@ def _build_storms(b: _Builder) -> None:
     b.res.add_table(echo_table("storm_inputs", "Design-storm inputs as entered", b.ctx.raw,
                                ["storms", "analysis"]))
     b.res.warnings.extend(b.ctx.step_warnings("site"))
+
+
+
+# -- hydrology of one scenario -----------------------------------------------------------
+_SCENARIO_TITLE = {"pre": "pre-development", "post": "post-development"}
+
+
+def _scenario_frame(frame: pd.DataFrame, scenario: str) -> pd.DataFrame:
+    if frame.empty or "scenario" not in frame:
+        return frame
+    return frame[frame["scenario"] == scenario].drop(columns="scenario").reset_index(drop=True)
+
+
+def _active_window(series, pad_hr: float = 1.0) -> tuple[float, float] | None:
+    """Time window where any series exceeds 0.5 % of the largest peak (for x limits)."""
+    lo, hi, top = math.inf, -math.inf, 0.0
+    for _, t, q in series:
+        top = max(top, float(np.max(q)) if len(q) else 0.0)
+    if top <= 0:
+        return None
+    for _, t, q in series:
+        idx = np.flatnonzero(np.asarray(q) > 0.005 * top)
+        if idx.size:
+            lo, hi = min(lo, float(t[idx[0]])), max(hi, float(t[idx[-1]]))
+    return (max(lo - pad_hr, 0.0), hi + pad_hr)
+
+
+def _build_hydrology(b: _Builder, scenario: str) -> None:
+    ctx = b.ctx
+    site, r = ctx.site, ctx.results
+    sc = site.scenarios[scenario]
+    b.res.key = f"hydrology_{scenario}"
+    b.res.title = SECTIONS[b.res.key].title
+    subs = _scenario_frame(r.subcatchments, scenario)
+    covers = _scenario_frame(r.covers, scenario)
+    segs = _scenario_frame(r.tc_segments, scenario)
+    nodes = _scenario_frame(r.nodes, scenario)
+    area = float(subs["area_ac"].sum()) if len(subs) else 0.0
+    imp = float((subs["impervious_connected_ac"] + subs["impervious_unconnected_ac"]).sum()) \
+        if len(subs) else 0.0
+    b.res.values.update({"area_ac": area, "impervious_ac": imp,
+                         "subcatchments": int(len(subs))})
+    sub_nodes = nodes[nodes["kind"] == "subcatchment"]
+    dps = nodes[nodes["kind"] == "design_point"]
+    text = [f"The {_SCENARIO_TITLE[scenario]} condition has {len(subs)} subcatchment"
+            f"{'s' if len(subs) != 1 else ''} totalling {_fmt(area, 3)} acres, of which "
+            f"{_fmt(imp, 3)} acres ({_fmt(100.0 * imp / area if area else 0.0, 1)} %) are "
+            f"impervious. Curve numbers range from {_fmt(subs['cn'].min(), 1)} to "
+            f"{_fmt(subs['cn'].max(), 1)} and times of concentration from "
+            f"{_fmt(subs['tc_hr'].min(), 3)} to {_fmt(subs['tc_hr'].max(), 3)} hr."]
+    if sc.description:
+        text.insert(0, md_escape(sc.description))
+    for _, row in dps.iterrows():
+        text.append(f"At design point {md_escape(row['node'])} the {md_escape(row['storm'])} "
+                    f"storm peaks at {_fmt(row['peak_cfs'])} cfs at "
+                    f"{_fmt(row['time_of_peak_hr'])} hr with {_fmt(row['volume_ft3'], 0)} ft³ "
+                    f"of runoff ({_fmt(row['runoff_in'])} in).")
+    b.res.narrative_md = "\n\n".join([text[0], " ".join(text[1:])]) if len(text) > 1 \
+        else text[0]
+    cols = ["subcatchment", "to", "area_ac", "impervious_connected_ac",
+            "impervious_unconnected_ac", "impervious_pct", "cn", "cn_method", "tc_hr",
+            "tc_method", "description"]
+    b.res.add_table(Table("subcatchments", "Subcatchments", subs[cols],
+                          decimals={"cn": 1, "tc_hr": 3, "impervious_pct": 1},
+                          key_columns=["subcatchment"]))
+    if len(covers):
+        b.res.add_table(Table("covers", "Land cover, hydrologic soil group and curve number",
+                              covers[["subcatchment", "cover", "hsg", "condition", "area_ac",
+                                      "cn", "cn_given"]],
+                              caption="CN from TR-55 Tables 2-2a to 2-2d unless given "
+                                      "(cn_given); composite CN area-weighted (TR-55 Ch. 2).",
+                              labels={"hsg": "HSG"}, key_columns=["subcatchment", "cover", "hsg"]))
+    if len(segs):
+        b.res.add_table(Table("tc_segments", "Time of concentration flow path segments",
+                              segs[["subcatchment", "segment", "type", "length_ft",
+                                    "slope_ftft", "n", "surface", "p2_in", "area_ft2",
+                                    "wetted_perimeter_ft", "travel_time_hr"]],
+                              caption="Sheet flow TR-55 Eq. 3-3; shallow concentrated flow "
+                                      "TR-55 Fig. 3-1 / App. F; channel flow Manning (Eq. 3-4).",
+                              decimals={"travel_time_hr": 3, "n": 3},
+                              key_columns=["subcatchment", "segment"]))
+    b.res.add_heading("Runoff by subcatchment and storm")
+    b.res.add_table(Table("subcatchment_runoff", "Peak, time of peak, volume and depth",
+                          sub_nodes[["node", "storm", "area_ac", "peak_cfs",
+                                     "time_of_peak_hr", "volume_ft3", "volume_acft",
+                                     "runoff_in"]].rename(columns={"node": "subcatchment"}),
+                          key_columns=["subcatchment", "storm"]))
+    others = nodes[nodes["kind"] != "subcatchment"]
+    if len(others):
+        b.res.add_table(Table("network_nodes", "Flows at ponds, reaches and design points",
+                              others[["node", "kind", "storm", "area_ac", "peak_inflow_cfs",
+                                      "peak_cfs", "time_of_peak_hr", "volume_ft3",
+                                      "runoff_in"]],
+                              caption="peak_cfs is the flow leaving the node (a pond's "
+                                      "routed outflow).", key_columns=["node", "storm"]))
+    for dp in sc.design_points:
+        series = [(storm, r.time_hr, np.asarray(r.flow_cfs(scenario, storm, dp.id)))
+                  for storm in r.storms]
+        b.figure(f"hydrographs_{dp.id}", f"{_SCENARIO_TITLE[scenario].capitalize()} "
+                 f"hydrographs at {dp.id}",
+                 lambda series=series, dp=dp: F.hydrograph_comparison_figure(
+                     f"hydrographs_{dp.id}", "", series, xlim=_active_window(series),
+                     height_in=2.8))
+    b.res.add_table(echo_table("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "
+                               "inputs as entered", ctx.raw, [scenario], exclude=["pond"]))
+    b.res.warnings.extend(_analysis_warnings(ctx, f"hydrology_{scenario}"))
+
+
+_CRITERIA_WORDS = ("RRv", "WQv", "Cpv", "Qp", "Qf", "qo/qi", " Rv", "criteria",
+                   "sizing", "reduction factor")
+
+
+def warning_sections(text: str) -> tuple[str, ...]:
+    """Report sections an analysis warning belongs to (by what it names).
+
+    Examples
+    --------
+    >>> warning_sections("post.pond[P-1] still stores 12 ft3 at the end")
+    ('hydrology_post', 'ponds')
+    >>> warning_sections("RRv: specific reduction factors S = ...")
+    ('criteria',)
+    """
+    out = []
+    low = text.lower()
+    for sc in ("pre", "post"):
+        if f"{sc}." in text or f"{sc}-development" in low or f"scenario {sc}" in low:
+            out.append(f"hydrology_{sc}")
+    if "pond" in low or "overtop" in low or "exfiltrat" in low or "routing" in low:
+        out.append("ponds")
+    if any(w in text for w in _CRITERIA_WORDS):
+        out.append("criteria")
+    if "design-storm" in low or "design storm" in low or "illustrative" in low:
+        out.append("storms")
+    return tuple(out) or ("comparison",)
+
+
+def _analysis_warnings(ctx: Context, section: str) -> list[str]:
+    """The analysis warnings that belong to ``section`` (see :func:`warning_sections`)."""
+    notes = set(ctx.site.notes)
+    out = [w for w in ctx.results.warnings
+           if w not in notes and section in warning_sections(w)]
+    if section == "comparison":
+        out += ctx.step_warnings("analysis")
+    return out
+
+
+# -- ponds -------------------------------------------------------------------------------
+def _spec_text(spec: Mapping) -> str:
+    return ", ".join(f"{k} = {_as_text(v)}" for k, v in spec.items() if k not in ("id", "type"))
+
+
+def _build_ponds(b: _Builder) -> None:
+    from hydrocalc.outlets import rating_table
+
+    ctx = b.ctx
+    site, r = ctx.site, ctx.results
+    ponds = [(name, p) for name, sc in site.scenarios.items() for p in sc.ponds]
+    if not ponds:
+        b.res.narrative_md = "Neither scenario has a pond, infiltration practice or other " \
+                             "storage node; flows pass the network unrouted."
+        return
+    pr = r.ponds
+    text = []
+    for name, pond in ponds:
+        rows = pr[(pr["scenario"] == name) & (pr["pond"] == pond.id)]
+        worst = rows.loc[rows["freeboard_ft"].idxmin()]
+        over = rows[rows["overtopped"]]
+        text.append(
+            f"{md_escape(pond.id)} ({_SCENARIO_TITLE[name]}): the largest storm routed, "
+            f"{md_escape(worst['storm'])}, reaches a stage of {_fmt(worst['peak_stage_ft'])} ft "
+            f"(storage {_fmt(worst['peak_storage_ft3'], 0)} ft³) with "
+            f"{_fmt(worst['freeboard_ft'])} ft of freeboard to the top at "
+            f"{_fmt(worst['top_stage_ft'])} ft; peak inflow {_fmt(worst['peak_inflow_cfs'])} "
+            f"cfs is reduced to {_fmt(worst['peak_outflow_cfs'])} cfs."
+            + (f" **Overtopped** in {', '.join(md_escape(s) for s in over['storm'])}."
+               if len(over) else ""))
+    b.res.narrative_md = " ".join(text)
+    for name, pond in ponds:
+        label = f"{pond.id} ({_SCENARIO_TITLE[name]})"
+        b.res.add_heading(f"Pond {label}")
+        tag = f"{name}_{pond.id}"
+        facts = [("storage", "; ".join(f"{sp.get('type', '')}: {_spec_text(sp)}"
+                                       for sp in pond.storage_spec)),
+                 ("units (identical, sharing the inflow)", str(pond.count)),
+                 ("initial stage [ft]", _as_text(pond.initial_stage_ft)),
+                 ("discharges to", pond.to)]
+        if pond.barrel_spec:
+            facts.append(("barrel", _spec_text(pond.barrel_spec)))
+        if pond.description:
+            facts.append(("description", pond.description))
+        b.res.add_table(Table(f"{tag}_storage", f"Storage of {label}",
+                              pd.DataFrame(facts, columns=["item", "value"]),
+                              key_columns=["item"]))
+        dev = pd.DataFrame([{"device": d, "type": t, "specification": _spec_text(sp)}
+                            for d, t, sp in zip(pond.outlet_ids, pond.outlet_types,
+                                                pond.outlet_spec)],
+                           columns=["device", "type", "specification"])
+        b.res.add_table(Table(f"{tag}_devices", f"Outlet devices of {label} (in parallel)",
+                              dev, key_columns=["device"]))
+        rating = rating_table(pond.structure(), stage_storage=pond.stage_storage, n=16)
+        b.res.add_table(Table(f"{tag}_rating", f"Stage-storage-discharge of {label} (one unit)",
+                              rating, decimals={"stage_ft": 2},
+                              caption="Orifices Q = Cd A (2 g h)^0.5, weirs Q = Cw L H^1.5 "
+                                      "(hydrocalc.outlets); storage from the geometry.",
+                              key_columns=["stage_ft"]))
+        rows = pr[(pr["scenario"] == name) & (pr["pond"] == pond.id)]
+        cols = ["storm", "peak_inflow_cfs", "peak_outflow_cfs", "time_of_peak_outflow_hr",
+                "peak_stage_ft", "peak_storage_ft3", "top_stage_ft", "freeboard_ft",
+                "discarded_ft3", "end_storage_ft3", "overtopped", "mass_balance_error_pct"]
+        b.res.add_table(Table(f"{tag}_routing", f"Routed peaks of {label}", rows[cols],
+                              decimals={"mass_balance_error_pct": 4},
+                              labels={"discarded_ft3": "Exfiltrated [ft³]"},
+                              key_columns=["storm"]))
+        devs = r.devices
+        devs = devs[(devs["scenario"] == name) & (devs["pond"] == pond.id)]
+        if len(devs):
+            b.res.add_table(Table(f"{tag}_device_flows", f"Peak flow through each device of "
+                                  f"{label}", devs[["storm", "device", "type", "peak_cfs",
+                                                    "time_of_peak_hr", "volume_ft3"]],
+                                  key_columns=["storm", "device"]))
+        marks = [(f"{s} peak stage", float(v)) for s, v in
+                 zip(rows["storm"], rows["peak_stage_ft"])]
+        b.figure(f"{tag}_rating", f"Stage-storage-discharge of {label}",
+                 lambda rating=rating, marks=marks: F.stage_storage_discharge_figure(
+                     "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
+                     rating["total_cfs"].to_numpy(), marks=marks))
+        series = []
+        for storm in r.storms:
+            series.append((f"{storm} inflow", r.time_hr,
+                           np.asarray(r.flow_cfs(name, storm, pond.id, which="inflow"))))
+            series.append((f"{storm} outflow", r.time_hr,
+                           np.asarray(r.flow_cfs(name, storm, pond.id))))
+        b.figure(f"{tag}_routing", f"Inflow and outflow of {label}",
+                 lambda series=series: F.routing_figure("", "", series,
+                                                        xlim=_active_window(series)))
+    b.res.add_table(echo_table("inputs", "Pond inputs as entered", ctx.raw,
+                               ["pre.pond", "post.pond"]))
+    b.res.warnings.extend(_analysis_warnings(ctx, "ponds"))
+
+
+# -- pre/post comparison -----------------------------------------------------------------
+def _build_comparison(b: _Builder) -> None:
+    ctx = b.ctx
+    site, r = ctx.site, ctx.results
+    comp = r.comparison
+    n_ok = int(comp["post_le_pre"].sum())
+    text = [f"The post-development peak is at or below the pre-development peak in {n_ok} of "
+            f"{len(comp)} design-point and storm combinations."]
+    for _, row in comp.iterrows():
+        verb = "falls" if row["peak_change_cfs"] <= 0 else "rises"
+        text.append(f"{md_escape(row['design_point'])}, {md_escape(row['storm'])}: the peak "
+                    f"{verb} from {_fmt(row['pre_peak_cfs'])} to {_fmt(row['post_peak_cfs'])} "
+                    f"cfs ({_fmt(row['peak_change_pct'], 1)} %), runoff volume changes by "
+                    f"{_fmt(row['volume_change_pct'], 1)} %.")
+    b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
+    b.res.values.update({"combinations": int(len(comp)), "post_le_pre": n_ok})
+    b.res.add_table(Table("peak_comparison", "Pre- and post-development peaks and volumes",
+                          comp, decimals={"peak_change_pct": 1, "volume_change_pct": 1},
+                          labels={"post_le_pre": "Post ≤ pre"},
+                          key_columns=["design_point", "storm"]))
+    for dp in site.design_point_ids:
+        b.res.add_heading(f"Design point {dp}")
+        panels = []
+        for storm in r.storms:
+            panels.append((storm, [
+                ("Pre-development", r.time_hr, np.asarray(r.flow_cfs("pre", storm, dp))),
+                ("Post-development", r.time_hr, np.asarray(r.flow_cfs("post", storm, dp)))]))
+        b.figure(f"hydrographs_{dp}", f"Pre- and post-development hydrographs at {dp}, "
+                 "one panel per storm",
+                 lambda panels=panels: F.panel_hydrograph_figure(
+                     "", "", panels, window=_active_window))
+    b.res.warnings.extend(_analysis_warnings(ctx, "comparison"))
+
+
+# -- NY sizing criteria ------------------------------------------------------------------
+def _build_criteria(b: _Builder) -> None:
+    from hydrocalc.criteria import ny
+
+    ctx = b.ctx
+    site, r = ctx.site, ctx.results
+    crit = r.criteria
+    if site.criteria.standard == "none" or crit.empty:
+        b.res.narrative_md = "No sizing-criteria standard applies to this site " \
+                             "(criteria.standard = none)."
+        b.res.add_table(echo_table("inputs", "Criteria settings as entered", ctx.raw,
+                                   ["criteria"]))
+        return
+    failed = crit[crit["result"] == "fail"]
+    waived = crit[crit["result"] == "waived"]
+    text = [f"{len(crit)} checks of the NY unified sizing criteria were evaluated: "
+            f"{int((crit['result'] == 'pass').sum())} pass, {len(failed)} fail"
+            + (f", {len(waived)} waived" if len(waived) else "") + "."]
+    for _, row in failed.iterrows():
+        text.append(f"{md_escape(row['symbol'])} ({md_escape(row['criterion'])}"
+                    + (f", {md_escape(row['design_point'])}" if row["design_point"] else "")
+                    + f"): required {_fmt(row['required'], 4)}, provided "
+                      f"{_fmt(row['provided'], 4)} {md_escape(row['units'])} "
+                      f"({md_escape(row['comparison'])}).")
+    unverified = sorted({s for s in crit["symbol"][crit["status"].str.contains(
+        "unverified", case=False, na=False)]})
+    if unverified:
+        text.append("Criteria values with an unverified source: " +
+                    ", ".join(md_escape(s) for s in unverified) +
+                    " (see the basis table: source, location and verification status).")
+        b.notice("Some criteria values are unverified in the primary source; the basis "
+                 "table gives each value's source and status. Confirm them before relying on "
+                 "the result.")
+    b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
+    b.res.values.update({"checks": int(len(crit)), "failed": int(len(failed)),
+                         "passed_all": bool(len(failed) == 0)})
+    b.res.add_table(Table("criteria_results", "Required, provided and result",
+                          crit[["symbol", "criterion", "design_point", "storm", "required",
+                                "provided", "units", "comparison", "result"]],
+                          decimals={"required": 4, "provided": 4},
+                          key_columns=["criterion", "design_point"]))
+    b.res.add_table(Table("criteria_basis", "Equations, sources and verification status",
+                          crit[["symbol", "criterion", "design_point", "equation", "method",
+                                "source", "location", "status", "note"]],
+                          key_columns=["criterion", "design_point"]))
+    rows = []
+    for key, det in (r.criteria_details or {}).items():
+        for name, value in det.items():
+            rows.append({"criterion": key, "quantity": name,
+                         "value": value if isinstance(value, (int, float, bool)) or
+                         value is None else _as_text(value),
+                         "unit": _unit_of(name)})
+    b.res.add_table(Table("criteria_details", "Computation details", pd.DataFrame(
+        rows, columns=["criterion", "quantity", "value", "unit"]),
+        key_columns=["criterion", "quantity"]))
+    table = ny.criteria_table()
+    b.res.add_table(Table("criteria_values", "NY SMDM criteria as shipped (source and status)",
+                          table[["symbol", "criterion", "design_event", "rule", "source",
+                                 "location", "status"]], key_columns=["symbol"]))
+    srf = ny.specific_reduction_factors(site.criteria.rrv_factors)
+    b.res.add_table(Table("rrv_factors", "Specific reduction factors S by HSG used for RRv",
+                          pd.DataFrame([{"hsg": k, "specific_reduction_factor": v}
+                                        for k, v in srf["factors"].items()]),
+                          caption=f"{srf['source']}, {srf['location']}; status: "
+                                  f"{srf['status']}.", labels={"hsg": "HSG"},
+                          key_columns=["hsg"]))
+    b.res.add_table(echo_table("inputs", "Criteria settings as entered", ctx.raw,
+                               ["criteria"]))
+    b.res.warnings.extend(_analysis_warnings(ctx, "criteria"))
+
+
+# -- construction: sediment traps and inspections ----------------------------------------
+def _construction(ctx: Context):
+    """(plan, profile, rainfall record or None) of the site's [construction] table."""
+    from hydrocalc.regulations import load_profile
+
+    plan = ctx.site.construction
+    profile = load_profile(ctx.site.project.municipality)
+    rain = None
+    if plan is not None and getattr(plan, "rainfall_file", None):
+        from hydrocalc.daily_rain import rainfall_for_plan
+
+        rain = ctx._cached("rainfall", rainfall_for_plan, plan)
+    return plan, profile, rain
+
+
+def _build_sediment(b: _Builder) -> None:
+    from hydrocalc import sediment as sed
+
+    ctx = b.ctx
+    plan, profile, rain = _construction(ctx)
+    traps = sed.plan_traps(plan) if plan is not None else []
+    if not traps:
+        b.res.narrative_md = "The site file lists no sediment traps or basins " \
+                             "([[construction.trap]])."
+        return
+    frac = profile.cleanout_fraction or 0.5
+    checks = [t.check(cleanout_frac=frac) for t in traps]
+    rows = [c.to_dict() for c in checks]
+    frame = pd.DataFrame(rows)
+    cols = ["trap_id", "drainage_area_ac", "criteria", "required_ft3", "lower_zone_ft3",
+            "upper_zone_ft3", "provided_ft3", "provided_ok", "design_capacity_ft3",
+            "cleanout_frac", "cleanout_volume_ft3", "cleanout_stage_ft", "depth_ft"]
+    b.res.add_table(Table("trap_checks", "Required and provided storage, cleanout mark",
+                          frame[cols], labels={"provided_ok": "Provided ≥ required",
+                                               "trap_id": "Trap"},
+                          caption=f"Cleanout when the design capacity is reduced by "
+                                  f"{_fmt(100.0 * frac, 0)} % ({profile.cite('cleanout')}).",
+                          key_columns=["trap_id"]))
+    crit_rows = [{"trap_id": c.trap_id, "criteria": c.criteria.key,
+                  "source": c.criteria.label, "method": c.criteria.method,
+                  "status": c.criteria.status, "note": c.criteria.note} for c in checks]
+    b.res.add_table(Table("trap_criteria", "Sizing criteria: source and verification status",
+                          pd.DataFrame(crit_rows), key_columns=["trap_id"]))
+    text = []
+    for c in checks:
+        ok = {True: "meets", False: "does **not** meet", None: "cannot be checked against"}[c.ok]
+        text.append(f"Trap {md_escape(c.trap_id)} ({_fmt(c.drainage_area_ac, 2)} ac drainage) "
+                    f"requires {_fmt(c.required_ft3, 0)} ft³ under "
+                    f"{md_escape(c.criteria.key)} (status: {md_escape(c.criteria.status)}); "
+                    f"its geometry provides {_fmt(c.provided_ft3, 0)} ft³ and {ok} the "
+                    f"requirement. Clean it out when sediment reaches "
+                    f"{_fmt(c.cleanout_volume_ft3, 0)} ft³"
+                    + (f", a depth of {_fmt(c.cleanout_stage_ft)} ft above the bottom."
+                       if c.cleanout_stage_ft is not None else "."))
+    schedules = []
+    if rain is not None and any(t.k_factor is not None for t in traps):
+        schedules = ctx._cached("cleanout", sed.plan_cleanout_schedules, plan,
+                                rain.precip_in, cleanout_frac=frac)
+    if schedules:
+        rows, series = [], []
+        for sch in schedules:
+            d = sch.daily
+            for day in sch.cleanout_dates:
+                rows.append({"trap_id": sch.trap_id, "cleanout_date": day.isoformat(),
+                             "accumulated_ft3": float(
+                                 d.loc[pd.Timestamp(day), "accumulated_before_cleanout_ft3"])})
+            dates = ", ".join(x.isoformat() for x in sch.cleanout_dates) or "none"
+            text.append(f"With the daily record {md_escape(rain.station_name or rain.source)}, "
+                        f"MUSLE predicts {_fmt(sch.total_yield_tons, 2)} tons of sediment "
+                        f"reaching trap {md_escape(sch.trap_id)} from {plan.start_date} to "
+                        f"{plan.end_date} ({_fmt(sch.total_trapped_ft3, 0)} ft³ trapped); "
+                        f"predicted cleanouts: {dates}.")
+            series.append((sch.trap_id, d.index.to_numpy(),
+                           d["accumulated_before_cleanout_ft3"].to_numpy(),
+                           sch.check.cleanout_volume_ft3))
+            b.res.warnings.extend(f"trap {sch.trap_id}: {w}" for w in sch.warnings)
+        summary = pd.DataFrame([{"trap_id": s.trap_id, "rainfall_type": s.rainfall_type,
+                                 "total_yield_tons": s.total_yield_tons,
+                                 "total_trapped_ft3": s.total_trapped_ft3,
+                                 "cleanouts": len(s.cleanout_dates)} for s in schedules])
+        b.res.add_heading("Predicted sediment accumulation and cleanout")
+        b.res.add_table(Table("musle_summary", "MUSLE sediment yield over the construction "
+                              "period", summary, key_columns=["trap_id"]))
+        b.res.add_table(Table("cleanout_dates", "Predicted cleanout dates",
+                              pd.DataFrame(rows, columns=["trap_id", "cleanout_date",
+                                                          "accumulated_ft3"]),
+                              key_columns=["trap_id", "cleanout_date"]))
+        b.figure("accumulation", "Sediment accumulated in each trap",
+                 lambda: F.accumulation_figure("", "", series))
+    elif rain is None:
+        text.append("No daily rainfall record is given (construction.rainfall_file), so no "
+                    "cleanout dates are predicted.")
+    b.res.narrative_md = " ".join(text)
+    b.res.add_table(echo_table("inputs", "Trap inputs as entered", ctx.raw,
+                               ["construction.trap"]))
+    b.res.warnings.extend(ctx.step_warnings("rainfall", "cleanout"))
+    if rain is not None:
+        b.res.warnings.extend(f"rainfall record: {n}" for n in rain.notes)
+
+
+def _build_inspections(b: _Builder) -> None:
+    from hydrocalc import inspections as insp
+
+    ctx = b.ctx
+    plan, profile, rain = _construction(ctx)
+    if plan is None:
+        b.res.narrative_md = "The site file has no [construction] table, so no inspection " \
+                             "schedule is computed."
+        return
+    text = []
+    if rain is not None:
+        sched = ctx._cached("inspections", insp.schedule_for_profile, profile,
+                            plan.start_date, plan.end_date,
+                            rain.window(plan.start_date, plan.end_date),
+                            threshold_in=plan.inspection_threshold_in)
+        frame = sched.to_frame()
+        by_month = sched.count_by_month().reset_index()
+        n_storm = int(frame["storm"].sum())
+        text.append(
+            f"From {plan.start_date} to {plan.end_date}, {md_escape(profile.name)} requires an "
+            f"inspection every {sched.interval_days} days and after every day with "
+            f"{_fmt(sched.threshold_in)} in of rain or more ({md_escape(sched.citation)}). "
+            f"With the daily record {md_escape(rain.station_name or rain.source)} that is "
+            f"{len(frame)} inspections, {n_storm} of them prompted by "
+            f"{len(sched.storm_days)} storm days.")
+        b.res.values.update({"inspections": int(len(frame)),
+                             "storm_days": int(len(sched.storm_days)),
+                             "interval_days": sched.interval_days,
+                             "threshold_in": sched.threshold_in})
+        b.res.add_table(Table("inspection_dates", "Required inspections", frame,
+                              key_columns=["date"]))
+        b.res.add_table(Table("inspections_by_month", "Inspections per month", by_month,
+                              key_columns=["month"]))
+        days = sched.precip_in
+        visits = [(v.date, "storm" if v.storm and not v.routine else
+                   "routine and storm" if v.storm else "routine") for v in sched.visits]
+        b.figure("calendar", "Daily rainfall and required inspections",
+                 lambda: F.inspection_calendar_figure(
+                     "", "", days.index.to_numpy(), days.to_numpy(), visits,
+                     threshold_in=sched.threshold_in))
+        rec = pd.DataFrame([("file", str(pathlib.Path(rain.source).name)),
+                            ("station", rain.station), ("station name", rain.station_name),
+                            ("format", rain.file_format), ("units in file", rain.units_in_file),
+                            ("record", f"{rain.start} to {rain.end}"),
+                            ("trace days", str(rain.trace_days))], columns=["item", "value"])
+        b.res.add_table(Table("rainfall_record", "Daily rainfall record", rec,
+                              key_columns=["item"]))
+        b.res.warnings.extend(f"rainfall record: {n}" for n in rain.notes)
+    else:
+        text.append("No daily rainfall record is given (construction.rainfall_file); storm "
+                    "inspections cannot be dated in advance.")
+    notices = insp.notice_schedule(profile, plan.milestones) if plan.milestones else []
+    if notices:
+        b.res.add_table(Table("notices", "Advance notices before milestones", pd.DataFrame([{
+            "milestone": n.milestone_key, "milestone_text": n.milestone_text,
+            "milestone_at": n.milestone_at.isoformat(), "notice_due": n.notice_due.isoformat(),
+            "notify_by_date": n.notify_by_date.isoformat(), "citation": n.citation}
+            for n in notices]), key_columns=["milestone"]))
+        text.append(f"{len(notices)} advance notices are due before construction milestones "
+                    f"(first: notify by {notices[0].notify_by_date}).")
+    b.res.narrative_md = " ".join(text)
+    b.res.add_table(echo_table("inputs", "Construction inputs as entered", ctx.raw,
+                               ["construction"], exclude=["trap"]))
+    b.res.warnings.extend(ctx.step_warnings("rainfall", "inspections"))
 
 
 _REFERENCES = (
@@ -535,7 +1062,7 @@ def _build_methods(b: _Builder) -> None:
                          "unconnected (Fig. 2-4)", "TR-55 Ch. 2"),
         ("Time of concentration", "sum of sheet, shallow concentrated and channel travel "
                                   "times", "TR-55 Ch. 3; NEH 630 Ch. 15"),
-        ("Design storms", f"NRCS {site.storms.distribution} 24-hour distribution, "
+        ("Design storms", f"{distribution_label(site.storms.distribution)} 24-hour distribution, "
                           f"{site.storms.rain_dt_hr:g}-hr steps", "TR-55 App. B; WinTR-20"),
         ("Runoff hydrographs", f"NRCS dimensionless unit hydrograph, peak rate factor "
                                f"{opt.prf:g}, computation step {opt.dt_hr:g} hr, convolution "
@@ -554,11 +1081,11 @@ def _build_methods(b: _Builder) -> None:
     for name in data.list_tables():
         info = data.table_info(name)
         rows.append({"table": name, "title": info.get("title", ""),
-                     "source": info.get("source", ""), "location": info.get("location", ""),
-                     "sha256": hashes.get(name, "")[:16]})
+                     "source": f"{info.get('source', '')} ({info.get('location', '')})",
+                     "sha256_prefix": hashes.get(name, "")[:12]})
     b.res.add_table(Table("data_tables", "Published tables shipped with hydrocalc",
-                          pd.DataFrame(rows),
-                          caption="sha256: first 16 hex digits; full hashes in results.json.",
+                          pd.DataFrame(rows), labels={"sha256_prefix": "SHA-256 (first 12)"},
+                          caption="Full hashes are in results.json (data_tables).",
                           key_columns=["table"]))
     b.res.add_table(Table("references", "References",
                           pd.DataFrame(_REFERENCES, columns=["key", "reference"]),
@@ -575,7 +1102,7 @@ def _build_methods(b: _Builder) -> None:
         f"Runoff is computed with the NRCS curve-number method (Ia = {opt.ia_ratio:g} S) and "
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
-        f"{md_escape(site.storms.distribution)} design storms. Ponds are routed by "
+        f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
         "storage-indication. Every published table used is listed with its source and "
         "SHA-256, so a reviewer can check the numbers the computation rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
@@ -586,26 +1113,26 @@ def _build_methods(b: _Builder) -> None:
 
 def _build_warnings(b: _Builder, sections: Sequence[str]) -> None:
     keys = [k for k in (sections or list(SECTIONS)) if k != "warnings" and k in SECTIONS]
-    rows = []
+    where: dict[str, list[str]] = {}
+    for note in b.ctx.site.notes:
+        where.setdefault(note, []).append("Site file")
     for key in keys:
         other = _build(b.ctx, key, figures=False, sections=keys)
         for w in other.warnings:
-            rows.append({"section": SECTIONS[key].title, "warning": w})
-    for note in b.ctx.site.notes:
-        rows.append({"section": "Site file", "warning": note})
-    frame = pd.DataFrame(rows, columns=["section", "warning"])
-    distinct = frame["warning"].nunique() if len(frame) else 0
-    b.res.values.update({"warnings_count": int(len(frame)), "distinct_warnings": int(distinct)})
+            where.setdefault(w, []).append(SECTIONS[key].title)
+    frame = pd.DataFrame([{"warning": w, "raised_in": "; ".join(_dedupe(v))}
+                          for w, v in where.items()], columns=["warning", "raised_in"])
+    b.res.values.update({"distinct_warnings": int(len(frame))})
     if len(frame):
         b.res.narrative_md = (
-            f"The computation raised {len(frame)} warnings ({distinct} distinct) across "
-            f"{frame['section'].nunique()} sections. Each is a publication-prescribed "
-            "fallback, a limit applied, an unverified value or an input that deserves a "
-            "second look; none was silenced.")
+            f"The computation raised {len(frame)} distinct warnings. Each marks a "
+            "publication-prescribed fallback, a limit applied, an unverified value or an "
+            "input that deserves a second look; none was silenced. Each is also shown at the "
+            "end of the section it concerns.")
     else:
         b.res.narrative_md = "The computation raised no warnings."
     b.res.add_table(Table("warnings", "Every warning raised during the computation", frame,
-                          key_columns=["section"]))
+                          labels={"raised_in": "Raised in"}, key_columns=["warning"]))
 
 
 # ======================================================================================
@@ -614,6 +1141,12 @@ def _build_warnings(b: _Builder, sections: Sequence[str]) -> None:
 _BUILDERS: dict[str, Callable] = {
     "project": _build_project,
     "storms": _build_storms,
+    "hydrology": _build_hydrology,
+    "ponds": _build_ponds,
+    "comparison": _build_comparison,
+    "criteria": _build_criteria,
+    "sediment": _build_sediment,
+    "inspections": _build_inspections,
     "methods": _build_methods,
 }
 
@@ -653,7 +1186,8 @@ def build_section(key: str, site_file: str | os.PathLike, *,
 
 
 def _present(key: str, site_file: str, out_dir: str, **params) -> SectionResult:
-    res = build_section(key, site_file, sections=params.get("sections"), figures=True)
+    res = build_section(key, site_file, sections=params.get("section_keys") or None,
+                        figures=True)
     res.parameters = {"site_file": site_file, **params, "out_dir": out_dir}
     if out_dir:
         res.write(out_dir)
@@ -708,14 +1242,21 @@ def methods_references(site_file: str, out_dir: str) -> SectionResult:
     return _present("methods", site_file, out_dir)
 
 
-def all_warnings(site_file: str, sections: list, out_dir: str) -> SectionResult:
-    """Every warning raised while computing the report's sections, by section."""
-    return _present("warnings", site_file, out_dir, sections=list(sections))
+def all_warnings(site_file: str, section_keys: list, out_dir: str) -> SectionResult:
+    """Every warning raised while computing the report's sections (``[]``: all), by section."""
+    return _present("warnings", site_file, out_dir, section_keys=list(section_keys))
 
 
-def cover_meta(results: Mapping) -> dict:
+def cover_meta(results: Mapping, site=None) -> dict:
     """Cover-page data for :func:`hydrocalc.report.assemble.assemble_html` from results.json."""
-    project = results.get("project", {})
+    project = dict(results.get("project", {}))
+    if site is not None:
+        try:
+            from hydrocalc.regulations import load_profile
+
+            project["municipality"] = load_profile(site.project.municipality).name
+        except Exception:  # noqa: BLE001 - the cover falls back to the key
+            pass
     name = project.get("name", "")
     ts = results.get("timestamps", {}).get("started_utc", "")
     rows = [("Municipality", project.get("municipality", "")),

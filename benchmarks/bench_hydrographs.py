@@ -1,0 +1,162 @@
+"""Benchmark: NRCS runoff hydrographs for many subcatchments x storms (issue 3).
+
+Times :func:`hydrocalc.hydrograph.runoff_hydrographs` (one vectorized call: all unit
+hydrographs by one interpolation, one FFT convolution per storm) against a plain Python loop
+over subcatchments and storms that calls ``np.convolve`` for each hydrograph (the obvious
+implementation), on the same inputs, and checks that both give the same ordinates.
+
+Run ``python benchmarks/bench_hydrographs.py`` (add ``--quick`` for a smaller case), or
+import :func:`run` (returns a dict) from ``benchmarks/run_all.py``. Not a test: nothing here
+asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from hydrocalc.data import load_table
+from hydrocalc.hydrograph import runoff_hydrograph, runoff_hydrographs
+from hydrocalc.rainfall import design_storm
+
+#: The six design storms of a typical NY site (illustrative 24-h depths), NRCS Type III.
+STORM_DEPTHS_IN = {"1yr": 2.8, "2yr": 3.4, "10yr": 5.1, "25yr": 6.0, "50yr": 6.9, "100yr": 7.9}
+
+
+def make_inputs(n_sub: int = 1000, n_storms: int = 6, *, seed: int = 0):
+    """Random but reproducible subcatchments (area, CN, Tc) and ``n_storms`` Type III storms."""
+    rng = np.random.default_rng(seed)
+    area_ac = rng.uniform(0.1, 50.0, n_sub)
+    cn = rng.uniform(55.0, 98.0, n_sub)
+    tc_hr = rng.uniform(0.1, 1.0, n_sub)
+    depths = list(STORM_DEPTHS_IN.items())
+    storms = [design_storm(depths[i % len(depths)][1] * (1 + i // len(depths)),
+                           distribution="III", dt_hr=0.1, name=depths[i % len(depths)][0])
+              for i in range(n_storms)]
+    return area_ac, cn, tc_hr, storms
+
+
+def loop_convolve(area_ac, cn, tc_hr, storms, *, dt_hr: float, end_hr: float) -> np.ndarray:
+    """Baseline: one Python iteration and one ``np.convolve`` per subcatchment and storm."""
+    duh = load_table("nrcs_dimensionless_uh")
+    t_tab, q_tab = duh.t_over_tp.to_numpy(), duh.q_over_qp.to_numpy()
+    nt = int(round(end_hr / dt_hr)) + 1
+    out = np.zeros((len(storms), len(area_ac), nt))
+    for i, storm in enumerate(storms):
+        t = dt_hr * np.arange(int(round(storm.duration_hr / dt_hr)) + 1)
+        p = np.interp(t, storm.time_hr, storm.cumulative_in)
+        for j in range(len(area_ac)):
+            s = 1000.0 / cn[j] - 10.0
+            q_cum = np.where(p > 0.2 * s, (p - 0.2 * s) ** 2 / (p + 0.8 * s), 0.0)
+            tp = dt_hr / 2.0 + 0.6 * tc_hr[j]
+            tu = dt_hr * np.arange(int(np.ceil(5.0 * tp / dt_hr)) + 2)
+            u = np.interp(tu / tp, t_tab, q_tab, right=0.0)
+            u *= area_ac[j] * 43560.0 / 12.0 / (u.sum() * dt_hr * 3600.0)
+            q = np.convolve(np.diff(q_cum), u)
+            out[i, j, : min(q.size, nt)] = q[:nt]
+    return out
+
+
+def loop_single_form(area_ac, cn, tc_hr, storms, *, dt_hr: float, end_hr: float) -> np.ndarray:
+    """Second reference: the public single form :func:`runoff_hydrograph` called in a loop."""
+    nt = int(round(end_hr / dt_hr)) + 1
+    out = np.zeros((len(storms), len(area_ac), nt))
+    for i, storm in enumerate(storms):
+        for j in range(len(area_ac)):
+            out[i, j] = runoff_hydrograph(area_ac[j], cn[j], tc_hr[j], storm, dt_hr=dt_hr,
+                                          end_hr=end_hr).flow_cfs
+    return out
+
+
+def _median_time(fn, repeats: int) -> tuple[float, list[float], object]:
+    times, result = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times, result
+
+
+def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: float = 26.0,
+        repeats: int = 5, loop_repeats: int = 3, seed: int = 0) -> dict:
+    """Time the batch form and the loop baseline; return the results as a dict.
+
+    Parameters
+    ----------
+    n_sub, n_storms : int
+        Problem size (default 1,000 subcatchments x 6 storms).
+    dt_hr : float
+        Computation step (default 0.01 h). [h]
+    tail_hr : float
+        Time base after the 24-h storm (default 26 h, so 50 h in all). [h]
+    repeats, loop_repeats : int
+        Timed repetitions of the batch form and of the loop (medians are reported).
+    """
+    area_ac, cn, tc_hr, storms = make_inputs(n_sub, n_storms, seed=seed)
+    end_hr = 24.0 + tail_hr
+    call = lambda: runoff_hydrographs(area_ac, cn, tc_hr, storms, dt_hr=dt_hr,  # noqa: E731
+                                      end_hr=end_hr)
+    call()  # warm-up: imports, table cache, first-touch of the output memory
+    batch_s, batch_all, hs = _median_time(call, repeats)
+    loop_s, loop_all, ref = _median_time(
+        lambda: loop_convolve(area_ac, cn, tc_hr, storms, dt_hr=dt_hr, end_hr=end_hr),
+        loop_repeats)
+    single_s, single_all, ref_single = _median_time(
+        lambda: loop_single_form(area_ac, cn, tc_hr, storms, dt_hr=dt_hr, end_hr=end_hr), 1)
+    scale = np.maximum(ref.max(axis=2, keepdims=True), 1e-300)
+    max_rel_diff = float(np.max(np.abs(hs.flow_cfs - ref) / scale))
+    max_rel_diff_single = float(np.max(np.abs(hs.flow_cfs - ref_single) / scale))
+    return {
+        "benchmark": "runoff_hydrographs",
+        "n_subcatchments": n_sub,
+        "n_storms": n_storms,
+        "dt_hr": dt_hr,
+        "n_steps": int(hs.time_hr.size),
+        "batch_median_s": batch_s,
+        "batch_times_s": batch_all,
+        "loop_median_s": loop_s,
+        "loop_times_s": loop_all,
+        "speedup": loop_s / batch_s,
+        "max_rel_diff_vs_loop": max_rel_diff,
+        "single_form_loop_s": single_s,
+        "speedup_vs_single_form_loop": single_s / batch_s,
+        "max_rel_diff_vs_single_form": max_rel_diff_single,
+        "output_mb": hs.flow_cfs.nbytes / 1e6,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "machine": f"{platform.machine()}, {os.cpu_count()} logical CPUs",
+        "threads_env": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
+    }
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100 subcatchments x 2 storms")
+    parser.add_argument("--json", action="store_true", help="print the result dict as JSON")
+    args = parser.parse_args(argv)
+    result = run(100, 2, repeats=3, loop_repeats=1) if args.quick else run()
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(f"runoff_hydrographs: {result['n_subcatchments']} subcatchments x "
+              f"{result['n_storms']} storms, dt = {result['dt_hr']} h, "
+              f"{result['n_steps']} steps ({result['output_mb']:.0f} MB of ordinates)")
+        print(f"  batch (one call)               median {result['batch_median_s']:.3f} s")
+        print(f"  loop of np.convolve            median {result['loop_median_s']:.3f} s")
+        print(f"  speed-up vs np.convolve loop   {result['speedup']:.1f} x")
+        print(f"  loop of runoff_hydrograph      {result['single_form_loop_s']:.3f} s (1 run)")
+        print(f"  speed-up vs single-form loop   "
+              f"{result['speedup_vs_single_form_loop']:.1f} x")
+        print(f"  max |batch - loop| / peak = {result['max_rel_diff_vs_loop']:.2e}, "
+              f"vs single form {result['max_rel_diff_vs_single_form']:.2e}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""``hydrocalc rating POND.toml`` and ``hydrocalc route POND.toml --inflow CSV``.
+
+Thin: parse, call :mod:`hydrocalc.routing` / :mod:`hydrocalc.outlets`, format. The pond file
+layout is documented in :func:`hydrocalc.routing.pond_from_mapping` and docs/ponds.md.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import click
+
+from hydrocalc.errors import InputError
+
+
+def _read_inflow(path):
+    import pandas as pd
+
+    from hydrocalc.hydrograph import Hydrograph
+
+    try:
+        frame = pd.read_csv(path, comment="#")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--inflow must be a readable CSV; got {path!r} ({exc})") from None
+    missing = [c for c in ("time_hr", "flow_cfs") if c not in frame.columns]
+    if missing:
+        raise InputError(f"--inflow CSV must have columns time_hr and flow_cfs; got "
+                         f"{', '.join(map(str, frame.columns))}")
+    return Hydrograph(frame["time_hr"].to_numpy(), frame["flow_cfs"].to_numpy(), name=str(path))
+
+
+@click.command("rating")
+@click.argument("pond_file", type=click.Path(dir_okay=False))
+@click.option("--n", "n_steps", default=41, show_default=True, help="Even stage steps.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the table here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
+def rating(pond_file, n_steps, csv_path, as_json):
+    """Stage-storage-discharge rating of the pond in POND_FILE (TOML)."""
+    from hydrocalc.outlets import rating_table
+    from hydrocalc.routing import load_pond
+
+    pond = load_pond(pond_file)
+    table = rating_table(pond.outlets, stage_storage=pond.stage_storage, n=n_steps)
+    if csv_path:
+        table.to_csv(csv_path, index=False)
+    if as_json:
+        click.echo(table.to_json(orient="records", double_precision=6))
+    else:
+        click.echo(f"# {pond.name or pond_file}: top {pond.stage_storage.top_stage_ft:g} ft, "
+                   f"max storage {pond.stage_storage.max_storage_ft3:.6g} ft3")
+        click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
+@click.command("route")
+@click.argument("pond_file", type=click.Path(dir_okay=False))
+@click.option("--inflow", "inflow_csv", required=True, type=click.Path(dir_okay=False),
+              help="CSV with columns time_hr, flow_cfs (uniform step).")
+@click.option("--dt-hr", "dt_hr", default=None, help="Routing step [h], or 'auto'.")
+@click.option("--initial-stage-ft", default=0.0, show_default=True, type=float)
+@click.option("--duration-hr", default=None, type=float, help="Route this long [h].")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the series here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def route(pond_file, inflow_csv, dt_hr, initial_stage_ft, duration_hr, csv_path, as_json):
+    """Route the inflow hydrograph through the pond in POND_FILE (storage indication)."""
+    from hydrocalc.routing import load_pond, route_reservoir
+
+    pond = load_pond(pond_file)
+    inflow = _read_inflow(inflow_csv)
+    if dt_hr is not None and dt_hr != "auto":
+        try:
+            dt_hr = float(dt_hr)
+        except ValueError:
+            raise InputError(f"--dt-hr must be a number or 'auto'; got {dt_hr!r}") from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = route_reservoir(inflow, pond.stage_storage, pond.outlets,
+                                 initial_stage_ft=initial_stage_ft, dt_hr=dt_hr,
+                                 duration_hr=duration_hr)
+    for w in caught:
+        click.echo(f"warning: {w.message}", err=True)
+    if csv_path:
+        result.to_frame().to_csv(csv_path, index=False)
+    summary = result.summary()
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        width = max(len(k) for k in summary)
+        for key, value in summary.items():
+            shown = f"{value:.6g}" if isinstance(value, float) else str(value)
+            click.echo(f"{key:<{width}}  {shown}")
+
+
+COMMANDS = [rating, route]
