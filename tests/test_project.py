@@ -187,3 +187,11 @@ def test_datetime_milestone_is_accepted():
     ms = [{"key": "installation_of_erosion_controls", "date": dt.datetime(2027, 4, 2, 7, 30)}]
     plan, problems = parse_construction({**CONSTRUCTION, "milestone": ms}, municipality="pelham")
     assert problems == [] and plan.milestones[0].when == dt.datetime(2027, 4, 2, 7, 30)
+
+
+def test_rainfall_type_accepts_tr55_spellings():
+    plan, problems = parse_construction({**CONSTRUCTION, "rainfall_type": "Type III"})
+    assert problems == [] and plan.rainfall_type == "III"
+    _, problems = parse_construction({**CONSTRUCTION, "rainfall_type": "NOAA_C"})
+    assert problems == ["site.toml: construction.rainfall_type must be one of I, IA, II, III "
+                        "(TR-55 rainfall distribution); got 'NOAA_C'"]

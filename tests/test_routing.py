@@ -325,10 +325,14 @@ def test_duration_extends_the_route_with_zero_inflow():
 
 def test_barrel_structure_routes():
     structure = OutletStructure([CircularOrifice(6.0, 0.0), Riser(36.0, 4.0)],
-                                barrel=Barrel(12.0, 0.0, 60.0, 0.01))
-    res = route_reservoir(gamma_inflow(25.0), POND, structure)
-    assert not res.overtopped and res.peak_stage_ft > 4.5
-    assert res.peak_outflow_cfs <= structure.barrel.discharge_cfs(res.peak_stage_ft) + 1e-9
+                                barrel=Barrel(15.0, 0.0, 60.0, 0.01))
+    res = route_reservoir(gamma_inflow(20.0), POND, structure)
+    assert not res.overtopped and res.peak_stage_ft > 4.0
+    # the barrel controls at the peak: outflow = barrel capacity < riser + orifice
+    cap = structure.barrel.discharge_cfs(res.peak_stage_ft)
+    free = sum(d.discharge_cfs(res.peak_stage_ft) for d in structure.devices)
+    assert cap < free
+    assert_allclose(res.peak_outflow_cfs, cap, rtol=2e-3, atol=0)
 
 
 @pytest.mark.parametrize("call, match", [
@@ -434,36 +438,57 @@ def test_bad_batch_input_raises(call, match):
 # =========================================================================================
 # Sizing
 # =========================================================================================
-def test_size_orifice_meets_every_target_with_the_largest_diameter():
+def _meets(storms, targets, devices, top=6.0):
+    routes = [route_reservoir(s, POND, devices) for s in storms]
+    return all(r.peak_outflow_cfs <= t * (1 + 1e-9) and r.peak_stage_ft <= top
+               for r, t in zip(routes, targets))
+
+
+def test_size_orifice_finds_the_feasible_range_with_an_overflow_weir():
+    # with an overflow weir the peak is not monotone in the orifice size: a small orifice
+    # fills the pond and spills over the weir, a large one releases too much
     storms = [gamma_inflow(15.0, 1.0, name="2-yr"), gamma_inflow(25.0, 1.0, name="10-yr")]
-    targets = [4.0, 9.0]
+    targets = [4.5, 17.3]
     weir = RectangularWeir(6.0, 4.5)
-    res = size_orifice(storms, POND, targets, other_outlets=weir, tolerance_in=0.01)
-    assert res.feasible
-    assert (res.peak_outflow_cfs <= np.array(targets) * (1 + 1e-9)).all()
-    assert (res.margin_cfs >= -1e-9).all() and res.margin_cfs.min() < 0.05
-    bigger = [route_reservoir(s, POND, [CircularOrifice(res.diameter_in + 0.05, 0.0), weir])
-              for s in storms]
-    assert any(r.peak_outflow_cfs > tgt for r, tgt in zip(bigger, targets))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OvertoppingWarning)
+        res = size_orifice(storms, POND, targets, other_outlets=weir, tolerance_in=0.01)
+        assert res.feasible and 3.0 < res.diameter_in < res.largest_size < 12.0
+        assert (res.peak_outflow_cfs <= np.array(targets) * (1 + 1e-9)).all()
+        assert (res.margin_cfs >= -1e-9).all()
+        assert_allclose(res.margin_cfs, np.array(targets) - res.peak_outflow_cfs, rtol=0,
+                        atol=1e-12)
+        assert _meets(storms, targets, [CircularOrifice(res.diameter_in, 0.0), weir])
+        assert not _meets(storms, targets, [CircularOrifice(res.diameter_in - 0.05, 0.0), weir])
+        assert not _meets(storms, targets, [CircularOrifice(res.largest_size + 0.05, 0.0), weir])
     assert list(res.to_frame().storm) == ["2-yr", "10-yr"]
 
 
-def test_size_orifice_reports_a_stage_limited_smallest_diameter():
-    res = size_orifice(gamma_inflow(20.0), POND, 12.0, max_stage_ft=4.5, tolerance_in=0.02)
-    assert res.feasible and res.smallest_size <= res.size
-    assert (res.peak_stage_ft <= 4.5 + 1e-9).all()
-    smaller = route_reservoir(gamma_inflow(20.0), POND,
-                              CircularOrifice(res.smallest_size - 0.1, 0.0))
+def test_size_orifice_smallest_size_keeps_the_stage_below_the_limit():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OvertoppingWarning)
+        res = size_orifice(gamma_inflow(20.0), POND, 12.0, max_stage_ft=4.5, tolerance_in=0.02)
+        assert res.feasible and res.max_stage_ft == 4.5
+        assert (res.peak_stage_ft <= 4.5 + 1e-9).all()
+        smaller = route_reservoir(gamma_inflow(20.0), POND,
+                                  CircularOrifice(res.diameter_in - 0.1, 0.0))
     assert smaller.peak_stage_ft > 4.5
 
 
 def test_size_weir_and_infeasible_design():
-    res = size_weir(gamma_inflow(20.0), POND, 10.0, crest_ft=2.0, tolerance_ft=0.01)
-    assert res.feasible and res.peak_outflow_cfs[0] <= 10.0 + 1e-9
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OvertoppingWarning)
+        res = size_weir(gamma_inflow(20.0), POND, 10.0, crest_ft=2.0, tolerance_ft=0.01)
+        assert res.feasible and res.peak_outflow_cfs[0] <= 10.0 + 1e-9
+        assert 0.1 < res.length_ft < 0.5 < res.largest_size < 1.0
+        assert res.peak_stage_ft[0] == pytest.approx(6.0, abs=0.05)   # just contained
         bad = size_orifice(gamma_inflow(20.0), POND, 0.01)
-    assert not bad.feasible and math.isnan(bad.diameter_in) and "smallest size" in bad.reason
+    assert not bad.feasible and math.isnan(bad.diameter_in) and "no size in" in bad.reason
+
+
+def test_size_orifice_rejects_a_bad_range():
+    with pytest.raises(InputError, match=r"size_range must be \(lo, hi\) with 0 < lo < hi"):
+        size_orifice(gamma_inflow(), POND, 5.0, min_diameter_in=10.0, max_diameter_in=2.0)
 
 
 # =========================================================================================
@@ -525,3 +550,29 @@ def test_pond_file_device_above_top_is_rejected():
     with pytest.raises(InputError, match=r"p.toml: CircularOrifice 'orifice_6in' invert_ft "
                                          r"must be <= the top"):
         pond_from_mapping(spec, where="p.toml")
+
+
+# =========================================================================================
+# CLI
+# =========================================================================================
+def test_cli_rating_and_route(tmp_path):
+    from click.testing import CliRunner
+
+    from hydrocalc.cli import main
+
+    pond = tmp_path / "pond.toml"
+    pond.write_text(POND_TOML)
+    inflow = gamma_inflow()
+    (tmp_path / "in.csv").write_text(inflow.to_frame().to_csv(index=False))
+    runner = CliRunner()
+    out = runner.invoke(main, ["rating", str(pond), "--n", "7"])
+    assert out.exit_code == 0, out.output
+    assert "riser_36in_cfs" in out.output and "total_cfs" in out.output
+    out = runner.invoke(main, ["route", str(pond), "--inflow", str(tmp_path / "in.csv"),
+                               "--json", "--csv", str(tmp_path / "out.csv")])
+    assert out.exit_code == 0, out.output
+    assert '"peak_outflow_cfs"' in out.output and (tmp_path / "out.csv").exists()
+    out = runner.invoke(main, ["route", str(pond), "--inflow", str(tmp_path / "in.csv"),
+                               "--dt-hr", "1.0"])
+    assert out.exit_code == 1
+    assert "error: dt_hr must be <= the inflow's step (0.01 h); got 1." in out.output

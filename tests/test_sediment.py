@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import pathlib
 
@@ -409,3 +408,27 @@ def test_cli_cleanout_json():
     assert d["cleanout_rule"] == "§ 110-39B"
     assert [c["trap_id"] for c in d["checks"]] == ["ST-1", "ST-2"]
     assert d["schedules"][0]["trap_id"] == "ST-1"
+
+
+def test_cli_cleanout_takes_tr55_type_from_storms_distribution(tmp_path):
+    text = (FIXTURES / "shelter_island_site.toml").read_text()
+    text = text.replace('rainfall_type = "III"\n', "")
+    text = text.replace('rainfall_file = "synthetic_cdo_2027.csv"',
+                        f'rainfall_file = "{(FIXTURES / "synthetic_cdo_2027.csv").as_posix()}"')
+    site = tmp_path / "s.toml"
+    site.write_text(text + '\n[storms]\ndistribution = "type_ii"\n')
+    r = CliRunner().invoke(_main(), ["cleanout", str(site)])
+    assert r.exit_code == 0, r.output
+    assert "Type II (from [storms].distribution)" in r.stdout
+    site.write_text(text)
+    r = CliRunner().invoke(_main(), ["cleanout", str(site)])
+    assert r.exit_code == 1 and "rainfall_type must be given" in r.stderr
+
+
+def test_musle_from_a_hydrograph_uses_its_volume_and_peak():
+    from hydrocalc.hydrograph import Hydrograph
+
+    h = Hydrograph(time_hr=[0.0, 1.0, 2.0], flow_cfs=[0.0, 5.0, 0.0])  # 18,000 ft3, 5 cfs
+    got = sediment.musle_yield_from_hydrograph(h, 0.3, 0.5, 1.0, 1.0)
+    assert_allclose(got, sediment.musle_yield_tons(18000 / 43560, 5.0, 0.3, 0.5, 1.0, 1.0),
+                    rtol=1e-12)

@@ -271,12 +271,23 @@ class _Net:
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
         """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
         inflows are now complete. Ponds already routed pass their routed outflow."""
-        self.inflow[:] = 0.0
         if final:
+            needed = None
+            self.inflow[:] = 0.0
             self.unrouted[:] = 0.0
             self.area[:] = 0.0
+        else:
+            targets = [p for p, lv in self.levels.items() if lv == level]
+            if not targets:
+                return []
+            ups = self.first.upstream
+            needed = set().union(*(ups[p] for p in targets))
+            for p in needed:
+                self.inflow[:, :, self.index[p]] = 0.0
         ready = []
         for nid in self.order:
+            if needed is not None and nid not in needed:
+                continue
             k = self.index[nid]
             node = self.first.nodes[nid]
             if node.kind == "subcatchment":
@@ -308,7 +319,7 @@ class _Net:
                                 "analysis.duration_hr", RuntimeWarning, stacklevel=2)
             else:  # design point
                 self.outflow[:, :, k] = self.inflow[:, :, k]
-            if node.to is not None:
+            if node.to is not None and (needed is None or node.to in needed):
                 t = self.index[node.to]
                 self.inflow[:, :, t] += self.outflow[:, :, k]
                 if final:
@@ -785,6 +796,7 @@ class SiteResults:
         frames = self.to_frames(hydrographs=hydrographs)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        os.chmod(tmp, 0o777 & ~_umask())
         try:
             for name, frame in frames.items():
                 frame.to_csv(tmp / f"{name}.csv", index=False, float_format="%.10g",
@@ -801,12 +813,19 @@ class SiteResults:
                 f"warnings={len(self.warnings)})")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic_write_text(path: pathlib.Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         with_suppress_unlink(tmp)
@@ -1459,16 +1478,29 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
                     f"largest diameter {_fmt(d_req, 'in')}",
             result=None if math.isfinite(d_prov) else "n/a",
             note="" if math.isfinite(d_prov) else "lowest outlet is not a circular orifice"))
-    # routed detention time
-    t_det = ny.centroid_detention_time_hr(time_hr, unrouted, routed)
+    # routed detention time through each controlling pond (centre of mass, MD App. D.11)
+    per_pond = {}
+    for p in with_surface:
+        k_p = run.node_ids.index(p.id)
+        per_pond[p.id] = ny.centroid_detention_time_hr(time_hr, run.inflow[i, k_p],
+                                                       run.ponds[p.id]["primary_cfs"][i])
+    finite = {pid: t for pid, t in per_pond.items() if math.isfinite(t)}
+    t_det = min(finite.values()) if finite else math.nan
     det["detention_time_hr"] = t_det
+    det["detention_time_by_pond_hr"] = per_pond
+    if not with_surface:
+        passed, note = False, "no pond with a surface outlet upstream of the design point"
+    elif not finite:
+        passed, note = True, "no surface outflow from the ponds in the 1-year storm"
+    else:
+        passed, note = t_det >= cs.cpv_detention_hr, ""
+    text = ", ".join(f"{pid} {_fmt(t, 'h')}" for pid, t in per_pond.items()) or "none"
     rows.append(_crit_row(
         table, "cpv", "cpv_detention_time", dp, storm, cs.cpv_detention_hr,
-        None if not math.isfinite(t_det) else t_det, "h", "provided >= required",
-        bool(math.isfinite(t_det) and t_det >= cs.cpv_detention_hr) or not math.isfinite(t_det),
-        method="centre-of-mass detention time of the routed 1-year storm at the design point",
-        details=f"centroid of outflow minus centroid of unrouted inflow = {_fmt(t_det, 'h')}",
-        note="" if math.isfinite(t_det) else "no outflow at the design point"))
+        t_det if math.isfinite(t_det) else None, "h", "provided >= required", passed,
+        method="centre-of-mass detention time of the routed 1-year storm: centroid of each "
+               "upstream pond's outflow minus centroid of its inflow (smallest reported)",
+        details=f"by pond: {text}", note=note))
 
 
 def _tr55_type(dist):

@@ -392,8 +392,8 @@ def read_daily_rainfall(
         i = int(too_big[0])
         raise InputError(
             f"rainfall file {name} line {lines[i]}: PRCP must be <= "
-            f"{fmt_value(MAX_DAILY_PRECIP_IN)} in per day; got {values[i]} {file_units} on {dates[i].isoformat()}. If the file "
-            "is in millimetres pass units='mm'."
+            f"{fmt_value(MAX_DAILY_PRECIP_IN)} in per day; got {values[i]} {file_units} on "
+            f"{dates[i].isoformat()}. If the file is in millimetres pass units='mm'."
         )
 
     series = pd.Series(depth, index=pd.DatetimeIndex(pd.to_datetime(dates)), name="precip_in")

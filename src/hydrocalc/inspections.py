@@ -290,9 +290,10 @@ class InspectionSchedule:
             ax.set_xlim(0, 7)
             ax.set_ylim(0, 6)
             ax.set_xticks(np.arange(7) + 0.5, ["M", "T", "W", "T", "F", "S", "S"], fontsize=6)
+            ax.xaxis.tick_top()
             ax.set_yticks([])
             ax.tick_params(length=0)
-            ax.set_title(f"{calendar.month_name[per.month]} {per.year}", fontsize=8)
+            ax.set_title(f"{calendar.month_name[per.month]} {per.year}", fontsize=8, pad=12)
             ax.set_aspect("equal")
             for sp in ax.spines.values():
                 sp.set_visible(False)

@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 __all__ = ["find_cycle", "topological_order", "upstream_sets", "terminal_of"]
@@ -85,7 +86,13 @@ def topological_order(edges: Mapping[str, str | None]) -> tuple[str, ...]:
 
 
 def upstream_sets(edges: Mapping[str, str | None]) -> dict[str, frozenset[str]]:
-    """``{node: every node draining to it, itself included}``."""
+    """``{node: every node draining to it, itself included}`` (cached by topology)."""
+    return dict(_upstream_sets(tuple(edges.items())))
+
+
+@functools.lru_cache(maxsize=1024)
+def _upstream_sets(items: tuple) -> dict[str, frozenset[str]]:
+    edges = dict(items)
     order = topological_order(edges)
     ups: dict[str, set[str]] = {n: {n} for n in edges}
     for n in order:

@@ -20,8 +20,8 @@ Cleanout rule. Shelter Island § 110-39B and Pelham ch. 83 (maintenance during c
 require sediment removal "whenever their design capacity has been reduced by 50%". The
 *design capacity* is taken as the storage the trap's geometry provides up to ``depth_ft``
 (or the top of the stage-area table), from :class:`hydrocalc.routing.StageStorage`; without
-geometry, the required storage of the criteria. The cleanout mark is the stage at which the accumulated sediment (filling from the
-bottom) occupies ``cleanout_frac`` of that capacity.
+geometry, the required storage of the criteria. The cleanout mark is the stage at which the
+accumulated sediment (filling from the bottom) occupies ``cleanout_frac`` of that capacity.
 
 Symbols
 -------
@@ -90,6 +90,7 @@ __all__ = [
     "ls_factor",
     "musle_yield_t",
     "musle_yield_tons",
+    "musle_yield_from_hydrograph",
     "sediment_volume_ft3",
     "criteria_table",
     "criteria_keys",
@@ -398,6 +399,36 @@ def musle_yield_tons(
     qp = as_float_array(peak_cfs, "peak_cfs", lower=0.0)
     y = a * (q * qp) ** MUSLE_B * _musle_factors(k_factor, ls_factor, c_factor, p_factor)
     return like(y, runoff_acft, peak_cfs, k_factor, ls_factor, c_factor, p_factor)
+
+
+def musle_yield_from_hydrograph(
+    hydrograph,
+    k_factor: float,
+    ls_factor: float,
+    c_factor: float,
+    p_factor: float,
+    *,
+    coefficient: str = "exact",
+) -> float:
+    """MUSLE yield of one storm from its runoff :class:`~hydrocalc.hydrograph.Hydrograph`.
+
+    Uses the hydrograph's runoff volume (``volume_acft``) and peak (``peak_cfs``) in
+    :func:`musle_yield_tons`.
+
+    Returns
+    -------
+    yield_tons : float
+        [short ton]
+
+    Examples
+    --------
+    >>> from hydrocalc.hydrograph import Hydrograph
+    >>> h = Hydrograph(time_hr=[0.0, 1.0, 2.0], flow_cfs=[0.0, 5.0, 0.0])  # 0.4132 ac-ft
+    >>> round(musle_yield_from_hydrograph(h, 0.3, 0.5, 1.0, 1.0), 2)
+    21.43
+    """
+    return float(musle_yield_tons(hydrograph.volume_acft, hydrograph.peak_cfs, k_factor,
+                                  ls_factor, c_factor, p_factor, coefficient=coefficient))
 
 
 def sediment_volume_ft3(

@@ -1886,6 +1886,22 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                 P.add(f"{sc_name}.design_point[{dp}]",
                       f"is missing from scenario {missing_from}; every design point must be in "
                       "both scenarios to compare them")
+    if options is not None and scenarios:
+        try:
+            from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
+        except ImportError:  # pragma: no cover - hydrograph topic absent
+            max_dt_hr = None
+        if max_dt_hr is not None:
+            subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
+            if subs:
+                name, tight = min(subs, key=lambda x: x[1].tc_hr)
+                limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
+                if options.dt_hr > limit * (1 + 1e-9):
+                    P.add("analysis.dt_hr",
+                          f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
+                          f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
+                          f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
+                          "Use 0.01 (resolves any Tc >= 0.1 h)")
     if (len(scenarios) == 2 and criteria is not None and criteria.standard == "ny_smdm"
             and "rrv" not in criteria.waived and criteria.new_impervious_ac_by_hsg is None):
         for sc in scenarios.values():

@@ -673,6 +673,7 @@ class Sweep:
     samples: int | None = None
     storms: tuple[str, ...] | None = None
     description: str = ""
+    where: str = "sweep.toml"  #: file name used in messages
 
     @property
     def groups(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
@@ -734,10 +735,6 @@ class Sweep:
             return apply_overrides(self.site, self.overrides(i))
         except InputError as exc:
             raise InputError(f"{self.where}: scenario {self.scenario_id(i)}: {exc}") from None
-
-    @property
-    def where(self) -> str:
-        return self.path.name if self.path is not None else "sweep.toml"
 
     def to_frame(self):
         """One row per scenario: ``scenario`` and one column per variation."""
@@ -991,7 +988,8 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
                   combine=combine, seed=seed, samples=samples,
                   storms=tuple(storm_sel) if storm_sel else None,
-                  description=description if isinstance(description, str) else "")
+                  description=description if isinstance(description, str) else "",
+                  where=where)
     if sweep.n_scenarios > 10_000_000:
         raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
                          f"{sweep.n_scenarios:,}. Use fewer values or random sampling")

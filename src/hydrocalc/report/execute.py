@@ -146,8 +146,12 @@ def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME)
 
 def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters: dict, *,
                      cwd: pathlib.Path, section: str, display_path: str | None = None,
-                     timeout_s: float = 900.0) -> None:
-    """Parameterize and execute one notebook in a kernel started in ``cwd``.
+                     timeout_s: float = 900.0, km=None) -> None:
+    """Parameterize and execute one notebook with Papermill in a kernel working in ``cwd``.
+
+    With ``km`` (a started :class:`jupyter_client.KernelManager`) the notebook runs in that
+    kernel after its namespace is reset (:data:`ENGINE_NAME` engine); otherwise Papermill
+    starts a fresh kernel for it.
 
     Raises
     ------
@@ -164,12 +168,16 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     output.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(output))
     shown = display_path or str(output)
+    engine = {}
+    if km is not None:
+        _register_engine()
+        engine = {"engine_name": ENGINE_NAME, "km": km}
     try:
         papermill.execute_notebook(
             str(output), str(output), parameters=None, kernel_name=KERNEL_NAME,
             progress_bar=False, report_mode=True, start_timeout=120,
             execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
-            resources={"metadata": {"path": str(cwd)}})
+            resources={"metadata": {"path": str(cwd)}}, **engine)
     except PapermillExecutionError as exc:
         first = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
         raise ReportError(
@@ -184,6 +192,95 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     meta["input_path"] = f"hydrocalc/report/notebooks/{pathlib.Path(source).name}"
     meta["output_path"] = output.relative_to(cwd).as_posix()
     nbformat.write(done, str(output))
+
+
+# --------------------------------------------------------------------------------------
+# a papermill engine that reuses a kernel (one per worker) for several notebooks
+# --------------------------------------------------------------------------------------
+ENGINE_NAME = "hydrocalc-pooled"
+_RESET = "get_ipython().reset(new_session=False)"
+
+
+def _register_engine() -> None:
+    """Register the pooled-kernel engine with papermill (idempotent)."""
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.utils import merge_kwargs, remove_args
+
+    if ENGINE_NAME in papermill_engines._engines:
+        return
+
+    class PooledKernelEngine(NBClientEngine):
+        """Papermill's nbclient engine, run in a kernel the caller started (``km=``).
+
+        Before each notebook the kernel's user namespace is reset
+        (``InteractiveShell.reset``), so no variable crosses from one notebook to the next;
+        imported modules stay loaded, which is the point: the imports and the site's
+        computation (cached per process by :func:`hydrocalc.report.sections.context`) are
+        paid once per kernel instead of once per notebook.
+        """
+
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False,
+                                     stdout_file=None, stderr_file=None, start_timeout=60,
+                                     execution_timeout=None, km=None, **kwargs):
+            if km is None:
+                return super().execute_managed_notebook(
+                    nb_man, kernel_name, log_output=log_output, stdout_file=stdout_file,
+                    stderr_file=stderr_file, start_timeout=start_timeout,
+                    execution_timeout=execution_timeout, **kwargs)
+            kwargs = remove_args(["input_path", "timeout", "startup_timeout"], **kwargs)
+            final = merge_kwargs(kwargs, timeout=execution_timeout,
+                                 startup_timeout=start_timeout, kernel_name=kernel_name,
+                                 log_output=log_output, stdout_file=stdout_file,
+                                 stderr_file=stderr_file)
+            client = PapermillNotebookClient(nb_man, km=km, **final)
+            client.start_new_kernel_client()
+            try:
+                reply = client.wait_for_reply(
+                    client.kc.execute(_RESET, silent=True, store_history=False))
+                if reply is None or reply["content"].get("status") != "ok":
+                    raise ReportError("the kernel could not be reset between notebooks")
+                return client.execute()
+            finally:
+                client.kc.stop_channels()
+
+    papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
+
+
+class KernelPool:
+    """One started kernel per worker thread, working directory ``cwd``; close() stops them."""
+
+    def __init__(self, cwd: pathlib.Path):
+        import threading
+
+        self.cwd = cwd
+        self._local = threading.local()
+        self._managers: list = []
+        self._lock = threading.Lock()
+
+    def get(self):
+        km = getattr(self._local, "km", None)
+        if km is None:
+            from jupyter_client.manager import AsyncKernelManager
+            from jupyter_core.utils import run_sync
+
+            km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+            run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS))
+            with self._lock:
+                self._managers.append(km)
+            self._local.km = km
+        return km
+
+    def close(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        for km in self._managers:
+            try:
+                run_sync(km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 - best effort at the end of a run
+                pass
+        self._managers.clear()
 
 
 # --------------------------------------------------------------------------------------
@@ -272,6 +369,7 @@ class ReportRun:
     sections: tuple[str, ...]
     seconds: float
     section_seconds: dict
+    stage_seconds: dict = dataclasses.field(default_factory=dict)
 
     def __str__(self) -> str:
         return f"report written to {self.out_dir} ({len(self.sections)} sections, " \
@@ -316,7 +414,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path) 
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
-               echo=None) -> ReportRun:
+               fresh_kernels: bool = False, echo=None) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -336,6 +434,10 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         Show a progress bar on stderr.
     notebooks : path, optional
         Folder holding the section notebooks (default: the ones shipped with hydrocalc).
+    fresh_kernels : bool, default False
+        Start a new kernel for every notebook (Papermill's default) instead of one kernel
+        per worker reused with its namespace reset between notebooks (faster: the imports
+        and the site computation are paid once per worker).
     echo : callable, optional
         Receives one-line status messages (default: silent).
 
@@ -375,6 +477,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                               "Reinstall hydrocalc or pass --notebooks.")
         check_notebook_parameters(path, getattr(S, spec.function))
     site = S.validate_site(site_path)  # raises InputError listing every problem
+    stages = {"validate_s": round(time.perf_counter() - t0, 3)}
 
     # 2. stage
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -386,18 +489,23 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     try:
         site_rel, input_hashes = _copy_inputs(site, site_path, staging / "inputs")
         job_list = plan_jobs(keys, site_rel, nb_dir)
+        t1 = time.perf_counter()
         section_seconds = _execute_all(job_list, staging, target, jobs=jobs,
-                                       progress=progress)
+                                       progress=progress, fresh_kernels=fresh_kernels)
+        stages["execute_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")
         results = _results_json(staging, site, site_rel, input_hashes, keys, fmts,
                                 started, section_seconds)
-        written = _write_outputs(staging, results, fmts, site)
+        written = _write_outputs(staging, results, fmts, site, stages)
         results["timestamps"]["finished_utc"] = _utc_now()
         results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
+        results["timestamps"]["stages_seconds"] = stages
         (staging / "results.json").write_text(
             json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
             + "\n", encoding="utf-8")
     except ReportError:
+        if staging.exists():
+            _keep_failed(staging, target)
         raise
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -406,11 +514,12 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     files_out = tuple(sorted(p.relative_to(target).as_posix()
                              for p in target.rglob("*") if p.is_file()))
     return ReportRun(out_dir=target, files=files_out, sections=tuple(keys),
-                     seconds=time.perf_counter() - t0, section_seconds=section_seconds)
+                     seconds=time.perf_counter() - t0, section_seconds=section_seconds,
+                     stage_seconds=stages)
 
 
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
-                 jobs: int | None, progress: bool) -> dict:
+                 jobs: int | None, progress: bool, fresh_kernels: bool = False) -> dict:
     """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
     folder as ``.<name>.failed`` and raise the first section's ReportError."""
     from tqdm.auto import tqdm
@@ -419,33 +528,26 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
     failed_dir = target.parent / f".{target.name}.failed"
     seconds: dict[str, float] = {}
 
+    pool = None if fresh_kernels else KernelPool(staging)
+
     def run(job):
         t = time.perf_counter()
         execute_notebook(job["source"], staging / job["output"], job["parameters"],
                          cwd=staging, section=job["key"],
-                         display_path=str(failed_dir / job["output"]))
+                         display_path=str(failed_dir / job["output"]),
+                         km=None if pool is None else pool.get())
         seconds[job["key"]] = round(time.perf_counter() - t, 3)
         return job["key"]
 
     bar = tqdm(total=len(job_list), desc="report sections", unit="section",
                disable=not progress, leave=False)
     error = None
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending = {pool.submit(run, job) for job in job_list}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for fut in done:
-                exc = fut.exception()
-                if exc is not None and error is None:
-                    error = exc
-                elif exc is None:
-                    bar.set_postfix_str(fut.result())
-                    bar.update(1)
-            if error is not None:
-                for fut in pending:
-                    fut.cancel()
-                wait(pending)
-                pending = set()
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as threads:
+            error = _drain(threads, run, job_list, bar)
+    finally:
+        if pool is not None:
+            pool.close()
     bar.close()
     if error is not None:
         _keep_failed(staging, target)
@@ -454,6 +556,27 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
                               ) from error
         raise error
     return dict(sorted(seconds.items()))
+
+
+def _drain(threads, run, job_list, bar):
+    """Run the jobs; on the first failure cancel what has not started and return it."""
+    error = None
+    pending = {threads.submit(run, job) for job in job_list}
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        for fut in done:
+            exc = fut.exception()
+            if exc is not None and error is None:
+                error = exc
+            elif exc is None:
+                bar.set_postfix_str(fut.result())
+                bar.update(1)
+        if error is not None:
+            for fut in pending:
+                fut.cancel()
+            wait(pending)
+            pending = set()
+    return error
 
 
 def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict,
@@ -483,8 +606,8 @@ def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict
     }
 
 
-def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site
-                   ) -> list[str]:
+def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site,
+                   stages: dict) -> list[str]:
     from hydrocalc.report import sections as S
 
     written = []
@@ -492,17 +615,23 @@ def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], si
     if "html" in fmts or "pdf" in fmts:
         from hydrocalc.report.assemble import assemble_html
 
+        t = time.perf_counter()
         html_text = assemble_html(notebooks, S.cover_meta(results, site))
+        stages["html_s"] = round(time.perf_counter() - t, 3)
         if "html" in fmts:
             (staging / "report.html").write_text(html_text, encoding="utf-8")
             written.append("report.html")
         if "pdf" in fmts:
             from hydrocalc.report.pdf import write_pdf
 
+            t = time.perf_counter()
             write_pdf(html_text, staging / "report.pdf")
+            stages["pdf_s"] = round(time.perf_counter() - t, 3)
             written.append("report.pdf")
     if "xlsx" in fmts:
+        t = time.perf_counter()
         _write_workbook(staging / "tables.xlsx", results)
+        stages["xlsx_s"] = round(time.perf_counter() - t, 3)
         written.append("tables.xlsx")
     return written
 

@@ -1,0 +1,666 @@
+r"""Batch runs: many site files, or every scenario of parameter sweeps, on Dask.
+
+:func:`run_batch` analyses every input (:func:`hydrocalc.analysis.analyze` semantics) and
+collects one summary table, one row per input (or sweep scenario), design point and storm:
+
+==================  ======  ===================================================================
+Column              Unit    Meaning
+==================  ======  ===================================================================
+source              -       the input file (site or sweep file) as given
+site                -       project name of the site
+scenario            -       sweep scenario label (``"00042"``); empty for a site file
+design_point        -       design point id
+storm               -       storm name (``"10yr"``)
+precip_in           in      24-hour storm depth
+pre_peak_cfs        ft3/s   pre-development peak at the design point
+post_peak_cfs       ft3/s   post-development (routed) peak
+peak_change_pct     %       100 (post - pre) / pre
+pre_volume_ft3      ft3     pre-development runoff volume
+post_volume_ft3     ft3     post-development volume
+volume_change_pct   %       100 (post - pre) / pre
+post_le_pre         -       post peak <= pre peak
+wqv_pass ...        -       NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
+                            when not evaluated; ``criteria_pass`` all of them
+status              -       ``"ok"`` or ``"error"``
+error               -       the error message of a failed input/scenario (lines joined by
+                            `` | ``), empty otherwise
+<varied field>      (field) one column per ``[[vary]]`` entry of a sweep: the value used
+==================  ======  ===================================================================
+
+Execution
+---------
+Inputs are split into tasks (one per site file; sweep scenarios in chunks) run by Dask: the
+local process pool by default (``workers`` processes), ``"threads"`` or ``"synchronous"``,
+or a ``dask.distributed`` cluster given by its address (``tcp://host:8786``) or a
+``distributed.Client``. Within a task, the scenarios of a sweep are analysed together by
+:func:`hydrocalc.analysis.analyze_many`, which batches their subcatchments, storms and ponds
+into array work (one runoff-hydrograph call and one routing call per pond for the whole
+chunk); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
+(``tests/test_batch.py`` checks this to 1e-9).
+
+A failing input or scenario becomes a row with ``status = "error"`` and its message; the
+others continue. A worker that dies takes only its task's rows with it (they are recorded as
+errors). Output files are written atomically (a temporary file beside the target, then
+``os.replace``), so a reader never sees a half-written table.
+
+Distributed runs need the input files at the same paths on every worker (a shared file
+system) and hydrocalc installed on the workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import pathlib
+import resource
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hydrocalc.errors import InputError
+
+__all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
+           "summary_frame"]
+
+#: Fixed columns of the summary table, in order (varied-field columns follow).
+SUMMARY_COLUMNS = (
+    "source", "site", "scenario", "design_point", "storm", "precip_in", "pre_peak_cfs",
+    "post_peak_cfs", "peak_change_pct", "pre_volume_ft3", "post_volume_ft3",
+    "volume_change_pct", "post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass",
+    "qf_pass", "criteria_pass", "status", "error",
+)
+_TEXT = ("source", "site", "scenario", "design_point", "storm", "status", "error")
+_BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
+         "criteria_pass")
+_LOCAL = ("processes", "threads", "synchronous")
+#: Memory a sweep task aims to stay under (analysis arrays of one chunk). [MB]
+DEFAULT_TASK_MEMORY_MB = 256.0
+
+
+# ----------------------------------------------------------------------------------------
+# tasks (module-level functions: pickled by reference to the workers)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    name = type(exc).__name__
+    prefix = "" if name in ("InputError", "OutOfRangeError") else f"{name}: "
+    return prefix + " | ".join(lines)
+
+
+def _peak_rss_mb() -> float:
+    # ru_maxrss is in KiB on Linux, bytes on macOS
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024.0 * 1024.0) if sys.platform == "darwin" else rss / 1024.0
+
+
+def _error_row(source: str, scenario: str, message: str, *, site: str = "",
+               values: dict | None = None) -> dict:
+    row = {"source": source, "site": site, "scenario": scenario, "status": "error",
+           "error": message}
+    if values:
+        row.update(values)
+    return row
+
+
+def _ok_rows(results, source: str, scenario: str, values: dict | None = None) -> list[dict]:
+    rows = []
+    for r in results.summary_rows(scenario=scenario):
+        row = {"source": source, **r, "status": "ok", "error": ""}
+        if values:
+            row.update(values)
+        rows.append(row)
+    return rows
+
+
+_SWEEPS: dict[tuple, Any] = {}
+
+
+def _cached_sweep(path: str):
+    """The sweep at ``path``, loaded once per process (keyed on the file's mtime and size)."""
+    from hydrocalc.sweep import load_sweep
+
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size)
+    sw = _SWEEPS.get(key)
+    if sw is None:
+        if len(_SWEEPS) > 8:
+            _SWEEPS.clear()
+        sw = _SWEEPS[key] = load_sweep(path)
+    return sw
+
+
+def run_task(spec: dict) -> dict:
+    """Run one task of a batch plan (see :func:`plan_tasks`); never raises on bad input.
+
+    Returns
+    -------
+    dict
+        ``rows`` (summary rows with ``_input``/``_index`` ordering keys), ``n`` (inputs or
+        scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``.
+    """
+    import warnings
+
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    failed = 0
+    kind = spec["kind"]
+    source = spec["source"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # analyze() records its warnings itself
+        try:
+            if kind == "site":
+                rows, failed = _site_rows(spec)
+            elif kind == "sweep":
+                rows, failed = _sweep_rows(spec)
+            else:
+                raise AssertionError(kind)
+        except Exception as exc:  # noqa: BLE001 - a task reports, never raises
+            n = spec.get("stop", 1) - spec.get("start", 0)
+            what = "" if kind == "site" else \
+                f"scenarios {spec['start']} to {spec['stop'] - 1} not completed: "
+            rows = [dict(_error_row(source, "", what + _message(exc)),
+                         _input=spec["input"], _index=spec.get("start", 0))]
+            failed = n
+    return {"rows": rows, "n": spec.get("stop", 1) - spec.get("start", 0), "failed": failed,
+            "pid": os.getpid(), "peak_rss_mb": _peak_rss_mb(),
+            "elapsed_s": time.perf_counter() - t0, "task": spec.get("task")}
+
+
+def _site_rows(spec: dict) -> tuple[list[dict], int]:
+    from hydrocalc.analysis import analyze
+    from hydrocalc.site import load_site
+
+    source = spec["source"]
+    site = None
+    try:
+        site = load_site(spec["path"])
+        res = analyze(site, storms=spec.get("storms"))
+    except Exception as exc:  # noqa: BLE001 - recorded in the summary
+        return [dict(_error_row(source, "", _message(exc),
+                                site=site.name if site is not None else ""),
+                     _input=spec["input"], _index=0)], 1
+    rows = _ok_rows(res, source, "")
+    for r in rows:
+        r.update(_input=spec["input"], _index=0)
+    return rows, 0
+
+
+def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
+    from hydrocalc.analysis import analyze_many
+
+    source = spec["source"]
+    sw = _cached_sweep(spec["path"])
+    storms = list(sw.storms) if sw.storms else spec.get("storms")
+    site_name = sw.site.name
+    rows: list[dict] = []
+    failed = 0
+    valid: list[tuple[int, Any]] = []
+    for i in range(spec["start"], spec["stop"]):
+        try:
+            valid.append((i, sw.scenario(i)))
+        except Exception as exc:  # noqa: BLE001 - an invalid scenario is one error row
+            failed += 1
+            rows.append(dict(_error_row(source, sw.scenario_id(i), _message(exc),
+                                        site=site_name, values=sw.values(i)),
+                             _input=spec["input"], _index=i))
+    results = analyze_many([s for _, s in valid], storms=storms, errors="collect") \
+        if valid else []
+    retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
+    if len(valid) > 1 and retry:
+        # a group failed as a whole: analyse its members one by one to isolate the culprit
+        for k in retry:
+            results[k] = analyze_many([valid[k][1]], storms=storms, errors="collect")[0]
+    for (i, _), res in zip(valid, results, strict=True):
+        sid = sw.scenario_id(i)
+        if isinstance(res, Exception):
+            failed += 1
+            rows.append(dict(_error_row(source, sid, _message(res), site=site_name,
+                                        values=sw.values(i)), _input=spec["input"], _index=i))
+            continue
+        for r in _ok_rows(res, source, sid, sw.values(i)):
+            r.update(_input=spec["input"], _index=i)
+            rows.append(r)
+    return rows, failed
+
+
+# ----------------------------------------------------------------------------------------
+# planning
+
+
+def _bytes_per_variant(site) -> float:
+    """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
+    from hydrocalc import analysis
+
+    try:
+        end_hr = analysis._end_hr(site, float(site.storms.duration_hr))
+    except Exception:  # noqa: BLE001 - only an estimate
+        end_hr = 48.0
+    nt = end_hr / site.options.dt_hr + 1
+    m = len(site.storms.names)
+    post = site.post
+    n_nodes = len(post.nodes)
+    # node arrays (outflow, inflow, unrouted), runoff hydrographs, routing series and the
+    # per-storm RoutingResult objects (about 12 series per pond and storm)
+    return 8.0 * nt * m * (3 * n_nodes + len(post.subcatchments) + 14 * len(post.ponds) + 2)
+
+
+def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = None,
+               task_memory_mb: float = DEFAULT_TASK_MEMORY_MB,
+               storms: Sequence[str] | None = None) -> tuple[list[dict], list[dict], dict]:
+    """Split ``inputs`` into tasks.
+
+    Parameters
+    ----------
+    inputs : sequence of path-like
+        Site files and sweep files (told apart by their content: a sweep has ``base``).
+    workers : int
+        Parallel workers (more, smaller chunks when there are many).
+    chunk_size : int, optional
+        Scenarios per sweep task (default: as many as fit ``task_memory_mb``, at most 256,
+        and small enough to give each worker about four tasks).
+    task_memory_mb : float
+        Memory target of one sweep task. [MB]
+    storms : sequence of str, optional
+        Storms to analyse (default: all, or the sweep's ``storms``).
+
+    Returns
+    -------
+    tasks : list of dict
+        Task specs for :func:`run_task`.
+    error_rows : list of dict
+        Rows of inputs that failed before any task (an unreadable sweep file).
+    info : dict
+        ``{input index: {"source", "kind", "n", "name", "columns"}}``.
+    """
+    tasks: list[dict] = []
+    errors: list[dict] = []
+    info: dict[int, dict] = {}
+    for idx, raw in enumerate(inputs):
+        path = pathlib.Path(raw)
+        source = str(raw)
+        kind = "site"
+        try:
+            doc = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+            from hydrocalc.sweep import is_sweep_document
+
+            if is_sweep_document(doc):
+                kind = "sweep"
+        except Exception:  # noqa: BLE001 - the site task reports the file's problem
+            kind = "site"
+        if kind == "site":
+            info[idx] = {"source": source, "kind": "site", "n": 1, "columns": []}
+            tasks.append({"kind": "site", "input": idx, "source": source,
+                          "path": str(path.resolve()) if path.exists() else str(path),
+                          "storms": list(storms) if storms else None})
+            continue
+        try:
+            sw = _cached_sweep(str(path.resolve()))
+        except Exception as exc:  # noqa: BLE001 - recorded in the summary
+            info[idx] = {"source": source, "kind": "sweep", "n": 1, "columns": []}
+            errors.append(dict(_error_row(source, "", _message(exc)), _input=idx, _index=0))
+            continue
+        n = sw.n_scenarios
+        info[idx] = {"source": source, "kind": "sweep", "n": n, "name": sw.name,
+                     "columns": [v.column for v in sw.variations]}
+        if chunk_size is None:
+            per = _bytes_per_variant(sw.site)
+            by_mem = max(1, int(task_memory_mb * 1e6 // max(per, 1.0)))
+            by_balance = max(8, math.ceil(n / (4 * max(workers, 1))))
+            size = max(1, min(256, by_mem, by_balance))
+        else:
+            size = max(1, int(chunk_size))
+        for start in range(0, n, size):
+            tasks.append({"kind": "sweep", "input": idx, "source": source,
+                          "path": str(path.resolve()), "start": start,
+                          "stop": min(n, start + size),
+                          "storms": list(storms) if storms else None})
+    for k, t in enumerate(tasks):
+        t["task"] = k
+    return tasks, errors, info
+
+
+# ----------------------------------------------------------------------------------------
+# execution
+
+
+class _Progress:
+    """A scenario-count progress bar on stderr (tqdm when available)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.bar = None
+        self.enabled = enabled
+        self.done = 0
+        self.total = total
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=total, unit="scenario", desc="hydrocalc batch",
+                                file=sys.stderr, smoothing=0.1)
+            except ImportError:  # pragma: no cover - tqdm ships with the report extra
+                self.bar = None
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.enabled:
+            print(f"\rhydrocalc batch: {self.done}/{self.total}", end="", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+def _is_client(obj) -> bool:
+    return type(obj).__name__ == "Client" and hasattr(obj, "submit")
+
+
+def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None]) -> None:
+    import dask
+    from dask.callbacks import Callback
+
+    delayed = [dask.delayed(run_task, pure=False)(t, dask_key_name=f"hydrocalc-task-{t['task']}")
+               for t in tasks]
+
+    def posttask(key, result, dsk, state, worker_id):
+        if isinstance(result, dict) and "rows" in result:
+            on_result(result)
+
+    kwargs: dict[str, Any] = {"scheduler": scheduler}
+    if scheduler != "synchronous":
+        kwargs["num_workers"] = workers
+    with Callback(posttask=posttask):
+        dask.compute(*delayed, **kwargs)
+
+
+def _run_distributed(tasks, scheduler, on_result: Callable[[dict], None],
+                     on_failure: Callable[[dict, BaseException], None]) -> None:
+    from distributed import Client, as_completed
+
+    own = not _is_client(scheduler)
+    client = Client(scheduler) if own else scheduler
+    try:
+        futures = {client.submit(run_task, t, pure=False, key=f"hydrocalc-task-{t['task']}-"
+                                 f"{os.getpid()}-{time.monotonic_ns()}"): t for t in tasks}
+        for fut in as_completed(futures):
+            try:
+                on_result(fut.result())
+            except Exception as exc:  # noqa: BLE001 - a lost worker; record, continue
+                on_failure(futures[fut], exc)
+    finally:
+        if own:
+            client.close()
+
+
+@dataclasses.dataclass
+class BatchResult:
+    """Outcome of :func:`run_batch`.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        The summary table (see the module docstring).
+    n_inputs, n_scenarios, n_failed : int
+        Input files, analysed units (site files + sweep scenarios) and failed units.
+    elapsed_s : float
+        Wall time from planning to the written files. [s]
+    files : dict
+        ``{"csv": path, "parquet": path, "json": path}`` written (empty without ``out_dir``).
+    scheduler : str
+        ``"processes"``, ``"threads"``, ``"synchronous"`` or the cluster address.
+    workers : int or None
+    n_tasks : int
+    worker_peak_rss_mb : dict
+        Peak resident memory of each process that ran tasks (by pid). [MB]
+    parent_peak_rss_mb : float
+        Peak resident memory of the calling process. [MB]
+    """
+
+    summary: Any
+    n_inputs: int
+    n_scenarios: int
+    n_failed: int
+    elapsed_s: float
+    files: dict
+    scheduler: str
+    workers: int | None
+    n_tasks: int
+    worker_peak_rss_mb: dict
+    parent_peak_rss_mb: float
+
+    @property
+    def scenarios_per_s(self) -> float:
+        """Analysed units per second of wall time. [1/s]"""
+        return self.n_scenarios / self.elapsed_s if self.elapsed_s > 0 else math.nan
+
+    @property
+    def ok(self) -> bool:
+        """True when no input or scenario failed."""
+        return self.n_failed == 0
+
+    def errors(self):
+        """The failed rows (source, scenario, error)."""
+        s = self.summary
+        return s.loc[s["status"] == "error", ["source", "scenario", "error"]]
+
+    def describe(self) -> str:
+        """A few lines for the terminal."""
+        mem = max(self.worker_peak_rss_mb.values(), default=math.nan)
+        lines = [
+            f"{self.n_scenarios} scenario(s) from {self.n_inputs} input(s) in "
+            f"{self.elapsed_s:.1f} s ({self.scenarios_per_s:.1f}/s) on {self.scheduler}"
+            + (f" with {self.workers} worker(s)" if self.workers else "")
+            + f"; {self.n_tasks} task(s); peak memory per worker {mem:.0f} MB",
+            f"ok: {self.n_scenarios - self.n_failed}, failed: {self.n_failed}",
+        ]
+        for kind in ("csv", "parquet", "json"):
+            if kind in self.files:
+                lines.append(f"  {self.files[kind]}")
+        return "\n".join(lines)
+
+
+def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
+    """Rows -> the summary DataFrame with stable dtypes (text, nullable boolean, float)."""
+    import pandas as pd
+
+    cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
+    frame = pd.DataFrame(list(rows), columns=cols)
+    for c in _TEXT:
+        frame[c] = frame[c].fillna("").astype(str)
+    for c in _BOOL:
+        frame[c] = frame[c].astype("boolean")
+    for c in cols:
+        if c in _TEXT or c in _BOOL:
+            continue
+        if c in SUMMARY_COLUMNS or pd.api.types.is_numeric_dtype(frame[c]):
+            frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+        else:
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), None)
+            if all(isinstance(v, str) or v is None for v in frame[c]):
+                frame[c] = frame[c].astype("string")
+            else:
+                frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+    return frame
+
+
+def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = pathlib.Path(tmp)
+    try:
+        write(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give a normal file's mode
+        os.replace(tmp_path, target)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
+    files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
+             "json": out_dir / "batch.json"}
+    _atomic_write(files["csv"], lambda p: frame.to_csv(p, index=False, float_format="%.10g",
+                                                       lineterminator="\n"))
+    _atomic_write(files["parquet"], lambda p: frame.to_parquet(p, index=False,
+                                                               engine="pyarrow"))
+    meta = {**meta, "files": {k: v.name for k, v in files.items()}}
+    _atomic_write(files["json"], lambda p: p.write_text(
+        json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
+    return files
+
+
+def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
+              chunk_size: int | None = None, storms: Sequence[str] | None = None,
+              progress: bool = True,
+              task_memory_mb: float = DEFAULT_TASK_MEMORY_MB) -> BatchResult:
+    """Analyse many site files and sweep scenarios on Dask; write one summary table.
+
+    Parameters
+    ----------
+    inputs : sequence of path-like
+        Site files (``hydrocalc.site`` schema) and sweep files (``hydrocalc.sweep``).
+    out_dir : path-like, optional
+        Folder for ``summary.csv``, ``summary.parquet`` and ``batch.json`` (written
+        atomically); None writes nothing.
+    scheduler : str or distributed.Client, optional
+        ``None``/``"processes"`` (local process pool, the default), ``"threads"``,
+        ``"synchronous"``, a ``dask.distributed`` scheduler address
+        (``"tcp://10.0.0.5:8786"``) or a connected ``Client``.
+    workers : int, optional
+        Local workers (default: the number of CPUs). Ignored for a cluster.
+    chunk_size : int, optional
+        Sweep scenarios per task (default: from ``task_memory_mb``; see :func:`plan_tasks`).
+    storms : sequence of str, optional
+        Storms to analyse (default: all storms of each site, or a sweep's ``storms``).
+    progress : bool, default True
+        Show a progress bar on stderr.
+    task_memory_mb : float
+        Memory target of one sweep task. [MB]
+
+    Returns
+    -------
+    BatchResult
+
+    Raises
+    ------
+    InputError
+        For no inputs, an unknown scheduler name or a non-positive worker count (problems of
+        the inputs themselves are rows of the summary, never raised).
+    """
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    inputs = [str(p) for p in inputs]
+    if not inputs:
+        raise InputError("inputs must name at least one site or sweep file; got none")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise InputError(f"workers must be a positive integer; got {workers!r}")
+    workers = workers or os.cpu_count() or 1
+    if scheduler is None:
+        scheduler = "processes"
+    if scheduler == "synchronous":
+        workers = 1
+    distributed = _is_client(scheduler) or (isinstance(scheduler, str) and "://" in scheduler)
+    if not distributed and scheduler not in _LOCAL:
+        raise InputError(f"scheduler must be one of {', '.join(_LOCAL)} or a dask.distributed "
+                         f"address such as tcp://host:8786; got {scheduler!r}")
+    tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                                   task_memory_mb=task_memory_mb, storms=storms)
+    total = sum(i["n"] for i in info.values())
+    bar = _Progress(total, progress)
+    done_tasks: set[int] = set()
+    peaks: dict[int, float] = {}
+    failed = sum(1 for _ in rows)
+    bar.update(failed)
+
+    def on_result(res: dict) -> None:
+        nonlocal failed
+        if res["task"] in done_tasks:
+            return
+        done_tasks.add(res["task"])
+        rows.extend(res["rows"])
+        failed += res["failed"]
+        peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
+        bar.update(res["n"])
+
+    def on_failure(task: dict, exc: BaseException) -> None:
+        nonlocal failed
+        done_tasks.add(task["task"])
+        n = task.get("stop", 1) - task.get("start", 0)
+        what = "" if task["kind"] == "site" else \
+            f"scenarios {task['start']} to {task['stop'] - 1} "
+        rows.append(dict(_error_row(task["source"], "", f"{what}not completed: "
+                                    f"{_message(exc)}"), _input=task["input"],
+                         _index=task.get("start", 0)))
+        failed += n
+        bar.update(n)
+
+    label = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_info",
+                                                                 lambda: {})().get("address",
+                                                                                   "client")
+    try:
+        if distributed:
+            _run_distributed(tasks, scheduler, on_result, on_failure)
+        else:
+            _run_local(tasks, scheduler, workers, on_result)
+    except KeyboardInterrupt:
+        for t in tasks:
+            if t["task"] not in done_tasks:
+                on_failure(t, KeyboardInterrupt("interrupted"))
+        bar.close()
+        _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
+                interrupted=True)
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
+        for t in tasks:
+            if t["task"] not in done_tasks:
+                on_failure(t, exc)
+    bar.close()
+    return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
+                   tasks, t0, failed, peaks)
+
+
+def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
+            interrupted=False) -> BatchResult:
+    import hydrocalc
+
+    rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
+    for r in rows:
+        r.pop("_input", None)
+        r.pop("_index", None)
+    extra: list[str] = []
+    for i in sorted(info):
+        for c in info[i]["columns"]:
+            if c not in extra:
+                extra.append(c)
+    frame = summary_frame(rows, extra)
+    n_units = sum(i["n"] for i in info.values())
+    elapsed = time.perf_counter() - t0
+    files: dict = {}
+    meta = {
+        "format": "hydrocalc-batch/1", "hydrocalc_version": hydrocalc.__version__,
+        "inputs": [{"source": info[i]["source"], "kind": info[i]["kind"], "scenarios": info[i]["n"]}
+                   for i in sorted(info)],
+        "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
+        "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
+        "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
+    }
+    if out_dir is not None:
+        files = _write_outputs(frame, meta, pathlib.Path(out_dir))
+    return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
+                       n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
+                       scheduler=str(label), workers=workers, n_tasks=len(tasks),
+                       worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb())

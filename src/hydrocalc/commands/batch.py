@@ -1,0 +1,51 @@
+"""``hydrocalc batch SITES...``: analyse many site files and sweep scenarios on Dask.
+
+Thin layer: parse the options, call :func:`hydrocalc.batch.run_batch`, print its summary.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("batch")
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports/batch",
+              show_default=True,
+              help="Folder for summary.csv, summary.parquet and batch.json (written atomically).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="dask.distributed scheduler address (tcp://host:8786), or processes "
+                   "(default), threads or synchronous for a local run.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Local worker processes/threads (default: number of CPUs).")
+@click.option("--chunk-size", type=click.IntRange(1, 100_000), default=None,
+              help="Sweep scenarios per task (default: sized from memory, at most 256).")
+@click.option("--storm", "storms", multiple=True, metavar="NAME",
+              help="Analyse only this storm (repeatable; default: all).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, storms, quiet):
+    """Analyse every site file, and every scenario of every sweep file, in INPUTS.
+
+    A sweep file (base = "site.toml" plus [[vary]] entries; see docs/batch.md) expands
+    into its scenarios. One summary row per input or scenario, design point and storm;
+    a failing input is a row with its error and the others continue. Exit 0 when all
+    succeed, 1 when any failed (the summary is written either way).
+    """
+    from hydrocalc.batch import run_batch
+
+    result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
+                       chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet)
+    click.echo(result.describe())
+    if not result.ok:
+        errors = result.errors()
+        for _, row in errors.head(10).iterrows():
+            where = f"{row['source']}" + (f" scenario {row['scenario']}" if row["scenario"] else "")
+            click.echo(f"error: {where}: {row['error']}", err=True)
+        if len(errors) > 10:
+            click.echo(f"error: ... and {len(errors) - 10} more failed rows in the summary",
+                       err=True)
+        ctx.exit(1)
+
+
+COMMANDS = [batch]

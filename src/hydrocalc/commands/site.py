@@ -1,0 +1,129 @@
+"""``hydrocalc check SITE.toml`` and ``hydrocalc run SITE.toml [--json PATH] [--csv DIR]``.
+
+``check`` validates a site file and lists every problem (one line each, exit 1) or prints a
+one-line summary (exit 0). ``run`` validates, analyses both scenarios for every storm and
+prints the pre/post comparison and the NY sizing-criteria tables, then the warnings; with
+``--json`` / ``--csv`` it writes the full results atomically (temporary file or folder, then
+moved into place). Exit codes: 0 success (whatever the criteria say; the RESULT line tells),
+1 an input or calculation error (one line per problem, no traceback), 2 usage.
+"""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+
+
+def _site_arg(func):
+    return click.argument("site_file", metavar="SITE.toml",
+                          type=click.Path(dir_okay=False, path_type=str))(func)
+
+
+def _load(site_file):
+    from hydrocalc.site import load_site
+
+    return load_site(site_file)  # raises InputError listing every problem
+
+
+def _fmt(value, digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "inf" if value > 0 else ("-inf" if value < 0 else "-")
+        if value == 0:
+            return "0"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _table(headers, rows) -> str:
+    cells = [[_fmt(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+              for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in cells:
+        lines.append("  ".join(c.rjust(w) if i > 1 else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip())
+    return "\n".join(lines)
+
+
+@click.command("check")
+@_site_arg
+def check(site_file):
+    """Validate SITE.toml and list every problem (no computation)."""
+    site = _load(site_file)
+    n_sub = sum(len(sc.subcatchments) for sc in site.scenarios.values())
+    n_pond = sum(len(sc.ponds) for sc in site.scenarios.values())
+    click.echo(
+        f"{site_file}: OK - {site.name!r}: {n_sub} subcatchments, {n_pond} ponds, "
+        f"{len(site.design_point_ids)} design points ({', '.join(site.design_point_ids)}), "
+        f"{len(site.storms.names)} storms ({', '.join(site.storms.names)})")
+    for note in site.notes:
+        click.echo(f"note: {note}")
+
+
+@click.command("run")
+@_site_arg
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=str),
+              help="Write every result to this JSON file (deterministic).")
+@click.option("--csv", "csv_dir", type=click.Path(file_okay=False, path_type=str),
+              help="Write every table (and the hydrographs) as CSV files into this folder.")
+@click.option("--no-hydrographs", is_flag=True,
+              help="Leave the hydrograph ordinates out of --json/--csv output.")
+def run(site_file, json_path, csv_dir, no_hydrographs):
+    """Analyse SITE.toml: pre/post comparison and NY sizing criteria."""
+    from hydrocalc.analysis import analyze
+
+    site = _load(site_file)
+    res = analyze(site)
+    st = site.storms
+    click.echo(f"Site: {site.name}")
+    click.echo(f"Storms: NRCS {st.distribution} 24-hour; depths from "
+               f"{st.file.name if st.file else 'the site file'} ({st.source or 'no source given'})")
+    click.echo("")
+    click.echo("Pre- vs post-development peak flows and volumes at the design points")
+    rows = [(r["design_point"], r["storm"], r["precip_in"], r["pre_peak_cfs"],
+             r["post_peak_cfs"], r["peak_change_pct"], r["pre_volume_ft3"],
+             r["post_volume_ft3"], r["pre_time_of_peak_hr"], r["post_time_of_peak_hr"],
+             r["post_le_pre"]) for r in res.comparison.to_dict(orient="records")]
+    click.echo(_table(["design_point", "storm", "P_in", "pre_peak_cfs", "post_peak_cfs",
+                       "change_pct", "pre_volume_ft3", "post_volume_ft3", "pre_tpeak_hr",
+                       "post_tpeak_hr", "post<=pre"], rows))
+    click.echo("")
+    crit = res.criteria
+    if len(crit):
+        click.echo("NY SMDM unified sizing criteria (Table 4.1)")
+        rows = [(r["criterion"], r["design_point"], r["storm"], r["required"], r["provided"],
+                 r["units"], r["result"], r["status"].split(" (")[0])
+                for r in crit.to_dict(orient="records")]
+        click.echo(_table(["criterion", "design_point", "storm", "required", "provided",
+                           "units", "result", "status"], rows))
+        click.echo("")
+    if res.warnings:
+        click.echo("Warnings and notes")
+        for w in res.warnings:
+            click.echo(f"- {w}")
+        click.echo("")
+    if json_path:
+        res.to_json(json_path, hydrographs=not no_hydrographs)
+        click.echo(f"wrote {json_path}")
+    if csv_dir:
+        files = res.to_csv(csv_dir, hydrographs=not no_hydrographs)
+        click.echo(f"wrote {len(files)} CSV files to {csv_dir}")
+    n_up = sum(1 for r in res.comparison.to_dict(orient="records") if not r["post_le_pre"])
+    n_fail = sum(1 for r in crit.to_dict(orient="records") if r["result"] == "fail")
+    if n_up == 0 and n_fail == 0:
+        click.echo("RESULT: post <= pre at every design point and storm; every criterion passes "
+                   "or is waived")
+    else:
+        click.echo(f"RESULT: {n_up} design-point storms with post > pre; {n_fail} criteria "
+                   "fail")
+
+
+COMMANDS = [check, run]
