@@ -67,6 +67,9 @@ __all__ = [
 ]
 
 _STEP_RTOL = 1e-6
+#: Rows (subcatchments) per FFT block in the batch form: big enough to vectorize, small
+#: enough for the work arrays (rows x ~3000 doubles) to stay in cache.
+_BLOCK = 128
 
 
 @dataclass(frozen=True, eq=False)
@@ -655,22 +658,29 @@ def runoff_hydrographs(
     # np.zeros maps zeroed pages lazily: the untouched tail of the time base costs nothing.
     flow = np.zeros((m, n, nt))
     runoff = np.empty((m, n))
-    excess = np.zeros((n, nfft))  # zero-padded work buffer, reused for every storm
-    for i, p in enumerate(grids):  # loop over storms only; subcatchments are vectorized
-        q_cum = _cumulative_runoff_in(p, s_in, ia_in)  # TR-55 Eq. 2-3, (n, K+1)
-        runoff[i] = q_cum[:, -1]
-        # excess of step (t_{k-1}, t_k] at column k; column 0 (time 0) and the padding are 0
-        excess[:, p.size:] = 0.0
-        np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=excess[:, 1 : p.size])
-        spectrum = fft.rfft(excess, axis=1)
-        spectrum *= u_f
-        conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)
-        # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier.
+    # Blocks of subcatchments keep the FFT work arrays in cache (a loop over blocks of
+    # _BLOCK rows, not over subcatchments); the result is the same for any block size.
+    block_rows = min(n, _BLOCK)
+    excess = np.zeros((block_rows, nfft))  # zero-padded work buffer, reused
+    for i, p in enumerate(grids):  # storms
         length = p.size + n_uh - 2
-        block = conv[:, 1 : 1 + length]
-        # FFT round-off leaves +-1e-16-relative residue where the flow is exactly 0.
-        block[block < 1e-12 * block.max(axis=1, keepdims=True)] = 0.0
-        flow[i, :, :length] = block
+        for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
+            rows = slice(r0, min(r0 + block_rows, n))
+            nb = rows.stop - rows.start
+            q_cum = _cumulative_runoff_in(p, s_in[rows], ia_in[rows])  # TR-55 Eq. 2-3
+            runoff[i, rows] = q_cum[:, -1]
+            # excess of step (t_{k-1}, t_k] at column k; column 0 and the padding stay 0
+            work = excess[:nb]
+            np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=work[:, 1 : p.size])
+            work[:, p.size:] = 0.0
+            spectrum = fft.rfft(work, axis=1)
+            spectrum *= u_f[rows]
+            conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)
+            # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier
+            block = conv[:, 1 : 1 + length]
+            # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
+            block[block < 1e-12 * block.max(axis=1, keepdims=True)] = 0.0
+            flow[i, rows, :length] = block
 
     return HydrographSet(
         time_hr=dt * np.arange(nt),

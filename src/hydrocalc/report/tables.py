@@ -16,6 +16,7 @@ import hashlib
 import html
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -201,6 +202,22 @@ def sha256_json(value) -> str:
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
+_LONG_TOKEN = re.compile(r"\S{18,}")
+
+
+def _breakable(text: str) -> str:
+    """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens
+    (identifiers, URLs) so narrow table columns wrap instead of overflowing the page."""
+    out, pos = [], 0
+    for m in _LONG_TOKEN.finditer(text):
+        out.append(html.escape(text[pos:m.start()]))
+        token = html.escape(m.group(0))
+        out.append(re.sub(r"([_/.\-])", r"\1<wbr>", token))
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Table:
     """A report table.
@@ -322,7 +339,8 @@ class Table:
             for col, value in zip(cols, row):
                 text, numeric = self._format_cell(col, value)
                 cls = ' class="num"' if numeric else ""
-                parts.append(f"<td{cls}>{html.escape(text)}</td>")
+                cell = html.escape(text) if numeric else _breakable(text)
+                parts.append(f"<td{cls}>{cell}</td>")
             parts.append("</tr>")
         parts.append("</tbody></table>")
         if self.caption:

@@ -1,0 +1,262 @@
+"""Batch runs (hydrocalc.batch): failing inputs are reported while the rest complete, batched
+sweep results equal analyze() per scenario, local and distributed schedulers agree, outputs
+are written atomically, and the CLI's exit codes."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from hydrocalc import batch
+from hydrocalc.analysis import analyze
+from hydrocalc.cli import main
+from hydrocalc.errors import InputError
+from hydrocalc.sweep import load_sweep
+
+FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
+SITES = [FIX / "lot_a.toml", FIX / "lot_b.toml", FIX / "broken.toml", FIX / "lot_c.toml"]
+NUMERIC = ["precip_in", "pre_peak_cfs", "post_peak_cfs", "peak_change_pct", "pre_volume_ft3",
+           "post_volume_ft3", "volume_change_pct"]
+FLAGS = ["post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
+         "criteria_pass"]
+
+
+def _key(frame):
+    return frame.sort_values(["source", "scenario", "design_point", "storm"]).reset_index(
+        drop=True)
+
+
+def assert_same_summary(a, b, *, rtol=1e-9):
+    a, b = _key(a), _key(b)
+    assert list(a.columns) == list(b.columns)
+    for c in a.columns:
+        if c in NUMERIC or pd.api.types.is_float_dtype(a[c]):
+            np.testing.assert_allclose(a[c].to_numpy(float), b[c].to_numpy(float), rtol=rtol,
+                                       atol=1e-12, equal_nan=True, err_msg=c)
+        else:
+            assert a[c].astype(object).tolist() == b[c].astype(object).tolist(), c
+
+
+@pytest.fixture(scope="module")
+def four_sites(tmp_path_factory):
+    out = tmp_path_factory.mktemp("batch")
+    return batch.run_batch(SITES + [FIX / "missing.toml"], out_dir=out, scheduler="threads",
+                           workers=2, progress=False), out
+
+
+def test_broken_site_is_reported_and_the_rest_complete(four_sites):
+    res, _ = four_sites
+    s = res.summary
+    assert res.n_inputs == 5 and res.n_scenarios == 5 and res.n_failed == 2
+    ok = s[s["status"] == "ok"]
+    assert sorted(ok["site"].unique()) == ["Batch fixture lot A", "Batch fixture lot B",
+                                           "Batch fixture lot C"]
+    # one row per design point and storm of each good site: 3 + 4 + 2 x 2
+    assert len(ok) == 3 + 4 + 4
+    err = s[s["status"] == "error"].set_index("source")
+    broken = err.loc[str(FIX / "broken.toml"), "error"]
+    assert "broken.toml: pre.subcatchment[E-1].cn must be in (0, 100]; got 104" in broken
+    assert "site file must be a readable file" in err.loc[str(FIX / "missing.toml"), "error"]
+    assert err["pre_peak_cfs"].isna().all()
+    assert (ok["error"] == "").all()
+
+
+def test_site_rows_equal_analyze(four_sites):
+    res, _ = four_sites
+    from hydrocalc.site import load_site
+
+    s = res.summary
+    got = s[s["source"] == str(FIX / "lot_b.toml")].reset_index(drop=True)
+    want = pd.DataFrame(analyze(load_site(FIX / "lot_b.toml")).summary_rows())
+    for c in NUMERIC:
+        np.testing.assert_allclose(got[c], want[c], rtol=1e-12, atol=0)
+    for c in FLAGS:
+        assert got[c].astype(object).tolist() == want[c].tolist()
+
+
+def test_outputs_are_written_and_read_back(four_sites):
+    res, out = four_sites
+    assert sorted(p.name for p in out.iterdir()) == ["batch.json", "summary.csv",
+                                                      "summary.parquet"]
+    back = pd.read_parquet(out / "summary.parquet")
+    assert_same_summary(back, res.summary, rtol=0)
+    csv = pd.read_csv(out / "summary.csv", keep_default_na=False, na_values=[""])
+    np.testing.assert_allclose(csv["post_peak_cfs"], res.summary["post_peak_cfs"], rtol=1e-9,
+                               equal_nan=True)
+    meta = (out / "batch.json").read_text()
+    assert '"failed": 2' in meta and '"scenarios": 5' in meta
+
+
+def test_batched_sweep_equals_analyze_per_scenario():
+    sw = load_sweep(FIX / "sweep_small.toml")
+    res = batch.run_batch([FIX / "sweep_small.toml"], scheduler="synchronous", chunk_size=9,
+                          progress=False)
+    assert res.n_tasks == 3 and res.ok
+    s = res.summary
+    assert len(s) == sw.n_scenarios * 3
+    for i in range(sw.n_scenarios):
+        got = s[s["scenario"] == sw.scenario_id(i)].reset_index(drop=True)
+        want = pd.DataFrame(analyze(sw.scenario(i)).summary_rows())
+        for c in NUMERIC:
+            np.testing.assert_allclose(got[c], want[c], rtol=1e-9, atol=1e-12, err_msg=c)
+        for c in FLAGS:
+            assert got[c].astype(object).tolist() == want[c].tolist(), (i, c)
+        for col, v in sw.values(i).items():
+            assert (got[col] == v).all()
+
+
+def test_batched_sweep_with_exfiltration_count_and_reach_equals_analyze():
+    sw = load_sweep(FIX / "sweep_lot_b.toml")
+    res = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous", progress=False)
+    s = res.summary
+    for i in range(sw.n_scenarios):
+        got = s[s["scenario"] == sw.scenario_id(i)].reset_index(drop=True)
+        want = pd.DataFrame(analyze(sw.scenario(i)).summary_rows())
+        for c in NUMERIC:
+            np.testing.assert_allclose(got[c], want[c], rtol=1e-9, atol=1e-12, err_msg=c)
+        for c in FLAGS:
+            assert got[c].astype(object).tolist() == want[c].tolist(), (i, c)
+
+
+def test_invalid_sweep_scenario_is_one_error_row():
+    res = batch.run_batch([FIX / "sweep_some_invalid.toml"], scheduler="synchronous",
+                          progress=False)
+    s = res.summary
+    assert res.n_scenarios == 3 and res.n_failed == 1
+    assert s.loc[s["scenario"] != "2", "status"].eq("ok").all()
+    bad = s[s["scenario"] == "2"]
+    assert len(bad) == 1
+    assert bad["error"].iloc[0] == ("sweep_some_invalid.toml: scenario 2: post.subcatchment[P-1]"
+                                    ".cn must be in (0, 100]; got 101 (88 + 13)")
+    assert bad["post.subcatchment[P-1].cn:add"].iloc[0] == 13.0
+
+
+def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
+    import hydrocalc.analysis as analysis
+
+    real = analysis.analyze_many
+
+    def flaky(sites, **kw):  # fails any group holding a P-1 curve number of 96
+        if any(s.post.nodes["P-1"].cn == 96.0 for s in sites):
+            if kw.get("errors") == "collect":
+                return [InputError("deliberate failure for CN 96")] * len(sites)
+            raise InputError("deliberate failure for CN 96")
+        return real(sites, **kw)
+
+    monkeypatch.setattr(analysis, "analyze_many", flaky)
+    res = batch.run_batch([FIX / "sweep_some_invalid.toml"], scheduler="synchronous",
+                          progress=False)
+    s = res.summary
+    assert res.n_failed == 2
+    assert s.loc[s["scenario"] == "0", "status"].eq("ok").all()
+    assert s.loc[s["scenario"] == "1", "error"].tolist() == ["deliberate failure for CN 96"]
+
+
+def test_unreadable_sweep_file_is_an_error_row(tmp_path):
+    p = tmp_path / "bad_sweep.toml"
+    p.write_text('base = "lot_a.toml"\n[[vary]]\nfield = "post.subcatchment[P-9].cn"\n'
+                 'values = [80]\n')
+    res = batch.run_batch([p, FIX / "lot_c.toml"], scheduler="synchronous", progress=False)
+    s = res.summary
+    assert res.n_failed == 1
+    assert s["status"].tolist()[0] == "error"
+    assert "bad_sweep.toml: base must be an existing site file" in s["error"].iloc[0]
+    assert s["status"].tolist()[1:] == ["ok"] * 4
+
+
+def test_local_and_distributed_schedulers_give_the_same_summary():
+    distributed = pytest.importorskip("distributed")
+    inputs = [FIX / "sweep_lot_b.toml", FIX / "lot_c.toml", FIX / "broken.toml"]
+    local = batch.run_batch(inputs, scheduler="synchronous", progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = batch.run_batch(inputs, scheduler=client, progress=False)
+        by_address = batch.run_batch([FIX / "lot_c.toml"], scheduler=cluster.scheduler_address,
+                                     progress=False)
+    assert remote.n_failed == local.n_failed == 1
+    assert_same_summary(remote.summary, local.summary, rtol=0)
+    assert_same_summary(by_address.summary,
+                        local.summary[local.summary["source"] == str(FIX / "lot_c.toml")],
+                        rtol=0)
+
+
+@pytest.mark.slow
+def test_process_pool_gives_the_same_summary_as_synchronous():
+    inputs = [FIX / "lot_c.toml", FIX / "broken.toml", FIX / "sweep_some_invalid.toml"]
+    procs = batch.run_batch(inputs, scheduler="processes", workers=2, chunk_size=2,
+                            progress=False)
+    sync = batch.run_batch(inputs, scheduler="synchronous", progress=False)
+    assert_same_summary(procs.summary, sync.summary, rtol=0)
+    assert procs.worker_peak_rss_mb and all(v > 0 for v in procs.worker_peak_rss_mb.values())
+
+
+def test_plan_covers_every_scenario_once():
+    tasks, errors, info = batch.plan_tasks([FIX / "sweep_small.toml", FIX / "lot_a.toml"],
+                                           workers=2, chunk_size=5)
+    assert not errors
+    sweeps = [t for t in tasks if t["kind"] == "sweep"]
+    covered = [i for t in sweeps for i in range(t["start"], t["stop"])]
+    assert covered == list(range(24))
+    assert max(t["stop"] - t["start"] for t in sweeps) == 5
+    assert [t["kind"] for t in tasks].count("site") == 1
+    assert info[0]["n"] == 24 and info[1]["n"] == 1
+
+
+def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
+    target = tmp_path / "summary.csv"
+    target.write_text("old\n")
+
+    def fail(p):
+        p.write_text("half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        batch._atomic_write(target, fail)
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.csv"]
+
+
+def test_bad_scheduler_name_is_an_error():
+    with pytest.raises(InputError, match=r"scheduler must be one of processes, threads, "
+                                         r"synchronous or a dask\.distributed address.*got "
+                                         r"'thread'"):
+        batch.run_batch([FIX / "lot_c.toml"], scheduler="thread", progress=False)
+
+
+def test_no_inputs_is_an_error():
+    with pytest.raises(InputError, match=r"inputs must name at least one site or sweep file; "
+                                         r"got none"):
+        batch.run_batch([], progress=False)
+
+
+def test_bad_worker_count_is_an_error():
+    with pytest.raises(InputError, match=r"workers must be a positive integer; got 0"):
+        batch.run_batch([FIX / "lot_c.toml"], workers=0, progress=False)
+
+
+def test_summary_frame_keeps_dtypes_for_all_error_rows():
+    frame = batch.summary_frame([{"source": "x.toml", "status": "error", "error": "boom"}])
+    assert frame["post_le_pre"].dtype == "boolean"
+    assert math.isnan(frame["post_peak_cfs"].iloc[0])
+    assert frame["scenario"].iloc[0] == ""
+
+
+def test_cli_exit_codes_and_error_lines(tmp_path):
+    runner = CliRunner()
+    good = runner.invoke(main, ["batch", str(FIX / "lot_c.toml"), "--out", str(tmp_path / "a"),
+                                "--scheduler", "synchronous", "--quiet"])
+    assert good.exit_code == 0, good.output
+    assert "ok: 1, failed: 0" in good.output
+    assert (tmp_path / "a" / "summary.parquet").is_file()
+    bad = runner.invoke(main, ["batch", str(FIX / "lot_c.toml"), str(FIX / "broken.toml"),
+                               "--out", str(tmp_path / "b"), "--scheduler", "synchronous",
+                               "--quiet"])
+    assert bad.exit_code == 1
+    assert f"error: {FIX / 'broken.toml'}: broken.toml: " in bad.stderr
+    assert (tmp_path / "b" / "summary.csv").is_file()
