@@ -99,7 +99,9 @@ def test_batched_sweep_equals_analyze_per_scenario():
     assert res.n_tasks == 3 and res.ok
     s = res.summary
     assert len(s) == sw.n_scenarios * 3
-    for i in range(sw.n_scenarios):
+    # every chunk holds variants that share pre (computed once) and groups by storm depth;
+    # check scenarios from each chunk and both depth groups against analyze() alone
+    for i in (0, 1, 2, 5, 9, 14, 19, 23):
         got = s[s["scenario"] == sw.scenario_id(i)].reset_index(drop=True)
         want = pd.DataFrame(analyze(sw.scenario(i)).summary_rows())
         for c in NUMERIC:
@@ -181,9 +183,10 @@ def test_local_and_distributed_schedulers_give_the_same_summary():
                                      progress=False)
     assert remote.n_failed == local.n_failed == 1
     assert_same_summary(remote.summary, local.summary, rtol=0)
-    assert_same_summary(by_address.summary,
-                        local.summary[local.summary["source"] == str(FIX / "lot_c.toml")],
-                        rtol=0)
+    cols = list(batch.SUMMARY_COLUMNS)
+    assert_same_summary(by_address.summary[cols],
+                        local.summary.loc[local.summary["source"] == str(FIX / "lot_c.toml"),
+                                          cols], rtol=0)
 
 
 @pytest.mark.slow

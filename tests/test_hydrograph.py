@@ -247,11 +247,28 @@ def test_non_positive_area_is_rejected():
         runoff_hydrograph(0.0, 80, 0.5, design_storm(3.0))
 
 
-def test_dt_that_cannot_resolve_a_subcatchment_is_rejected():
-    with pytest.raises(InputError, match=r"dt_hr must be <= 0\.01714 h to resolve the unit "
-                                         r"hydrograph .* got 0\.05 \(1 of 2 subcatchments "
-                                         r"unresolved; tightest at index 1\)"):
-        runoff_hydrographs([1.0, 1.0], 80, [1.0, 0.1], design_storm(3.0), dt_hr=0.05)
+def test_dt_longer_than_the_lag_is_rejected():
+    with pytest.raises(InputError, match=r"dt_hr must be <= the lag 0\.6 Tc = 0\.06 h \(tc_hr = "
+                                         r"0\.1 at index 1\) to resolve the unit hydrograph; "
+                                         r"got 0\.1\. Use dt_hr <= 0\.0171"):
+        runoff_hydrographs([1.0, 1.0], 80, [1.0, 0.1], design_storm(3.0), dt_hr=0.1)
+
+
+def test_coarse_dt_is_refined_internally_with_a_range_warning():
+    # Between D = 0.25 Tp and the lag, the hydrograph is computed at dt/k and every k-th
+    # ordinate is reported (documented automatic refinement).
+    storm = design_storm(3.0, distribution="II")
+    with pytest.warns(RangeWarning, match=r"dt_hr = 0\.05 h is coarser than D <= 0\.25 Tp allows "
+                                          r"\(0\.01714 h for tc_hr = 0\.1 at index 1; NEH 630 Ch\."
+                                          r" 16\): computed at 0\.01667 h and reported every 3"):
+        coarse = runoff_hydrographs([1.0, 1.0], 80, [1.0, 0.1], storm, dt_hr=0.05)
+    fine = runoff_hydrographs([1.0, 1.0], 80, [1.0, 0.1], storm, dt_hr=0.05 / 3)
+    assert coarse.dt_hr == pytest.approx(0.05)
+    n = coarse.time_hr.size
+    assert_allclose(coarse.flow_cfs, fine.flow_cfs[:, :, ::3][:, :, :n], rtol=0,
+                    atol=1e-12 * fine.flow_cfs.max())
+    assert not fine.flow_cfs[:, :, 3 * n:].any()
+    assert_allclose(coarse.volume_ft3, fine.volume_ft3, rtol=0.005)
 
 
 def test_storms_must_be_hyetographs():
@@ -349,6 +366,16 @@ def test_batch_summary_and_frames(batch):
     assert list(wide.columns[:2]) == ["time_hr", "1_cfs"]
     with pytest.raises(InputError, match=r"unknown storm 'nope'"):
         hs.to_frame("nope")
+
+
+def test_batch_result_does_not_depend_on_the_block_size(batch, monkeypatch):
+    import hydrocalc.hydrograph as module
+
+    area, cn, tc, storms, hs = batch
+    monkeypatch.setattr(module, "_BLOCK", 7)
+    other = runoff_hydrographs(area, cn, tc, storms, end_hr=50.0)
+    assert_allclose(other.flow_cfs, hs.flow_cfs, rtol=0, atol=1e-12 * hs.flow_cfs.max())
+    assert_allclose(other.runoff_in, hs.runoff_in, rtol=0, atol=0)
 
 
 def test_batch_accepts_a_single_storm_and_scalars():
@@ -467,6 +494,6 @@ def test_cli_hydrograph_coarse_step_is_one_line_exit_1():
     from hydrocalc.cli import main
 
     result = CliRunner().invoke(main, ["hydrograph", "--area-ac", "10", "--cn", "80", "--tc-hr",
-                                       "0.5", "--depth-in", "5", "--dt-hr", "0.2"])
+                                       "0.5", "--depth-in", "5", "--dt-hr", "0.5"])
     assert result.exit_code == 1
-    assert result.output.startswith("error: dt_hr must be <= 0.08571 h")
+    assert result.output.startswith("error: dt_hr must be <= the lag 0.6 Tc = 0.3 h")

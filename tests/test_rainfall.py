@@ -46,7 +46,8 @@ def test_noaa_and_nrcc_distributions_are_symmetric_about_noon(key):
     # 12.0-h ordinate itself lies inside the peak interval and is not 0.5).
     dist = rainfall_distribution(key)
     t = np.arange(0.1, 12.0001, 0.1)
-    assert_allclose(dist.fraction(12.0 - t) + dist.fraction(12.0 + t), 1.0, rtol=0, atol=1e-5 + 1e-12)
+    total = dist.fraction(12.0 - t) + dist.fraction(12.0 + t)
+    assert_allclose(total, 1.0, rtol=0, atol=1e-5 + 1e-12)
 
 
 def test_shipped_values_double_entry():
@@ -165,6 +166,16 @@ def test_user_distribution_is_used_like_a_shipped_one():
     assert_allclose(storm.cumulative_in, [0, 0.2, 0.4, 1.1, 1.8, 1.9, 2.0], rtol=1e-12)
 
 
+def test_user_distribution_as_a_tuple_or_frame():
+    pair = ([0.0, 6.0, 12.0], [0.0, 0.25, 1.0])
+    storm = design_storm(4.0, distribution=pair, dt_hr=3.0, duration_hr=12.0)
+    assert_allclose(storm.cumulative_in, [0.0, 0.5, 1.0, 2.5, 4.0], rtol=1e-12)
+    frame = pd.DataFrame({"time_hr": pair[0], "cumulative_frac": pair[1]})
+    assert rainfall_distribution(frame).fraction(9.0) == pytest.approx(0.625)
+    with pytest.raises(InputError, match=r"must end at 1"):
+        design_storm(4.0, distribution=([0.0, 1.0], [0.0, 0.5]), duration_hr=1.0)
+
+
 def test_user_distribution_closing_within_tolerance_is_rescaled_to_one():
     dist = RainfallDistribution([0, 1, 2], [0, 0.5, 0.99995])
     assert dist.cumulative_frac[-1] == 1.0
@@ -238,7 +249,7 @@ def test_hyetograph_from_uneven_times_resamples_and_keeps_the_total():
     h = hyetograph_from_cumulative([0, 0.3, 1.0, 2.2], [0, 0.1, 1.0, 1.7], dt_hr=0.25)
     assert h.depth_in == 1.7
     assert h.cumulative_at(1.0) == pytest.approx(1.0, rel=1e-12)
-    with pytest.raises(InputError, match=r"dt_hr must be given when time_hr is not a uniform step"):
+    with pytest.raises(InputError, match=r"dt_hr must be given when time_hr is not a uniform"):
         hyetograph_from_cumulative([0, 0.3, 1.0], [0, 0.1, 1.0])
 
 

@@ -807,6 +807,14 @@ class SiteResults:
             raise
         return [target / f"{name}.csv" for name in frames]
 
+    def __getstate__(self):
+        # device flows are computed lazily by a closure: materialise them to pickle (dask)
+        for run in self._runs.values():
+            for res in run.ponds.values():
+                if isinstance(res["device_cfs"], _DeviceFlows):
+                    res["device_cfs"] = dict(res["device_cfs"].items())
+        return self.__dict__
+
     def __repr__(self) -> str:
         return (f"SiteResults(site={self.site.name!r}, storms={list(self.storms)}, "
                 f"design_points={list(self.design_points)}, passed={self.passed}, "
@@ -1297,9 +1305,13 @@ def _criteria(site, runs, names, time_hr):
         else:
             f = ny.specific_reduction_factors(cs.rrv_factors)
             factors, f_src, f_status = f["factors"], f"{f['source']}, {f['location']}", f["status"]
+        no_hsg = [f"{sc.name}.subcatchment[{s.id}]" for sc in (pre, post) for s in sc.subcatchments
+                  if s.impervious_ac > 0 and s.impervious_hsg is None]
         if cs.new_impervious_ac_by_hsg is not None:
             new_imp = dict(cs.new_impervious_ac_by_hsg)
             imp_src = "site file (criteria.new_impervious_ac_by_hsg)"
+        elif no_hsg:
+            new_imp = None
         else:
             def by_hsg(sc):
                 d: dict[str, float] = {}
@@ -1311,6 +1323,14 @@ def _criteria(site, runs, names, time_hr):
             new_imp = {h: max(a_post.get(h, 0.0) - a_pre.get(h, 0.0), 0.0)
                        for h in sorted(set(a_post) | set(a_pre))}
             imp_src = "post minus pre impervious area by HSG"
+        if new_imp is None:
+            rows.append(_crit_row(
+                table, "rrv", "rrv", "site", "", None, rrv_prov_acft, "acre-ft",
+                "provided >= required", False, result="not evaluated",
+                note=f"the soil group under the impervious area of {', '.join(no_hsg)} is "
+                     "unknown: add impervious_hsg (or criteria.new_impervious_ac_by_hsg)"))
+            notes.append(f"RRv not evaluated: impervious_hsg missing for {', '.join(no_hsg)}")
+    if "rrv" not in cs.waived and new_imp is not None:
         missing = [h for h, a in new_imp.items() if a > 0 and h not in factors]
         if missing:
             raise InputError(f"criteria.rrv_specific_reduction_factor must give S for HSG "
@@ -1351,8 +1371,8 @@ def _criteria(site, runs, names, time_hr):
                 continue
             if storm not in names:
                 rows.append(_crit_row(table, key, key, dp, storm, None, None, "cfs",
-                                      "provided <= required", None, result="not evaluated",
-                                      note=f"storm {storm!r} was not analysed"))
+                                      "provided <= required", False, result="not evaluated",
+                                      note=_missing_storm_note(site, key, storm)))
                 continue
             i = names.index(storm)
             pre_pk = float(runs["pre"].outflow[i, runs["pre"].node_ids.index(dp)].max())
@@ -1388,8 +1408,16 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
         return
     if storm not in names:
         rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
-                              "provided >= required", None, result="not evaluated",
-                              note=f"storm {storm!r} was not analysed"))
+                              "provided >= required", False, result="not evaluated",
+                              note=_missing_storm_note(site, "cpv", storm)))
+        return
+    rtype = cs.cpv_rainfall_type or _tr55_type(site.storms.distribution)
+    if rtype is None:
+        rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
+                              "provided >= required", False, result="not evaluated",
+                              note=f"set criteria.cpv_rainfall_type (I, IA, II or III): TR-55 "
+                                   f"Table F-2 has no coefficients for distribution "
+                                   f"{site.storms.distribution!r}"))
         return
     post = site.post
     run = runs["post"]
@@ -1410,7 +1438,6 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
         below = _max_storage(p) if not math.isfinite(inv) else _storage_at(p, inv)
         lost += min(end, below)
     vr = max(v_unrouted - lost, 0.0)
-    rtype = cs.cpv_rainfall_type or _tr55_type(site.storms.distribution)
     det = {"storm": storm, "inflow_peak_cfs": qi, "unrouted_volume_ft3": v_unrouted,
            "reduced_volume_ft3": min(lost, v_unrouted), "remaining_volume_ft3": vr,
            "rainfall_type": rtype, "detention_hr": cs.cpv_detention_hr,
@@ -1506,4 +1533,11 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
 def _tr55_type(dist):
     from hydrocalc.site import _tr55_type as f
 
-    return f(dist) or "II"
+    return f(dist)
+
+
+def _missing_storm_note(site, key: str, storm: str) -> str:
+    if storm in site.storms.depths_in:
+        return f"storm {storm!r} was not analysed (storms= subset)"
+    return (f"storm {storm!r} (criteria.{key}_storm) is not a design storm of the site; add it "
+            f"to [storms.depths_in] or set criteria.{key}_storm")

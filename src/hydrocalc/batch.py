@@ -476,7 +476,7 @@ def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
     cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
     frame = pd.DataFrame(list(rows), columns=cols)
     for c in _TEXT:
-        frame[c] = frame[c].fillna("").astype(str)
+        frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
     for c in _BOOL:
         frame[c] = frame[c].astype("boolean")
     for c in cols:

@@ -231,7 +231,8 @@ class DepthFrequencyTable:
                     "invalid)"
                 )
             if f.index.has_duplicates:
-                problems.append(f"{key} lists a duration twice: {f.index[f.index.duplicated()][0]}")
+                twice = f.index[f.index.duplicated()][0]
+                problems.append(f"{key} lists a duration twice: {twice}")
             clean[key] = f
         base = clean["depth_in"]
         for key in ("upper_in", "lower_in"):
@@ -363,6 +364,10 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
             f"{where}: return_period_yr must be a list of positive numbers; got {rps!r}"
         )
         rps = None
+    for key in ("latitude_deg", "longitude_deg"):
+        value = doc.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            problems.append(f"{where}: {key} must be a number; got {value!r}")
     illustrative = doc.get("illustrative", False)
     if not isinstance(illustrative, bool):
         problems.append(f"{where}: illustrative must be true or false; got {illustrative!r}")
@@ -704,7 +709,8 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
             f"{name}: data type must be 'Precipitation depth'; got {data_type!r}. Download the "
             "depth table, not intensity"
         )
-    if "(inches)" not in title.lower() and ("millimet" in title.lower() or "(mm)" in title.lower()):
+    lower_title = title.lower()
+    if "(inches)" not in lower_title and ("millimet" in lower_title or "(mm)" in lower_title):
         raise InputError(
             f"{name}: depths must be in inches; got {title!r}. Download the English-units table"
         )
@@ -875,7 +881,9 @@ def read_precipitation_frequency(source, *, site: str | None = None) -> DepthFre
     )
 
 
-def suggest_distribution(table: DepthFrequencyTable, *, return_period_yr=25):
+def suggest_distribution(
+    table: DepthFrequencyTable, *, return_period_yr: float = 25
+) -> tuple[float, pd.DataFrame]:
     """Rank the shipped distributions against a site's 60-min/24-hr depth ratio.
 
     A suggestion only: hydrocalc never picks the distribution from it. NRCS drew the NRCC

@@ -17,8 +17,8 @@ hydrographs the way TR-20 / WinTR-20 / HydroCAD do [1]_ [2]_:
 Because the unit hydrograph holds exactly 1 inch and the time base covers the whole
 recession, the hydrograph volume equals CN runoff depth x area to round-off, for any step.
 The batch form evaluates every subcatchment's unit hydrograph with one vectorized
-interpolation and convolves all of them with one FFT per storm (no Python loop per
-subcatchment).
+interpolation and convolves them with real FFTs over blocks of 32 subcatchments at a time
+(no Python loop per subcatchment).
 
 Symbols
 -------
@@ -69,7 +69,7 @@ __all__ = [
 _STEP_RTOL = 1e-6
 #: Rows (subcatchments) per FFT block in the batch form: big enough to vectorize, small
 #: enough for the work arrays (rows x ~3000 doubles) to stay in cache.
-_BLOCK = 128
+_BLOCK = 32
 
 
 @dataclass(frozen=True, eq=False)
@@ -513,6 +513,44 @@ def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.nda
     return x
 
 
+def _refinement(tc_eff: np.ndarray, dt: float) -> int:
+    """Sub-steps per reported step so that D = dt / k <= 0.25 Tp for every subcatchment.
+
+    Raises InputError when ``dt`` exceeds the shortest lag (0.6 Tc): the reported series
+    could then not show the rise of the hydrograph at all. Warns (RangeWarning) when it
+    refines.
+    """
+    import warnings
+
+    from hydrocalc.errors import RangeWarning
+    from hydrocalc.unit_hydrograph import LAG_OVER_TC, max_dt_hr
+
+    i = int(np.argmin(tc_eff))
+    lag = LAG_OVER_TC * float(tc_eff[i])
+    limit = float(max_dt_hr(float(tc_eff[i])))
+    if dt <= limit * (1.0 + 1e-9):
+        return 1
+    where = "" if tc_eff.size == 1 else f" at index {i}"
+    if dt > lag * (1.0 + 1e-9):
+        raise InputError(
+            f"dt_hr must be <= the lag 0.6 Tc = {lag:.4g} h (tc_hr = "
+            f"{fmt_value(tc_eff[i])}{where}) to resolve the unit hydrograph; got "
+            f"{fmt_value(dt)}. Use dt_hr <= {np.floor(limit * 1e4) / 1e4:g} (D <= 0.25 Tp, "
+            "NEH 630 Ch. 16); 0.01 h resolves any Tc >= 0.1 h"
+        )
+    k = int(np.ceil(dt / limit - 1e-9))
+    warnings.warn(
+        f"dt_hr = {fmt_value(dt)} h is coarser than D <= 0.25 Tp allows ({limit:.4g} h for "
+        f"tc_hr = {fmt_value(tc_eff[i])}{where}; NEH 630 Ch. 16): computed at "
+        f"{dt / k:.4g} h and reported every {k} ordinates, so the reported peak can fall "
+        "between ordinates and the trapezoidal volume is approximate. Use "
+        f"dt_hr <= {np.floor(limit * 1e4) / 1e4:g} for full resolution",
+        RangeWarning,
+        stacklevel=3,
+    )
+    return k
+
+
 def runoff_hydrographs(
     area_ac: npt.ArrayLike,
     cn: npt.ArrayLike,
@@ -541,8 +579,12 @@ def runoff_hydrographs(
         Design or recorded storms (any step; each mass curve is interpolated linearly to
         ``dt_hr``).
     dt_hr : float, default 0.01
-        Computation step = unit-hydrograph duration :math:`D`; must satisfy
-        :math:`D \le 0.25\,T_p` for every subcatchment (``dt_hr <= 0.1714 tc_hr``). [h]
+        Reporting and computation step = unit-hydrograph duration :math:`D`. NEH 630 asks
+        :math:`D \le 0.25\,T_p` (``dt_hr <= 0.1714 tc_hr``). A coarser step, up to the
+        shortest lag 0.6 Tc, is refined automatically: the hydrographs are computed at
+        ``dt_hr / k`` (the smallest whole k that resolves every Tp) and every k-th ordinate
+        is reported, with a RangeWarning (peaks can fall between reported ordinates). A step
+        longer than the lag raises InputError. [h]
     prf : float or array_like (n,), default 484
         Peak rate factor(s) (484 Table 16-1 shape; others the NEH 630 gamma shape). [-]
     ia_ratio : float, default 0.2
@@ -564,13 +606,13 @@ def runoff_hydrographs(
     ------
     InputError
         For non-positive areas, CN outside (0, 100], non-positive Tc, mismatched lengths,
-        storms that are not Hyetographs, a ``dt_hr`` that cannot resolve a unit hydrograph,
-        or an ``end_hr`` that would truncate a hydrograph.
+        storms that are not Hyetographs, a ``dt_hr`` longer than the shortest lag (it cannot
+        resolve the unit hydrograph), or an ``end_hr`` that would truncate a hydrograph.
 
     Warns
     -----
     RangeWarning
-        When some Tc < 0.1 h are raised to 0.1 h.
+        When some Tc < 0.1 h are raised to 0.1 h, and when ``dt_hr`` is refined internally.
 
     Notes
     -----
@@ -579,10 +621,11 @@ def runoff_hydrographs(
     :math:`P_k > I_a` (TR-55 Eqs. 2-1 to 2-4), the excess of step :math:`k` is
     :math:`\Delta Q_k = Q_k - Q_{k-1}` (falling during :math:`(t_{k-1}, t_k]`), and
     :math:`q(t_j) = \sum_k \Delta Q_k\, u(t_j - t_{k-1})` with :math:`u` the unit
-    hydrograph of duration :math:`\Delta t` (NEH 630 Ch. 16). The convolution is done for
-    all subcatchments of a storm with one real FFT (zero-padded to a fast length, so it
-    equals the direct sum to round-off); values below 1e-12 of a hydrograph's peak,
-    the FFT's round-off, are set to 0.
+    hydrograph of duration :math:`\Delta t` (NEH 630 Ch. 16). The convolution is done with
+    real FFTs, vectorized over blocks of 32 subcatchments (sized to stay in cache; the loops
+    are over storms and blocks, never over single subcatchments), zero-padded to a fast
+    length so it equals the direct sum to round-off; values below 1e-12 of a hydrograph's
+    peak, the FFT's round-off, are set to 0.
 
     Memory: the result holds m x n x nt floats (6 x 1000 x 5000 = 240 MB).
 
@@ -594,7 +637,7 @@ def runoff_hydrographs(
     Examples
     --------
     >>> from hydrocalc.rainfall import design_storm
-    >>> storms = [design_storm(p, distribution="III", name=n) for n, p in [("2yr", 3.4), ("100yr", 8.0)]]
+    >>> storms = [design_storm(3.4, name="2yr"), design_storm(8.0, name="100yr")]
     >>> hs = runoff_hydrographs([5.0, 12.0], [75, 85], [0.3, 0.6], storms)
     >>> hs.flow_cfs.shape[:2]
     (2, 2)
@@ -625,19 +668,23 @@ def runoff_hydrographs(
             f"prf must be a scalar or have one value per subcatchment ({n}); got {prf_.size}"
         )
     tc_eff = effective_tc_hr(tc)
-    u = unit_hydrograph_ordinates(area, tc_eff, dt_hr=dt, prf=prf_, dimensionless=dimensionless)
+    refine = _refinement(tc_eff, dt)
+    dt_c = dt / refine  # computation step = unit-hydrograph duration D
+    u = unit_hydrograph_ordinates(area, tc_eff, dt_hr=dt_c, prf=prf_,
+                                  dimensionless=dimensionless)
     n_uh = u.shape[1]
 
     # Each storm's mass curve on the computation grid t_k = k dt (linear interpolation, as
     # WinTR-20 interpolates its 0.1-h tables); closes at the storm depth exactly.
     grids = []
     for storm in storm_list:
-        k_end = int(np.ceil(storm.duration_hr / dt - 1e-9))
-        p = np.interp(dt * np.arange(k_end + 1), storm.time_hr, storm.cumulative_in)
+        k_end = int(np.ceil(storm.duration_hr / dt_c - 1e-9))
+        p = np.interp(dt_c * np.arange(k_end + 1), storm.time_hr, storm.cumulative_in)
         p[-1] = storm.depth_in
         grids.append(p)
     k_max = max(g.size for g in grids) - 1
-    nt_needed = k_max + n_uh - 1  # ordinates j = 0 .. k_max + n_uh - 2 (last is 0)
+    needed = k_max + n_uh - 2  # last computed ordinate (a zero) at t = needed * dt_c
+    nt_needed = int(np.ceil(needed / refine - 1e-9)) + 1  # reported ordinates
     if end_hr is None:
         nt = nt_needed
     else:
@@ -676,11 +723,12 @@ def runoff_hydrographs(
             spectrum = fft.rfft(work, axis=1)
             spectrum *= u_f[rows]
             conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)
-            # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier
-            block = conv[:, 1 : 1 + length]
+            # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
+            # with refinement every refine-th ordinate is reported.
+            block = conv[:, 1 : 1 + length : refine]
             # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
             block[block < 1e-12 * block.max(axis=1, keepdims=True)] = 0.0
-            flow[i, rows, :length] = block
+            flow[i, rows, : block.shape[1]] = block
 
     return HydrographSet(
         time_hr=dt * np.arange(nt),
@@ -721,7 +769,9 @@ def runoff_hydrograph(
     storm : Hyetograph
         The storm (e.g. :func:`hydrocalc.rainfall.design_storm`).
     dt_hr : float, default 0.01
-        Computation step = unit-hydrograph duration; must be <= 0.25 Tp. [h]
+        Computation step = unit-hydrograph duration; should be <= 0.25 Tp (coarser steps up
+        to the lag are refined internally with a RangeWarning, see
+        :func:`runoff_hydrographs`). [h]
     prf : float, default 484
         Peak rate factor. [-]
     ia_ratio : float, default 0.2

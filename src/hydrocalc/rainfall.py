@@ -44,9 +44,13 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError
@@ -219,10 +223,12 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
 
     Parameters
     ----------
-    distribution : str or RainfallDistribution
+    distribution : str, RainfallDistribution, tuple or DataFrame
         ``"I"``, ``"IA"``, ``"II"``, ``"III"``, ``"NOAA_A"`` .. ``"NOAA_D"``, ``"NRCC_A"`` ..
         ``"NRCC_D"``; case-insensitive, and spellings such as ``"Type II"``, ``"type_iii"``,
-        ``"nrcs_type_ii"`` or ``"NRCC-C"`` are accepted.
+        ``"nrcs_type_ii"`` or ``"NRCC-C"`` are accepted. A user distribution may also be
+        given as ``(time_hr, cumulative_frac)`` or a frame with those columns (validated as
+        :class:`RainfallDistribution`).
 
     Returns
     -------
@@ -240,6 +246,11 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
     """
     if isinstance(distribution, RainfallDistribution):
         return distribution
+    if hasattr(distribution, "columns") and {"time_hr", "cumulative_frac"} <= set(
+            distribution.columns):
+        return RainfallDistribution(distribution["time_hr"], distribution["cumulative_frac"])
+    if isinstance(distribution, tuple) and len(distribution) == 2:
+        return RainfallDistribution(*distribution)
     if not isinstance(distribution, str):
         raise InputError(
             f"distribution must be a name or a RainfallDistribution; got {distribution!r}"
@@ -603,7 +614,7 @@ def max_window_fraction(
 
 def rank_distributions(
     ratio_1hr_24hr: float, *, candidates: Sequence[str] | None = None
-):
+) -> "pd.DataFrame":
     """Shipped distributions ranked by how well they match a 1-h/24-h depth ratio.
 
     A *suggestion* only: the distribution of a project is always an explicit setting. NRCS

@@ -150,7 +150,9 @@ def normal_depth_ft(flow_cfs: float, *, bottom_width_ft, side_slope_h_per_v=0.0,
     return float(optimize.brentq(lambda y: manning_flow_cfs(y, **kw) - q, 0.0, hi, xtol=1e-12))
 
 
-def muskingum_cunge_coefficients(courant: float, cell_reynolds: float) -> tuple[float, float, float]:
+def muskingum_cunge_coefficients(
+    courant: float, cell_reynolds: float
+) -> tuple[float, float, float]:
     r"""Muskingum-Cunge routing coefficients from :math:`C` and :math:`D` (Ponce 1989).
 
     :math:`C_0 = (-1 + C + D)/(1 + C + D)`, :math:`C_1 = (1 + C - D)/(1 + C + D)`,

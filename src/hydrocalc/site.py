@@ -1079,9 +1079,9 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
     for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
         v = P.text(m, key, prefix, default=getattr(d, key))
         vals[key] = v
-        if (v is not None and storms is not None and standard == "ny_smdm"
+        if (v is not None and storms is not None and standard == "ny_smdm" and key in m
                 and crit not in waived and v not in storms.depths_in):
-            where = f"criteria.{key}" if key in m else f"criteria.{key} (default {v!r})"
+            where = f"criteria.{key}"
             P.raw(f"{P.where}: {where} must name a design storm; got {v!r}"
                   f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
                   f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
@@ -1141,15 +1141,6 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
                                       lower_inclusive=False, upper=1.0)
     vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
                                            lower_inclusive=False)
-    if (standard == "ny_smdm" and "cpv" not in waived and vals["cpv_rainfall_type"] is None
-            and storms is not None):
-        dist = _tr55_type(storms.distribution)
-        if dist is None:
-            P.add(f"{prefix}.cpv_rainfall_type", "is required when the storm distribution is not "
-                                                 f"an NRCS type I/IA/II/III (got "
-                                                 f"{storms.distribution!r}); TR-55 Table F-2 has "
-                                                 "coefficients for those types only. Set it "
-                                                 "to \"II\" or \"III\".")
     if len(P.items) > n0:
         return None
     return CriteriaSettings(**vals)
@@ -1268,11 +1259,25 @@ def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> l
     return list(entries.values())
 
 
+def _hsg(P: _Problems, m: Mapping, key: str, path: str, *, required: bool) -> str | None:
+    """A hydrologic soil group A-D (case-insensitive)."""
+    if key not in m:
+        if required:
+            P.add(f"{path}.{key}", "is required; got nothing. Use one of: A, B, C, D")
+        return None
+    v = m[key]
+    if isinstance(v, str) and v.strip().upper() in HSGS:
+        return v.strip().upper()
+    P.add(f"{path}.{key}", f"must be one of A, B, C, D; got {v!r}. For a dual group such as "
+                           "C/D enter the group that applies (drained: C; undrained: D)")
+    return None
+
+
 def _parse_cover(P, c, path, sub_area_known) -> Cover | None:
     n0 = len(P.items)
     P.unknown_keys(c, _COVER_KEYS, path)
     key = P.text(c, "cover", path, required=True)
-    hsg = P.choice(c, "hsg", path, HSGS, required=True)
+    hsg = _hsg(P, c, "hsg", path, required=True)
     area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
     cond = P.text(c, "condition", path) if "condition" in c else None
     cn_given = "cn" in c
@@ -1361,7 +1366,7 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     has_area = "area_ac" in e or "area_ft2" in e
     imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
     imp_u = P.area_ac(e, path, "impervious_unconnected", required=False, lower_inclusive=True) or 0.0
-    imp_hsg = P.choice(e, "impervious_hsg", path, HSGS) if "impervious_hsg" in e else None
+    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
     covers_raw = P.tables(e, "cover", path) if "cover" in e else []
     has_cn = "cn" in e
     if has_cn and covers_raw:
@@ -1850,9 +1855,10 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     files = dict(input_files or {})
     if not isinstance(doc, Mapping):
         return None, [f"{where}: the site file must be a TOML table; got {type(doc).__name__}"]
-    P.unknown_keys(doc, _TOP_KEYS, "site")
-    P.items = [s.replace(f"{where}: unknown key site.", f"{where}: unknown top-level key ")
-               for s in P.items]
+    for key in doc:
+        if key not in _TOP_KEYS:
+            hint = suggest(str(key), _TOP_KEYS) or f". Valid: {', '.join(_TOP_KEYS)}"
+            P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
     from hydrocalc import project as project_mod
 
@@ -1902,15 +1908,6 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                           f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
                           f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
                           "Use 0.01 (resolves any Tc >= 0.1 h)")
-    if (len(scenarios) == 2 and criteria is not None and criteria.standard == "ny_smdm"
-            and "rrv" not in criteria.waived and criteria.new_impervious_ac_by_hsg is None):
-        for sc in scenarios.values():
-            for sub in sc.subcatchments:
-                if sub.impervious_ac > 0 and sub.impervious_hsg is None:
-                    P.add(f"{sc.name}.subcatchment[{sub.id}].impervious_hsg",
-                          "is required for the minimum RRv (new impervious cover by soil "
-                          "group); got nothing and the cover rows do not share one HSG. Add "
-                          "impervious_hsg, or give criteria.new_impervious_ac_by_hsg")
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
@@ -1969,7 +1966,7 @@ def check_site(path) -> list[str]:
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "site.toml").write_text("[projct]\\n")
     >>> check_site(d / "site.toml")[0]
-    "site.toml: unknown top-level key projct; did you mean 'project'? (line 1)"
+    "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
     """
     try:
         p, text, doc, files = _read(path)

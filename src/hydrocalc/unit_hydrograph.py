@@ -11,8 +11,10 @@ Conventions (see ``docs/hydrographs.md`` for how they compare with WinTR-20 and 
 * :math:`D` is the computation step ``dt_hr``; :math:`T_p = D/2 + L` with the lag
   :math:`L = 0.6\,T_c`.
 * ``dt_hr`` must resolve the peak: :math:`D \le 0.25\,T_p` (NEH 630 Ch. 16), i.e.
-  ``dt_hr <= 0.1714 tc_hr``; a coarser step raises :class:`~hydrocalc.errors.InputError`
-  (no silent refinement).
+  ``dt_hr <= 0.1714 tc_hr``; :func:`nrcs_unit_hydrograph` raises
+  :class:`~hydrocalc.errors.InputError` for a coarser step (its D *is* ``dt_hr``). The
+  runoff-hydrograph functions of :mod:`hydrocalc.hydrograph` instead refine internally, with
+  a RangeWarning, up to a step as long as the lag.
 * :math:`T_c` below 0.1 h is raised to 0.1 h with a
   :class:`~hydrocalc.errors.RangeWarning`, as TR-20 does.
 * The dimensionless curve is interpolated linearly at ``t = 0, D, 2D, ...`` and the
@@ -344,6 +346,21 @@ def _check_dt(tc: np.ndarray, dt: float) -> None:
         )
 
 
+def _tabulated_shape(t_over_tp, q_over_qp):
+    """(end of the curve in t/Tp, evaluator) of a tabulated dimensionless UH (linear)."""
+    t_tab, q_tab = _validate_dimensionless(t_over_tp, q_over_qp)
+    return float(t_tab[-1]), lambda x: np.interp(x, t_tab, q_tab, right=0.0)
+
+
+def _shape_for_prf(prf: float):
+    """(end in t/Tp, evaluator): Table 16-1 for PRF 484, the gamma form otherwise."""
+    if prf == PEAK_RATE_FACTOR:
+        return _tabulated_shape(*_table_16_1())
+    m = _gamma_m(prf)
+    x_end = _gamma_end(m)
+    return x_end, lambda x: np.where(x < x_end, _gamma_shape(x, m), 0.0)
+
+
 def unit_hydrograph_ordinates(
     area_ac: npt.ArrayLike,
     tc_hr: npt.ArrayLike,
@@ -391,34 +408,19 @@ def unit_hydrograph_ordinates(
     )
     _check_dt(tc, dt)
     tp = dt / 2.0 + LAG_OVER_TC * tc  # NEH 630 Eq. 16-2 with D = dt
-    # Shapes: (x_end, evaluator) for each distinct PRF (loop over PRF values, not rows).
+    # One dimensionless shape per distinct PRF (a loop over PRF values, not over rows).
     if dimensionless is not None:
-        t_tab, q_tab = _validate_dimensionless(*dimensionless)
-        groups = {None: (np.ones(tc.shape, bool), float(t_tab[-1]),
-                         lambda x, t_tab=t_tab, q_tab=q_tab: np.interp(x, t_tab, q_tab, right=0.0))}
+        groups = [(np.ones(tc.shape, bool), *_tabulated_shape(*dimensionless))]
     else:
-        groups = {}
-        for value in np.unique(k):
-            mask = k == value
-            if value == PEAK_RATE_FACTOR:
-                t_tab, q_tab = _table_16_1()
-                groups[value] = (mask, float(t_tab[-1]),
-                                 lambda x, t_tab=t_tab, q_tab=q_tab:
-                                 np.interp(x, t_tab, q_tab, right=0.0))
-            else:
-                m = _gamma_m(float(value))
-                x_end = _gamma_end(m)
-                groups[value] = (mask, x_end,
-                                 lambda x, m=m, x_end=x_end:
-                                 np.where(x < x_end, _gamma_shape(x, m), 0.0))
+        groups = [(k == value, *_shape_for_prf(float(value))) for value in np.unique(k)]
     x_end_row = np.empty(tc.shape)
-    for mask, x_end, _ in groups.values():
+    for mask, x_end, _ in groups:
         x_end_row[mask] = x_end
     # ordinates j = 0 .. L-1 with (L-1) dt >= x_end Tp, so the last ordinate is 0.
     n_ord = int(np.ceil(np.max(x_end_row * tp) / dt - 1e-9)) + 2
     x = (dt * np.arange(n_ord))[None, :] / tp[:, None]
     u = np.zeros(x.shape)
-    for mask, _, shape in groups.values():
+    for mask, _, shape in groups:
         u[mask] = shape(x[mask])
     # Scale each row to exactly 1 inch: sum(u) dt 3600 = A 43560 / 12.
     volume_per_in = area * (FT2_PER_MI2 / AC_PER_MI2) / IN_PER_FT  # ft3 per inch
@@ -520,7 +522,7 @@ def nrcs_unit_hydrograph(
         k = float(as_float_array(prf, "prf", lower=0.0, lower_inclusive=False))
     area_ac = float(a) * AC_PER_MI2
     dt = float(as_float_array(dt_hr, "dt_hr", lower=0.0, lower_inclusive=False))
-    u = unit_hydrograph_ordinates(area_ac, tc, dt_hr=dt, prf=k,
-                                  dimensionless=(t_tab, q_tab) if dimensionless is not None else None)
+    table = (t_tab, q_tab) if dimensionless is not None else None
+    u = unit_hydrograph_ordinates(area_ac, tc, dt_hr=dt, prf=k, dimensionless=table)
     return Hydrograph(dt * np.arange(u.shape[1]), u[0], area_ac=area_ac,
                       name=f"NRCS UH A={fmt_value(float(a))} mi2 Tc={fmt_value(float(tc))} h")

@@ -5,6 +5,17 @@ from __future__ import annotations
 import click
 
 
+def _list_sections(ctx, param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    from hydrocalc.report.sections import ALIASES, SECTIONS
+
+    for key, spec in SECTIONS.items():
+        click.echo(f"{key:<16} {spec.title}  (notebooks/{spec.notebook})")
+    click.echo("aliases: " + ", ".join(f"{a} = {'+'.join(k)}" for a, k in ALIASES.items()))
+    ctx.exit(0)
+
+
 @click.command("report")
 @click.argument("site_file", type=click.Path(dir_okay=False))
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
@@ -19,8 +30,13 @@ import click
               help="Notebooks executed at once (default: number of CPUs).")
 @click.option("--notebooks", type=click.Path(file_okay=False, exists=True), default=None,
               help="Folder with section notebooks to use instead of the shipped ones.")
+@click.option("--fresh-kernels", is_flag=True,
+              help="Start a new kernel for every notebook (slower; default: one kernel per "
+                   "worker, its namespace reset between notebooks).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report(site_file, out, sections, formats, jobs, notebooks, quiet):
+@click.option("--list-sections", is_flag=True, is_eager=True, expose_value=False,
+              callback=_list_sections, help="List the section keys and exit.")
+def report(site_file, out, sections, formats, jobs, notebooks, fresh_kernels, quiet):
     """Write the SWPPP hydrology report for SITE_FILE (HTML, PDF, Excel, notebooks, JSON).
 
     Validates the site file first and refuses to run on any input error. Lists the
@@ -29,7 +45,7 @@ def report(site_file, out, sections, formats, jobs, notebooks, quiet):
     from hydrocalc.report.execute import run_report
 
     run = run_report(site_file, out, sections=sections or None, formats=formats, jobs=jobs,
-                     progress=not quiet, notebooks=notebooks)
+                     progress=not quiet, notebooks=notebooks, fresh_kernels=fresh_kernels)
     click.echo(str(run))
     for name in ("report.html", "report.pdf", "tables.xlsx", "results.json"):
         if name in run.files:

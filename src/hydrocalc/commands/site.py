@@ -27,6 +27,10 @@ def _load(site_file):
     return load_site(site_file)  # raises InputError listing every problem
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _fmt(value, digits: int = 4) -> str:
     if value is None:
         return "-"
@@ -60,10 +64,11 @@ def check(site_file):
     site = _load(site_file)
     n_sub = sum(len(sc.subcatchments) for sc in site.scenarios.values())
     n_pond = sum(len(sc.ponds) for sc in site.scenarios.values())
+    n_dp, n_storm = len(site.design_point_ids), len(site.storms.names)
     click.echo(
-        f"{site_file}: OK - {site.name!r}: {n_sub} subcatchments, {n_pond} ponds, "
-        f"{len(site.design_point_ids)} design points ({', '.join(site.design_point_ids)}), "
-        f"{len(site.storms.names)} storms ({', '.join(site.storms.names)})")
+        f"{site_file}: OK - {site.name!r}: {_n(n_sub, 'subcatchment')}, {_n(n_pond, 'pond')}, "
+        f"{_n(n_dp, 'design point')} ({', '.join(site.design_point_ids)}), "
+        f"{_n(n_storm, 'storm')} ({', '.join(site.storms.names)})")
     for note in site.notes:
         click.echo(f"note: {note}")
 

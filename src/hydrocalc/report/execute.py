@@ -56,6 +56,8 @@ __all__ = [
     "execute_notebook",
     "default_report_dir",
     "sha256_file",
+    "copy_inputs",
+    "results_document",
     "RESULTS_SCHEMA",
 ]
 
@@ -302,7 +304,7 @@ def default_report_dir(site_file: str | os.PathLike) -> pathlib.Path:
     return pathlib.Path("reports") / (name or "report")
 
 
-def _copy_inputs(site, site_path: pathlib.Path, inputs_dir: pathlib.Path
+def copy_inputs(site, site_path: pathlib.Path, inputs_dir: pathlib.Path
                  ) -> tuple[str, dict[str, str]]:
     """Copy the site file and every input it reads under ``inputs_dir``, keeping their
     relative layout (relative to the site file's folder, or to the common folder of all
@@ -476,7 +478,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             raise ReportError(f"section notebook {path} must exist; got a missing file. "
                               "Reinstall hydrocalc or pass --notebooks.")
         check_notebook_parameters(path, getattr(S, spec.function))
-    site = S.validate_site(site_path)  # raises InputError listing every problem
+    site = S.validate_site(site_path, keys)  # raises InputError on any input problem
     stages = {"validate_s": round(time.perf_counter() - t0, 3)}
 
     # 2. stage
@@ -487,7 +489,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     os.umask(umask)
     os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; a report is not
     try:
-        site_rel, input_hashes = _copy_inputs(site, site_path, staging / "inputs")
+        site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
         job_list = plan_jobs(keys, site_rel, nb_dir)
         t1 = time.perf_counter()
         section_seconds = _execute_all(job_list, staging, target, jobs=jobs,
@@ -582,11 +584,7 @@ def _drain(threads, run, job_list, bar):
 def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict,
                   keys: Sequence[str], fmts: Sequence[str], started: str,
                   section_seconds: dict) -> dict:
-    """Gather the sections' JSON into results.json (timestamps under one key)."""
-    import hydrocalc
-    from hydrocalc import data
-    from hydrocalc.report import sections as S
-
+    """Gather the sections' JSON written by the notebooks into results.json."""
     sections_out = {}
     for key in keys:
         path = staging / "sections" / f"{key}.json"
@@ -594,6 +592,24 @@ def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict
             raise ReportError(f"section '{key}' wrote no sections/{key}.json; the notebook "
                               "must call its section function with out_dir")
         sections_out[key] = json.loads(path.read_text(encoding="utf-8"))
+    return results_document(site, staging / site_rel, site_rel, input_hashes, keys, fmts,
+                            sections_out, {"started_utc": started,
+                                           "sections_seconds": section_seconds})
+
+
+def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes: dict,
+                     keys: Sequence[str], fmts: Sequence[str], sections_out: dict,
+                     timestamps: dict) -> dict:
+    """The results.json document: provenance, every section's results, the analysis.
+
+    Everything that varies from run to run lives under ``timestamps``; the rest is a
+    function of the inputs and the hydrocalc version (two runs give identical documents
+    apart from ``timestamps``).
+    """
+    import hydrocalc
+    from hydrocalc import data
+    from hydrocalc.report import sections as S
+
     return {
         "schema": RESULTS_SCHEMA,
         "hydrocalc_version": hydrocalc.__version__,
@@ -601,9 +617,23 @@ def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict
         "parameters": {"site_file": site_rel, "sections": list(keys), "formats": list(fmts)},
         "inputs": input_hashes,
         "data_tables": data.table_hashes(),
+        "tolerances": {"rtol": _verify_rtol(), "atol": _verify_atol()},
         "sections": sections_out,
-        "timestamps": {"started_utc": started, "sections_seconds": section_seconds},
+        "analysis": S.analysis_dict(site_path),
+        "timestamps": timestamps,
     }
+
+
+def _verify_rtol() -> float:
+    from hydrocalc.report.verify import DEFAULT_RTOL
+
+    return DEFAULT_RTOL
+
+
+def _verify_atol() -> float:
+    from hydrocalc.report.verify import DEFAULT_ATOL
+
+    return DEFAULT_ATOL
 
 
 def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site,

@@ -214,21 +214,21 @@ def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections
     """
     import matplotlib.dates as mdates
 
-    fig, axes = new_figure(2.8)
+    fig, axes = new_figure(3.2)
     ax = axes[0, 0]
-    ax.bar(days, rain_in, width=1.0, color="#9ecae1", label="Daily rainfall")
+    ax.bar(days, rain_in, width=1.0, color="#6baed6", label="Daily rainfall")
     ax.axhline(threshold_in, color=_COLORS[1], linestyle="--", linewidth=0.9,
                label="Inspection trigger depth")
-    top = max(float(np.nanmax(rain_in)) if len(rain_in) else 0.0, threshold_in) * 1.15 or 1.0
+    top = max(float(np.nanmax(rain_in)) if len(rain_in) else 0.0, threshold_in) * 1.3 or 1.0
     reasons = sorted({r for _, r in inspections})
     for k, reason in enumerate(reasons):
         dates = [d for d, r in inspections if r == reason]
-        ax.plot(dates, [top * (0.92 - 0.06 * k)] * len(dates), "v", markersize=4,
+        ax.plot(dates, [top * (0.95 - 0.07 * k)] * len(dates), "v", markersize=4,
                 color=_COLORS[(k + 2) % len(_COLORS)], label=f"Inspection: {reason}")
     ax.set_ylim(0, top)
     ax.set_ylabel("Rainfall [in]")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    _legend(ax, loc="upper right", ncols=2)
+    _legend(ax, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3)
     return render(fig, name, title, caption)
 
 

@@ -74,6 +74,7 @@ __all__ = [
     "methods_references",
     "all_warnings",
     "project_facts_dict",
+    "analysis_dict",
     "cover_meta",
 ]
 
@@ -249,11 +250,28 @@ def context(site_file: str | os.PathLike) -> Context:
     return _context_cached(str(path.resolve()), _digest(path))
 
 
-def validate_site(site_file: str | os.PathLike):
-    """Load and analyse a site, raising on any input error; return the :class:`Site`."""
+def validate_site(site_file: str | os.PathLike, sections: Sequence[str] | None = None):
+    """Load, analyse and compute every section (no figures), raising on any input error.
+
+    Input errors that only a section's computation can find (a rainfall record that does
+    not cover the construction period, a trap without a criteria row...) surface here,
+    before any notebook runs. Returns the :class:`hydrocalc.site.Site`.
+    """
     ctx = context(site_file)
     ctx.results  # noqa: B018 - the analysis is part of validation
+    for key in sections if sections is not None else list(SECTIONS):
+        if key != "warnings":
+            _build(ctx, key, figures=False, sections=sections)
     return ctx.site
+
+
+def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
+    """Every number of :func:`hydrocalc.analysis.analyze` (no hydrograph ordinates) as JSON
+    values, for results.json; ``site_file`` relative to ``base`` when given."""
+    import json
+
+    path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
+    return json.loads(context(path).results.to_json(hydrographs=False))
 
 
 def project_facts_dict(site) -> dict:
@@ -575,10 +593,13 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
     b.res.narrative_md = "\n\n".join([text[0], " ".join(text[1:])]) if len(text) > 1 \
         else text[0]
     cols = ["subcatchment", "to", "area_ac", "impervious_connected_ac",
-            "impervious_unconnected_ac", "impervious_pct", "cn", "cn_method", "tc_hr",
-            "tc_method", "description"]
+            "impervious_unconnected_ac", "impervious_pct", "cn", "tc_hr"]
     b.res.add_table(Table("subcatchments", "Subcatchments", subs[cols],
                           decimals={"cn": 1, "tc_hr": 3, "impervious_pct": 1},
+                          key_columns=["subcatchment"]))
+    b.res.add_table(Table("subcatchment_methods", "How each curve number and Tc was obtained",
+                          subs[["subcatchment", "cn_method", "tc_method", "description"]],
+                          labels={"cn_method": "CN from", "tc_method": "Tc from"},
                           key_columns=["subcatchment"]))
     if len(covers):
         b.res.add_table(Table("covers", "Land cover, hydrologic soil group and curve number",
@@ -830,9 +851,13 @@ def _build_criteria(b: _Builder) -> None:
                                 "provided", "units", "comparison", "result"]],
                           decimals={"required": 4, "provided": 4},
                           key_columns=["criterion", "design_point"]))
-    b.res.add_table(Table("criteria_basis", "Equations, sources and verification status",
+    b.res.add_table(Table("criteria_basis", "Equations and methods",
                           crit[["symbol", "criterion", "design_point", "equation", "method",
-                                "source", "location", "status", "note"]],
+                                "note"]],
+                          key_columns=["criterion", "design_point"]))
+    b.res.add_table(Table("criteria_sources", "Sources and verification status",
+                          crit[["symbol", "criterion", "design_point", "source", "location",
+                                "status"]],
                           key_columns=["criterion", "design_point"]))
     rows = []
     for key, det in (r.criteria_details or {}).items():
@@ -916,8 +941,23 @@ def _build_sediment(b: _Builder) -> None:
                        if c.cleanout_stage_ft is not None else "."))
     schedules = []
     if rain is not None and any(t.k_factor is not None for t in traps):
+        from hydrocalc.site import _tr55_type
+
+        rtype = getattr(plan, "rainfall_type", None)
+        if rtype is None:
+            rtype = _tr55_type(ctx.site.storms.distribution)
+            if rtype is None:
+                raise InputError(
+                    "construction.rainfall_type must be given for the daily MUSLE peak "
+                    "discharges (\"II\" or \"III\", TR-55 distribution); got nothing, and "
+                    f"the design storms' distribution {ctx.site.storms.distribution!r} is not "
+                    "an NRCS type to fall back on. Add construction.rainfall_type.")
+            b.res.warnings.append(
+                f"construction.rainfall_type is not given: the daily MUSLE peak discharges "
+                f"use the design storms' NRCS Type {rtype} distribution. Set "
+                "construction.rainfall_type to choose another.")
         schedules = ctx._cached("cleanout", sed.plan_cleanout_schedules, plan,
-                                rain.precip_in, cleanout_frac=frac)
+                                rain.precip_in, cleanout_frac=frac, rainfall_type=rtype)
     if schedules:
         rows, series = [], []
         for sch in schedules:

@@ -308,7 +308,10 @@ class Table:
                     return "0", True
                 mag = math.floor(math.log10(abs(v)))
                 dec = int(min(max(3 - mag, 0), 6))
-            return f"{v:,.{dec}f}", True
+            text = f"{v:,.{dec}f}"
+            if text.startswith("-") and not text.strip("-0.,"):
+                text = text[1:]  # -0.00: a value that rounds to zero has no sign
+            return text, True
         if isinstance(value, (pd.Timestamp, _dt.date)):
             return value.strftime("%Y-%m-%d"), False
         try:
@@ -323,10 +326,10 @@ class Table:
         cols = self.columns
         wide = len(cols) > 8
         classes = "hc-table wide" if wide else "hc-table"
-        parts = [f'<div class="hc-table-wrap" id="table-{html.escape(self.name)}">',
-                 f'<table class="{classes}">']
+        parts = [f'<div class="hc-table-wrap" id="table-{html.escape(self.name)}">']
         if self.title:
-            parts.append(f"<caption>{html.escape(self.title)}</caption>")
+            parts.append(f'<p class="table-title">{html.escape(self.title)}</p>')
+        parts.append(f'<table class="{classes}">')
         parts.append("<thead><tr>")
         for col in cols:
             label = self.labels.get(col, column_label(col))

@@ -143,7 +143,7 @@ def compare_values(reported, recomputed, where: str, *, rtol: float = DEFAULT_RT
         for key in sorted(set(reported) | set(recomputed), key=str):
             a = reported.get(key, _MISSING)
             b = recomputed.get(key, _MISSING)
-            sub = f"{where} / {key}"
+            sub = where if key == "tables" else f"{where} / {key}"  # tables are named
             if a is _MISSING:
                 out.append(Difference(sub, a, b, "extra"))
             elif b is _MISSING:
@@ -310,6 +310,13 @@ def verify_report(report_dir: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
         rep = {k: v for k, v in reported["sections"][key].items() if k not in _SKIP_SECTION_KEYS}
         fresh = {k: v for k, v in fresh.items() if k not in _SKIP_SECTION_KEYS}
         diffs.extend(compare_values(rep, fresh, key, rtol=rtol, atol=atol, _counter=counter))
+    if "analysis" in reported:
+        # version and table hashes are reported as notes above, not as differences
+        drop = ("format", "hydrocalc_version", "data_tables_sha256")
+        rep = {k: v for k, v in reported["analysis"].items() if k not in drop}
+        fresh = {k: v for k, v in S.analysis_dict(site_path).items() if k not in drop}
+        diffs.extend(compare_values(rep, fresh, "analysis", rtol=rtol, atol=atol,
+                                    _counter=counter))
     project = S.project_facts_dict(S.validate_site(site_path))
     diffs.extend(compare_values(reported.get("project"), json.loads(json.dumps(project)),
                                 "project", rtol=rtol, atol=atol, _counter=counter))
