@@ -558,3 +558,8 @@ def test_the_documented_example_loads_and_runs(tmp_path):
     assert site.pre.nodes["E-1"].area_ac == pytest.approx(20000 / 43560)
     res = analyze(site, storms=["10yr", "100yr"])
     assert set(res.comparison["storm"]) == {"10yr", "100yr"}
+
+
+def test_storm_duration_must_fit_the_distribution(tmp_path):
+    text = BASE.replace('distribution = "III"', 'distribution = "III"\nduration_hr = 6')
+    one_problem(tmp_path, text, r"storms\.duration_hr does not fit the distribution: duration_hr must equal")

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from hydrocalc.errors import InputError
+from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.units import FT2_PER_AC, IN_PER_FT, S_PER_HR
 
 __all__ = ["analyze", "analyze_many", "SiteResults", "RESULTS_FORMAT"]
@@ -232,9 +232,16 @@ class _ScenarioRun:
     outflow: np.ndarray  # (m, n_nodes, nt)
     inflow: np.ndarray  # (m, n_nodes, nt)
     upstream_area_ac: np.ndarray  # (n_nodes,)
-    unrouted: np.ndarray  # (m, n_nodes, nt): sum of upstream subcatchment runoff, no routing
+    sub_flows: np.ndarray  # (m, n_sub, nt): runoff hydrographs of the subcatchments
+    sub_index: dict[str, int]
+    upstream: dict[str, frozenset]
     ponds: dict[str, dict]
     time_hr: np.ndarray
+
+    def unrouted(self, i_storm: int, node: str) -> np.ndarray:
+        """Sum of the runoff of every subcatchment upstream of ``node``, without routing."""
+        idx = [j for nid, j in self.sub_index.items() if nid in self.upstream[node]]
+        return self.sub_flows[i_storm, idx].sum(axis=0)
 
 
 def _pond_levels(sc) -> dict[str, int]:
@@ -262,7 +269,6 @@ class _Net:
         self.flows = flows  # (m, U, n_sub, nt)
         self.outflow = np.zeros((m, nv, n_nodes, nt))
         self.inflow = np.zeros((m, nv, n_nodes, nt))
-        self.unrouted = np.zeros((m, nv, n_nodes, nt))
         self.area = np.zeros((nv, n_nodes))
         self.sub_index = {s.id: j for j, s in enumerate(first.subcatchments)}
         self.levels = _pond_levels(first)
@@ -274,7 +280,6 @@ class _Net:
         if final:
             needed = None
             self.inflow[:] = 0.0
-            self.unrouted[:] = 0.0
             self.area[:] = 0.0
         else:
             targets = [p for p, lv in self.levels.items() if lv == level]
@@ -294,7 +299,6 @@ class _Net:
                 j = self.sub_index[nid]
                 self.outflow[:, :, k] = self.flows[:, :, j]
                 if final:
-                    self.unrouted[:, :, k] = self.flows[:, :, j]
                     self.area[:, k] += [sc.subcatchments[j].area_ac for sc in self.scs]
             elif node.kind == "pond":
                 if nid in self.ponds[0]:
@@ -323,7 +327,6 @@ class _Net:
                 t = self.index[node.to]
                 self.inflow[:, :, t] += self.outflow[:, :, k]
                 if final:
-                    self.unrouted[:, :, t] += self.unrouted[:, :, k]
                     self.area[:, t] += self.area[:, k]
         return ready
 
@@ -387,7 +390,8 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
             _ScenarioRun(name=name, node_ids=net.order,
                          kinds=tuple(net.first.nodes[n].kind for n in net.order),
                          outflow=net.outflow[:, u], inflow=net.inflow[:, u],
-                         upstream_area_ac=net.area[u], unrouted=net.unrouted[:, u],
+                         upstream_area_ac=net.area[u], sub_flows=net.flows[:, u],
+                         sub_index=net.sub_index, upstream=net.first.upstream,
                          ponds=net.ponds[u], time_hr=time_hr)
             for u in range(len(net.scs))
         ]
@@ -575,8 +579,10 @@ class SiteResults:
         i, k = self._storm_index(storm), self._node_index(run, node)
         if which not in ("outflow", "inflow", "unrouted"):
             raise InputError(f"which must be 'outflow', 'inflow' or 'unrouted'; got {which!r}")
-        arr = {"outflow": run.outflow, "inflow": run.inflow, "unrouted": run.unrouted}[which]
-        view = arr[i, k]
+        if which == "unrouted":
+            view = run.unrouted(i, node)
+        else:
+            view = {"outflow": run.outflow, "inflow": run.inflow}[which][i, k]
         view.flags.writeable = False
         return view
 
@@ -1028,7 +1034,11 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
     for members in groups.values():
         group_sites = [sites[i] for i in members]
         try:
-            results = _analyze_group(group_sites, name_lists[members[0]])
+            try:
+                results = _analyze_group(group_sites, name_lists[members[0]])
+            except HydrocalcError as exc:  # name the site in the message
+                label = group_sites[0].path.name if group_sites[0].path else group_sites[0].name
+                raise type(exc)(f"{label}: analysis failed: {exc}") from exc
         except Exception as exc:  # noqa: BLE001 - collected on request, re-raised otherwise
             if errors == "raise":
                 raise
@@ -1423,7 +1433,7 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
     run = runs["post"]
     i = names.index(storm)
     k = run.node_ids.index(dp)
-    unrouted = run.unrouted[i, k]
+    unrouted = run.unrouted(i, dp)
     routed = run.outflow[i, k]
     qi = float(unrouted.max())
     v_unrouted = float(_integrate(unrouted, dt))

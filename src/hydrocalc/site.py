@@ -998,6 +998,15 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if duration is None and file_info is not None and file_info.get("duration_hr"):
         duration = file_info["duration_hr"]
     rain_dt = P.number(m, "rain_dt_hr", prefix, default=0.1, lower=0.0, lower_inclusive=False)
+    if isinstance(dist, str) and duration is not None and duration != 24.0:
+        try:
+            from hydrocalc.rainfall import design_storm
+
+            design_storm(1.0, distribution=dist, dt_hr=0.1, duration_hr=duration)
+        except ImportError:  # pragma: no cover - rainfall topic absent
+            pass
+        except HydrocalcError as exc:
+            P.add(f"{prefix}.duration_hr", f"does not fit the distribution: {_msg(exc)}")
     source = P.text(m, "source", prefix) if "source" in m else (file_info or {}).get("source", "")
     if len(P.items) > n0:
         return None
@@ -1273,7 +1282,7 @@ def _hsg(P: _Problems, m: Mapping, key: str, path: str, *, required: bool) -> st
     return None
 
 
-def _parse_cover(P, c, path, sub_area_known) -> Cover | None:
+def _parse_cover(P, c, path) -> Cover | None:
     n0 = len(P.items)
     P.unknown_keys(c, _COVER_KEYS, path)
     key = P.text(c, "cover", path, required=True)
@@ -1378,7 +1387,7 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     cn = P.number(e, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_cn else None
     covers: list[Cover] = []
     for i, c in enumerate(covers_raw):
-        cv = _parse_cover(P, c, f"{path}.cover[{i}]", has_area)
+        cv = _parse_cover(P, c, f"{path}.cover[{i}]")
         if cv is not None:
             covers.append(cv)
     # Tc
