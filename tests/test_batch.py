@@ -263,3 +263,25 @@ def test_cli_exit_codes_and_error_lines(tmp_path):
     assert bad.exit_code == 1
     assert f"error: {FIX / 'broken.toml'}: broken.toml: " in bad.stderr
     assert (tmp_path / "b" / "summary.csv").is_file()
+
+
+def test_unreachable_scheduler_is_one_error(monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(batch, "CONNECT_TIMEOUT_S", 1.0)
+    with pytest.raises(InputError, match=r"scheduler must be a reachable dask\.distributed "
+                                         r"scheduler; got 'tcp://127\.0\.0\.1:9'"):
+        batch.run_batch([FIX / "lot_c.toml"], scheduler="tcp://127.0.0.1:9", progress=False)
+
+
+def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
+    site = tmp_path / "lot_a.toml"
+    site.write_text((FIX / "lot_a.toml").read_text())
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text('base = "lot_a.toml"\n[[vary]]\nfield = "post.subcatchment[P-1].cn"'
+                          '\nop = "add"\nvalues = [1.0]\n')
+    first = batch._cached_sweep(str(sweep_file))
+    assert batch._cached_sweep(str(sweep_file)) is first
+    site.write_text(site.read_text().replace("cn = 88", "cn = 80.5"))
+    second = batch._cached_sweep(str(sweep_file))
+    assert second is not first
+    assert second.scenario(0).post.nodes["P-1"].cn == 81.5

@@ -17,7 +17,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from hydrocalc.errors import ReportError
 from hydrocalc.report import learn, sections
-from hydrocalc.report.execute import execute_notebook, notebook_dir, parameterize_safely
+from hydrocalc.report.execute import (KernelPool, execute_notebook, notebook_dir,
+                                       parameterize_safely)
 from hydrocalc.report.notebook_rules import called_function, notebook_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -143,16 +144,21 @@ LEARN_PARAMETERS = {
 
 @pytest.fixture(scope="module")
 def executed_learn(tmp_path_factory):
+    """The teaching notebooks executed by Papermill, two kernels reused across them."""
     out = tmp_path_factory.mktemp("learn")
+    kernels = KernelPool(out)
 
     def run(path):
         target = out / path.name
         execute_notebook(path, target, LEARN_PARAMETERS[path.name], cwd=out,
-                         section=path.stem)
+                         section=path.stem, km=kernels.get())
         return path.name, nbformat.read(target, as_version=4)
 
-    with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(run, LEARN_NOTEBOOKS))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            return dict(pool.map(run, LEARN_NOTEBOOKS))
+    finally:
+        kernels.close()
 
 
 def _outputs(nb, mime):

@@ -198,13 +198,14 @@ def test_impervious_area_above_the_area_is_an_error(lot_a):
 
 def test_unknown_node_id_suggests_the_closest(lot_a):
     with pytest.raises(InputError, match=r"names subcatchment 'P-3', which the base site does "
-                                         r"not have; did you mean 'P-2' or 'P-1'\? Available: P-1, P-2"):
+                                         r"not have; did you mean 'P-2' or 'P-1'\? "
+                                         r"Available: P-1, P-2"):
         resolve_field(lot_a, "post.subcatchment[P-3].cn")
 
 
 def test_unsweepable_key_lists_the_allowed_keys(lot_a):
-    with pytest.raises(InputError, match=r"must end with a sweepable subcatchment key \(cn, tc_hr, "
-                                         r"area_ac, .*\); got 'curve_number'"):
+    with pytest.raises(InputError, match=r"must end with a sweepable subcatchment key "
+                                         r"\(cn, tc_hr, area_ac, .*\); got 'curve_number'"):
         resolve_field(lot_a, "post.subcatchment[P-1].curve_number")
 
 

@@ -282,8 +282,9 @@ def resolve_field(site, field: str) -> list[Target]:
             raise InputError(f"{where} must be {head}.<key>; got {field!r}")
         return [Target(head, _attr(toks[1][0], allowed, where, head))]
     if head not in (*_SCENARIOS, "*"):
+        heads = (*_SCENARIOS, "storms", "analysis", "criteria")
         raise InputError(f"{where} must start with pre, post, *, storms, analysis or criteria; "
-                         f"got {head!r}{suggest(head, (*_SCENARIOS, 'storms', 'analysis', 'criteria'))}")
+                         f"got {head!r}{suggest(head, heads)}")
     if len(toks) < 3:
         raise InputError(f"field must be {_FIELD_HELP}; got {field!r}")
     scenarios = list(_SCENARIOS) if head == "*" else [head]
@@ -377,14 +378,15 @@ def _resolve_node(site_mod, sc, group: str, nid: str, rest, where: str) -> list[
                 continue
             else:
                 keys = [k for k in spec if k in _STORAGE_ATTRS]
+                listed = ", ".join(keys) or "none: tables cannot be varied"
                 raise InputError(f"{where} must end with a numeric key of the {spec.get('type')} "
-                                 f"storage ({', '.join(keys) or 'none: tables cannot be varied'}); "
-                                 f"got {key!r}{suggest(key, keys)}")
+                                 f"storage ({listed}); got {key!r}{suggest(key, keys)}")
         if not out:
             raise InputError(f"{where}: no storage item of pond {nid} has the key {key!r}")
         return out
+    parts = ("outlet", "barrel", "storage", *_POND_ATTRS)
     raise InputError(f"{where} must continue a pond with outlet[..], barrel, storage or a pond "
-                     f"key; got {name!r}{suggest(name, ('outlet', 'barrel', 'storage', *_POND_ATTRS))}")
+                     f"key; got {name!r}{suggest(name, parts)}")
 
 
 # ----------------------------------------------------------------------------------------
@@ -399,7 +401,8 @@ def _bounds_text(b) -> str:
     return ("an integer in " if integer else "in ") + text
 
 
-def _check(value, b, label: str, how: str) -> float:
+def _check(value, b, label: str, how=("set", None, None)) -> float:
+    """``value`` checked against bounds ``b``; ``how`` = (op, base, delta) for the message."""
     lo, lo_inc, hi, hi_inc, integer = b
     v = float(value)
     ok = math.isfinite(v)
@@ -409,7 +412,7 @@ def _check(value, b, label: str, how: str) -> float:
     if integer:
         ok = ok and v.is_integer()
     if not ok:
-        raise InputError(f"{label} must be {_bounds_text(b)}; got {fmt_value(v)}{how}")
+        raise InputError(f"{label} must be {_bounds_text(b)}; got {fmt_value(v)}{_how(*how)}")
     return int(v) if integer else v
 
 
@@ -481,7 +484,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
             base = depths.get(target.attr, site.storms.depths_in[target.attr])
             new = _combine(op, base, value)
             depths[target.attr] = _check(new, (0.0, False, None, True, False), label,
-                                         _how(op, base, value))
+                                         (op, base, value))
         elif kind == "storms":
             base = storms.get(target.attr, getattr(site.storms, target.attr))
             new = _combine(op, base, value)
@@ -489,7 +492,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
                 storms[target.attr] = _check_distribution(new, label)
             else:
                 storms[target.attr] = _check(new, _STORM_ATTRS[target.attr], label,
-                                             _how(op, base, value))
+                                             (op, base, value))
         elif kind in ("analysis", "criteria"):
             store = options if kind == "analysis" else criteria
             obj = site.options if kind == "analysis" else site.criteria
@@ -499,7 +502,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
                                  "\"set\"")
             new = _combine(op, base, value)
             bounds = (_ANALYSIS_ATTRS if kind == "analysis" else _CRITERIA_ATTRS)[target.attr]
-            store[target.attr] = _check(new, bounds, label, _how(op, base, value))
+            store[target.attr] = _check(new, bounds, label, (op, base, value))
         elif kind == "node":
             node = site.scenarios[target.scenario].nodes[target.node]
             changes = nodes.setdefault(key, {})
@@ -510,7 +513,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
             new = _combine(op, base, value)
             bounds = {"subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS,
                       "reach": _REACH_ATTRS}[target.node_kind][target.attr]
-            changes[target.attr] = _check(new, bounds, label, _how(op, base, value))
+            changes[target.attr] = _check(new, bounds, label, (op, base, value))
         elif kind == "outlet":
             node = site.scenarios[target.scenario].nodes[target.node]
             specs = outlets.setdefault(key, [dict(s) for s in node.outlet_spec])
@@ -521,7 +524,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
                                  "\"set\"")
             new = _combine(op, base, value)
             spec[target.attr] = _check(new, _outlet_bounds(site_mod, spec["type"], target.attr),
-                                       label, _how(op, base, value))
+                                       label, (op, base, value))
         elif kind == "barrel":
             node = site.scenarios[target.scenario].nodes[target.node]
             spec = barrels.setdefault(key, dict(node.barrel_spec))
@@ -531,7 +534,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
                                  "\"set\"")
             new = _combine(op, base, value)
             spec[target.attr] = _check(new, _BARREL_ATTRS[target.attr], label,
-                                       _how(op, base, value))
+                                       (op, base, value))
         elif kind == "storage":
             node = site.scenarios[target.scenario].nodes[target.node]
             specs = storages.setdefault(key, [dict(s) for s in node.storage_spec])
@@ -539,7 +542,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
             base = spec[target.attr]
             new = _combine(op, base, value)
             spec[target.attr] = _check(new, _STORAGE_ATTRS[target.attr], label,
-                                       _how(op, base, value))
+                                       (op, base, value))
         else:  # pragma: no cover - resolve_field only makes the kinds above
             raise AssertionError(kind)
 
@@ -563,13 +566,15 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
     for sc_name in {k[0] for k in touched}:
         sc = scenarios[sc_name]
         groups = {}
-        for group in ("subcatchments", "ponds", "reaches"):
+        for group, single in (("subcatchments", "subcatchment"), ("ponds", "pond"),
+                              ("reaches", "reach")):
             items = []
             for n in getattr(sc, group):
                 k = (sc_name, n.id)
                 if k in touched:
                     n = _rebuild_node(site_mod, n, nodes.get(k, {}), outlets.get(k),
-                                      barrels.get(k), storages.get(k), f"{sc_name}.{group[:-1] if group != 'reaches' else 'reach'}[{n.id}]")
+                                      barrels.get(k), storages.get(k),
+                                      f"{sc_name}.{single}[{n.id}]")
                 items.append(n)
             groups[group] = tuple(items)
         scenarios[sc_name] = dataclasses.replace(sc, **groups)
@@ -607,9 +612,11 @@ def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_sp
             objs = [site_mod._build_storage(s["type"], s) for s in storage_specs]
             rebuild["stage_storage"] = site_mod._combine_storage(objs)
             rebuild["storage_spec"] = tuple(storage_specs)
-        if outlet_specs is not None:
+        if outlet_specs is not None:  # rebuild only the devices whose spec changed
             rebuild["outlets"] = tuple(
-                site_mod._build_outlet(s["type"], s, s["id"]) for s in outlet_specs)
+                dev if spec == old else site_mod._build_outlet(spec["type"], spec, spec["id"])
+                for dev, spec, old in zip(node.outlets, outlet_specs, node.outlet_spec,
+                                          strict=True))
             rebuild["outlet_spec"] = tuple(outlet_specs)
         if barrel_spec is not None:
             rebuild["barrel"] = site_mod._build_barrel(barrel_spec)

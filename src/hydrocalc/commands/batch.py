@@ -19,12 +19,15 @@ import click
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="Local worker processes/threads (default: number of CPUs).")
 @click.option("--chunk-size", type=click.IntRange(1, 100_000), default=None,
-              help="Sweep scenarios per task (default: sized from memory, at most 256).")
+              help="Sweep scenarios per task (default: sized from --memory-mb, at most 1024).")
+@click.option("--memory-mb", type=click.FloatRange(16, None), default=None,
+              help="Memory target of one sweep task per worker [MB] (default: 40 % of RAM "
+                   "shared by the workers, 256 to 2048).")
 @click.option("--storm", "storms", multiple=True, metavar="NAME",
               help="Analyse only this storm (repeatable; default: all).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
-def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, storms, quiet):
+def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storms, quiet):
     """Analyse every site file, and every scenario of every sweep file, in INPUTS.
 
     A sweep file (base = "site.toml" plus [[vary]] entries; see docs/batch.md) expands
@@ -35,12 +38,13 @@ def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, storms, quiet):
     from hydrocalc.batch import run_batch
 
     result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
-                       chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet)
+                       chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet,
+                       task_memory_mb=memory_mb)
     click.echo(result.describe())
     if not result.ok:
         errors = result.errors()
         for _, row in errors.head(10).iterrows():
-            where = f"{row['source']}" + (f" scenario {row['scenario']}" if row["scenario"] else "")
+            where = row["source"] + (f" scenario {row['scenario']}" if row["scenario"] else "")
             click.echo(f"error: {where}: {row['error']}", err=True)
         if len(errors) > 10:
             click.echo(f"error: ... and {len(errors) - 10} more failed rows in the summary",

@@ -52,6 +52,7 @@ __all__ = [
     "run_report",
     "notebook_dir",
     "check_notebook_parameters",
+    "KernelPool",
     "parameterize_safely",
     "execute_notebook",
     "default_report_dir",
@@ -183,7 +184,8 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     except PapermillExecutionError as exc:
         first = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
         raise ReportError(
-            f"section '{section}' failed in cell {exc.cell_index} ({first.strip()!r}): "
+            f"section '{section}' failed in cell {exc.cell_index} (In [{exc.exec_count}]: "
+            f"{first.strip()!r}): "
             f"{exc.ename}: {exc.evalue}\nopen the executed notebook: {shown}") from exc
     except Exception as exc:  # kernel died, timeout, kernel could not start
         raise ReportError(f"section '{section}' could not be executed: "
@@ -200,7 +202,7 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
 # a papermill engine that reuses a kernel (one per worker) for several notebooks
 # --------------------------------------------------------------------------------------
 ENGINE_NAME = "hydrocalc-pooled"
-_RESET = "get_ipython().reset(new_session=False)"
+_RESET = "get_ipython().reset(new_session=True)"
 
 
 def _register_engine() -> None:

@@ -193,8 +193,8 @@ def pond_lesson(area_ac: float, cn: float, tc_hr: float, precip_in: float, distr
         warnings.simplefilter("always")
         storm = _storm(precip_in, distribution)
         inflow = runoff_hydrograph(area_ac, cn, tc_hr, storm)
-        basin = StageStorage.trapezoidal_basin(bottom_length_ft, bottom_width_ft, depth_ft,
-                                               side_slope_h_per_v)
+        basin = StageStorage.basin(bottom_length_ft, bottom_width_ft, depth_ft,
+                                   side_slope_h_per_v=side_slope_h_per_v)
         rows, series = [], [("Inflow", inflow.time_hr, inflow.flow_cfs)]
         for d in orifice_diameter_in:
             routed = route_reservoir(inflow, basin, [CircularOrifice(float(d), 0.0)])

@@ -228,7 +228,12 @@ def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True)
     else:
         import papermill
 
-        found = set(papermill.inspect_notebook(os.fspath(path)))
+        try:
+            found = set(papermill.inspect_notebook(os.fspath(path)))
+        except Exception as exc:  # noqa: BLE001 - any papermill failure is a problem to list
+            problems.append(f"{name}: papermill cannot read the notebook's parameters "
+                            f"({exc}); set its kernelspec to python3")
+            found = set(parameters_of(nb))
         for missing in sorted(set(parameters_of(nb)) - found):
             problems.append(f"{name}: papermill cannot read parameter {missing!r} (an '=' in "
                             "its comment confuses papermill's parser); reword the comment")

@@ -300,6 +300,21 @@ def _fmt(value, decimals: int = 2) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
 
 
+def _q(value) -> str:
+    """A flow for narrative text: two decimals, more for small flows (two significant
+    digits, at most four decimals).
+
+    Examples
+    --------
+    >>> _q(12.345), _q(0.0543), _q(0.004712), _q(0.0)
+    ('12.35', '0.054', '0.0047', '0.00')
+    """
+    v = float(value)
+    if v == 0 or not math.isfinite(v) or abs(v) >= 0.1:
+        return _fmt(v)
+    return _fmt(v, int(min(max(2, 1 - math.floor(math.log10(abs(v)))), 4)))
+
+
 def distribution_label(key: str) -> str:
     """Readable name of a rainfall distribution key.
 
@@ -389,6 +404,25 @@ class _Builder:
     def notice(self, text_md: str) -> None:
         self.res.add_markdown(f"**Warning.** {text_md}")
 
+    def echo(self, name: str, title: str, paths: Sequence[str], *,
+             exclude: Sequence[str] = ()) -> None:
+        """Add the inputs under ``paths`` as entered, and every CSV table they name."""
+        table = echo_table(name, title, self.ctx.raw, paths, exclude=exclude)
+        self.res.add_table(table)
+        for path, value, _ in table.frame.itertuples(index=False, name=None):
+            if path.rsplit(".", 1)[-1].endswith("csv") and value:
+                csv_path = self.ctx.path.parent / value
+                try:
+                    frame = pd.read_csv(csv_path, dtype=str, keep_default_na=False,
+                                        comment="#")
+                except (OSError, ValueError) as exc:
+                    raise InputError(f"{path} must name a readable CSV file; got {value!r} "
+                                     f"({exc})") from None
+                stem = "".join(c if c.isalnum() else "_" for c in path).strip("_")
+                self.res.add_table(Table(f"{name}_{stem}", f"{value} as entered ({path})",
+                                         frame, caption="CSV rows exactly as written; the "
+                                         "unit is each column's suffix."))
+
 
 # ======================================================================================
 # section builders (registered in _BUILDERS)
@@ -450,8 +484,7 @@ def _build_project(b: _Builder) -> None:
                           pd.DataFrame([(k, v if isinstance(v, str) else yn.get(v, str(v)))
                                         for k, v in facts if v not in ("", None)],
                                        columns=["item", "value"]), key_columns=["item"]))
-    b.res.add_table(echo_table("project_inputs", "Project inputs as entered", ctx.raw,
-                               ["project"]))
+    b.echo("project_inputs", "Project inputs as entered", ["project"])
     frame = a.to_frame()
     findings = frame[frame["kind"] != "checklist"].copy()
     findings["applies"] = findings["applies"].map(lambda v: yn.get(v, str(v)))
@@ -530,8 +563,7 @@ def _build_storms(b: _Builder) -> None:
                  "hyetographs", "Design-storm hyetographs",
                  [(h.name, np.asarray(h.time_hr), np.asarray(h.intensity_in_hr),
                    np.asarray(h.cumulative_in)) for h in storms]))
-    b.res.add_table(echo_table("storm_inputs", "Design-storm inputs as entered", b.ctx.raw,
-                               ["storms", "analysis"]))
+    b.echo("storm_inputs", "Design-storm inputs as entered", ["storms", "analysis"])
     b.res.warnings.extend(b.ctx.step_warnings("site"))
 
 
@@ -585,11 +617,16 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
             f"{_fmt(subs['tc_hr'].min(), 3)} to {_fmt(subs['tc_hr'].max(), 3)} hr."]
     if sc.description:
         text.insert(0, md_escape(sc.description))
-    for _, row in dps.iterrows():
-        text.append(f"At design point {md_escape(row['node'])} the {md_escape(row['storm'])} "
-                    f"storm peaks at {_fmt(row['peak_cfs'])} cfs at "
-                    f"{_fmt(row['time_of_peak_hr'])} hr with {_fmt(row['volume_ft3'], 0)} ft³ "
-                    f"of runoff ({_fmt(row['runoff_in'])} in).")
+    if len(dps):
+        depths = site.storms.depths_in
+        largest = max(r.storms, key=lambda name: depths[name])
+        for _, row in dps[dps["storm"] == largest].iterrows():
+            text.append(f"At design point {md_escape(row['node'])} the largest design storm, "
+                        f"{md_escape(row['storm'])}, peaks at {_q(row['peak_cfs'])} cfs at "
+                        f"{_fmt(row['time_of_peak_hr'])} hr with "
+                        f"{_fmt(row['volume_ft3'], 0)} ft³ of runoff "
+                        f"({_fmt(row['runoff_in'])} in).")
+        text.append("The tables below give every storm.")
     b.res.narrative_md = "\n\n".join([text[0], " ".join(text[1:])]) if len(text) > 1 \
         else text[0]
     cols = ["subcatchment", "to", "area_ac", "impervious_connected_ac",
@@ -639,8 +676,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                  lambda series=series, dp=dp: F.hydrograph_comparison_figure(
                      f"hydrographs_{dp.id}", "", series, xlim=_active_window(series),
                      height_in=2.8))
-    b.res.add_table(echo_table("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "
-                               "inputs as entered", ctx.raw, [scenario], exclude=["pond"]))
+    b.echo("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "
+                               "inputs as entered", [scenario], exclude=["pond"])
     b.res.warnings.extend(_analysis_warnings(ctx, f"hydrology_{scenario}"))
 
 
@@ -771,8 +808,7 @@ def _build_ponds(b: _Builder) -> None:
         b.figure(f"{tag}_routing", f"Inflow and outflow of {label}",
                  lambda series=series: F.routing_figure("", "", series,
                                                         xlim=_active_window(series)))
-    b.res.add_table(echo_table("inputs", "Pond inputs as entered", ctx.raw,
-                               ["pre.pond", "post.pond"]))
+    b.echo("inputs", "Pond inputs as entered", ["pre.pond", "post.pond"])
     b.res.warnings.extend(_analysis_warnings(ctx, "ponds"))
 
 
@@ -785,11 +821,16 @@ def _build_comparison(b: _Builder) -> None:
     text = [f"The post-development peak is at or below the pre-development peak in {n_ok} of "
             f"{len(comp)} design-point and storm combinations."]
     for _, row in comp.iterrows():
-        verb = "falls" if row["peak_change_cfs"] <= 0 else "rises"
-        text.append(f"{md_escape(row['design_point'])}, {md_escape(row['storm'])}: the peak "
-                    f"{verb} from {_fmt(row['pre_peak_cfs'])} to {_fmt(row['post_peak_cfs'])} "
-                    f"cfs ({_fmt(row['peak_change_pct'], 1)} %), runoff volume changes by "
-                    f"{_fmt(row['volume_change_pct'], 1)} %.")
+        where = f"{md_escape(row['design_point'])}, {md_escape(row['storm'])}"
+        if _q(row["pre_peak_cfs"]) == _q(row["post_peak_cfs"]):
+            sentence = f"{where}: the peak is unchanged at {_q(row['pre_peak_cfs'])} cfs"
+        else:
+            verb = "falls" if row["peak_change_cfs"] < 0 else "rises"
+            sentence = (f"{where}: the peak {verb} from {_q(row['pre_peak_cfs'])} to "
+                        f"{_q(row['post_peak_cfs'])} cfs ({_fmt(row['peak_change_pct'], 1)} %)")
+        if math.isfinite(row["volume_change_pct"]):
+            sentence += f", the runoff volume changes by {_fmt(row['volume_change_pct'], 1)} %"
+        text.append(sentence + ".")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"combinations": int(len(comp)), "post_le_pre": n_ok})
     b.res.add_table(Table("peak_comparison", "Pre- and post-development peaks and volumes",
@@ -820,8 +861,7 @@ def _build_criteria(b: _Builder) -> None:
     if site.criteria.standard == "none" or crit.empty:
         b.res.narrative_md = "No sizing-criteria standard applies to this site " \
                              "(criteria.standard = none)."
-        b.res.add_table(echo_table("inputs", "Criteria settings as entered", ctx.raw,
-                                   ["criteria"]))
+        b.echo("inputs", "Criteria settings as entered", ["criteria"])
         return
     failed = crit[crit["result"] == "fail"]
     waived = crit[crit["result"] == "waived"]
@@ -839,10 +879,11 @@ def _build_criteria(b: _Builder) -> None:
     if unverified:
         text.append("Criteria values with an unverified source: " +
                     ", ".join(md_escape(s) for s in unverified) +
-                    " (see the basis table: source, location and verification status).")
-        b.notice("Some criteria values are unverified in the primary source; the basis "
-                 "table gives each value's source and status. Confirm them before relying on "
-                 "the result.")
+                    " (the table of sources gives each one's source, location and "
+                    "verification status).")
+        b.notice("Some criteria values are unverified in the primary source; the table of "
+                 "sources and verification status gives each value's source and status. "
+                 "Confirm them before relying on the result.")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"checks": int(len(crit)), "failed": int(len(failed)),
                          "passed_all": bool(len(failed) == 0)})
@@ -880,8 +921,7 @@ def _build_criteria(b: _Builder) -> None:
                           caption=f"{srf['source']}, {srf['location']}; status: "
                                   f"{srf['status']}.", labels={"hsg": "HSG"},
                           key_columns=["hsg"]))
-    b.res.add_table(echo_table("inputs", "Criteria settings as entered", ctx.raw,
-                               ["criteria"]))
+    b.echo("inputs", "Criteria settings as entered", ["criteria"])
     b.res.warnings.extend(_analysis_warnings(ctx, "criteria"))
 
 
@@ -993,8 +1033,7 @@ def _build_sediment(b: _Builder) -> None:
         text.append("No daily rainfall record is given (construction.rainfall_file), so no "
                     "cleanout dates are predicted.")
     b.res.narrative_md = " ".join(text)
-    b.res.add_table(echo_table("inputs", "Trap inputs as entered", ctx.raw,
-                               ["construction.trap"]))
+    b.echo("inputs", "Trap inputs as entered", ["construction.trap"])
     b.res.warnings.extend(ctx.step_warnings("rainfall", "cleanout"))
     if rain is not None:
         b.res.warnings.extend(f"rainfall record: {n}" for n in rain.notes)
@@ -1061,8 +1100,7 @@ def _build_inspections(b: _Builder) -> None:
         text.append(f"{len(notices)} advance notices are due before construction milestones "
                     f"(first: notify by {notices[0].notify_by_date}).")
     b.res.narrative_md = " ".join(text)
-    b.res.add_table(echo_table("inputs", "Construction inputs as entered", ctx.raw,
-                               ["construction"], exclude=["trap"]))
+    b.echo("inputs", "Construction inputs as entered", ["construction"], exclude=["trap"])
     b.res.warnings.extend(ctx.step_warnings("rainfall", "inspections"))
 
 
@@ -1147,8 +1185,7 @@ def _build_methods(b: _Builder) -> None:
         "SHA-256, so a reviewer can check the numbers the computation rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )
-    b.res.add_table(echo_table("analysis_inputs", "Computation options as entered", b.ctx.raw,
-                               ["analysis"]))
+    b.echo("analysis_inputs", "Computation options as entered", ["analysis"])
 
 
 def _build_warnings(b: _Builder, sections: Sequence[str]) -> None:
@@ -1246,9 +1283,11 @@ def design_storms(site_file: str, out_dir: str) -> SectionResult:
 
 def hydrology(site_file: str, scenario: str, out_dir: str) -> SectionResult:
     """Subcatchments, covers and CN, Tc segments and runoff results of one scenario."""
-    from hydrocalc._validate import check_choice
+    if scenario not in ("pre", "post"):
+        from hydrocalc._validate import suggest
 
-    check_choice(scenario, "scenario", ("pre", "post"))
+        raise InputError(f"scenario must be 'pre' or 'post'; got {scenario!r}"
+                         f"{suggest(str(scenario), ('pre', 'post'))}")
     return _present(f"hydrology_{scenario}", site_file, out_dir, scenario=scenario)
 
 

@@ -341,7 +341,8 @@ class Table:
             parts.append("<tr>")
             for col, value in zip(cols, row):
                 text, numeric = self._format_cell(col, value)
-                cls = ' class="num"' if numeric else ""
+                cls = ' class="num"' if numeric else (
+                    f' class="{text}"' if text in ("pass", "fail") else "")
                 cell = html.escape(text) if numeric else _breakable(text)
                 parts.append(f"<td{cls}>{cell}</td>")
             parts.append("</tr>")
