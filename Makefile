@@ -29,3 +29,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
+
+# Render every report PDF under reports/ to PNG pages (to look at them as a reviewer would).
+pdf-pages: $(STAMP)
+	$(BIN)/python -m hydrocalc.report.pdf reports

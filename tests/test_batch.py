@@ -285,3 +285,16 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     second = batch._cached_sweep(str(sweep_file))
     assert second is not first
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
+
+
+def test_worker_malloc_tuning_applies_on_linux_glibc():
+    import subprocess
+    import sys
+
+    code = "from hydrocalc.batch import tune_worker_malloc; print(tune_worker_malloc())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    expect = "True" if sys.platform.startswith("linux") else "False"
+    if sys.platform.startswith("linux") and out == "False":
+        pytest.skip("not glibc (mallopt unavailable)")
+    assert out == expect

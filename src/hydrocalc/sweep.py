@@ -69,6 +69,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import pathlib
 import re
@@ -166,7 +167,8 @@ class Target:
 
     ``kind`` is ``"node"``, ``"outlet"``, ``"barrel"``, ``"storage"``, ``"storm_depth"``,
     ``"storms"``, ``"analysis"`` or ``"criteria"``; ``scenario``, ``node`` and ``item``
-    locate it (``item``: outlet position or storage position); ``attr`` is the key.
+    locate it (``item``: outlet or storage position); ``attr`` is the key; ``node_kind``
+    and ``item_label`` only make :attr:`label` readable.
     """
 
     kind: str
@@ -174,23 +176,22 @@ class Target:
     scenario: str | None = None
     node: str | None = None
     item: int | None = None
+    node_kind: str = "subcatchment"
+    item_label: str = ""
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
         """The target as a field path (``post.pond[UG-1].outlet[OR-1].diameter_in``)."""
         if self.kind == "storm_depth":
             return f"storms.depths_in.{self.attr}"
         if self.kind in ("storms", "analysis", "criteria"):
             return f"{self.kind}.{self.attr}"
-        group = {"node": None, "outlet": "outlet", "barrel": "barrel", "storage": "storage"}
-        return f"{self.scenario}.{self.node_kind}[{self.node}]" + (
-            "" if group[self.kind] is None else
-            f".{group[self.kind]}" + ("" if self.item is None or self.kind == "barrel"
-                                      else f"[{self.item_label}]")) + f".{self.attr}"
-
-    # filled by resolve_field for readable labels
-    node_kind: str = "subcatchment"
-    item_label: str = ""
+        path = f"{self.scenario}.{self.node_kind}[{self.node}]"
+        if self.kind in ("outlet", "storage"):
+            path += f".{self.kind}[{self.item_label}]"
+        elif self.kind == "barrel":
+            path += ".barrel"
+        return f"{path}.{self.attr}"
 
 
 def _tokens(field: str) -> list[tuple[str, str | None]] | None:

@@ -198,7 +198,7 @@ def accumulation_figure(name: str, title: str,
         ax.step(dates, accumulated_ft3, where="post", color=color, linewidth=1.3,
                 label=f"{label} accumulated")
         ax.axhline(cleanout_ft3, color=color, linestyle="--", linewidth=0.9,
-                   label=f"{label} cleanout (50 % of design capacity)")
+                   label=f"{label} cleanout volume")
     ax.set_ylabel("Sediment [ft³]")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.set_ylim(bottom=0)
@@ -280,6 +280,10 @@ def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
         if lim is not None:
             ax.set_xlim(*lim)
         ax.set_ylim(bottom=0)
+        if all(len(q) == 0 or float(np.max(q)) <= 0.0 for _, _, q in series):
+            ax.text(0.5, 0.5, "no runoff", transform=ax.transAxes, ha="center",
+                    va="center", fontsize=9, color="#555555")
+            ax.set_ylim(0.0, 1.0)
         if i == 0:
             _legend(ax)
     return render(fig, name, title, caption)

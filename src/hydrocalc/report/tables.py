@@ -333,7 +333,11 @@ class Table:
         parts.append("<thead><tr>")
         for col in cols:
             label = self.labels.get(col, column_label(col))
-            parts.append(f'<th scope="col">{html.escape(label)}</th>')
+            series = self.frame[col]
+            numeric = pd.api.types.is_numeric_dtype(series) and \
+                not pd.api.types.is_bool_dtype(series)
+            cls = ' class="num"' if numeric else ""
+            parts.append(f'<th scope="col"{cls}>{html.escape(label)}</th>')
         parts.append("</tr></thead><tbody>")
         if self.frame.empty:
             parts.append(f'<tr><td colspan="{max(len(cols), 1)}" class="empty">(none)</td></tr>')
