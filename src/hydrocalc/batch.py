@@ -564,7 +564,8 @@ class BatchResult:
         """A few lines for the terminal."""
         mem = max(self.worker_peak_rss_mb.values(), default=math.nan)
         lines = [
-            f"{self.n_scenarios} scenario(s) from {self.n_inputs} input(s) in "
+            f"{self.n_scenarios} run(s) (site files and sweep scenarios) from "
+            f"{self.n_inputs} input(s) in "
             f"{self.elapsed_s:.1f} s ({self.scenarios_per_s:.1f}/s) on {self.scheduler}"
             + (f" with {self.workers} worker(s)" if self.workers else "")
             + f"; {self.n_tasks} task(s); peak memory per worker {mem:.0f} MB",
