@@ -52,3 +52,12 @@ def shared_rainfall():
     if not SHARED_RAINFALL.is_dir():
         pytest.skip("../shared/rainfall is not present on this machine")
     return SHARED_RAINFALL
+
+
+# Property tests are derandomized so every run (and CI) explores the same examples: the suite
+# gives the same result every run. HYPOTHESIS_PROFILE=explore searches fresh examples locally.
+from hypothesis import settings as _hyp_settings  # noqa: E402
+
+_hyp_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+_hyp_settings.register_profile("explore", deadline=None)
+_hyp_settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "ci"))
