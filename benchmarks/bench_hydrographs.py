@@ -5,6 +5,11 @@ hydrographs by one interpolation, one FFT convolution per storm) against a plain
 over subcatchments and storms that calls ``np.convolve`` for each hydrograph (the obvious
 implementation), on the same inputs, and checks that both give the same ordinates.
 
+Two floors show what any FFT batch must spend: allocating and writing the result once
+(``floor_output_write_s``) and one forward plus one inverse real FFT per hydrograph at the
+batch's FFT length (``floor_fft_only_s``); ``max_speedup_fft_method`` is the loop's time
+over their sum, the ceiling of the ratio for this method on one core.
+
 Run ``python benchmarks/bench_hydrographs.py`` (add ``--quick`` for a smaller case), or
 import :func:`run` (returns a dict) from ``benchmarks/run_all.py``. Not a test: nothing here
 asserts a time.
@@ -74,6 +79,41 @@ def loop_single_form(area_ac, cn, tc_hr, storms, *, dt_hr: float, end_hr: float)
     return out
 
 
+def output_write(m: int, n: int, nt: int) -> np.ndarray:
+    """Floor 1: allocate the (m, n, nt) float64 result and write every ordinate once."""
+    out = np.zeros((m, n, nt))
+    out[...] = 1.0
+    return out
+
+
+def fft_only(m: int, n: int, nfft: int, block: int = 32) -> None:
+    """Floor 2: the transforms the FFT method cannot avoid, one forward and one inverse real
+    FFT of length ``nfft`` per hydrograph (``m * n`` pairs, in blocks of ``block`` rows,
+    no other work)."""
+    from scipy import fft
+
+    x = np.random.default_rng(0).random((block, nfft))
+    for _ in range(m):
+        for r0 in range(0, n, block):
+            k = min(block, n - r0)
+            fft.irfft(fft.rfft(x[:k], axis=1), nfft, axis=1, overwrite_x=True)
+
+
+def _batch_nfft(area_ac, cn, tc_hr, storms, dt_hr: float) -> int:
+    """The FFT length runoff_hydrographs uses for these inputs (same rule as the code)."""
+    from scipy import fft
+
+    from hydrocalc.unit_hydrograph import effective_tc_hr, unit_hydrograph_ordinates
+
+    n_uh = unit_hydrograph_ordinates(area_ac, effective_tc_hr(tc_hr), dt_hr=dt_hr).shape[1]
+    ia_min = 0.2 * (1000.0 / np.max(cn) - 10.0)
+    grids = [np.interp(dt_hr * np.arange(int(np.ceil(s.duration_hr / dt_hr - 1e-9)) + 1),
+                       s.time_hr, s.cumulative_in) for s in storms]
+    k_max = max(g.size for g in grids) - 1
+    g = max(min(min(int(np.searchsorted(p, ia_min, side="right")) for p in grids), k_max), 1)
+    return fft.next_fast_len(k_max + n_uh - g, real=True)
+
+
 def _median_time(fn, repeats: int) -> tuple[float, list[float], object, float]:
     """Median wall time, all wall times, the last result and the median CPU time."""
     times, cpu, result = [], [], None
@@ -111,6 +151,10 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
         loop_repeats)
     single_s, _, ref_single, single_cpu = _median_time(
         lambda: loop_single_form(area_ac, cn, tc_hr, storms, dt_hr=dt_hr, end_hr=end_hr), 1)
+    m, n, nt = hs.flow_cfs.shape
+    write_s, _, _, write_cpu = _median_time(lambda: output_write(m, n, nt), repeats)
+    nfft = _batch_nfft(area_ac, cn, tc_hr, storms, dt_hr)
+    fft_s, _, _, fft_cpu = _median_time(lambda: fft_only(m, n, nfft), repeats)
     scale = np.maximum(ref.max(axis=2, keepdims=True), 1e-300)
     max_rel_diff = float(np.max(np.abs(hs.flow_cfs - ref) / scale))
     max_rel_diff_single = float(np.max(np.abs(hs.flow_cfs - ref_single) / scale))
@@ -134,6 +178,13 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
         "speedup_vs_single_form_loop": single_s / batch_s,
         "max_rel_diff_vs_single_form": max_rel_diff_single,
         "output_mb": hs.flow_cfs.nbytes / 1e6,
+        "floor_output_write_s": write_s,
+        "floor_output_write_cpu_s": write_cpu,
+        "nfft": nfft,
+        "floor_fft_only_s": fft_s,
+        "floor_fft_only_cpu_s": fft_cpu,
+        # the best any FFT batch could do: transforms plus writing the result, nothing else
+        "max_speedup_fft_method": loop_s / (write_s + fft_s),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "machine": f"{platform.machine()}, {os.cpu_count()} logical CPUs",
@@ -164,6 +215,12 @@ def main(argv=None) -> dict:
               f"[{result['single_form_loop_cpu_s']:.3f} s] (1 run)")
         print(f"  speed-up vs single-form loop   "
               f"{result['speedup_vs_single_form_loop']:.1f} x")
+        print(f"  floor: write the {result['output_mb']:.0f} MB result   "
+              f"{result['floor_output_write_s']:.3f} s")
+        print(f"  floor: {2 * result['n_storms'] * result['n_subcatchments']:,} real FFTs "
+              f"of {result['nfft']}  {result['floor_fft_only_s']:.3f} s")
+        print(f"  ceiling of an FFT batch vs the loop  "
+              f"{result['max_speedup_fft_method']:.1f} x")
         print(f"  max |batch - loop| / peak = {result['max_rel_diff_vs_loop']:.2e}, "
               f"vs single form {result['max_rel_diff_vs_single_form']:.2e}")
     return result

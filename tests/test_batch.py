@@ -298,3 +298,113 @@ def test_worker_malloc_tuning_applies_on_linux_glibc():
     if sys.platform.startswith("linux") and out == "False":
         pytest.skip("not glibc (mallopt unavailable)")
     assert out == expect
+
+
+# ----------------------------------------------------------------------------------------
+# the batch internals a sweep relies on
+
+
+def _overtopping_batch():
+    """Three ponds x two storms; the small pond overtops far (routing above its table)."""
+    from hydrocalc.outlets import CircularOrifice, Exfiltration, RectangularWeir
+    from hydrocalc.routing import StageStorage
+
+    ponds = [StageStorage.basin(40, 16, 5.0), StageStorage.basin(12, 8, 2.0),
+             StageStorage.basin(60, 30, 4.0, side_slope_h_per_v=3)]
+    outlets = [[Exfiltration(0.5), CircularOrifice(2.0, 1.35), RectangularWeir(1.5, 4.4)],
+               [CircularOrifice(1.0, 0.5)],
+               [CircularOrifice(6.0, 0.0), Exfiltration(1.0)]]
+    t = np.arange(0.0, 8.0 + 1e-9, 0.02)
+    storms = [3.0 * np.clip(1 - np.abs(t - 2.0) / 1.5, 0, None),
+              1.0 * np.clip(1 - np.abs(t - 3.0) / 2.5, 0, None)]
+    q = np.stack([[s for _ in ponds] for s in storms])  # (2, 3, nt)
+    return q, ponds, outlets, t
+
+
+def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
+    import warnings
+
+    from hydrocalc import routing
+
+    q, ponds, outlets, _ = _overtopping_batch()
+    h0 = np.array([[0.2, 0.0, 1.0]] * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+        for block in (1, 7, q.shape[-1] - 1, q.shape[-1] + 5):
+            monkeypatch.setattr(routing, "_BLOCK", block)
+            got = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+            for name in ("outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs",
+                         "time_of_peak_outflow_hr", "peak_stage_ft", "mass_balance_error_pct"):
+                assert np.array_equal(getattr(got, name), getattr(ref, name)), (block, name)
+    assert ref.overtopped[:, 1].all() and not ref.overtopped[:, 2].any()
+
+
+def test_batch_routing_matches_single_routes_above_the_table():
+    import warnings
+
+    from hydrocalc.hydrograph import Hydrograph
+    from hydrocalc.routing import route_reservoir, route_reservoirs
+
+    q, ponds, outlets, t = _overtopping_batch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batch = route_reservoirs(q, 0.02, ponds, outlets)
+        peaks = route_reservoirs(q, 0.02, ponds, outlets, keep="peaks")
+        for i in range(q.shape[0]):
+            for j, (pond, outl) in enumerate(zip(ponds, outlets, strict=True)):
+                one = route_reservoir(Hydrograph(t, q[i, j]), pond, outl)
+                np.testing.assert_allclose(batch.outflow_cfs[i, j], one.outflow_cfs,
+                                           rtol=1e-9, atol=1e-12)
+                np.testing.assert_allclose(batch.stage_ft[i, j], one.stage_ft, rtol=1e-9,
+                                           atol=1e-12)
+                assert batch.time_of_peak_outflow_hr[i, j] == one.time_of_peak_outflow_hr
+                assert peaks.peak_outflow_cfs[i, j] == batch.peak_outflow_cfs[i, j]
+                assert peaks.peak_stage_ft[i, j] == batch.peak_stage_ft[i, j]
+                assert bool(batch.overtopped[i, j]) == one.overtopped
+
+
+def test_batch_routing_overtopping_warning_can_be_left_to_the_caller():
+    import warnings
+
+    from hydrocalc.routing import OvertoppingWarning, route_reservoirs
+
+    q, ponds, outlets, _ = _overtopping_batch()
+    with pytest.warns(OvertoppingWarning, match="3 of 6 pond-storms overtop"):
+        route_reservoirs(q, 0.02, ponds, outlets)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = route_reservoirs(q, 0.02, ponds, outlets, overtopping_warning=False)
+    assert not [w for w in caught if issubclass(w.category, OvertoppingWarning)]
+    assert int(res.overtopped.sum()) == 3
+
+
+def test_analyze_many_node_series_equal_analyze_and_pickle_per_variant():
+    import pickle
+
+    from hydrocalc.analysis import analyze_many
+
+    sw = load_sweep(pathlib.Path(__file__).parents[1] / "examples" / "sweeps"
+                    / "pelham_sweep.toml")
+    picks = [0, 1, 2501, 9999]
+    many = analyze_many([sw.scenario(i) for i in picks], storms=["1yr", "100yr"])
+    for i, res in zip(picks, many, strict=True):
+        one = analyze(sw.scenario(i), storms=["1yr", "100yr"])
+        for sc in ("pre", "post"):
+            run, ref = res._runs[sc], one._runs[sc]
+            # node series assembled on demand equal the single analysis exactly
+            assert np.array_equal(run.outflow, ref.outflow)
+            assert np.array_equal(run.inflow, ref.inflow)
+            for k, nid in enumerate(run.node_ids):
+                assert np.array_equal(run.node_outflow(nid), ref.outflow[:, k])
+        for storm in ("1yr", "100yr"):
+            assert np.array_equal(res.flow_cfs("post", storm, "P-1"),
+                                  one.flow_cfs("post", storm, "P-1"))
+            assert np.array_equal(res.routing("post", storm, "P-1").outflow_cfs,
+                                  one.routing("post", storm, "P-1").outflow_cfs)
+        assert res.summary_rows() == one.summary_rows()
+    # a pickled result carries its own variant's node series, not the whole batch's
+    back = pickle.loads(pickle.dumps(many[1]))
+    assert back._runs["post"]._net is None
+    assert np.array_equal(back._runs["post"].outflow, many[1]._runs["post"].outflow)
+    assert back.summary_rows() == many[1].summary_rows()

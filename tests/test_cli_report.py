@@ -7,6 +7,7 @@ The successful report run through the CLI is in tests/test_report.py (one shared
 from __future__ import annotations
 
 import pathlib
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -105,3 +106,20 @@ def test_demo_without_examples_says_where_to_run(runner, tmp_path):
     result = runner.invoke(main, ["demo", "--examples", str(tmp_path)])
     assert result.exit_code == 1
     assert "error: --examples must be a folder with */site.toml example sites" in result.output
+
+
+def test_rrv_factor_table_shows_the_site_override_the_analysis_used(tmp_path):
+    src = ROOT / "tests" / "fixtures" / "sites" / "small"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    site = tmp_path / "site.toml"
+    text = site.read_text(encoding="utf-8").replace(
+        "[analysis]",
+        "[criteria]\nrrv_specific_reduction_factor = { A = 0.5, B = 0.4, C = 0.3, D = 0.1 }\n\n"
+        "[analysis]")
+    site.write_text(text, encoding="utf-8")
+    res = S.sizing_criteria(str(site), "")
+    frame = res.table("rrv_factors").frame
+    assert dict(zip(frame["hsg"], frame["specific_reduction_factor"])) == {
+        "A": 0.5, "B": 0.4, "C": 0.3, "D": 0.1}
+    assert "status: user input" in res.table("rrv_factors").caption

@@ -244,3 +244,10 @@ def test_error_bad_arguments(tmp_path):
         read_daily_rainfall(p, units="inch")
     with pytest.raises(InputError, match=r"flagged must be one of error, missing; got 'drop'"):
         read_daily_rainfall(p, flagged="drop")
+
+
+def test_shift_years_beyond_the_pandas_date_range_is_an_input_error(tmp_path):
+    rec = read_daily_rainfall(write(tmp_path, good_text(days=5, start=dt.date(2018, 4, 1))))
+    with pytest.raises(InputError, match=r"shift_years must be in \[-340, 243\] for a record "
+                                         r"2018-04-01..2018-04-05 .*; got 100000"):
+        rec.shift_years(100000)

@@ -497,3 +497,43 @@ def test_cli_hydrograph_coarse_step_is_one_line_exit_1():
                                        "0.5", "--depth-in", "5", "--dt-hr", "0.5"])
     assert result.exit_code == 1
     assert result.output.startswith("error: dt_hr must be <= the lag 0.6 Tc = 0.3 h")
+
+
+@pytest.mark.parametrize("dt_hr", [0.01, 0.05])
+def test_batch_skipping_leading_zero_excess_is_exact_and_order_free(dt_hr, monkeypatch):
+    # The batch visits rows in order of Ia and skips the steps before the rain exceeds a
+    # block's smallest Ia (and shortens the FFT by the common leading zeros). Mixed CNs
+    # (incl. 100 and one so low that the small storm gives no runoff at all), blocks of 3
+    # rows, and a step that is refined internally (dt 0.05 h with Tc 0.2 h): each hydrograph
+    # must not depend on the order of the rows, and (unrefined) must equal the single form.
+    import hydrocalc.hydrograph as module
+
+    monkeypatch.setattr(module, "_BLOCK", 3)
+    area = np.array([3.0, 40.0, 0.5, 12.0, 7.0, 25.0, 1.0])
+    cn = np.array([98.0, 35.0, 100.0, 61.0, 80.0, 72.5, 55.0])
+    tc = np.array([0.2, 1.5, 0.3, 0.6, 0.25, 2.0, 0.4])
+    storms = [design_storm(1.2, distribution="II", name="small"),
+              design_storm(6.5, distribution="III", name="big")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RangeWarning)
+        hs = runoff_hydrographs(area, cn, tc, storms, dt_hr=dt_hr, end_hr=40.0)
+        back = runoff_hydrographs(area[::-1], cn[::-1], tc[::-1], storms, dt_hr=dt_hr,
+                                  end_hr=40.0)
+    scale = hs.flow_cfs.max(axis=2, keepdims=True)
+    assert np.all(np.abs(back.flow_cfs[:, ::-1] - hs.flow_cfs) <= 1e-12 * scale)
+    assert_allclose(back.runoff_in[:, ::-1], hs.runoff_in, rtol=1e-15, atol=0)
+    if dt_hr == 0.01:  # refined steps depend on the smallest Tc of the batch
+        for i, storm in enumerate(storms):
+            for j in range(area.size):
+                one = runoff_hydrograph(area[j], cn[j], tc[j], storm, dt_hr=dt_hr, end_hr=40.0)
+                peak = max(one.peak_cfs, 1e-300)
+                assert np.max(np.abs(hs.flow_cfs[i, j] - one.flow_cfs)) <= 1e-12 * peak
+    for i, storm in enumerate(storms):
+        assert_allclose(hs.runoff_in[i], runoff_depth(storm.depth_in, cn), rtol=1e-12, atol=0)
+    assert hs.runoff_in[0, 1] == 0.0 and not hs.flow_cfs[0, 1].any()  # CN 35, 1.2 in: Q = 0
+    # flow is exactly 0 until the rain exceeds Ia (nothing left over from the FFT)
+    p = np.interp(hs.time_hr, storms[1].time_hr, storms[1].cumulative_in)
+    ia = 0.2 * (1000.0 / cn - 10.0)
+    for j in range(area.size):
+        before = hs.time_hr < hs.time_hr[np.searchsorted(p, ia[j], side="right")]
+        assert not hs.flow_cfs[1, j, before].any()

@@ -261,3 +261,9 @@ def test_rating_table_is_a_dataframe_for_a_single_device():
     t = rating_table(VNotchWeir(90.0, 1.0), stage_ft=[0.0, 1.0, 2.0])
     assert isinstance(t, pd.DataFrame)
     assert_allclose(t.total_cfs, [0.0, 0.0, 2.5], rtol=1e-12, atol=1e-12)
+
+
+def test_absurd_device_dimension_is_an_input_error_not_an_overflow():
+    with pytest.raises(InputError, match=r"diameter_in must be <= 1e\+06 \(a guard against unit "
+                                         r"slips\); got 1e\+308"):
+        CircularOrifice(1e308, 0.0)

@@ -126,3 +126,14 @@ def test_reference_flow_can_be_set(inflow):
     assert params["reference_flow_cfs"] == 50.0
     assert manning_flow_cfs(params["normal_depth_ft"], **CHANNEL) == pytest.approx(50.0)
     assert np.isfinite(params["celerity_fps"]) and params["celerity_fps"] > 0
+
+
+@pytest.mark.parametrize("kw,pattern", [
+    ({"manning_n": 0.0}, r"manning_n must be in \(0, inf\); got 0"),
+    ({"slope_ftft": -0.001}, r"slope_ftft must be in \(0, inf\); got -0.001"),
+    ({"bottom_width_ft": float("nan")}, r"bottom_width_ft must be in \[0, inf\); got nan"),
+])
+def test_manning_flow_rejects_nonphysical_channel_parameters(kw, pattern):
+    args = {"bottom_width_ft": 10.0, "slope_ftft": 0.001, "manning_n": 0.03} | kw
+    with pytest.raises(InputError, match=pattern):
+        manning_flow_cfs(1.0, **args)

@@ -339,3 +339,10 @@ def test_tc_sheet_segment_rejects_both_n_and_surface():
     with pytest.raises(InputError, match=r"segments\[0\] \(sheet\): give either n or surface"):
         tc.time_of_concentration([{"kind": "sheet", "length_ft": 100, "slope_ftft": 0.01,
                                    "n": 0.24, "surface": "grass_dense", "p2_in": 3.6}])
+
+
+def test_time_of_concentration_rejects_an_overflowing_travel_time():
+    with pytest.raises(InputError, match=r"segments\[0\] \(shallow\): travel_time_hr must be "
+                                         r"finite and > 0; got inf from length_ft = 1e\+308"):
+        tc.time_of_concentration([{"kind": "shallow", "length_ft": 1e308,
+                                   "slope_ftft": 1e-308}])

@@ -1,7 +1,8 @@
 """Private validation helpers used by every public function.
 
-``as_float_array`` validates numeric input in one pass and reports the first offending index
-and the count; ``like`` returns a result in the container of the inputs (float, ndarray or
+``as_float_array`` validates numeric input with two reductions (min and max) and, only when
+they show a problem, an element-wise pass that reports the first offending index and the
+count; ``like`` returns a result in the container of the inputs (float, ndarray or
 Series, as pvlib does); ``suggest`` and ``check_choice`` give "did you mean" messages.
 """
 
@@ -89,6 +90,47 @@ def as_float_array(
         arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"{name} must be numeric; got {value!r}") from None
+    if _looks_valid(arr, lower, upper, lower_inclusive, upper_inclusive, allow_nan, allow_inf):
+        return arr
+    _raise_invalid(arr, name, lower, upper, lower_inclusive, upper_inclusive, allow_nan,
+                   allow_inf, hint)
+    return arr  # every value valid after all (e.g. all NaN with allow_nan)
+
+
+def _looks_valid(arr: np.ndarray, lower, upper, lower_inclusive: bool, upper_inclusive: bool,
+                 allow_nan: bool, allow_inf: bool) -> bool:
+    """Cheap check: True only if every value of ``arr`` is certainly valid.
+
+    Two reductions (min and max, one memory pass each) instead of a boolean mask per
+    condition. NaN propagates through ``np.minimum.reduce``, so a NaN min means "a NaN is
+    present"; with ``allow_nan`` the NaN-ignoring ``np.fmin``/``np.fmax`` reductions are used
+    (all-NaN gives NaN and defers to the exact check). False means "not sure": the caller
+    then runs the exact element-wise check, which also builds the message.
+    """
+    if arr.size == 0:
+        return True
+    if (lower is not None and np.ndim(lower) != 0) or (upper is not None and np.ndim(upper) != 0):
+        return False  # array bounds: element-wise check only
+    if arr.ndim == 0:
+        lo = hi = float(arr)
+    elif allow_nan:
+        lo, hi = float(np.fmin.reduce(arr, axis=None)), float(np.fmax.reduce(arr, axis=None))
+    else:
+        lo, hi = float(np.minimum.reduce(arr, axis=None)), float(np.maximum.reduce(arr, axis=None))
+    if lo != lo or hi != hi:  # NaN: present (not allowed), or every value NaN (allowed)
+        return False
+    if not allow_inf and (lo == -np.inf or hi == np.inf):
+        return False
+    if lower is not None and not (lo >= lower if lower_inclusive else lo > lower):
+        return False
+    if upper is not None and not (hi <= upper if upper_inclusive else hi < upper):
+        return False
+    return True
+
+
+def _raise_invalid(arr: np.ndarray, name: str, lower, upper, lower_inclusive: bool,
+                   upper_inclusive: bool, allow_nan: bool, allow_inf: bool, hint: str) -> None:
+    """Exact element-wise check; raise the InputError (first bad index, count) if any."""
     interval = _interval(lower, upper, lower_inclusive, upper_inclusive)
     bad = np.zeros(arr.shape, dtype=bool)
     nan = np.isnan(arr)
@@ -115,7 +157,6 @@ def as_float_array(
         if hint:
             msg += f". {hint}"
         raise InputError(msg)
-    return arr
 
 
 def like(values, *inputs):

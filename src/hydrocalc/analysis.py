@@ -151,92 +151,142 @@ class _DeviceFlows(dict):
         return super().values()
 
 
-def _pond_arrays(batch, index, pond, count: int) -> dict:
-    """Series of one pond (all storms) from a batch routing, for all ``count`` units.
+def _device_flows(xs, table, scale, count):
+    """Closure computing the device flows (m, nt) of one pond from its table, on demand."""
+    from hydrocalc.routing import _interp_ext as interp
 
-    Device flows are interpolated in the storage-indication table exactly as
-    :meth:`hydrocalc.routing.BatchRoutingResult.routing_result` does, for all storms at
-    once (lazily: a sweep that never looks at device flows skips them); without that table
-    (another routing version) the public method is used per storm.
+    def devices():
+        flows = {}
+        for nm, _, qq in table.parts:
+            q = interp(xs, table.si, qq)
+            q[q < scale] = 0.0
+            flows[nm] = q * count
+        return flows
+    return devices
+
+
+def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
+    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
+
+    Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
+    private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.
+    Device flows are interpolated in each pond's storage-indication table exactly as
+    :meth:`hydrocalc.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
+    never looks at device flows skips them).
     """
     from hydrocalc import routing
 
-    out_q = np.ascontiguousarray(batch.outflow_cfs[:, index])  # (m, nt), one unit
-    storage = np.ascontiguousarray(batch.storage_ft3[:, index])
-    stage = batch.stage_ft[:, index]
-    tables = getattr(batch, "_tables", None)
-    interp = getattr(routing, "_interp_ext", None)
+    m, nt = items[0][1].shape
+    k = len(items)
+    q = np.empty((m, k, nt))
+    for j, (pond, inflow) in enumerate(items):
+        np.divide(inflow, pond.count, out=q[:, j])
+    h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _ in items], dtype=float), (m, k))
+    # overtopping is reported per pond and storm by _check_ponds
+    batch = routing.route_reservoirs(q, dt_hr, [p.stage_storage for p, _ in items],
+                                     [p.structure() for p, _ in items], initial_stage_ft=h0,
+                                     overtopping_warning=False)
+    del q
+    tables = batch._tables
+    out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
+    storage = batch.storage_ft3.copy()  # round-off is zeroed below
     scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * _NOISE
-    results = None
-    if tables and interp is not None and hasattr(tables[index], "parts"):
-        table = tables[index]
-        xs = 2.0 * storage / table.dt_s + out_q
-        discarded = np.zeros_like(out_q)
+    xs = np.multiply(storage, 2.0)  # 2 S / dt + O, in place (same operations, same order)
+    xs /= tables[0].dt_s
+    xs += out_q
+    discarded = np.zeros_like(out_q)
+    for j, table in enumerate(tables):
         for _, kind, qq in table.parts:
             if kind == "discarded":
-                discarded += interp(xs, table.si, qq)
-
-        def devices():
-            flows = {}
-            for nm, _, qq in table.parts:
-                q = interp(xs, table.si, qq)
-                q[q < scale] = 0.0
-                flows[nm] = q * count
-            return flows
-    else:  # pragma: no cover - fallback for a routing module without batch tables
-        results = [batch.routing_result((i, index)) for i in range(out_q.shape[0])]
-        discarded = np.vstack([r.discarded_cfs for r in results])
-
-        def devices():
-            names = list(results[0].device_flows_cfs)
-            return {n: np.vstack([r.device_flows_cfs[n] for r in results]) * count
-                    for n in names}
+                discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
     primary = out_q - discarded
     primary[primary < scale] = 0.0
     smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
     storage[storage < _NOISE * smax] = 0.0
-    return {
-        "primary_cfs": primary * count,
-        "discarded_cfs": discarded * count,
-        "stage_ft": stage,
-        "storage_ft3": storage * count,
-        "device_cfs": _DeviceFlows(devices),
-        "overtopped": np.asarray(batch.overtopped[:, index], dtype=bool),
-        "mass_balance_error_pct": np.asarray(batch.mass_balance_error_pct[:, index], dtype=float),
-        "_batch": batch, "_index": index, "_results": results,
-    }
+    out = []
+    for j, (pond, _) in enumerate(items):
+        count = pond.count
+        if count != 1:  # all units (x 1 is exact: skipped)
+            primary[:, j] *= count
+            discarded[:, j] *= count
+            storage[:, j] *= count
+        out.append({
+            "primary_cfs": primary[:, j],
+            "discarded_cfs": discarded[:, j],
+            "stage_ft": batch.stage_ft[:, j],
+            "storage_ft3": storage[:, j],
+            "device_cfs": _DeviceFlows(_device_flows(xs[:, j], table=tables[j],
+                                                     scale=scale[:, j], count=count)),
+            "overtopped": np.asarray(batch.overtopped[:, j], dtype=bool),
+            "mass_balance_error_pct": np.asarray(batch.mass_balance_error_pct[:, j],
+                                                 dtype=float),
+            "_batch": batch, "_index": j, "_results": None,
+        })
+    return out, primary
 
 
-def _route_batch(items: list, dt_hr: float) -> list[dict]:
-    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop)."""
-    from hydrocalc import routing
-
-    q = np.stack([inflow / pond.count for pond, inflow in items], axis=1)  # (m, K, nt)
-    m, k, _ = q.shape
-    h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _ in items], dtype=float), (m, k))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", routing.OvertoppingWarning)
-        batch = routing.route_reservoirs(q, dt_hr, [p.stage_storage for p, _ in items],
-                                         [p.structure() for p, _ in items],
-                                         initial_stage_ft=h0)
-    return [_pond_arrays(batch, j, pond, pond.count) for j, (pond, _) in enumerate(items)]
-
-
-@dataclasses.dataclass
 class _ScenarioRun:
-    """Everything computed for one scenario of one site (arrays by storm, node, time)."""
+    """Everything computed for one scenario of one site (arrays by storm, node, time).
 
-    name: str
-    node_ids: tuple[str, ...]
-    kinds: tuple[str, ...]
-    outflow: np.ndarray  # (m, n_nodes, nt)
-    inflow: np.ndarray  # (m, n_nodes, nt)
-    upstream_area_ac: np.ndarray  # (n_nodes,)
-    sub_flows: np.ndarray  # (m, n_sub, nt): runoff hydrographs of the subcatchments
-    sub_index: dict[str, int]
-    upstream: dict[str, frozenset]
-    ponds: dict[str, dict]
-    time_hr: np.ndarray
+    Node series live in the shared :class:`_Net` (one array per node for every variant);
+    ``outflow`` and ``inflow`` (m, n_nodes, nt) are assembled from them on first use, so a
+    sweep that reads only design points and ponds never copies every node's hydrographs.
+    """
+
+    def __init__(self, name, node_ids, kinds, net, u, upstream_area_ac, sub_flows, sub_index,
+                 upstream, ponds, time_hr):
+        self.name = name
+        self.node_ids = node_ids
+        self.kinds = kinds
+        self._net = net
+        self._u = u
+        self.upstream_area_ac = upstream_area_ac  # (n_nodes,)
+        self.sub_flows = sub_flows  # (m, n_sub, nt): runoff hydrographs of the subcatchments
+        self.sub_index = sub_index
+        self.upstream = upstream
+        self.ponds = ponds
+        self.time_hr = time_hr
+        self._outflow = None
+        self._inflow = None
+
+    def node_outflow(self, node: str) -> np.ndarray:
+        """Outflow (m, nt) of one node (a view)."""
+        if self._outflow is not None:
+            return self._outflow[:, self.node_ids.index(node)]
+        return self._net.node_series(self._net.out, node, self._u)
+
+    def node_inflow(self, node: str) -> np.ndarray:
+        """Inflow (m, nt) of one node (a view)."""
+        if self._inflow is not None:
+            return self._inflow[:, self.node_ids.index(node)]
+        return self._net.node_series(self._net.inn, node, self._u)
+
+    def _assemble(self, series: dict) -> np.ndarray:
+        net = self._net
+        arr = np.zeros((net.m, len(self.node_ids), net.nt))
+        for k, nid in enumerate(self.node_ids):
+            a = series.get(nid)
+            if a is not None:
+                arr[:, k] = a[:, self._u]
+        return arr
+
+    @property
+    def outflow(self) -> np.ndarray:  # (m, n_nodes, nt)
+        if self._outflow is None:
+            self._outflow = self._assemble(self._net.out)
+        return self._outflow
+
+    @property
+    def inflow(self) -> np.ndarray:  # (m, n_nodes, nt)
+        if self._inflow is None:
+            self._inflow = self._assemble(self._net.inn)
+        return self._inflow
+
+    def __getstate__(self):  # pickle this variant's arrays, not the whole batch
+        state = dict(self.__dict__)
+        state["_outflow"], state["_inflow"] = self.outflow, self.inflow
+        state["_net"] = None
+        return state
 
     def unrouted(self, i_storm: int, node: str) -> np.ndarray:
         """Sum of the runoff of every subcatchment upstream of ``node``, without routing."""
@@ -256,7 +306,11 @@ def _pond_levels(sc) -> dict[str, int]:
 
 
 class _Net:
-    """Arrays of one scenario for all unique variants: (m, U, n_nodes, nt)."""
+    """Node series of one scenario for all unique variants: ``{node id: (m, U, nt)}``.
+
+    Subcatchment outflows are views of the runoff batch, pond outflows the routed primary
+    flows; only nodes that receive flow (ponds, reaches, design points) get an inflow array.
+    """
 
     def __init__(self, name, scs, flows, m, nt):
         self.name = name
@@ -266,20 +320,32 @@ class _Net:
         self.order = first.order
         self.index = {nid: k for k, nid in enumerate(self.order)}
         nv, n_nodes = len(scs), len(self.order)
+        self.m, self.nt, self.nv = m, nt, nv
         self.flows = flows  # (m, U, n_sub, nt)
-        self.outflow = np.zeros((m, nv, n_nodes, nt))
-        self.inflow = np.zeros((m, nv, n_nodes, nt))
+        self.out: dict[str, np.ndarray] = {}
+        self.inn: dict[str, np.ndarray] = {}
+        self.targets = {first.nodes[n].to for n in self.order} - {None}
         self.area = np.zeros((nv, n_nodes))
         self.sub_index = {s.id: j for j, s in enumerate(first.subcatchments)}
         self.levels = _pond_levels(first)
         self.ponds: list[dict[str, dict]] = [{} for _ in range(nv)]
+        self.pond_out: dict[str, np.ndarray] = {}  # routed primary outflows (m, U, nt)
+
+    def node_series(self, series: dict, node: str, u: int) -> np.ndarray:
+        a = series.get(node)
+        if a is None:
+            return np.zeros((self.m, self.nt))
+        return a[:, u]
+
+    def _zeros(self) -> np.ndarray:
+        return np.zeros((self.m, self.nv, self.nt))
 
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
         """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
         inflows are now complete. Ponds already routed pass their routed outflow."""
         if final:
             needed = None
-            self.inflow[:] = 0.0
+            self.inn = {t: self._zeros() for t in self.targets}
             self.area[:] = 0.0
         else:
             targets = [p for p, lv in self.levels.items() if lv == level]
@@ -288,7 +354,8 @@ class _Net:
             ups = self.first.upstream
             needed = set().union(*(ups[p] for p in targets))
             for p in needed:
-                self.inflow[:, :, self.index[p]] = 0.0
+                if p in self.targets:
+                    self.inn[p] = self._zeros()
         ready = []
         for nid in self.order:
             if needed is not None and nid not in needed:
@@ -297,35 +364,40 @@ class _Net:
             node = self.first.nodes[nid]
             if node.kind == "subcatchment":
                 j = self.sub_index[nid]
-                self.outflow[:, :, k] = self.flows[:, :, j]
+                out = self.flows[:, :, j]
                 if final:
                     self.area[:, k] += [sc.subcatchments[j].area_ac for sc in self.scs]
             elif node.kind == "pond":
-                if nid in self.ponds[0]:
-                    for u in range(len(self.scs)):
-                        self.outflow[:, u, k] = self.ponds[u][nid]["primary_cfs"]
+                if nid in self.pond_out:
+                    out = self.pond_out[nid]
                 else:
-                    self.outflow[:, :, k] = 0.0
+                    out = self._zeros()
                     if self.levels[nid] == level:
                         ready.append(nid)
             elif node.kind == "reach":
+                inflow = self.inn.get(nid)
+                if inflow is None:
+                    inflow = self.inn[nid] = self._zeros()
+                out = np.empty_like(inflow)
                 for u, sc in enumerate(self.scs):
-                    self.outflow[:, u, k] = _shift(self.inflow[:, u, k], sc.nodes[nid].lag_hr,
-                                                   dt_hr)
+                    out[:, u] = _shift(inflow[:, u], sc.nodes[nid].lag_hr, dt_hr)
                     if final:
-                        vin = _integrate(self.inflow[:, u, k], dt_hr)
-                        lost = vin - _integrate(self.outflow[:, u, k], dt_hr)
+                        vin = _integrate(inflow[:, u], dt_hr)
+                        lost = vin - _integrate(out[:, u], dt_hr)
                         if np.any(lost > 1e-3 * np.maximum(vin, 1e-9)):
                             warnings.warn(
                                 f"{self.name}.reach[{nid}]: the lag of "
                                 f"{sc.nodes[nid].lag_hr:g} h pushes {float(lost.max()):.4g} "
                                 "ft3 past the end of the simulation; increase "
                                 "analysis.duration_hr", RuntimeWarning, stacklevel=2)
-            else:  # design point
-                self.outflow[:, :, k] = self.inflow[:, :, k]
+            else:  # design point: outflow = inflow
+                out = self.inn.get(nid)
+                if out is None:
+                    out = self.inn[nid] = self._zeros()
+            self.out[nid] = out
             if node.to is not None and (needed is None or node.to in needed):
                 t = self.index[node.to]
-                self.inflow[:, :, t] += self.outflow[:, :, k]
+                self.inn[node.to] += out
                 if final:
                     self.area[:, t] += self.area[:, k]
         return ready
@@ -376,20 +448,21 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
         items, keys = [], []
         for net in nets.values():
             for nid in net.sweep(dt, level, final=False):
-                k = net.index[nid]
                 for u, sc in enumerate(net.scs):
-                    items.append((sc.nodes[nid], net.inflow[:, u, k].copy()))
+                    items.append((sc.nodes[nid], net.inn[nid][:, u]))
                     keys.append((net, u, nid))
         if items:
-            for (net, u, nid), res in zip(keys, _route_batch(items, dt), strict=True):
+            results, primary = _route_batch(items, dt)
+            for j, ((net, u, nid), res) in enumerate(zip(keys, results, strict=True)):
                 net.ponds[u][nid] = res
+                if u == 0:  # the variants of one pond are consecutive items
+                    net.pond_out[nid] = primary[:, j:j + net.nv]
     out = {}
     for name, net in nets.items():
         net.sweep(dt, None, final=True)
+        kinds = tuple(net.first.nodes[n].kind for n in net.order)
         runs = [
-            _ScenarioRun(name=name, node_ids=net.order,
-                         kinds=tuple(net.first.nodes[n].kind for n in net.order),
-                         outflow=net.outflow[:, u], inflow=net.inflow[:, u],
+            _ScenarioRun(name=name, node_ids=net.order, kinds=kinds, net=net, u=u,
                          upstream_area_ac=net.area[u], sub_flows=net.flows[:, u],
                          sub_index=net.sub_index, upstream=net.first.upstream,
                          ponds=net.ponds[u], time_hr=time_hr)
@@ -1172,23 +1245,24 @@ def _comparison_rows(site, runs, names) -> list[dict]:
     time_hr = runs["pre"].time_hr
     out = []
     for dp in site.design_point_ids:
-        kp = runs["pre"].node_ids.index(dp)
-        kq = runs["post"].node_ids.index(dp)
+        a = runs["pre"].node_outflow(dp)  # (m, nt)
+        b = runs["post"].node_outflow(dp)
+        # all storms at once (row by row the same reductions as one storm at a time)
+        pa, pb = a.max(axis=-1).tolist(), b.max(axis=-1).tolist()
+        va, vb = _integrate(a, dt).tolist(), _integrate(b, dt).tolist()
+        ta = time_hr[np.argmax(a, axis=-1)].tolist()
+        tb = time_hr[np.argmax(b, axis=-1)].tolist()
         for i, storm in enumerate(names):
-            a = runs["pre"].outflow[i, kp]
-            b = runs["post"].outflow[i, kq]
-            pa, pb = float(a.max()), float(b.max())
-            va, vb = float(_integrate(a, dt)), float(_integrate(b, dt))
             out.append({
                 "design_point": dp, "storm": storm,
                 "precip_in": float(site.storms.depths_in[storm]),
-                "pre_peak_cfs": pa, "post_peak_cfs": pb, "peak_change_cfs": pb - pa,
-                "peak_change_pct": _pct_change(pa, pb),
-                "pre_volume_ft3": va, "post_volume_ft3": vb,
-                "volume_change_pct": _pct_change(va, vb),
-                "pre_time_of_peak_hr": float(time_hr[int(np.argmax(a))]),
-                "post_time_of_peak_hr": float(time_hr[int(np.argmax(b))]),
-                "post_le_pre": bool(pb <= pa),
+                "pre_peak_cfs": pa[i], "post_peak_cfs": pb[i], "peak_change_cfs": pb[i] - pa[i],
+                "peak_change_pct": _pct_change(pa[i], pb[i]),
+                "pre_volume_ft3": va[i], "post_volume_ft3": vb[i],
+                "volume_change_pct": _pct_change(va[i], vb[i]),
+                "pre_time_of_peak_hr": ta[i],
+                "post_time_of_peak_hr": tb[i],
+                "post_le_pre": bool(pb[i] <= pa[i]),
             })
     return out
 
@@ -1385,8 +1459,8 @@ def _criteria(site, runs, names, time_hr):
                                       note=_missing_storm_note(site, key, storm)))
                 continue
             i = names.index(storm)
-            pre_pk = float(runs["pre"].outflow[i, runs["pre"].node_ids.index(dp)].max())
-            post_pk = float(runs["post"].outflow[i, runs["post"].node_ids.index(dp)].max())
+            pre_pk = float(runs["pre"].node_outflow(dp)[i].max())
+            post_pk = float(runs["post"].node_outflow(dp)[i].max())
             rows.append(_crit_row(
                 table, key, key, dp, storm, pre_pk, post_pk, "cfs", "provided <= required",
                 bool(ny.peak_not_increased(pre_pk, post_pk)),
@@ -1432,9 +1506,8 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
     post = site.post
     run = runs["post"]
     i = names.index(storm)
-    k = run.node_ids.index(dp)
     unrouted = run.unrouted(i, dp)
-    routed = run.outflow[i, k]
+    routed = run.node_outflow(dp)[i]
     qi = float(unrouted.max())
     v_unrouted = float(_integrate(unrouted, dt))
     ups = post.upstream[dp]
@@ -1518,8 +1591,7 @@ def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt): 
     # routed detention time through each controlling pond (centre of mass, MD App. D.11)
     per_pond = {}
     for p in with_surface:
-        k_p = run.node_ids.index(p.id)
-        per_pond[p.id] = ny.centroid_detention_time_hr(time_hr, run.inflow[i, k_p],
+        per_pond[p.id] = ny.centroid_detention_time_hr(time_hr, run.node_inflow(p.id)[i],
                                                        run.ponds[p.id]["primary_cfs"][i])
     finite = {pid: t for pid, t in per_pond.items() if math.isfinite(t)}
     t_det = min(finite.values()) if finite else math.nan

@@ -79,8 +79,11 @@ _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass"
 _LOCAL = ("processes", "threads", "synchronous")
 #: Bounds of the memory a sweep task aims to stay under (analysis arrays of one chunk). [MB]
 TASK_MEMORY_MB_RANGE = (256.0, 2048.0)
-#: Largest number of sweep scenarios in one task.
-MAX_CHUNK = 1024
+#: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
+#: routing's cost per pond-storm-step no longer falls (measured for the Pelham sweep:
+#: 10.5-12 ms per scenario on one core for chunks of 150 to 1,000), so larger chunks would
+#: only cost memory and leave a worker idle at the end of a run.
+MAX_CHUNK = 400
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
 
@@ -287,9 +290,9 @@ def default_task_memory_mb(workers: int) -> float:
     """Memory target of one sweep task: 40 % of the machine's RAM shared by the workers,
     clipped to :data:`TASK_MEMORY_MB_RANGE`. [MB]
 
-    Larger chunks amortize the per-time-step cost of batch routing over more ponds (about
-    2x fewer milliseconds per scenario from 44 to 400 scenarios per chunk for the Pelham
-    example), at about 4-6 MB per scenario.
+    Larger chunks amortize the per-time-step cost of batch routing over more ponds (up to a
+    few hundred scenarios per chunk, see :data:`MAX_CHUNK`), at about 3 MB per scenario for
+    the Pelham example.
     """
     try:
         total_mb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e6
@@ -310,10 +313,12 @@ def _bytes_per_variant(site) -> float:
     nt = end_hr / site.options.dt_hr + 1
     m = len(site.storms.names)
     post = site.post
-    n_nodes = len(post.nodes)
-    # node arrays (outflow, inflow, unrouted), runoff hydrographs, routing series and the
-    # per-storm RoutingResult objects (about 12 series per pond and storm)
-    return 8.0 * nt * m * (3 * n_nodes + len(post.subcatchments) + 14 * len(post.ponds) + 2)
+    # node series are kept only where flow arrives (ponds, reaches, design points: one
+    # inflow array each) plus the stacked pond outflows; the subcatchment runoff batch; per
+    # pond the routing series (outflow, storage, stage), the pond arrays (primary,
+    # discarded, storage) and the routing inflow and temporaries (about 8 series)
+    targets = {n.to for n in post.nodes.values()} - {None}
+    return 8.0 * nt * m * (len(targets) + len(post.subcatchments) + 8 * len(post.ponds) + 2)
 
 
 def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = None,

@@ -38,12 +38,36 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
         except HydrocalcError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 click.echo(f"error: {line}" if not line.startswith("error") else line, err=True)
             ctx.exit(1)
+        except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"error: {_unexpected(exc)}", err=True)
+            ctx.exit(1)
+
+
+def _unexpected(exc: Exception) -> str:
+    """One line for an exception no command turned into an InputError."""
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"an input file must be UTF-8 text; byte {exc.start} is not ({exc.reason}). "
+                "Save the file as UTF-8.")
+    if isinstance(exc, OSError):
+        name = f" {exc.filename!r}" if exc.filename else ""
+        return (f"file{name} could not be read or written ({exc.strerror or exc}). Check the "
+                "path and its permissions.")
+    if isinstance(exc, MemoryError):
+        return ("the computation needs more memory than is available; use a coarser time step "
+                "or a shorter duration.")
+    text = " ".join(str(exc).split())
+    return (f"unexpected {type(exc).__name__}: {text}. This is a hydrocalc bug; rerun with "
+            "--debug for the traceback and report it.")
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

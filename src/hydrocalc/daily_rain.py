@@ -134,6 +134,11 @@ class DailyRainfall:
         if years == 0:
             return self
         idx = self.precip_in.index
+        lo, hi = 1678 - idx[0].year, 2261 - idx[-1].year  # pandas Timestamp range
+        if not lo <= int(years) <= hi:
+            raise InputError(f"shift_years must be in [{lo}, {hi}] for a record "
+                             f"{self.start}..{self.end} (dates must stay within 1678-2261); "
+                             f"got {years}")
         new = idx + pd.DateOffset(years=int(years))
         series = pd.Series(self.precip_in.to_numpy(), index=new)
         notes = list(self.notes)
@@ -171,6 +176,12 @@ def _parse_date(raw: str) -> _dt.date | None:
 def _decimals(raw: str) -> int:
     raw = raw.strip()
     return len(raw.split(".", 1)[1]) if "." in raw else 0
+
+
+def _printable(text: str, limit: int = 120) -> str:
+    """``text`` on one line for a message: control and undecodable bytes escaped, shortened."""
+    out = text if text.isprintable() else repr(text)[1:-1]
+    return out if len(out) <= limit else out[:limit] + "..."
 
 
 def read_daily_rainfall(
@@ -258,7 +269,7 @@ def read_daily_rainfall(
         raise InputError(
             f"rainfall file {name} line {header_line}: header must have DATE and PRCP columns "
             f"(NOAA CDO Daily Summaries / GHCN-Daily CSV) or date and precip_in; got "
-            f"{', '.join(header[:8])}{', ...' if len(header) > 8 else ''}"
+            f"{_printable(', '.join(header[:8]))}{', ...' if len(header) > 8 else ''}"
         )
     i_attr = upper.index("PRCP_ATTRIBUTES") if "PRCP_ATTRIBUTES" in upper else None
     i_station = upper.index("STATION") if "STATION" in upper else None

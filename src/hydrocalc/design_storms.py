@@ -447,6 +447,11 @@ def load_depth_file(path, *, warn: bool = True) -> DepthFrequencyTable:
         doc = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"depth file {str(p)!r} does not exist") from None
+    except IsADirectoryError:
+        raise InputError(f"depth file must be a file; got the folder {str(p)!r}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
+                         "file as UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p.name}: not valid TOML ({exc})") from None
     table = _parse_ddf(doc, p.name)
@@ -528,8 +533,17 @@ def write_depth_file(table: DepthFrequencyTable, path, *, overwrite: bool = Fals
         lines += ["", "[metadata]"]
         for key, value in table.metadata.items():
             lines.append(f"{_toml_str(key)} = {_toml_value(value)}")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # written beside the target and moved into place: a failure never leaves half a file
+    tmp = p.with_name(f".{p.name}.partial")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        tmp.replace(p)
+    except OSError as exc:
+        if tmp.is_file():
+            tmp.unlink()
+        raise InputError(f"depth file {str(p)!r} must be writable; got {exc.strerror or exc}. "
+                         "Choose another path.") from None
     return p
 
 

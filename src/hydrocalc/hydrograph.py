@@ -70,6 +70,7 @@ _STEP_RTOL = 1e-6
 #: Rows (subcatchments) per FFT block in the batch form: big enough to vectorize, small
 #: enough for the work arrays (rows x ~3000 doubles) to stay in cache.
 _BLOCK = 32
+_TINY = np.finfo(np.float64).tiny
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,7 +184,8 @@ class Hydrograph:
         area = None
         if self.area_ac is not None and other.area_ac is not None:
             area = self.area_ac + other.area_ac
-        return Hydrograph(t, q, area_ac=area, name=" + ".join(n for n in (self.name, other.name) if n))
+        name = " + ".join(n for n in (self.name, other.name) if n)
+        return Hydrograph(t, q, area_ac=area, name=name)
 
     def __radd__(self, other):
         if other == 0:  # lets sum([h1, h2, ...]) work
@@ -495,21 +497,28 @@ def _storm_list(storms) -> list:
     return items
 
 
-def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.ndarray):
+def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.ndarray,
+                          out: np.ndarray | None = None, work: np.ndarray | None = None):
     """TR-55 Eq. 2-3 on a (subcatchment x time) grid, in place and without re-validation.
 
     ``Q = (P - Ia)^2 / (P - Ia + S)`` for ``P > Ia``, else 0, for cumulative rainfall
-    ``precip_in`` (K,) and per-row ``s_in``, ``ia_in`` (n,). The batch path's hot loop: it is
-    :func:`hydrocalc.runoff.runoff_depth` (the validated public equation, which the tests hold
-    it equal to) written with two temporaries instead of six.
+    ``precip_in`` (K,) and per-row ``s_in``, ``ia_in`` (n,), written to ``out`` (n, K) with
+    ``work`` (n, K) as scratch (both allocated when not given). The batch path's hot loop: it
+    is :func:`hydrocalc.runoff.runoff_depth` (the validated public equation, which the tests
+    hold it equal to bit for bit) with no temporaries. As in that function's blocked form,
+    ``max(E + S, tiny)`` replaces the test ``P > Ia``: with ``E = max(P - Ia, 0)`` and
+    ``S >= 0`` the denominator is below the smallest normal number only where ``E**2`` is 0
+    (CN 100 before any rain: 0/0 there would be NaN), so the quotient is exactly 0 there.
     """
-    x = precip_in[None, :] - ia_in[:, None]
-    np.maximum(x, 0.0, out=x)
-    denominator = x + s_in[:, None]
-    x *= x
-    with np.errstate(invalid="ignore"):
-        # CN = 100 (S = 0) before any rain: 0 / 0; Eq. 2-3 gives Q = 0 there.
-        np.divide(x, denominator, out=x, where=denominator > 0.0)
+    shape = (s_in.size, precip_in.size)
+    x = np.empty(shape) if out is None else out
+    denominator = np.empty(shape) if work is None else work
+    np.subtract(precip_in[None, :], ia_in[:, None], out=x)
+    np.maximum(x, 0.0, out=x)  # E = max(P - Ia, 0)
+    np.add(x, s_in[:, None], out=denominator)
+    np.maximum(denominator, _TINY, out=denominator)
+    np.multiply(x, x, out=x)
+    np.divide(x, denominator, out=x)  # Eq. 2-3
     return x
 
 
@@ -625,7 +634,11 @@ def runoff_hydrographs(
     real FFTs, vectorized over blocks of 32 subcatchments (sized to stay in cache; the loops
     are over storms and blocks, never over single subcatchments), zero-padded to a fast
     length so it equals the direct sum to round-off; values below 1e-12 of a hydrograph's
-    peak, the FFT's round-off, are set to 0.
+    peak, the FFT's round-off, are set to 0. Subcatchments are taken in order of
+    :math:`I_a`, so that a block's excess is exactly 0 until the rain exceeds the block's
+    smallest :math:`I_a`: Eq. 2-3 is evaluated, and flow written, only from there on, and
+    the FFT length leaves out the steps before any row of any storm has runoff. None of
+    this changes a result beyond round-off (order and block size are free).
 
     Memory: the result holds m x n x nt floats (6 x 1000 x 5000 = 240 MB).
 
@@ -696,39 +709,68 @@ def runoff_hydrographs(
                 f"longest unit-hydrograph base) so no recession is cut short; got "
                 f"{fmt_value(end)}. Increase end_hr or omit it"
             )
-    nfft = fft.next_fast_len(k_max + n_uh, real=True)
-    u_f = fft.rfft(u, nfft, axis=1)
-
     s_in = 1000.0 / cn_ - 10.0  # TR-55 Eq. 2-4
     ia_in = ratio * s_in  # TR-55 Eq. 2-2 with lambda = ia_ratio
+    # Excess is 0 in every row and storm before step g (rain never exceeds the smallest Ia
+    # earlier): the excess series enter the FFT shifted g steps earlier, so the transform
+    # need only hold the rest (the convolution is shift-invariant; the output is read g
+    # steps later).
+    ia_min = float(np.min(ia_in))
+    g = max(min(min(int(np.searchsorted(p, ia_min, side="right")) for p in grids), k_max), 1)
+    nfft = fft.next_fast_len(k_max + n_uh - g, real=True)
+    u_f = fft.rfft(u, nfft, axis=1)
     m = len(storm_list)
-    # np.zeros maps zeroed pages lazily: the untouched tail of the time base costs nothing.
+    # np.zeros maps zeroed pages lazily: the untouched head and tail of each row cost nothing.
     flow = np.zeros((m, n, nt))
     runoff = np.empty((m, n))
-    # Blocks of subcatchments keep the FFT work arrays in cache (a loop over blocks of
-    # _BLOCK rows, not over subcatchments); the result is the same for any block size.
+    # Rows are visited in order of increasing Ia, in blocks of _BLOCK rows (vectorized
+    # inside; the loops are over storms and blocks, never over single subcatchments). A
+    # block's rainfall excess is exactly 0 until the rain exceeds the block's smallest Ia,
+    # so Eq. 2-3 is evaluated, and the flow written, only from there on; each row's FFT input
+    # is the same whatever its block, so the result does not depend on order or block size.
+    # (P is non-decreasing: Hyetograph mass curves are validated monotone.)
+    order = np.argsort(ia_in, kind="stable")
+    s_sorted, ia_sorted, u_f = s_in[order], ia_in[order], u_f[order]
     block_rows = min(n, _BLOCK)
     excess = np.zeros((block_rows, nfft))  # zero-padded work buffer, reused
+    # flat scratch for Eq. 2-3, viewed as contiguous (rows, columns) arrays: a strided view
+    # of a wider buffer would make the ufuncs markedly slower
+    q_buf, d_buf = np.empty(block_rows * (k_max + 1)), np.empty(block_rows * (k_max + 1))
     for i, p in enumerate(grids):  # storms
         length = p.size + n_uh - 2
         for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
-            rows = slice(r0, min(r0 + block_rows, n))
-            nb = rows.stop - rows.start
-            q_cum = _cumulative_runoff_in(p, s_in[rows], ia_in[rows])  # TR-55 Eq. 2-3
-            runoff[i, rows] = q_cum[:, -1]
-            # excess of step (t_{k-1}, t_k] at column k; column 0 and the padding stay 0
+            sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
+            rows = order[sl]  # the same rows in input order
+            nb = rows.size
+            # first step whose cumulative rain exceeds the smallest Ia of the block (P is
+            # non-decreasing): Q_k = 0 and excess_k = 0 for every row before it
+            k0 = max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1)
             work = excess[:nb]
-            np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=work[:, 1 : p.size])
-            work[:, p.size:] = 0.0
+            if k0 >= p.size:  # no runoff from this storm in the whole block
+                runoff[i, rows] = 0.0
+                continue
+            cols = p.size - k0 + 1
+            q_cum = _cumulative_runoff_in(
+                p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
+                q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
+            )  # Eq. 2-3
+            runoff[i, rows] = q_cum[:, -1]
+            # excess of step (t_{k-1}, t_k] at column k - g; the other columns are 0
+            work[:, : k0 - g] = 0.0
+            np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=work[:, k0 - g : p.size - g])
+            work[:, p.size - g :] = 0.0
             spectrum = fft.rfft(work, axis=1)
-            spectrum *= u_f[rows]
-            conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)
+            spectrum *= u_f[sl]
+            conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)  # column c: t = c + g
             # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
-            # with refinement every refine-th ordinate is reported.
-            block = conv[:, 1 : 1 + length : refine]
+            # with refinement every refine-th ordinate is reported. Ordinates before
+            # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
+            j0 = -(-(k0 - 1) // refine)
+            block = conv[:, 1 + j0 * refine - g : 1 + length - g : refine]
             # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
-            block[block < 1e-12 * block.max(axis=1, keepdims=True)] = 0.0
-            flow[i, rows, : block.shape[1]] = block
+            peak = block.max(axis=1, keepdims=True)
+            np.copyto(block, 0.0, where=block < 1e-12 * peak)
+            flow[i, rows, j0 : j0 + block.shape[1]] = block
 
     return HydrographSet(
         time_hr=dt * np.arange(nt),

@@ -92,12 +92,25 @@ __all__ = [
 _SQRT_2G = float(np.sqrt(2.0 * GRAVITY_FT_S2))
 
 
+#: Largest device dimension or stage accepted [ft or in]: a guard against unit slips and
+#: float overflow (1e308 squared), far beyond any real outlet.
+_MAX_DIMENSION = 1e6
+
+
+def _not_huge(value: float, name: str) -> float:
+    if value > _MAX_DIMENSION:
+        raise InputError(f"{name} must be <= {_MAX_DIMENSION:g} (a guard against unit slips); "
+                         f"got {fmt_value(value)}. Check the units in the name")
+    return value
+
+
 def _positive(value, name: str, hint: str = "") -> float:
-    return float(as_float_array(value, name, lower=0.0, lower_inclusive=False, hint=hint))
+    return _not_huge(float(as_float_array(value, name, lower=0.0, lower_inclusive=False,
+                                          hint=hint)), name)
 
 
 def _nonneg(value, name: str, hint: str = "") -> float:
-    return float(as_float_array(value, name, lower=0.0, hint=hint))
+    return _not_huge(float(as_float_array(value, name, lower=0.0, hint=hint)), name)
 
 
 def _coef(value, name: str, upper: float | None = None) -> float:
@@ -970,6 +983,8 @@ def _rating_stages(structure, stage_ft, stage_storage, n):
         top = stage_storage.top_stage_ft
     else:
         top = max(max(structure.breakpoints_ft) * 1.5, 1.0)
+    if not 2 <= n <= 100_001:
+        raise InputError(f"n must be an integer in [2, 100001] (even stage steps); got {n}")
     grid = np.linspace(0.0, top, n)
     pts = [p for p in structure.breakpoints_ft if 0.0 <= p <= top]
     return np.unique(np.concatenate([grid, pts]))

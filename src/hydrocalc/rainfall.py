@@ -399,8 +399,18 @@ class Hyetograph:
         )
 
 
+_MAX_STEPS = 1_000_000  # a time grid longer than this is a unit slip, not a design storm
+
+
 def _time_grid(end_hr: float, dt_hr: float) -> np.ndarray:
     """``0, dt, ...`` up to the first multiple of dt at or after ``end_hr``."""
+    if dt_hr > end_hr > 0:
+        raise InputError(f"dt_hr must be <= the storm duration {fmt_value(end_hr)} h; got "
+                         f"{fmt_value(dt_hr)}. Use a step such as 0.1 h")
+    if end_hr / dt_hr > _MAX_STEPS:
+        raise InputError(f"dt_hr must be >= {fmt_value(end_hr / _MAX_STEPS)} h (at most "
+                         f"{_MAX_STEPS:,} steps over {fmt_value(end_hr)} h); got "
+                         f"{fmt_value(dt_hr)}. Use a step such as 0.1 h")
     n = int(np.ceil(end_hr / dt_hr - 1e-9))
     return dt_hr * np.arange(n + 1)
 

@@ -121,7 +121,18 @@ def manning_flow_cfs(depth_ft, *, bottom_width_ft, side_slope_h_per_v=0.0, slope
                      manning_n):
     r"""Normal-flow discharge of a trapezoidal channel, Manning's equation. [ft3/s]
 
-    :math:`Q = (1.49/n)\,A\,R^{2/3}\,S_0^{1/2}`, :math:`R = A/P`.
+    :math:`Q = (1.49/n)\,A\,R^{2/3}\,S_0^{1/2}`, :math:`R = A/P` (Manning's equation in
+    US customary units as TR-55 Eq. 3-4 writes the velocity [4]_, times the flow area).
+
+    Raises
+    ------
+    InputError
+        If ``depth_ft`` is negative or NaN, ``manning_n`` or ``slope_ftft`` is not positive,
+        or the bottom width or side slope is negative.
+
+    References
+    ----------
+    .. [4] USDA SCS, "Urban Hydrology for Small Watersheds," TR-55, 2nd ed., 1986, Eq. 3-4.
 
     Examples
     --------
@@ -129,10 +140,14 @@ def manning_flow_cfs(depth_ft, *, bottom_width_ft, side_slope_h_per_v=0.0, slope
     13.91
     """
     y = as_float_array(depth_ft, "depth_ft", lower=0.0)
-    a, p, _ = _section(y, bottom_width_ft, side_slope_h_per_v)
+    n = as_float_array(manning_n, "manning_n", lower=0.0, lower_inclusive=False)
+    s0 = as_float_array(slope_ftft, "slope_ftft", lower=0.0, lower_inclusive=False)
+    b = as_float_array(bottom_width_ft, "bottom_width_ft", lower=0.0)
+    z = as_float_array(side_slope_h_per_v, "side_slope_h_per_v", lower=0.0)
+    a, p, _ = _section(y, b, z)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(p > 0, a / p, 0.0)
-    q = MANNING_K / manning_n * a * r ** (2.0 / 3.0) * np.sqrt(slope_ftft)
+    q = MANNING_K / n * a * r ** (2.0 / 3.0) * np.sqrt(s0)
     return float(q) if q.ndim == 0 else q
 
 

@@ -1119,7 +1119,8 @@ def _batch_inflow(inflow_cfs, dt_hr):
 
 def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_list, *,
                      initial_stage_ft: npt.ArrayLike = 0.0, keep: str = "series",
-                     table_points: int = TABLE_POINTS) -> BatchRoutingResult:
+                     table_points: int = TABLE_POINTS,
+                     overtopping_warning: bool = True) -> BatchRoutingResult:
     r"""Route many ponds x storms at once: one loop over time, vectorized across the batch.
 
     Parameters
@@ -1143,6 +1144,10 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         (less memory for very large batches).
     table_points : int, default 400
         As in :func:`route_reservoir`.
+    overtopping_warning : bool, default True
+        False: no :class:`OvertoppingWarning` (``overtopped`` still flags the pond-storms),
+        for callers that report overtopping themselves; thread-safe, unlike filtering the
+        warning with :func:`warnings.catch_warnings`.
 
     Returns
     -------
@@ -1221,15 +1226,20 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     flat_o = np.concatenate([tb.outflow for tb in tables])
     flat_h = np.concatenate([tb.stage for tb in tables])
     flat_slope = np.concatenate([np.append(tb.slope, 0.0) for tb in tables])
+    # the next table point of each interval, +inf after a pond's last interval (so the
+    # interval search never steps into the next pond's table)
+    next_si = np.concatenate([np.append(tb.si[1:-1], np.inf).tolist() + [np.inf]
+                              for tb in tables]) if k else np.empty(0)
     edges = np.arange(_BUCKETS) / _BUCKETS
     scale = np.array([tb.si[tb.n_inside - 1] for tb in tables])   # 2S/dt + O at the top
     bucket = np.concatenate([
         st + np.clip(np.searchsorted(tb.si / sc, edges, side="left") - 1, 0, tb.si.size - 2)
-        for st, tb, sc in zip(starts, tables, scale)]).astype(np.int32)
+        for st, tb, sc in zip(starts, tables, scale)]).astype(np.intp)
 
     bsize = int(np.prod(batch_shape))
     pond = np.tile(np.arange(k), bsize // k)
     inv_scale = 1.0 / scale[pond]
+    factor = _BUCKETS * inv_scale     # bucket guess only: the search below is exact
     bucket_base = pond * _BUCKETS
     lo = starts[pond]
     hi = (starts + lens - 2)[pond]
@@ -1244,40 +1254,96 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
                                                 0, _BUCKETS - 1)], lo, hi, flat_si)
     o = flat_slope[j] * (x - flat_si[j]) + flat_o[j]
     series = keep == "series"
-    x_max = x.copy()
-    o_max, io_max = o.copy(), np.zeros(bsize, dtype=np.int64)
     x_first, o_first = x.copy(), o.copy()
-    if series:        # rows are time steps: contiguous writes in the loop
-        xs = np.empty((nt, bsize))
-        js = np.empty((nt, bsize), dtype=np.int32)
-        os_ = np.empty((nt, bsize))
-        xs[0], js[0], os_[0] = x, j, o
+    flat_hslope = np.append(np.diff(flat_h) / np.diff(flat_si), 0.0)
+    half_dt_s = dt_s / 2.0
+    # The loop works on blocks of _BLOCK steps held time-major (one contiguous row per
+    # step); inflows are transposed in and series transposed out one block at a time, so
+    # the results are C-contiguous (batch..., nt) without a full-size transpose.
+    blk = _BLOCK
+    qbuf = np.empty((blk + 1, bsize))
+    if series:
+        os_ = np.empty((bsize, nt))
+        storage = np.empty((bsize, nt))
+        stage = np.empty((bsize, nt))
+        bo, bs, bh = (np.empty((blk, bsize)) for _ in range(3))
+        bo[0] = o
+        np.multiply(x - o, half_dt_s, out=bs[0])
+        bh[0] = flat_hslope[j] * (x - flat_si[j]) + flat_h[j]
+        v_acc = o.copy()            # sum of O over time, accumulated like ndarray.sum(axis=0)
     else:
         v_out = np.zeros(bsize)
-    q_prev = q2[:, 0].copy()
-    for i in range(1, nt):
-        q_now = q2[:, i]
-        x = q_prev + q_now + x - 2.0 * o
-        b = (x * inv_scale * _BUCKETS).astype(np.int64)
-        np.clip(b, 0, _BUCKETS - 1, out=b)
-        j = _locate(x, bucket[bucket_base + b], lo, hi, flat_si)
-        o_new = flat_slope[j] * (x - flat_si[j]) + flat_o[j]
+        o_new = np.empty(bsize)
+    o_max, io_max = o.copy(), np.zeros(bsize, dtype=np.int64)
+    x = x.copy()
+    x_max = x.copy()
+    o_prev, o2 = o.copy(), 2.0 * o
+    fl = np.empty(bsize)
+    ib = np.empty(bsize, dtype=np.intp)
+    j = np.empty(bsize, dtype=np.intp)
+    up = np.empty(bsize, dtype=bool)
+    bad = np.empty(bsize, dtype=bool)
+    d = np.empty(bsize)
+    tmp = np.empty(bsize)
+    last = _BUCKETS - 1
+    add, sub, mul, less_equal, count = (np.add, np.subtract, np.multiply, np.less_equal,
+                                        np.count_nonzero)
+    for b0 in range(0, nt, blk):
+        b1 = min(b0 + blk, nt)
+        s0 = max(b0 - 1, 0)
+        qb = qbuf[: b1 - s0]
+        np.copyto(qb, q2[:, s0:b1].T)
+        qpair = add(qb[1:], qb[:-1], out=qb[1:])   # row i - s0 - 1: I_{i-1} + I_i
+        for i in range(max(b0, 1), b1):
+            # x_i = (I_{i-1} + I_i) + x_{i-1} - 2 O_{i-1}, with x = 2S/dt + O (in place)
+            add(qpair[i - s0 - 1], x, out=x)
+            sub(x, o2, out=x)
+            # interval j of every pond-storm: bucket guess, one step up, then an exact check
+            mul(x, factor, out=fl)
+            np.copyto(ib, fl, casting="unsafe")
+            _clip(ib, 0, last, out=ib)
+            add(ib, bucket_base, out=ib)
+            j0 = bucket[ib]
+            less_equal(next_si[j0], x, out=up)
+            add(j0, up, out=j)
+            sub(x, flat_si[j], out=d)                   # x - SI_j (< 0: j too high)
+            less_equal(next_si[j], x, out=bad)          # SI_j+1 <= x: j too low
+            np.logical_or(bad, np.less(d, 0.0, out=up), out=bad)
+            if count(bad):   # rare: several table points in one bucket, or outside the table
+                j[:] = _locate(x, j, lo, hi, flat_si)
+                sub(x, flat_si[j], out=d)
+            # O_i = dO/dSI_j (x - SI_j) + O_j, by linear interpolation in the pond's table
+            o = bo[i - b0] if series else o_new
+            mul(flat_slope[j], d, out=tmp)
+            add(tmp, flat_o[j], out=o)
+            mul(o, 2.0, out=o2)
+            np.maximum(x, x_max, out=x_max)
+            if series:
+                add(v_acc, o, out=v_acc)
+                sub(x, o, out=tmp)
+                mul(tmp, half_dt_s, out=bs[i - b0])
+                mul(flat_hslope[j], d, out=tmp)
+                add(tmp, flat_h[j], out=bh[i - b0])
+            else:
+                np.greater(o, o_max, out=up)      # the first time of the peak outflow
+                np.copyto(o_max, o, where=up)
+                np.copyto(io_max, i, where=up)
+                add(o_prev, o, out=tmp)
+                v_out += tmp
+                o_prev, o_new = o_new, o_prev
         if series:
-            xs[i] = x
-            js[i] = j
-            os_[i] = o_new
-        else:
-            v_out += o + o_new
-        np.maximum(x, x_max, out=x_max)
-        upo = o_new > o_max
-        o_max[upo] = o_new[upo]
-        io_max[upo] = i
-        o = o_new
-        q_prev = q_now
+            n = b1 - b0
+            np.copyto(os_[:, b0:b1], bo[:n].T)
+            np.copyto(storage[:, b0:b1], bs[:n].T)
+            np.copyto(stage[:, b0:b1], bh[:n].T)
+    if series:
+        o = os_[:, -1]
+        io_max = np.argmax(os_, axis=1)      # the first maximum, as a running strict maximum
+        o_max = os_[np.arange(bsize), io_max]
+    del qbuf
 
     time_hr = t0 + dt * np.arange(nt)
     v_in = dt_s * (q2.sum(axis=1) - (q2[:, 0] + q2[:, -1]) / 2.0)
-    flat_hslope = np.append(np.diff(flat_h) / np.diff(flat_si), 0.0)
     # stage and storage rise with 2S/dt + O, so their peaks are at its maximum
     b = np.clip((x_max * inv_scale * _BUCKETS).astype(np.int64), 0, _BUCKETS - 1)
     jm = _locate(x_max, bucket[bucket_base + b], lo, hi, flat_si)
@@ -1287,17 +1353,14 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     s_first = (x_first - o_first) * dt_s / 2.0
     s_last = (x - o) * dt_s / 2.0
     if series:
-        storage = (xs - os_) * (dt_s / 2.0)
-        stage = flat_hslope[js] * (xs - flat_si[js]) + flat_h[js]
-        del js
-        v_out = dt_s * (os_.sum(axis=0) - (os_[0] + os_[-1]) / 2.0)
+        v_out = dt_s * (v_acc - (os_[:, 0] + os_[:, -1]) / 2.0)
     else:
         v_out = v_out * dt_s / 2.0
     denom = v_in + s_first
     with np.errstate(invalid="ignore", divide="ignore"):
         mb = np.where(denom > 0, 100.0 * (v_in - v_out - (s_last - s_first)) / denom, 0.0)
     over = peak_stage > tops[pond]
-    if over.any():
+    if overtopping_warning and over.any():
         warnings.warn(f"{int(over.sum())} of {bsize} pond-storms overtop the top of the "
                       "structure (see BatchRoutingResult.overtopped)", OvertoppingWarning,
                       stacklevel=2)
@@ -1305,8 +1368,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     def shaped(a):
         return np.asarray(a).reshape(batch_shape)
 
-    def shaped_series(a):   # (nt, B) -> batch shape + (nt,), a view
-        return None if a is None else a.T.reshape(batch_shape + (nt,))
+    def shaped_series(a):   # (B, nt) -> batch shape + (nt,), a view
+        return None if a is None else a.reshape(batch_shape + (nt,))
 
     return BatchRoutingResult(
         time_hr=time_hr, inflow_cfs=q,
@@ -1321,6 +1384,9 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
 
 #: Buckets per pond over the normalized storage indication (batch interval search).
 _BUCKETS = 4096
+#: Time steps per block of the batch routing loop (transposed in and out per block).
+_BLOCK = 128
+_clip = np._core.umath.clip
 
 
 def _locate(x, j, lo, hi, flat_si):

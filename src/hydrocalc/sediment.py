@@ -638,6 +638,8 @@ def required_storage_ft3(
     area = as_float_array(drainage_area_ac, "drainage_area_ac", lower=0.0,
                           lower_inclusive=False)
     crit.check_drainage_area(area)
+    if runoff_in is not None:  # validated even where unused: NaN or < 0 is never a runoff depth
+        as_float_array(runoff_in, "runoff_in", lower=0.0)
     if crit.method == "per_acre":
         total = crit.storage_ft3_per_ac * area
         lower = (np.nan if crit.lower_zone_ft3_per_ac is None

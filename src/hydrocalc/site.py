@@ -864,15 +864,22 @@ def _msg(exc: Exception) -> str:
 
 def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments."""
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        text = fh.read()
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
+                         "CSV as UTF-8.") from None
     lines = text.splitlines()
     numbered = [(i + 1, ln) for i, ln in enumerate(lines)
                 if ln.strip() and not ln.lstrip().startswith("#")]
     if not numbered:
         return [], []
     reader = csv.reader([ln for _, ln in numbered])
-    rows = list(reader)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise InputError(f"{path.name}: must be a valid CSV; got {exc}") from None
     header = [h.strip() for h in rows[0]]
     out = []
     for (lineno, _), row in zip(numbered[1:], rows[1:], strict=True):
@@ -905,6 +912,7 @@ def _resolve(base_dir: pathlib.Path, raw: str) -> pathlib.Path:
 # sections
 
 
+_MAX_24HR_DEPTH_IN = 72.0  # world-record 24-h rainfall 71.85 in (WMO): above it, a unit slip
 _STORMS_KEYS = ("file", "distribution", "depths_in", "use", "wqv_precip_in", "wqv_precip_source",
                 "source", "duration_hr", "rain_dt_hr")
 
@@ -979,7 +987,11 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
             P.add(path, f"storm name must be letters, digits, '_' or '-' (e.g. \"10yr\"); got {k!r}")
             continue
         x = P.check_number(v, path, lower=0.0, lower_inclusive=False)
-        if x is not None:
+        if x is not None and x > _MAX_24HR_DEPTH_IN:
+            P.add(path, f"must be <= {fmt_value(_MAX_24HR_DEPTH_IN)} in, the world-record 24-hour "
+                        f"rainfall (1,825 mm, Foc-Foc, La Reunion, 7-8 Jan 1966; WMO archive); "
+                        f"got {fmt_value(x)}. Check the units (inches)")
+        elif x is not None:
             clean[k] = x
     dist = m.get("distribution")
     if dist is None and file_info is not None:
@@ -1029,6 +1041,7 @@ def _check_distribution(P: _Problems, dist: str, path: str) -> None:
 
 
 _ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
+_MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
 
 
 def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
@@ -1044,6 +1057,13 @@ def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
     prf = P.number(m, "prf", prefix, default=484.0, lower=0.0, lower_inclusive=False, upper=700.0)
     ia = P.number(m, "ia_ratio", prefix, default=0.2, lower=0.0, upper=1.0)
     dur = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
+    span_hr = max(dur or 0.0, 24.0)  # at least the 24-h design storm is computed
+    if dt is not None and span_hr / dt > _MAX_ANALYSIS_STEPS:
+        P.add(f"{prefix}.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
+                                 f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
+                                 f"{fmt_value(span_hr)} h). Use dt_hr >= "
+                                 f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
+                                 "duration_hr")
     if len(P.items) > n0:
         return None
     return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)

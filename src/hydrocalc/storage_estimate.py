@@ -43,7 +43,7 @@ import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.peak import normalize_rainfall_type
+from hydrocalc.peak import _types_array as _types  # one canonicalizer for both modules
 from hydrocalc.units import AC_PER_MI2, IN_PER_FT
 
 __all__ = [
@@ -70,16 +70,6 @@ def _f2(rainfall_type: str) -> tuple[float, float, float, float]:
         if rainfall_type in str(row["rainfall_types"]).split(";"):
             return tuple(float(row[c]) for c in ("C0", "C1", "C2", "C3"))
     raise InputError(f"rainfall_type {rainfall_type!r} has no row in TR-55 Table F-2")
-
-
-def _types(rainfall_type) -> np.ndarray:
-    if isinstance(rainfall_type, pd.Series):
-        rainfall_type = rainfall_type.to_numpy()
-    values = np.array(rainfall_type, dtype=object)
-    out = np.empty(values.shape, dtype=object)
-    for idx, value in np.ndenumerate(values):
-        out[idx] = normalize_rainfall_type(value)
-    return out
 
 
 def _check_ratio(r: np.ndarray, ratio_limits) -> None:

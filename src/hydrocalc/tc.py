@@ -596,17 +596,24 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
         row = {c: np.nan for c in _TABLE_COLUMNS}
         row.update(segment=i, name=str(seg.get("name", "")), kind=kind, surface=None)
         try:
-            if kind == "sheet":
-                if isinstance(args["n"], str):
-                    args["n"] = sheet_flow_n(args["n"])
-                tt = sheet_flow_time(**args)
-            elif kind == "shallow":
-                args.setdefault("surface", "unpaved")
-                tt = shallow_concentrated_flow_time(**args)
-            else:
-                tt = channel_flow_time(**args)
+            with np.errstate(over="ignore", divide="ignore", under="ignore"):
+                if kind == "sheet":
+                    if isinstance(args["n"], str):
+                        args["n"] = sheet_flow_n(args["n"])
+                    tt = sheet_flow_time(**args)
+                elif kind == "shallow":
+                    args.setdefault("surface", "unpaved")
+                    tt = shallow_concentrated_flow_time(**args)
+                else:
+                    tt = channel_flow_time(**args)
         except InputError as exc:
             raise type(exc)(f"{prefix}{exc}") from None
+        if not (np.isfinite(tt) and tt > 0):
+            raise InputError(
+                f"{prefix}travel_time_hr must be finite and > 0; got {fmt_value(float(tt))} "
+                f"from length_ft = {fmt_value(float(args['length_ft']))} and slope_ftft = "
+                f"{fmt_value(float(args['slope_ftft']))}. Check them for a unit slip"
+            )
         for k, v in args.items():
             if k in row:
                 row[k] = v if k == "surface" else float(v)

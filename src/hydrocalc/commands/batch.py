@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import click
 
+from hydrocalc.commands._output import check_dir
+
 
 @click.command("batch")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False))
@@ -37,6 +39,7 @@ def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storm
     """
     from hydrocalc.batch import run_batch
 
+    check_dir(out_dir, "--out")
     result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
                        chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet,
                        task_memory_mb=memory_mb)

@@ -15,6 +15,7 @@ import tomllib
 
 import click
 
+from hydrocalc.commands._output import check_dir, check_file, figure_suffixes, write_atomic
 from hydrocalc.errors import InputError
 
 
@@ -28,6 +29,9 @@ def _read_site(path: str, *, with_doc: bool = False):
         doc = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"site file {path} must be readable; got {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}: must be UTF-8 text; byte {exc.start} is not. Save the file "
+                         "as UTF-8.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: must be valid TOML; got {exc}") from None
     facts, problems = parse_project(doc.get("project"), where=where)
@@ -73,8 +77,25 @@ def _table(frame, columns=None) -> str:
 
 def _write_csv(frame, path):
     if path:
-        frame.to_csv(path, index=False)
+        write_atomic(path, lambda tmp: frame.to_csv(tmp, index=False), "--csv")
         click.echo(f"wrote {path}", err=True)
+
+
+def _rain_options(func):
+    """The daily-rainfall options shared by ``inspections`` and ``cleanout``."""
+    for option in reversed([
+        click.option("--rain", "rain", type=click.Path(dir_okay=False), default=None,
+                     help="Daily rainfall CSV (default: construction.rainfall_file)."),
+        click.option("--station", default=None,
+                     help="Station id in a multi-station rainfall file."),
+        click.option("--units", type=click.Choice(["auto", "in", "mm"]), default=None,
+                     help="Units of PRCP in the rainfall file."),
+        click.option("--shift-years", type=click.IntRange(-500, 500), default=None,
+                     help="Move the record's dates by this many years (lay a past year over "
+                          "the construction period)."),
+    ]):
+        func = option(func)
+    return func
 
 
 @click.command("assess")
@@ -88,6 +109,7 @@ def assess(site, profile, as_json, csv_path):
     """Which local-law rules apply to SITE: SWPPP, conditions, checklist, duties."""
     from hydrocalc import regulations
 
+    check_file(csv_path, "--csv")
     facts, _ = _read_site(site)
     result = regulations.assess(profile or facts.municipality, facts)
     _write_csv(result.to_frame(), csv_path)
@@ -123,14 +145,7 @@ def assess(site, profile, as_json, csv_path):
 
 @click.command("inspections")
 @click.argument("site", type=click.Path(dir_okay=False))
-@click.option("--rain", "rain", type=click.Path(dir_okay=False), default=None,
-              help="Daily rainfall CSV (default: construction.rainfall_file).")
-@click.option("--station", default=None, help="Station id in a multi-station rainfall file.")
-@click.option("--units", type=click.Choice(["auto", "in", "mm"]), default=None,
-              help="Units of PRCP in the rainfall file.")
-@click.option("--shift-years", type=int, default=None,
-              help="Move the record's dates by this many years (lay a past year over the "
-                   "construction period).")
+@_rain_options
 @click.option("--clock", type=click.Choice(["fixed", "rolling"]), default=None,
               help="Routine 7-day clock: fixed weekly cadence (default) or restart after any "
                    "visit.")
@@ -150,6 +165,9 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
     from hydrocalc import regulations
     from hydrocalc.daily_rain import rainfall_for_plan
 
+    check_file(csv_path, "--csv")
+    if figure_path:
+        check_file(figure_path, "--figure", suffixes=figure_suffixes())
     facts, plan = _read_site(site)
     if plan is None:
         raise InputError(f"{pathlib.Path(site).name}: [construction] section is required for "
@@ -177,7 +195,8 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
     frame = schedule.to_frame()
     _write_csv(frame, csv_path)
     if figure_path:
-        schedule.figure().savefig(figure_path, dpi=150)
+        fig = schedule.figure()
+        write_atomic(figure_path, lambda tmp: fig.savefig(tmp, dpi=150), "--figure")
         click.echo(f"wrote {figure_path}", err=True)
     if as_json:
         out = schedule.to_dict()
@@ -241,6 +260,10 @@ def trap(area_ac, criteria_key, runoff_in, list_, as_json):
     if area_ac is None:
         raise click.UsageError("--area-ac is required (or --list)")
     crit = sediment.criteria(criteria_key)
+    if runoff_in is not None and crit.method != "runoff_volume":
+        raise InputError(f"--runoff-in must be omitted for criteria {crit.key!r} (sized per "
+                         f"acre of drainage area, not on runoff); got {runoff_in:g}. Drop "
+                         "--runoff-in or choose a runoff-volume criteria (hydrocalc trap --list)")
     total, lower, upper = sediment.required_storage_ft3(area_ac, criteria_key,
                                                         runoff_in=runoff_in, zones=True)
     rows = {
@@ -270,13 +293,7 @@ def trap(area_ac, criteria_key, runoff_in, list_, as_json):
 
 @click.command("cleanout")
 @click.argument("site", type=click.Path(dir_okay=False))
-@click.option("--rain", "rain", type=click.Path(dir_okay=False), default=None,
-              help="Daily rainfall CSV (default: construction.rainfall_file).")
-@click.option("--station", default=None, help="Station id in a multi-station rainfall file.")
-@click.option("--units", type=click.Choice(["auto", "in", "mm"]), default=None,
-              help="Units of PRCP in the rainfall file.")
-@click.option("--shift-years", type=int, default=None,
-              help="Move the record's dates by this many years.")
+@_rain_options
 @click.option("--figure-dir", type=click.Path(file_okay=False), default=None,
               help="Write one accumulation figure per trap into this folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -285,6 +302,7 @@ def cleanout(site, rain, station, units, shift_years, figure_dir, as_json):
     from hydrocalc import regulations, sediment
     from hydrocalc.daily_rain import rainfall_for_plan
 
+    check_dir(figure_dir, "--figure-dir")
     facts, plan, doc = _read_site(site, with_doc=True)
     if plan is None or not plan.traps:
         raise InputError(f"{pathlib.Path(site).name}: [[construction.trap]] entries are "
@@ -306,9 +324,10 @@ def cleanout(site, rain, station, units, shift_years, figure_dir, as_json):
                                                      rainfall_type=rtype)
     if figure_dir:
         out = pathlib.Path(figure_dir)
-        out.mkdir(parents=True, exist_ok=True)
         for s in schedules:
-            s.figure().savefig(out / f"sediment_{s.trap_id}.png", dpi=150)
+            fig = s.figure()
+            write_atomic(out / f"sediment_{s.trap_id}.png",
+                         lambda tmp, fig=fig: fig.savefig(tmp, dpi=150), "--figure-dir")
     if as_json:
         click.echo(json.dumps({"cleanout_rule": prof.cite("cleanout"),
                                "checks": [c.to_dict() for c in checks],

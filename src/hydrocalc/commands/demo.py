@@ -6,6 +6,8 @@ import pathlib
 
 import click
 
+from hydrocalc.commands._output import check_dir
+
 
 @click.command("demo")
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples",
@@ -20,6 +22,7 @@ def demo(examples_dir, out_dir, formats, quiet):
     from hydrocalc.errors import InputError
     from hydrocalc.report.execute import run_report
 
+    check_dir(out_dir, "--out")
     sites = sorted(pathlib.Path(examples_dir).glob("*/site.toml"))
     if not sites:
         raise InputError(f"--examples must be a folder with */site.toml example sites; got "

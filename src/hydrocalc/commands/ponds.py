@@ -11,6 +11,7 @@ import warnings
 
 import click
 
+from hydrocalc.commands._output import check_file, write_atomic
 from hydrocalc.errors import InputError
 
 
@@ -30,20 +31,32 @@ def _read_inflow(path):
     return Hydrograph(frame["time_hr"].to_numpy(), frame["flow_cfs"].to_numpy(), name=str(path))
 
 
+def _load_pond(path):
+    """routing.load_pond, with a non-UTF-8 file reported as one InputError line."""
+    from hydrocalc.routing import load_pond
+
+    try:
+        return load_pond(path)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"pond file {str(path)!r} must be UTF-8 text; byte {exc.start} is "
+                         "not. Save it as UTF-8.") from None
+
+
 @click.command("rating")
 @click.argument("pond_file", type=click.Path(dir_okay=False))
-@click.option("--n", "n_steps", default=41, show_default=True, help="Even stage steps.")
+@click.option("--n", "n_steps", default=41, show_default=True, type=click.IntRange(2, 100_001),
+              help="Even stage steps.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the table here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 def rating(pond_file, n_steps, csv_path, as_json):
     """Stage-storage-discharge rating of the pond in POND_FILE (TOML)."""
     from hydrocalc.outlets import rating_table
-    from hydrocalc.routing import load_pond
 
-    pond = load_pond(pond_file)
+    check_file(csv_path, "--csv")
+    pond = _load_pond(pond_file)
     table = rating_table(pond.outlets, stage_storage=pond.stage_storage, n=n_steps)
     if csv_path:
-        table.to_csv(csv_path, index=False)
+        write_atomic(csv_path, lambda tmp: table.to_csv(tmp, index=False), "--csv")
     if as_json:
         click.echo(table.to_json(orient="records", double_precision=6))
     else:
@@ -63,9 +76,10 @@ def rating(pond_file, n_steps, csv_path, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def route(pond_file, inflow_csv, dt_hr, initial_stage_ft, duration_hr, csv_path, as_json):
     """Route the inflow hydrograph through the pond in POND_FILE (storage indication)."""
-    from hydrocalc.routing import load_pond, route_reservoir
+    from hydrocalc.routing import route_reservoir
 
-    pond = load_pond(pond_file)
+    check_file(csv_path, "--csv")
+    pond = _load_pond(pond_file)
     inflow = _read_inflow(inflow_csv)
     if dt_hr is not None and dt_hr != "auto":
         try:
@@ -80,7 +94,8 @@ def route(pond_file, inflow_csv, dt_hr, initial_stage_ft, duration_hr, csv_path,
     for w in caught:
         click.echo(f"warning: {w.message}", err=True)
     if csv_path:
-        result.to_frame().to_csv(csv_path, index=False)
+        frame = result.to_frame()
+        write_atomic(csv_path, lambda tmp: frame.to_csv(tmp, index=False), "--csv")
     summary = result.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=2))

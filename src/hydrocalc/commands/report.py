@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from hydrocalc.commands._output import check_dir
+
 
 def _list_sections(ctx, param, value):
     if not value or ctx.resilient_parsing:
@@ -44,6 +46,7 @@ def report(site_file, out, sections, formats, jobs, notebooks, fresh_kernels, qu
     """
     from hydrocalc.report.execute import run_report
 
+    check_dir(out, "--out")
     run = run_report(site_file, out, sections=sections or None, formats=formats, jobs=jobs,
                      progress=not quiet, notebooks=notebooks, fresh_kernels=fresh_kernels)
     click.echo(str(run))

@@ -14,6 +14,7 @@ import math
 
 import click
 
+from hydrocalc.commands._output import check_dir, check_file
 
 
 def _site_arg(func):
@@ -85,6 +86,8 @@ def run(site_file, json_path, csv_dir, no_hydrographs):
     """Analyse SITE.toml: pre/post comparison and NY sizing criteria."""
     from hydrocalc.analysis import analyze
 
+    check_file(json_path, "--json")
+    check_dir(csv_dir, "--csv")
     site = _load(site_file)
     res = analyze(site)
     st = site.storms

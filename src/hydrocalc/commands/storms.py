@@ -11,10 +11,13 @@ import warnings
 
 import click
 
+from hydrocalc.commands._output import check_file, write_atomic
+from hydrocalc.errors import InputError
+
 
 def _emit(frame, *, as_json: bool, csv_path: str | None, header: list[str]) -> None:
     if csv_path:
-        frame.to_csv(csv_path, index=False)
+        write_atomic(csv_path, lambda tmp: frame.to_csv(tmp, index=False), "--csv")
     if as_json:
         click.echo(json.dumps({"notes": header, "rows": frame.to_dict(orient="records")},
                               indent=1))
@@ -38,6 +41,7 @@ def storm(depth_in, distribution, dt_hr, duration_hr, name, as_json, csv_path):
     """Design-storm hyetograph of DEPTH_IN inches (cumulative and incremental rain)."""
     from hydrocalc.rainfall import design_storm
 
+    check_file(csv_path, "--csv")
     dist = distribution
     if distribution.lower().endswith(".csv"):
         from hydrocalc.design_storms import load_distribution_csv
@@ -72,6 +76,7 @@ def hydrograph(area_ac, cn, tc_hr, depth_in, distribution, dt_hr, prf, ia_ratio,
     from hydrocalc.hydrograph import runoff_hydrograph
     from hydrocalc.rainfall import design_storm
 
+    check_file(csv_path, "--csv")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hyet = design_storm(depth_in, distribution=distribution, dt_hr=0.1)
@@ -83,7 +88,7 @@ def hydrograph(area_ac, cn, tc_hr, depth_in, distribution, dt_hr, prf, ia_ratio,
                     "distribution": distribution, "dt_hr": dt_hr, "prf": prf})
     frame = h.to_frame()
     if csv_path:
-        frame.to_csv(csv_path, index=False)
+        write_atomic(csv_path, lambda tmp: frame.to_csv(tmp, index=False), "--csv")
     if as_json:
         out = {"summary": summary, "warnings": notes}
         if ordinates:
@@ -111,6 +116,7 @@ def import_pfds(file, out, site, force):
     """Import a NOAA Atlas 14 PFDS CSV or an NRCC table into a design_storms/ TOML file."""
     from hydrocalc.design_storms import import_precipitation_frequency, suggest_distribution
 
+    check_file(out, "--out")
     table = import_precipitation_frequency(file, out, site=site, overwrite=force)
     click.echo(f"read {file}: {table.site or 'unnamed site'}")
     click.echo(f"  source: {table.source}")
@@ -120,12 +126,12 @@ def import_pfds(file, out, site, force):
                "90 % bounds")
     try:
         ratio, ranking = suggest_distribution(table)
-    except Exception:  # noqa: BLE001 - no 60-min/24-hr: nothing to suggest
+    except InputError:  # no 60-min or 24-hr duration: nothing to suggest
         ratio = None
     if ratio is not None:
         best = ranking.iloc[0]
         click.echo(
-            f"  60-min/24-hr ratio (25 yr) = {ratio:.3f}; closest shipped distribution "
+            f"  60-min/24-hr ratio (25 yr, or the nearest return period given) = {ratio:.3f}; closest shipped distribution "
             f"{best.distribution} (max 1-h fraction {best.max_1hr_frac:.3f}). A suggestion "
             "only: set the distribution explicitly in the project file."
         )

@@ -182,10 +182,11 @@ class Context:
         from hydrocalc.site import load_site
 
         self.path = site_path
+        self.warnings: dict[str, list[str]] = {}
+        # load_site first: it turns unreadable, non-UTF-8 or invalid TOML into InputError
+        self.site = self._run("site", load_site, site_path)
         self.raw_text = site_path.read_bytes().decode("utf-8-sig")
         self.raw = tomllib.loads(self.raw_text)
-        self.warnings: dict[str, list[str]] = {}
-        self.site = self._run("site", load_site, site_path)
         self._cache: dict[str, Any] = {}
 
     def _run(self, step: str, fn: Callable, *args, **kwargs):
@@ -914,7 +915,13 @@ def _build_criteria(b: _Builder) -> None:
     b.res.add_table(Table("criteria_values", "NY SMDM criteria as shipped (source and status)",
                           table[["symbol", "criterion", "design_event", "rule", "source",
                                  "location", "status"]], key_columns=["symbol"]))
-    srf = ny.specific_reduction_factors(site.criteria.rrv_factors)
+    if site.criteria.rrv_specific_reduction_factor is not None:
+        # the analysis used the site's own factors (analysis.py, RRv): show those, not the table
+        srf = {"factors": dict(site.criteria.rrv_specific_reduction_factor),
+               "source": "site file", "location": "criteria.rrv_specific_reduction_factor",
+               "status": "user input"}
+    else:
+        srf = ny.specific_reduction_factors(site.criteria.rrv_factors)
     b.res.add_table(Table("rrv_factors", "Specific reduction factors S by HSG used for RRv",
                           pd.DataFrame([{"hsg": k, "specific_reduction_factor": v}
                                         for k, v in srf["factors"].items()]),
