@@ -3,7 +3,9 @@
 Runs ``hydrocalc.batch.run_batch(["examples/sweeps/pelham_sweep.toml"], workers=2)`` on the
 local Dask process pool (what ``hydrocalc batch ... --workers 2`` does) and reports
 scenarios per second (wall time from planning to the written CSV/Parquet, process start-up
-included), the peak resident memory of each worker process and the growth of the caller,
+included), the CPU time of the tasks (the work itself, whatever else the machine runs, and
+the throughput it implies on as many free cores as workers), the peak resident memory of
+each worker process and the growth of the caller,
 and, as the baseline, ``hydrocalc.analysis.analyze`` called once per scenario in one
 process (timed on a sample of scenarios spread over the sweep, so the "N Python runs" cost
 is measured, not assumed). The sampled scenarios' summary rows are also compared with the
@@ -82,6 +84,11 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
         "caller_rss_growth_mb": current_rss_mb() - rss0,
         "worker_processes": len(res.worker_peak_rss_mb),
         "summary_rows": len(res.summary),
+        # CPU time of the tasks: the work itself, independent of other jobs on the machine
+        "task_cpu_s": res.task_cpu_s,
+        "cpu_ms_per_scenario": 1e3 * res.task_cpu_s / max(res.n_scenarios, 1),
+        "free_cores_scenarios_per_s": workers * res.n_scenarios / res.task_cpu_s
+        if res.task_cpu_s > 0 else float("nan"),
     }
     # baseline: analyze() once per scenario, in this process (one core)
     picks = np.unique(np.linspace(0, sw.n_scenarios - 1, baseline_sample).astype(int))
@@ -123,6 +130,9 @@ def main(argv=None) -> dict:
     print(f"  wall {r['wall_s']:.1f} s -> {r['scenarios_per_s']:.1f} scenarios/s; peak RSS "
           f"per worker {r['worker_peak_rss_mb_max']:.0f} MB (sum {r['worker_peak_rss_mb_sum']:.0f}"
           f" MB); caller grew by {r['caller_rss_growth_mb']:.0f} MB")
+    print(f"  task CPU {r['task_cpu_s']:.1f} s = {r['cpu_ms_per_scenario']:.2f} ms per scenario "
+          f"-> {r['free_cores_scenarios_per_s']:.0f} scenarios/s on {r['workers']} free cores "
+          "(tasks only: no start-up, planning or writing)")
     print(f"  analyze() per scenario, one process: {r['analyze_per_scenario_ms']:.1f} ms "
           f"({r['analyze_loop_scenarios_per_s']:.1f}/s) -> batch "
           f"{r['speedup_vs_analyze_loop']:.1f}x; max rel. diff "

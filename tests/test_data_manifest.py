@@ -13,24 +13,36 @@ from hydrocalc.errors import InputError
 
 DATA = files("hydrocalc.data")
 NAMES = data.list_tables()
+ALL_ENTRIES = data.list_tables(kind=None)
 
 
-def _all_csv():
+def _all_data_files():
+    # Every CSV in data/ and one level below, plus the TOML profiles in sub-folders
+    # (manifest*.toml files at the top level are the manifests themselves).
     out = []
     for p in DATA.iterdir():
         if p.name.endswith(".csv"):
             out.append(p.name)
         elif p.is_dir() and not p.name.startswith("__"):
-            out += [f"{p.name}/{q.name}" for q in p.iterdir() if q.name.endswith(".csv")]
+            out += [f"{p.name}/{q.name}" for q in p.iterdir()
+                    if q.name.endswith((".csv", ".toml"))]
     return sorted(out)
 
 
-def test_every_csv_has_a_manifest_entry_and_every_entry_a_file():
+def test_every_data_file_has_a_manifest_entry_and_every_entry_a_file():
     listed = {entry["file"] for entry in data.manifest().values()}
-    assert set(_all_csv()) == listed
+    assert set(_all_data_files()) == listed
 
 
-@pytest.mark.parametrize("name", NAMES)
+def test_profiles_are_hashed_but_not_loadable_as_tables():
+    profiles = data.list_tables(kind="profile")
+    assert {"regulation_profile_pelham", "regulation_profile_shelter_island"} <= set(profiles)
+    assert set(profiles) <= set(data.table_hashes())
+    with pytest.raises(InputError, match="not a table; read it with"):
+        data.load_table("regulation_profile_pelham")
+
+
+@pytest.mark.parametrize("name", ALL_ENTRIES)
 def test_manifest_sha256_matches_file(name):
     entry = data.table_info(name)
     raw = DATA.joinpath(entry["file"]).read_bytes()

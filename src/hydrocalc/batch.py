@@ -195,11 +195,13 @@ def run_task(spec: dict) -> dict:
     -------
     dict
         ``rows`` (summary rows with ``_input``/``_index`` ordering keys), ``n`` (inputs or
-        scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``.
+        scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``, ``cpu_s`` (CPU
+        time of the task's thread).
     """
     import warnings
 
     t0 = time.perf_counter()
+    c0 = time.thread_time()
     rows: list[dict] = []
     failed = 0
     kind = spec["kind"]
@@ -222,7 +224,8 @@ def run_task(spec: dict) -> dict:
             failed = n
     return {"rows": rows, "n": spec.get("stop", 1) - spec.get("start", 0), "failed": failed,
             "pid": os.getpid(), "peak_rss_mb": _peak_rss_mb(),
-            "elapsed_s": time.perf_counter() - t0, "task": spec.get("task")}
+            "elapsed_s": time.perf_counter() - t0, "cpu_s": time.thread_time() - c0,
+            "task": spec.get("task")}
 
 
 def _site_rows(spec: dict) -> tuple[list[dict], int]:
@@ -536,6 +539,9 @@ class BatchResult:
         Peak resident memory of each process that ran tasks (by pid). [MB]
     parent_peak_rss_mb : float
         Peak resident memory of the calling process. [MB]
+    task_cpu_s : float
+        CPU time of all tasks (each task's thread), the work independent of how busy the
+        machine was; ``n_scenarios / task_cpu_s`` is the throughput of one free core. [s]
     """
 
     summary: Any
@@ -549,6 +555,7 @@ class BatchResult:
     n_tasks: int
     worker_peak_rss_mb: dict
     parent_peak_rss_mb: float
+    task_cpu_s: float = math.nan
 
     @property
     def scenarios_per_s(self) -> float:
@@ -708,6 +715,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
     peaks: dict[int, float] = {}
+    cpu = [0.0]
     failed = sum(1 for _ in rows)
     bar.update(failed)
 
@@ -718,6 +726,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         done_tasks.add(res["task"])
         rows.extend(res["rows"])
         failed += res["failed"]
+        cpu[0] += res.get("cpu_s", 0.0)
         peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
         bar.update(res["n"])
 
@@ -746,7 +755,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, KeyboardInterrupt("interrupted"))
         bar.close()
         _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-                interrupted=True)
+                cpu[0], interrupted=True)
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
@@ -754,11 +763,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, exc)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
-                   tasks, t0, failed, peaks)
+                   tasks, t0, failed, peaks, cpu[0])
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-            interrupted=False) -> BatchResult:
+            task_cpu_s=math.nan, interrupted=False) -> BatchResult:
     import hydrocalc
 
     rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
@@ -781,10 +790,12 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
         "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
         "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
+        "task_cpu_s": round(task_cpu_s, 3),
     }
     if out_dir is not None:
         files = _write_outputs(frame, meta, pathlib.Path(out_dir))
     return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),
-                       worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb())
+                       worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb(),
+                       task_cpu_s=task_cpu_s)

@@ -15,7 +15,7 @@ def tables():
 @tables.command("list")
 def list_():
     """List every shipped table: name, source location and title."""
-    rows = [(name, data.table_info(name)) for name in data.list_tables()]
+    rows = [(name, data.table_info(name)) for name in data.list_tables(kind=None)]
     width = max(len(n) for n, _ in rows)
     for name, info in rows:
         click.echo(f"{name:<{width}}  {info.get('location', ''):<34}  {info.get('title', '')}")
@@ -27,6 +27,15 @@ def list_():
 def show(name, as_csv):
     """Print table NAME and its provenance (source, location, units, sha256)."""
     info = data.table_info(name)
+    if info.get("kind", "table") != "table":
+        from importlib.resources import files
+
+        click.echo(f"# {name}: {info.get('title', '')}")
+        for key in ("source", "location", "transcription", "file", "sha256"):
+            if info.get(key):
+                click.echo(f"# {key}: {info[key]}")
+        click.echo(files("hydrocalc.data").joinpath(info["file"]).read_text(encoding="utf-8"))
+        return
     frame = data.load_table(name)
     click.echo(f"# {name}: {info.get('title', '')}")
     for key in ("source", "location", "transcription", "note", "file", "sha256"):

@@ -48,9 +48,21 @@ def manifest() -> dict:
     return tables
 
 
-def list_tables() -> list[str]:
-    """Names of all shipped tables, sorted."""
-    return sorted(manifest())
+def list_tables(*, kind: str | None = "table") -> list[str]:
+    """Names of the shipped tables, sorted.
+
+    Parameters
+    ----------
+    kind : {"table", "profile", None}, default "table"
+        ``"table"`` lists the CSV tables :func:`load_table` reads; ``"profile"`` the
+        local-law profiles (TOML, read by :func:`hydrocalc.regulations.load_profile`);
+        ``None`` lists every manifest entry.
+    """
+    return sorted(
+        name
+        for name, entry in manifest().items()
+        if kind is None or entry.get("kind", "table") == kind
+    )
 
 
 def _entry(name: str) -> dict:
@@ -79,12 +91,18 @@ def table_sha256(name: str) -> str:
 
 @functools.cache
 def table_hashes() -> dict[str, str]:
-    """``{name: sha256}`` of every shipped table as recorded in the manifest."""
+    """``{name: sha256}`` of every shipped table and profile as recorded in the manifest."""
     return {name: entry["sha256"] for name, entry in sorted(manifest().items())}
 
 
 @functools.cache
 def _read(name: str) -> pd.DataFrame:
+    entry = _entry(name)
+    if entry.get("kind", "table") != "table":
+        raise InputError(
+            f"{name!r} is a {entry['kind']} ({entry['file']}), not a table; read it with "
+            "hydrocalc.regulations.load_profile()"
+        )
     return pd.read_csv(io.BytesIO(_bytes(name)), keep_default_na=True)
 
 

@@ -1163,7 +1163,7 @@ def _build_methods(b: _Builder) -> None:
         methods, columns=["step", "method", "reference"]), key_columns=["step"]))
     hashes = data.table_hashes()
     rows = []
-    for name in data.list_tables():
+    for name in data.list_tables(kind=None):
         info = data.table_info(name)
         rows.append({"table": name, "title": info.get("title", ""),
                      "source": f"{info.get('source', '')} ({info.get('location', '')})",
