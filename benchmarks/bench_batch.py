@@ -74,6 +74,7 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
     rss0 = current_rss_mb()
     res = run_batch([sweep], out_dir=tmp / "out", workers=workers, progress=False,
                     chunk_size=chunk_size)
+    cpu = float(getattr(res, "task_cpu_s", float("nan")))  # nan: an older hydrocalc.batch
     out: dict = {
         "benchmark": "sweep", "sweep": sweep.name, "scenarios": res.n_scenarios,
         "failed": res.n_failed, "workers": workers, "tasks": res.n_tasks,
@@ -85,10 +86,9 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
         "worker_processes": len(res.worker_peak_rss_mb),
         "summary_rows": len(res.summary),
         # CPU time of the tasks: the work itself, independent of other jobs on the machine
-        "task_cpu_s": res.task_cpu_s,
-        "cpu_ms_per_scenario": 1e3 * res.task_cpu_s / max(res.n_scenarios, 1),
-        "free_cores_scenarios_per_s": workers * res.n_scenarios / res.task_cpu_s
-        if res.task_cpu_s > 0 else float("nan"),
+        "task_cpu_s": cpu,
+        "cpu_ms_per_scenario": 1e3 * cpu / max(res.n_scenarios, 1),
+        "free_cores_scenarios_per_s": workers * res.n_scenarios / cpu if cpu > 0 else cpu,
     }
     # baseline: analyze() once per scenario, in this process (one core)
     picks = np.unique(np.linspace(0, sw.n_scenarios - 1, baseline_sample).astype(int))
