@@ -10,9 +10,24 @@ import pytest
 
 REFERENCE_DIR = pathlib.Path(__file__).parent / "reference"
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
-# Real downloaded rainfall files live outside the project (never copied in); tests that read
-# them skip when the folder is absent.
-SHARED_RAINFALL = REPO_ROOT.parent / "shared" / "rainfall"
+# Real downloaded rainfall files and the seed laws live outside the project (never copied in):
+# in ../shared beside the checkout, or where HYDROCALC_SHARED points (a fresh clone elsewhere,
+# as CI makes, still finds the workplace copy at /work/shared). Tests that read them skip
+# when no copy is present.
+def _find_shared() -> pathlib.Path:
+    import os
+
+    candidates = [os.environ.get("HYDROCALC_SHARED", ""), REPO_ROOT.parent / "shared",
+                  "/work/shared"]
+    for cand in candidates:
+        if cand and pathlib.Path(cand).is_dir():
+            return pathlib.Path(cand)
+    return REPO_ROOT.parent / "shared"
+
+
+SHARED = _find_shared()
+SHARED_RAINFALL = SHARED / "rainfall"
+SHARED_SEEDS = SHARED / "seeds"
 
 
 def load_reference(name: str) -> pd.DataFrame:

@@ -537,3 +537,12 @@ def test_batch_skipping_leading_zero_excess_is_exact_and_order_free(dt_hr, monke
     for j in range(area.size):
         before = hs.time_hr < hs.time_hr[np.searchsorted(p, ia[j], side="right")]
         assert not hs.flow_cfs[1, j, before].any()
+
+
+def test_absurd_step_count_is_refused_not_allocated():
+    from hydrocalc.rainfall import design_storm
+
+    with pytest.raises(InputError, match=r"time steps .* at most 2,000,000 are allowed"):
+        runoff_hydrograph(10.0, 80, 0.5, design_storm(3.0, distribution="III"), dt_hr=1e-6)
+    with pytest.raises(InputError, match=r"Check the units of dt_hr and tc_hr"):
+        runoff_hydrograph(10.0, 80, 1e6, design_storm(3.0, distribution="III"), dt_hr=0.01)

@@ -17,7 +17,7 @@ from hydrocalc import regulations
 from hydrocalc.errors import InputError
 from hydrocalc.project import ProjectFacts
 
-SEEDS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "seeds"
+from conftest import SHARED_SEEDS as SEEDS  # noqa: E402
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "construction"
 
 

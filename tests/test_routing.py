@@ -576,3 +576,16 @@ def test_cli_rating_and_route(tmp_path):
                                "--dt-hr", "1.0"])
     assert out.exit_code == 1
     assert "error: dt_hr must be <= the inflow's step (0.01 h); got 1." in out.output
+
+
+def test_absurd_routing_step_count_is_refused_not_allocated():
+    import numpy as np
+
+    from hydrocalc.hydrograph import Hydrograph
+    from hydrocalc.outlets import CircularOrifice
+    from hydrocalc.routing import StageStorage, route_reservoir
+
+    inflow = Hydrograph(np.arange(0, 10.01, 0.1), np.full(101, 1.0))
+    pond = StageStorage.from_areas([0, 2, 4], [1000, 1500, 2000])
+    with pytest.raises(InputError, match=r"routing steps .* at most 5,000,000 are allowed"):
+        route_reservoir(inflow, pond, CircularOrifice(4, 0.0), dt_hr=1e-7)

@@ -560,6 +560,26 @@ def _refinement(tc_eff: np.ndarray, dt: float) -> int:
     return k
 
 
+_MAX_STEPS = 2_000_000  # a longer time grid is a unit slip (dt_hr or tc_hr), not a design
+
+
+def _check_step_count(storms, tc_eff_hr, dt_c_hr):
+    """Refuse a time grid so long it can only be a unit slip (and would exhaust memory).
+
+    The estimate is the longest storm plus 15 Tp (Tp = D/2 + 0.6 Tc, NEH 630 Eq. 16-3/16-4),
+    which bounds the PRF 484 unit hydrograph's base of 5 Tp and the gamma forms' longer tails.
+    """
+    tp_max = dt_c_hr / 2.0 + 0.6 * float(np.max(tc_eff_hr))
+    duration = max(float(st.duration_hr) for st in storms)
+    steps = (duration + 15.0 * tp_max) / dt_c_hr
+    if steps > _MAX_STEPS:
+        raise InputError(
+            f"dt_hr and tc_hr give about {steps:,.0f} time steps (storm {duration:g} h plus "
+            f"a unit-hydrograph base up to {15.0 * tp_max:.4g} h at a {dt_c_hr:.4g} h step); "
+            f"at most {_MAX_STEPS:,} are allowed. Check the units of dt_hr and tc_hr"
+        )
+
+
 def runoff_hydrographs(
     area_ac: npt.ArrayLike,
     cn: npt.ArrayLike,
@@ -683,6 +703,7 @@ def runoff_hydrographs(
     tc_eff = effective_tc_hr(tc)
     refine = _refinement(tc_eff, dt)
     dt_c = dt / refine  # computation step = unit-hydrograph duration D
+    _check_step_count(storm_list, tc_eff, dt_c)
     u = unit_hydrograph_ordinates(area, tc_eff, dt_hr=dt_c, prf=prf_,
                                   dimensionless=dimensionless)
     n_uh = u.shape[1]

@@ -844,8 +844,17 @@ def _inflow_series(inflow, dt_hr, duration_hr):
     return t_in, q_in, dt_in, t_end
 
 
+_MAX_ROUTING_STEPS = 5_000_000  # a longer routing grid is a unit slip, not a design
+
+
 def _resample(t_in, q_in, dt, t_end):
-    n = int(math.ceil((t_end - t_in[0]) / dt - 1e-9)) + 1
+    steps = (t_end - t_in[0]) / dt
+    if steps > _MAX_ROUTING_STEPS:
+        raise InputError(
+            f"dt_hr and duration_hr give {steps:,.0f} routing steps ({t_end - t_in[0]:.6g} h "
+            f"at {dt:.6g} h); at most {_MAX_ROUTING_STEPS:,} are allowed. Check their units"
+        )
+    n = int(math.ceil(steps - 1e-9)) + 1
     t = t_in[0] + dt * np.arange(n)
     same = (t.size == t_in.size and np.allclose(t, t_in, rtol=0, atol=1e-9 * max(dt, 1.0)))
     q = q_in.copy() if same else np.interp(t, t_in, q_in, left=0.0, right=0.0)
