@@ -198,9 +198,16 @@ def test_inspections_shift_years_out_of_range_is_a_usage_error():
 
 @pytest.mark.parametrize("value", ["nan", "-1", "2"])
 def test_trap_runoff_in_is_not_silently_ignored_by_per_acre_criteria(value):
-    res = invoke("trap", "--area-ac", "3", "--runoff-in", value)
+    res = invoke("trap", "--area-ac", "3", "--criteria", "ny_bluebook_2016_sediment_trap",
+                 "--runoff-in", value)
     assert_one_error(res, rf"--runoff-in must be omitted for criteria "
                           rf"'ny_bluebook_2016_sediment_trap' .*; got {value}")
+
+
+def test_trap_criteria_is_required_never_a_silent_default():
+    res = invoke("trap", "--area-ac", "3")
+    assert res.exit_code == 2
+    assert "--criteria is required; list the keys and their verification status" in res.stderr
 
 
 # ---------------------------------------------------------------- the last line of defence

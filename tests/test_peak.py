@@ -305,3 +305,8 @@ def test_docs_tour_runs():
     exec(compile(code, str(doc), "exec"), namespace)  # noqa: S102 - our own documentation
     assert_allclose(namespace["tc_hr"], 1.53, rtol=0, atol=0.005)
     assert_allclose(namespace["q_in"], 3.28, rtol=0, atol=0.005)
+
+
+def test_overflowing_peak_is_an_error_not_inf():
+    with pytest.raises(InputError, match="overflowed to a non-finite peak at index 0; check"):
+        peak.graphical_peak_discharge(1e308, 80, 1.0, 5.0)

@@ -148,7 +148,7 @@ def test_trapezoidal_stage_inverts_volume(v, z):
 
 def test_stage_area_trap_is_exact_for_similar_sections():
     # square faces 10 ft and 20 ft, 3 ft apart: pyramid frustum h/3 (100 + 400 + 200) = 700
-    t = sediment.SedimentTrap("P", 0.1, stage_ft=(5.0, 8.0), area_ft2=(100.0, 400.0))
+    t = sediment.SedimentTrap("P", 0.1, BB, stage_ft=(5.0, 8.0), area_ft2=(100.0, 400.0))
     assert_allclose(t.provided_ft3, 700.0, rtol=1e-12)
 
 
@@ -158,7 +158,7 @@ def test_geometry_errors():
     with pytest.raises(InputError, match=r"stage_ft must be in \[0, inf\); got -1"):
         sediment.trapezoidal_basin_volume(-1.0, 40, 20, 2)
     with pytest.raises(InputError, match=r"trap X: geometry must be given"):
-        sediment.SedimentTrap("X", 1.0).storage_ft3(1.0)
+        sediment.SedimentTrap("X", 1.0, BB).storage_ft3(1.0)
 
 
 # --- criteria -------------------------------------------------------------------------------
@@ -239,8 +239,15 @@ def test_c_and_p_factor_lookups():
 
 # --- SedimentTrap ---------------------------------------------------------------------------
 
+BB = "ny_bluebook_2016_sediment_trap"  # stated explicitly: the criteria key has no default
+
+
+def test_sediment_trap_requires_an_explicit_criteria_key():
+    with pytest.raises(TypeError, match="criteria"):
+        sediment.SedimentTrap("X", 1.0)  # pylint: disable=no-value-for-parameter
+
 def trap(**kw):
-    base = dict(id="ST-1", drainage_area_ac=2.1, bottom_length_ft=60.0, bottom_width_ft=30.0,
+    base = dict(id="ST-1", drainage_area_ac=2.1, criteria=BB, bottom_length_ft=60.0, bottom_width_ft=30.0,
                 depth_ft=4.0, side_slope_h_per_v=2.0)
     base.update(kw)
     return sediment.SedimentTrap(**base)
@@ -261,7 +268,7 @@ def test_trap_check_provided_required_and_cleanout_mark():
 
 
 def test_trap_without_geometry_uses_required_storage_as_capacity():
-    chk = sediment.SedimentTrap("X", 1.0).check()
+    chk = sediment.SedimentTrap("X", 1.0, BB).check()
     assert chk.provided_ft3 is None and chk.ok is None and chk.cleanout_stage_ft is None
     assert chk.design_capacity_ft3 == 3600.0 and chk.cleanout_volume_ft3 == 1800.0
 
@@ -269,7 +276,7 @@ def test_trap_without_geometry_uses_required_storage_as_capacity():
 def test_stage_area_trap_matches_trapezoid_within_frustum_error():
     stages = np.arange(0.0, 5.0)
     areas = [(60 + 4 * h) * (30 + 4 * h) for h in stages]
-    t = sediment.SedimentTrap("T", 2.0, stage_ft=tuple(stages + 100.0), area_ft2=tuple(areas))
+    t = sediment.SedimentTrap("T", 2.0, BB, stage_ft=tuple(stages + 100.0), area_ft2=tuple(areas))
     exact = sediment.trapezoidal_basin_volume(4.0, 60, 30, 2)
     assert_allclose(t.provided_ft3, exact, rtol=5e-4)  # frustum vs prismoid, rectangular faces
     s = t.stage_at_storage_ft(t.provided_ft3 / 2)
@@ -302,7 +309,7 @@ def test_cleanout_dates_on_a_synthetic_record():
     p = pd.Series(0.0, index=days)
     storms = days[5::10][:8]
     p[storms] = 3.0
-    t = sediment.SedimentTrap("S", 1.0, k_factor=k, ls_factor=1.0, c_factor=1.0, p_factor=1.0,
+    t = sediment.SedimentTrap("S", 1.0, BB, k_factor=k, ls_factor=1.0, c_factor=1.0, p_factor=1.0,
                               cn=86, tc_hr=0.2, dry_unit_weight_lb_ft3=90.0,
                               trap_efficiency_frac=1.0)
     sched = sediment.cleanout_schedule(t, p, rainfall_type="III")
@@ -321,10 +328,10 @@ def test_trap_efficiency_and_unit_weight_scale_the_deposit():
     base = dict(k_factor=0.3, slope_length_ft=150.0, slope_pct=4.0, c_factor=0.5,
                 p_factor=1.0, cn=80, tc_hr=0.3)
     a = sediment.cleanout_schedule(
-        sediment.SedimentTrap("A", 2.0, dry_unit_weight_lb_ft3=90, trap_efficiency_frac=0.8,
+        sediment.SedimentTrap("A", 2.0, BB, dry_unit_weight_lb_ft3=90, trap_efficiency_frac=0.8,
                               **base), p, rainfall_type="II")
     b = sediment.cleanout_schedule(
-        sediment.SedimentTrap("B", 2.0, dry_unit_weight_lb_ft3=60, trap_efficiency_frac=0.4,
+        sediment.SedimentTrap("B", 2.0, BB, dry_unit_weight_lb_ft3=60, trap_efficiency_frac=0.4,
                               **base), p, rainfall_type="II")
     assert_allclose(b.total_trapped_ft3, a.total_trapped_ft3 * (0.4 / 0.8) * (90 / 60),
                     rtol=1e-12)
@@ -335,8 +342,8 @@ def test_cleanout_schedule_errors():
     p = pd.Series([1.0], index=pd.date_range("2027-04-01", periods=1))
     with pytest.raises(InputError, match=r"trap X: MUSLE inputs must be given for a cleanout "
                                          r"schedule; missing k_factor"):
-        sediment.cleanout_schedule(sediment.SedimentTrap("X", 1.0), p, rainfall_type="III")
-    t = sediment.SedimentTrap("Y", 1.0, k_factor=0.3, ls_factor=1.0, c_factor=1.0,
+        sediment.cleanout_schedule(sediment.SedimentTrap("X", 1.0, BB), p, rainfall_type="III")
+    t = sediment.SedimentTrap("Y", 1.0, BB, k_factor=0.3, ls_factor=1.0, c_factor=1.0,
                               p_factor=1.0, cn=80, tc_hr=0.2, dry_unit_weight_lb_ft3=90,
                               trap_efficiency_frac=0.8)
     gap = pd.Series([1.0, np.nan], index=pd.date_range("2027-04-01", periods=2))
@@ -365,7 +372,7 @@ def test_plan_schedules_need_rainfall_type_and_coverage():
 
 def test_schedule_figure_and_dict():
     p = pd.Series([0.0, 2.0, 0.0, 3.0], index=pd.date_range("2027-04-01", periods=4))
-    t = sediment.SedimentTrap("F", 1.5, bottom_length_ft=30, bottom_width_ft=15, depth_ft=3,
+    t = sediment.SedimentTrap("F", 1.5, BB, bottom_length_ft=30, bottom_width_ft=15, depth_ft=3,
                               side_slope_h_per_v=2, k_factor=0.3, ls_factor=1.2,
                               c_factor=1.0, p_factor=1.0, cn=85, tc_hr=0.1,
                               dry_unit_weight_lb_ft3=90, trap_efficiency_frac=0.8)

@@ -468,6 +468,13 @@ def graphical_peak_discharge(
                      tc_limits_hr, cn_limits)
     _warn_clipped(out["_clipped"], out["rainfall_type"], stacklevel=2)
     qp = np.broadcast_to(out["peak_cfs"], out["_shape"])
+    if not np.all(np.isfinite(qp)):
+        # Only an overflow of qu Am Q Fp can get here (every input was validated finite).
+        first = int(np.flatnonzero(~np.isfinite(qp.ravel()))[0])
+        raise InputError(
+            f"graphical_peak_discharge overflowed to a non-finite peak at index {first}; "
+            "check the units of area_mi2 (square miles) and precip_in (inches)"
+        )
     return like(qp, area_mi2, cn, tc_hr, precip_in, pond_swamp_pct, rainfall_type)
 
 

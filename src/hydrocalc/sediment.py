@@ -777,7 +777,7 @@ class SedimentTrap:
 
     id: str
     drainage_area_ac: float
-    criteria: str = "ny_bluebook_2016_sediment_trap"
+    criteria: str  # required: the NY Blue Book row is unverified, so it is never a silent default
     bottom_length_ft: float | None = None
     bottom_width_ft: float | None = None
     depth_ft: float | None = None

@@ -242,8 +242,9 @@ def _echo_notices(notices) -> None:
 
 @click.command("trap")
 @click.option("--area-ac", type=float, default=None, help="Drainage area to the trap [ac].")
-@click.option("--criteria", "criteria_key", default="ny_bluebook_2016_sediment_trap",
-              show_default=True, help="Key of the sediment criteria table.")
+@click.option("--criteria", "criteria_key", default=None,
+              help="Key of the sediment criteria table (required; see --list: the NY Blue "
+                   "Book row is unverified, so it is never a silent default).")
 @click.option("--runoff-in", type=float, default=None,
               help="Design-storm runoff depth, for runoff-volume criteria [in].")
 @click.option("--list", "list_", is_flag=True, help="List the criteria keys and statuses.")
@@ -259,6 +260,9 @@ def trap(area_ac, criteria_key, runoff_in, list_, as_json):
         return
     if area_ac is None:
         raise click.UsageError("--area-ac is required (or --list)")
+    if criteria_key is None:
+        raise click.UsageError("--criteria is required; list the keys and their verification "
+                               "status with: hydrocalc trap --list")
     crit = sediment.criteria(criteria_key)
     if runoff_in is not None and crit.method != "runoff_volume":
         raise InputError(f"--runoff-in must be omitted for criteria {crit.key!r} (sized per "
