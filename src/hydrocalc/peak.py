@@ -360,7 +360,8 @@ def _graphical(area_mi2, cn, tc_hr, precip_in, rainfall_type, pond_swamp_pct,
     with np.errstate(divide="ignore", invalid="ignore"):
         iap = np.where(p_in > 0.0, ia_in / np.where(p_in > 0.0, p_in, 1.0), np.inf)
     qu, iap_used, clipped = _unit_peak(tc, iap, types)
-    qp = qu * area * q_in * fp  # Eq. 4-1
+    with np.errstate(over="ignore"):  # an overflow is refused by the caller
+        qp = qu * area * q_in * fp  # Eq. 4-1
     shape = np.broadcast_shapes(area.shape, cn_.shape, tc.shape, p_in.shape, pond.shape,
                                 types.shape)
     # Where Q = 0 the peak is zero whatever qu is; only warn where the fallback matters.
