@@ -15,7 +15,17 @@ import numpy as np
 
 from hydrocalc.errors import InputError
 
-__all__ = ["as_float_array", "like", "suggest", "check_choice", "fmt_value"]
+__all__ = [
+    "as_float_array",
+    "like",
+    "suggest",
+    "check_choice",
+    "fmt_value",
+    "number_problem",
+    "text_problem",
+    "excerpt",
+    "control_char",
+]
 
 
 def fmt_value(value) -> str:
@@ -201,3 +211,86 @@ def check_choice(value, name: str, choices: Iterable[str], *, where: str = "") -
         f"unknown {name} {value!r}{extra}{suggest(str(value), choices)} "
         f"Valid: {', '.join(map(str, choices))}"
     )
+
+
+# ----------------------------------------------------------------------------------------
+# shared scalar rules: the site loader (which collects problems) and the public constructors
+# (which raise) call the same functions, so a value is judged alike on every path.
+
+
+def number_problem(value, *, lower=None, upper=None, lower_inclusive: bool = True,
+                   upper_inclusive: bool = True, integer: bool = False) -> str | None:
+    """The requirement a scalar number breaks, or None when it is valid.
+
+    Returns a fragment such as ``"must be >= 0; got -2"`` that callers prefix with the
+    field name (and the file name). Booleans, strings and non-finite values are refused.
+
+    Examples
+    --------
+    >>> number_problem(-2, lower=0)
+    'must be >= 0; got -2'
+    >>> number_problem(float("nan"), lower=0)
+    'must be a finite number; got nan'
+    >>> number_problem(3, lower=0) is None
+    True
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        return f"must be a number; got {_short_repr(value)}"
+    if integer and not float(value).is_integer():
+        return f"must be a whole number; got {fmt_value(value)}"
+    v = float(value)
+    if not np.isfinite(v):
+        return f"must be a finite number; got {fmt_value(v)}"
+    if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
+        return f"must be {'>=' if lower_inclusive else '>'} {fmt_value(lower)}; got {fmt_value(v)}"
+    if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
+        return f"must be {'<=' if upper_inclusive else '<'} {fmt_value(upper)}; got {fmt_value(v)}"
+    return None
+
+
+def control_char(text: str) -> str | None:
+    """The first control character of ``text`` (escaped, e.g. ``'\\x1b'``), or None.
+
+    Tab is allowed; every other C0/C1 control character (ESC, NUL, BEL, CR, LF, DEL, ...)
+    is not: it breaks the one-line messages, the terminal, the CSV/Excel writers and the PDF.
+    """
+    for ch in text:
+        o = ord(ch)
+        if (o < 32 and ch != "\t") or 127 <= o < 160:
+            return repr(ch)[1:-1]
+    return None
+
+
+def text_problem(value, *, required: bool = False, max_chars: int = 1000) -> str | None:
+    """The requirement a text field breaks, or None when it is valid.
+
+    A text field is a string without control characters (see :func:`control_char`), at
+    most ``max_chars`` characters long, and non-blank when ``required``.
+    """
+    if not isinstance(value, str):
+        return f"must be a string; got {_short_repr(value)}"
+    if required and not value.strip():
+        return f"must be a non-empty string; got {value!r}"
+    bad = control_char(value)
+    if bad is not None:
+        return (f"must not contain control characters; got {bad} in \""
+                f"{excerpt(value)}\". Remove it (a pasted escape sequence or line break)")
+    if len(value) > max_chars:
+        return f"must be at most {max_chars} characters; got {len(value)}"
+    return None
+
+
+def excerpt(text, limit: int = 40) -> str:
+    """A short, one-line, escaped excerpt of ``text`` for an error message.
+
+    Control and non-printable characters are escaped and the excerpt is cut at ``limit``
+    characters, so a message never echoes more than a few words of any file.
+    """
+    text = str(text)
+    out = text[: limit + 1]
+    out = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in out)
+    return out if len(out) <= limit else out[:limit] + "..."
+
+
+def _short_repr(value) -> str:
+    return excerpt(repr(value), 60)

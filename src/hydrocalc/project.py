@@ -39,7 +39,7 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import fmt_value, number_problem, suggest, text_problem
 from hydrocalc.errors import InputError
 from hydrocalc.units import FT2_PER_AC
 
@@ -54,7 +54,23 @@ __all__ = [
     "parse_construction",
     "RAINFALL_TYPES",
     "INSPECTION_CLOCKS",
+    "STORM_EVENT_READINGS",
+    "MAX_PROJECT_AREA_AC",
+    "project_problems",
+    "project_warnings",
 ]
+
+#: Largest project area accepted [ac] (156 square miles): a construction project disturbing
+#: more is not a site; the value is a unit slip (square feet typed as acres, or a typo).
+MAX_PROJECT_AREA_AC = 100_000.0
+
+#: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
+_PROJECT_NUMBER_RULES = {
+    "disturbed_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "disturbed_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+    "new_impervious_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "new_impervious_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+}
 
 #: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
 MUNICIPALITIES = ("shelter_island", "pelham", "nys_generic")
@@ -100,17 +116,21 @@ class ProjectFacts:
     impairment: str = ""
 
     def __post_init__(self):
+        problems = project_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ProjectFacts: {p}" for p in problems))
         for ac, ft2 in (
             ("disturbed_area_ac", "disturbed_area_ft2"),
             ("new_impervious_area_ac", "new_impervious_area_ft2"),
         ):
             v_ac, v_ft2 = getattr(self, ac), getattr(self, ft2)
-            if v_ac is None and v_ft2 is None:
-                raise InputError(f"{ac} or {ft2} must be given; got neither")
             if v_ac is None:
                 object.__setattr__(self, ac, float(v_ft2) / FT2_PER_AC)
             elif v_ft2 is None:
                 object.__setattr__(self, ft2, float(v_ac) * FT2_PER_AC)
+            else:
+                object.__setattr__(self, ac, float(v_ac))
+                object.__setattr__(self, ft2, float(v_ft2))
         object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
 
     def to_dict(self) -> dict:
@@ -118,6 +138,93 @@ class ProjectFacts:
         out = dataclasses.asdict(self)
         out["exemptions_claimed"] = list(self.exemptions_claimed)
         return out
+
+
+def project_problems(facts) -> list[str]:
+    """Every rule a :class:`ProjectFacts` (or the same fields) breaks, one line each.
+
+    The single rule set of the project facts: :func:`parse_project` (the site file) and
+    ``ProjectFacts(...)`` (the API) both apply it. Rules: text fields are non-empty strings
+    without control characters; ``municipality`` and ``project_type`` are known keys; flags
+    are ``True``/``False``; each area is given in one unit at least, finite, ``>= 0`` and at
+    most :data:`MAX_PROJECT_AREA_AC`; when both units are given they agree within 0.1 %.
+    Implausible but possible facts are :func:`project_warnings`.
+    """
+    get = (facts.get if isinstance(facts, Mapping) else
+           lambda k, d=None: getattr(facts, k, d))
+    out: list[str] = []
+    for key in _PROJECT_REQUIRED:
+        if key == "drains_to_impaired_water":
+            continue
+        bad = text_problem(get(key), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key in _PROJECT_OPTIONAL_TEXT:
+        value = get(key, "")
+        if value not in (None, ""):
+            bad = text_problem(value)
+            if bad:
+                out.append(f"{key} {bad}")
+    muni, ptype = get("municipality"), get("project_type")
+    if isinstance(muni, str) and muni.strip() and muni not in MUNICIPALITIES:
+        out.append(f"municipality must be one of {', '.join(MUNICIPALITIES)}; got {muni!r}"
+                   f"{suggest(muni, MUNICIPALITIES)}")
+    if isinstance(ptype, str) and ptype.strip() and ptype not in PROJECT_TYPES:
+        out.append(f"project_type must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
+                   f"{suggest(ptype, PROJECT_TYPES)}")
+    for key in ("drains_to_impaired_water", "part_of_larger_common_plan"):
+        value = get(key, False)
+        if not isinstance(value, bool):
+            out.append(f"{key} must be true or false; got {value!r}")
+    ex = get("exemptions_claimed", ())
+    if isinstance(ex, str) or not isinstance(ex, list | tuple) or not all(
+            isinstance(e, str) for e in ex):
+        out.append(f"exemptions_claimed must be a list of strings; got {ex!r}")
+    values: dict[str, float] = {}
+    for ac, ft2 in (("disturbed_area_ac", "disturbed_area_ft2"),
+                    ("new_impervious_area_ac", "new_impervious_area_ft2")):
+        v_ac, v_ft2 = get(ac), get(ft2)
+        if v_ac is None and v_ft2 is None:
+            out.append(f"{ac} or {ft2} must be given; got neither")
+            continue
+        ok = True
+        for key, v in ((ac, v_ac), (ft2, v_ft2)):
+            if v is None:
+                continue
+            bad = number_problem(v, **_PROJECT_NUMBER_RULES[key])
+            if bad:
+                out.append(f"{key} {bad}")
+                ok = False
+        if not ok:
+            continue
+        a = float(v_ac) if v_ac is not None else float(v_ft2) / FT2_PER_AC
+        if v_ac is not None and v_ft2 is not None and not math.isclose(
+                float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3, abs_tol=1.0):
+            out.append(f"{ac} and {ft2} must agree; got {fmt_value(v_ac)} ac = "
+                       f"{fmt_value(float(v_ac) * FT2_PER_AC)} ft2 and {fmt_value(v_ft2)} ft2. "
+                       "Give one of them")
+            continue
+        values[ac] = a
+    return out
+
+
+def project_warnings(facts: ProjectFacts) -> list[str]:
+    """Implausible (not impossible) project facts, one line each, with how to silence them.
+
+    New impervious area larger than the disturbed area is possible (a cantilevered deck or
+    roof over undisturbed ground) but is far more often two areas swapped or a unit slip, and
+    it decides whether a SWPPP is required: it is warned, not refused. Silence it with
+    ``[checks] accept = ["impervious_exceeds_disturbed"]`` in the site file.
+    """
+    dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
+    if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
+        return [
+            f"impervious_exceeds_disturbed: project.new_impervious_area ({fmt_value(round(imp, 1))} "
+            f"ft2) is larger than project.disturbed_area ({fmt_value(round(dist, 1))} ft2); new "
+            "impervious cover is normally built on disturbed soil. Check both areas and their "
+            "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
+        ]
+    return []
 
 
 @dataclasses.dataclass(frozen=True)
@@ -288,8 +395,11 @@ class _Collector:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return None
         value = mapping[key]
-        if not isinstance(value, str) or (required and not value.strip()):
-            self.add(f"{prefix}.{key}", f"must be a non-empty string; got {value!r}")
+        if isinstance(value, str) and not required and not value.strip():
+            return value
+        bad = text_problem(value, required=True)
+        if bad:
+            self.add(f"{prefix}.{key}", bad)
             return None
         return value
 
@@ -325,24 +435,13 @@ class _Collector:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return None
         value = mapping[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.add(f"{prefix}.{key}", f"must be a number; got {value!r}")
+        bad = number_problem(value, lower=lower, upper=upper, lower_inclusive=lower_inclusive,
+                             upper_inclusive=upper_inclusive)
+        if bad:
+            in_range = not bad.startswith(("must be a number", "must be a finite"))
+            self.add(f"{prefix}.{key}", bad + (hint if in_range else ""))
             return None
-        v = float(value)
-        if not math.isfinite(v):
-            self.add(f"{prefix}.{key}", f"must be a finite number; got {fmt_value(v)}")
-            return None
-        if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
-            op = ">=" if lower_inclusive else ">"
-            self.add(f"{prefix}.{key}",
-                     f"must be {op} {fmt_value(lower)}; got {fmt_value(v)}{hint}")
-            return None
-        if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
-            op = "<=" if upper_inclusive else "<"
-            self.add(f"{prefix}.{key}",
-                     f"must be {op} {fmt_value(upper)}; got {fmt_value(v)}{hint}")
-            return None
-        return v
+        return float(value)
 
     def date(self, mapping, key, prefix, *, required, allow_time=False):
         if key not in mapping:
@@ -502,7 +601,7 @@ def parse_project(
             )
         else:
             key = k_main if has_main else k_alt
-            areas[key] = col.number(mapping, key, prefix, lower=0.0)
+            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
 
     exemptions: tuple[str, ...] = ()
     if "exemptions_claimed" in mapping:
@@ -526,6 +625,14 @@ def parse_project(
                             f"{_choices(e, valid)}",
                         )
 
+    if not col.problems:  # the cross-field rules of the one shared rule set
+        for line in project_problems({
+            "name": name, "municipality": municipality, "receiving_water": receiving,
+            "drains_to_impaired_water": impaired, "project_type": ptype,
+            "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
+            **areas, **texts,
+        }):
+            col.problems.append(f"{where}: {prefix}.{line}")
     if col.problems:
         return None, col.problems
     facts = ProjectFacts(
