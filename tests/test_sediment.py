@@ -347,8 +347,8 @@ def test_cleanout_schedule_errors():
                               p_factor=1.0, cn=80, tc_hr=0.2, dry_unit_weight_lb_ft3=90,
                               trap_efficiency_frac=0.8)
     gap = pd.Series([1.0, np.nan], index=pd.date_range("2027-04-01", periods=2))
-    with pytest.raises(InputError, match=r"precip_in must be in \[0, inf\); got nan.*Fill "
-                                         r"missing days"):
+    with pytest.raises(InputError, match=r"precip_in must have a value for every day; got 1 "
+                                         r"missing day.*first 2027-04-02"):
         sediment.cleanout_schedule(t, gap, rainfall_type="III")
 
 
