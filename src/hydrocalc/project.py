@@ -296,6 +296,7 @@ class ConstructionPlan:
     inspection_threshold_in: float | None = None
     inspection_interval_days: int | None = None
     inspection_clock: str = "fixed"
+    storm_event: str = "multi_day"
     milestones: tuple[Milestone, ...] = ()
     traps: tuple[TrapPlan, ...] = ()
 
@@ -360,6 +361,7 @@ _CONSTRUCTION_KEYS = (
     "inspection_threshold_in",
     "inspection_interval_days",
     "inspection_clock",
+    "storm_event",
     "milestone",
     "trap",
 )
@@ -367,6 +369,9 @@ _CONSTRUCTION_KEYS = (
 RAINFALL_TYPES = ("I", "IA", "II", "III")
 #: How the 7-day inspection clock runs (see hydrocalc.inspections).
 INSPECTION_CLOCKS = ("fixed", "rolling")
+#: Readings of the laws' "storm event" (see hydrocalc.inspections): ``"multi_day"`` (default:
+#: a run of consecutive wet days is one event) or ``"calendar_day"`` (each day alone).
+STORM_EVENT_READINGS = ("multi_day", "calendar_day")
 _MILESTONE_KEYS = ("key", "date")
 
 
@@ -889,6 +894,15 @@ def parse_construction(
         )
         clock = "fixed"
 
+    storm_event = mapping.get("storm_event", "multi_day")
+    if storm_event not in STORM_EVENT_READINGS:
+        col.add(
+            f"{prefix}.storm_event",
+            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
+            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
+        )
+        storm_event = "multi_day"
+
     milestones: list[Milestone] = []
     raw_ms = mapping.get("milestone", [])
     if not isinstance(raw_ms, list):
@@ -952,6 +966,7 @@ def parse_construction(
             inspection_threshold_in=threshold,
             inspection_interval_days=interval,
             inspection_clock=clock,
+            storm_event=storm_event,
             milestones=tuple(milestones),
             traps=tuple(traps),
         ),

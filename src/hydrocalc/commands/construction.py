@@ -150,7 +150,12 @@ def assess(site, profile, as_json, csv_path):
               help="Routine 7-day clock: fixed weekly cadence (default) or restart after any "
                    "visit.")
 @click.option("--multiday", is_flag=True,
-              help="Also treat runs of wet days totalling the threshold as storm events.")
+              help="Storm events may span consecutive wet days (the default; kept for "
+                   "compatibility).")
+@click.option("--storm-event", "storm_event", type=click.Choice(["multi_day", "calendar_day"]),
+              default=None,
+              help="Reading of 'storm event': multi_day (default, as the law reads; or "
+                   "construction.storm_event) or calendar_day (each day alone).")
 @click.option("--force", is_flag=True,
               help="Compute the schedule even when the law does not require inspections.")
 @click.option("--figure", "figure_path", type=click.Path(dir_okay=False), default=None,
@@ -158,7 +163,7 @@ def assess(site, profile, as_json, csv_path):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
               help="Write the visits to this CSV.")
-def inspections(site, rain, station, units, shift_years, clock, multiday, force,
+def inspections(site, rain, station, units, shift_years, clock, multiday, storm_event, force,
                 figure_path, as_json, csv_path):
     """Required inspection dates (7-day and storm) and advance notices for SITE."""
     from hydrocalc import inspections as insp
@@ -190,7 +195,8 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
         facts.municipality, plan.start_date, plan.end_date, record.precip_in,
         threshold_in=plan.inspection_threshold_in,
         interval_days=plan.inspection_interval_days,
-        clock=clock or plan.inspection_clock, multiday_events=multiday,
+        clock=clock or plan.inspection_clock,
+        multiday_events=multiday or (storm_event or plan.storm_event) == "multi_day",
     )
     frame = schedule.to_frame()
     _write_csv(frame, csv_path)
@@ -215,6 +221,7 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
                f"every {schedule.interval_days} days and the day after each day with >= "
                f"{schedule.threshold_in:g} in ({schedule.citation or 'explicit values'}; "
                f"clock={schedule.clock})")
+    click.echo(schedule.storm_event_text)
     click.echo(_table(frame, ["date", "weekday", "routine", "storm", "storm_precip_in",
                               "reasons"]))
     click.echo("\nper month:")
