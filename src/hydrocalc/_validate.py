@@ -9,6 +9,8 @@ Series, as pvlib does); ``suggest`` and ``check_choice`` give "did you mean" mes
 from __future__ import annotations
 
 import difflib
+import os
+import pathlib
 from collections.abc import Iterable
 
 import numpy as np
@@ -25,6 +27,7 @@ __all__ = [
     "text_problem",
     "excerpt",
     "control_char",
+    "confined_path",
 ]
 
 
@@ -294,3 +297,84 @@ def excerpt(text, limit: int = 40) -> str:
 
 def _short_repr(value) -> str:
     return excerpt(repr(value), 60)
+
+
+# ----------------------------------------------------------------------------------------
+# paths named in a site file: confined to the site's folder
+
+
+def _design_storm_roots(base: pathlib.Path) -> list[pathlib.Path]:
+    """``design_storms/`` folders a site may read depth files from.
+
+    The shipped ``design_storms/`` folder of the hydrocalc project (beside ``src/``), and a
+    folder named ``design_storms`` directly inside the site's folder or any folder above it
+    (``../../design_storms/pelham.toml`` from ``examples/pelham/site.toml``, also in the
+    ``inputs/`` copy a report keeps).
+    """
+    roots = []
+    shipped = pathlib.Path(__file__).resolve().parents[2] / "design_storms"
+    if shipped.is_dir():
+        roots.append(shipped)
+    for folder in (base, *base.parents):
+        cand = folder / "design_storms"
+        if cand.is_dir():
+            roots.append(cand.resolve())
+    return roots
+
+
+def confined_path(raw, base_dir, *, field: str, allow_outside: bool = False,
+                  design_storms: bool = False) -> pathlib.Path:
+    """Resolve a file name given in a site file, refusing one outside the site's folder.
+
+    Parameters
+    ----------
+    raw : str
+        The path as written (relative to ``base_dir`` or absolute).
+    base_dir : path-like
+        The site file's folder.
+    field : str
+        Key path used in the message (e.g. ``construction.rainfall_file``).
+    allow_outside : bool
+        Accept any path (CLI ``--allow-outside-paths``; API ``allow_outside_paths=True``):
+        for site files you wrote yourself.
+    design_storms : bool
+        Also accept files inside a ``design_storms/`` folder (see :func:`_design_storm_roots`).
+
+    Returns
+    -------
+    pathlib.Path
+        The path (not resolved, so messages keep the user's spelling).
+
+    Raises
+    ------
+    InputError
+        The path leaves the folder (``..``, an absolute path elsewhere, or a symbolic link
+        pointing out of it), or contains control characters. The message quotes the path
+        written in the site file (shortened and escaped), never the file's contents.
+    """
+    bad = text_problem(raw, required=True, max_chars=1000)
+    if bad:
+        raise InputError(f"{field} {bad}")
+    base = pathlib.Path(base_dir)
+    p = pathlib.Path(raw)
+    cand = p if p.is_absolute() else base / p
+    if allow_outside:
+        return cand
+    try:
+        real = cand.resolve(strict=False)
+        base_real = base.resolve(strict=False)
+    except (OSError, RuntimeError):  # symlink loop
+        raise InputError(f"{field} must name a readable file; got {excerpt(raw, 80)!r} (a "
+                         "symbolic-link loop)") from None
+    roots = [base_real] + (_design_storm_roots(base_real) if design_storms else [])
+    if any(real == r or r in real.parents for r in roots):
+        return cand
+    lexical = pathlib.Path(os.path.normpath(cand.absolute()))
+    via_link = any(lexical == r or r in lexical.parents for r in roots)
+    how = "through a symbolic link that points outside it" if via_link else "outside it"
+    where = "the site file's folder" + (" or a design_storms/ folder" if design_storms else "")
+    raise InputError(
+        f"{field} must name a file inside {where}; got {excerpt(raw, 80)!r}, which resolves "
+        f"{how}. Move the file into the folder, or, for a site file you trust, pass "
+        "--allow-outside-paths (API: allow_outside_paths=True)"
+    )

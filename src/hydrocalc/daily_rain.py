@@ -376,11 +376,6 @@ def _read_limited(path: pathlib.Path, name: str) -> bytes:
     if len(raw) > MAX_RAIN_FILE_BYTES:
         raise InputError(f"rainfall file {name} must be at most "
                          f"{MAX_RAIN_FILE_BYTES // 2**20} MiB; got more (the file grew)")
-    if b"\x00" in raw:
-        at = raw.index(b"\x00")
-        line_no = raw.count(b"\n", 0, at) + 1
-        raise InputError(f"rainfall file {name} line {line_no}: must be "
-                         "text; got a NUL byte (a binary or damaged file)")
     if len(raw) > MAX_RAIN_LINE_CHARS:
         ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
         bounds = np.concatenate(([-1], ends, [len(raw)]))

@@ -775,6 +775,7 @@ def parse_construction(
     where: str = "site.toml",
     base_dir: pathlib.Path | str | None = None,
     municipality: str | None = None,
+    allow_outside_paths: bool = False,
 ) -> tuple[ConstructionPlan | None, list[str]]:
     """Validate a ``[construction]`` table and build :class:`ConstructionPlan`.
 
@@ -790,6 +791,8 @@ def parse_construction(
     municipality : str, optional
         When given, milestone keys are checked against that profile; otherwise against the
         milestone keys of all profiles.
+    allow_outside_paths : bool, default False
+        Accept a ``rainfall_file`` outside ``base_dir`` (by default it must lie inside).
 
     Returns
     -------
@@ -830,14 +833,21 @@ def parse_construction(
     if "rainfall_file" in mapping:
         raw = col.text(mapping, "rainfall_file", prefix, required=True)
         if raw is not None:
-            rain = pathlib.Path(raw)
-            if not rain.is_absolute():
-                rain = base / rain
-            if not rain.is_file():
+            from hydrocalc._validate import confined_path, excerpt
+
+            try:
+                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
+                                     allow_outside=allow_outside_paths)
+            except InputError as exc:
+                col.problems.append(f"{where}: {exc}")
+                rain = None
+            if rain is not None and not rain.is_file():
                 col.add(
                     f"{prefix}.rainfall_file",
-                    f"must be an existing file (relative to {base}); got {raw!r}",
+                    f"must be an existing file (relative to the site file's folder); got "
+                    f"{excerpt(raw, 80)!r}",
                 )
+                rain = None
     station = col.text(mapping, "rainfall_station", prefix, required=False)
     units = "auto"
     if "rainfall_units" in mapping:

@@ -53,6 +53,7 @@ References
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import dataclasses
 import functools
@@ -65,7 +66,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc import network
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import confined_path, excerpt, fmt_value, suggest, text_problem
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.units import FT2_PER_AC
 
@@ -554,6 +555,11 @@ def key_lines(text: str) -> dict[str, int]:
 # problem collection
 
 
+def _short(value) -> str:
+    """A value for a message: its repr, shortened and escaped (never a whole file)."""
+    return excerpt(repr(value), 60)
+
+
 class _Problems:
     """Collects one-line problems ``<where>: <path> <text>[ (line n)]``."""
 
@@ -601,8 +607,9 @@ class _Problems:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return default
         v = m[key]
-        if not isinstance(v, str) or not v.strip():
-            self.add(f"{prefix}.{key}", f"must be a non-empty string; got {v!r}")
+        bad = text_problem(v, required=True)
+        if bad:
+            self.add(f"{prefix}.{key}", bad)
             return None
         return v
 
@@ -620,7 +627,7 @@ class _Problems:
     def check_number(self, v, path, *, lower=None, upper=None, lower_inclusive=True,
                      upper_inclusive=True, integer=False):
         if isinstance(v, bool) or not isinstance(v, int | float):
-            self.add(path, f"must be a number; got {v!r}")
+            self.add(path, f"must be a number; got {_short(v)}")
             return None
         if integer and not isinstance(v, int):
             self.add(path, f"must be a whole number; got {fmt_value(v)}")
@@ -642,7 +649,7 @@ class _Problems:
             return default
         v = m[key]
         if not isinstance(v, bool):
-            self.add(f"{prefix}.{key}", f"must be true or false; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be true or false; got {_short(v)}")
             return None
         return v
 
@@ -655,7 +662,7 @@ class _Problems:
         v = m[key]
         if not isinstance(v, str) or v not in choices:
             hint = suggest(str(v), choices) if isinstance(v, str) else ""
-            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {v!r}{hint}")
+            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
             return None
         return v
 
@@ -681,7 +688,7 @@ class _Problems:
         if v is None:
             return None
         if not isinstance(v, Mapping):
-            self.add(f"{prefix}.{key}", f"must be a table; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be a table; got {_short(v)}")
             return None
         return v
 
@@ -691,7 +698,7 @@ class _Problems:
         if single_ok and isinstance(v, Mapping):
             return [v]
         if not isinstance(v, list) or not all(isinstance(e, Mapping) for e in v):
-            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
             return []
         return v
 
@@ -703,7 +710,7 @@ class _Problems:
         v = m[key]
         if (not isinstance(v, list) or len(v) < min_len
                 or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)):
-            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {_short(v)}")
             return None
         arr = [float(x) for x in v]
         for i, x in enumerate(arr):
@@ -862,27 +869,82 @@ def _msg(exc: Exception) -> str:
 # CSV helpers
 
 
+#: Limits of a CSV table named in a site file (subcatchments, stage-storage).
+MAX_CSV_BYTES = 8 * 1024 * 1024
+MAX_CSV_LINE_CHARS = 10_000
+MAX_CSV_ROWS = 100_000
+
+
 def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments."""
+    """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments.
+
+    Refused with one line naming the file and line: not a regular file, larger than
+    :data:`MAX_CSV_BYTES`, a line longer than :data:`MAX_CSV_LINE_CHARS`, more than
+    :data:`MAX_CSV_ROWS` rows, not UTF-8, a NUL or other control character, an unbalanced
+    quote (a cell may not span lines), a row with more cells than the header.
+    """
+    import os
+    import stat
+
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            text = fh.read()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path.name}: must be a regular file; got a folder, device or pipe")
+        if st.st_size > MAX_CSV_BYTES:
+            raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB; got "
+                             f"{st.st_size / 2**20:.1f} MiB")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CSV_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path.name}: must be a readable file; got {exc.strerror or exc}") \
+            from None
+    if len(data) > MAX_CSV_BYTES:
+        raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB")
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
                          "CSV as UTF-8.") from None
     lines = text.splitlines()
-    numbered = [(i + 1, ln) for i, ln in enumerate(lines)
-                if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) > MAX_CSV_ROWS + 1:
+        raise InputError(f"{path.name}: must have at most {MAX_CSV_ROWS:,} rows; got "
+                         f"{len(lines):,}")
+    numbered = []
+    for i, ln in enumerate(lines):
+        if len(ln) > MAX_CSV_LINE_CHARS:
+            raise InputError(f"{path.name} line {i + 1}: lines must be at most "
+                             f"{MAX_CSV_LINE_CHARS:,} characters; got {len(ln):,}")
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        bad = next((repr(ch)[1:-1] for ch in ln if (ord(ch) < 32 and ch != "\t")
+                    or 127 <= ord(ch) < 160), None)
+        if bad is not None:
+            raise InputError(f"{path.name} line {i + 1}: must not contain control characters; "
+                             f"got {bad}")
+        numbered.append((i + 1, ln))
     if not numbered:
         return [], []
-    reader = csv.reader([ln for _, ln in numbered])
-    try:
-        rows = list(reader)
-    except csv.Error as exc:
-        raise InputError(f"{path.name}: must be a valid CSV; got {exc}") from None
+    rows = []
+    for lineno, ln in numbered:
+        if ln.count('"') % 2:
+            raise InputError(f"{path.name} line {lineno}: a quote is not closed (an odd number "
+                             "of '\"'); a cell may not span lines. Close or remove the quote")
+        try:
+            parsed = list(csv.reader([ln], strict=True))
+        except csv.Error as exc:
+            raise InputError(f"{path.name} line {lineno}: must be valid CSV; got {exc}") from None
+        rows.append(parsed[0] if parsed else [])
     header = [h.strip() for h in rows[0]]
+    if len(set(header)) != len(header):
+        twice = next(h for h in header if header.count(h) > 1)
+        raise InputError(f"{path.name} line {numbered[0][0]}: column {excerpt(twice)!r} appears "
+                         "twice in the header")
     out = []
     for (lineno, _), row in zip(numbered[1:], rows[1:], strict=True):
+        if len(row) > len(header):
+            raise InputError(
+                f"{path.name} line {lineno}: row must have at most {len(header)} cells like the "
+                f"header; got {len(row)}. Check for a stray comma or a missing column name")
         out.append((lineno, {h: (row[i].strip() if i < len(row) else "")
                              for i, h in enumerate(header)}))
     return header, out
@@ -903,9 +965,42 @@ def _csv_value(text: str):
         return text
 
 
-def _resolve(base_dir: pathlib.Path, raw: str) -> pathlib.Path:
-    p = pathlib.Path(raw)
-    return p if p.is_absolute() else (base_dir / p)
+def _resolve(base_dir: pathlib.Path, raw: str, *, field: str = "path",
+             design_storms: bool = False) -> pathlib.Path:
+    """A file named in the site file, confined to the site's folder (see ``confined_path``).
+
+    Raises InputError for a path outside the folder unless the load was called with
+    ``allow_outside_paths=True``.
+    """
+    return confined_path(raw, base_dir, field=field, allow_outside=_ALLOW_OUTSIDE.get(),
+                         design_storms=design_storms)
+
+
+def outside_paths_default() -> bool:
+    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``hydrocalc --allow-outside-paths``)."""
+    import os
+
+    return os.environ.get("HYDROCALC_ALLOW_OUTSIDE_PATHS", "") == "1"
+
+
+#: Set by :func:`site_problems` for the duration of one load (thread- and task-safe).
+_ALLOW_OUTSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "hydrocalc_allow_outside_paths", default=False)
+
+
+def _site_path(P: _Problems, field: str, base_dir: pathlib.Path, raw: str, *,
+               what: str = "file", design_storms: bool = False) -> pathlib.Path | None:
+    """Confined, existing path of a file named at ``field``; None (problem recorded) else."""
+    try:
+        path = _resolve(base_dir, raw, field=field, design_storms=design_storms)
+    except InputError as exc:
+        P.raw(f"{P.where}: {exc}{P.line_of(field)}")
+        return None
+    if not path.is_file():
+        P.add(field, f"must be an existing {what} (relative to the site file); got "
+                     f"{excerpt(raw, 80)!r}")
+        return None
+    return path
 
 
 # ----------------------------------------------------------------------------------------
@@ -948,16 +1043,15 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if "file" in m:
         raw = P.text(m, "file", prefix)
         if raw is not None:
-            file_path = _resolve(base_dir, raw)
-            if not file_path.is_file():
-                P.add(f"{prefix}.file", f"must be an existing file (relative to the site file); "
-                                        f"got {raw!r}")
-            else:
+            file_path = _site_path(P, f"{prefix}.file", base_dir, raw, design_storms=True)
+            if file_path is not None:
                 try:
                     file_info = _load_storm_file(file_path)
                     _register_input(input_files, base_dir, file_path)
-                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError) as exc:
-                    P.add(f"{prefix}.file", f"could not be read: {_msg(exc)}")
+                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError,
+                        RecursionError) as exc:
+                    for line in (str(exc).strip().splitlines() or [type(exc).__name__])[:20]:
+                        P.add(f"{prefix}.file", f"could not be read: {line}")
     depths: dict[str, float] = {}
     if file_info is not None:
         for k, v in file_info["depths_in"].items():
@@ -1240,13 +1334,15 @@ def _relpath(path: pathlib.Path, base: pathlib.Path) -> str:
 
 
 def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> list[dict]:
-    path = _resolve(ctx.base_dir, raw)
-    if not path.is_file():
-        P.add(f"{prefix}.subcatchments_csv", f"must be an existing CSV file (relative to the site "
-                                             f"file); got {raw!r}")
+    path = _site_path(P, f"{prefix}.subcatchments_csv", ctx.base_dir, raw, what="CSV file")
+    if path is None:
+        return []
+    try:
+        header, rows = _read_csv_rows(path)
+    except InputError as exc:  # names the CSV file and line
+        P.raw(f"{exc}")
         return []
     _register_input(ctx.input_files, ctx.base_dir, path)
-    header, rows = _read_csv_rows(path)
     allowed = (*_SUB_CSV_SCALARS, *_SUB_CSV_COVER)
     bad = [h for h in header if h not in allowed]
     for h in bad:
@@ -1498,13 +1594,15 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
             raw = P.text(s, "csv", path)
             if raw is None:
                 return None
-            fpath = _resolve(ctx.base_dir, raw)
-            if not fpath.is_file():
-                P.add(f"{path}.csv", f"must be an existing CSV file (relative to the site file); "
-                                     f"got {raw!r}")
+            fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
+            if fpath is None:
+                return None
+            try:
+                header, rows = _read_csv_rows(fpath)
+            except InputError as exc:  # names the CSV file and line
+                P.raw(f"{exc}")
                 return None
             _register_input(ctx.input_files, ctx.base_dir, fpath)
-            header, rows = _read_csv_rows(fpath)
             if header[:2] != ["stage_ft", col2] or len(header) != 2:
                 P.add(f"{path}.csv", f"must have exactly the columns stage_ft,{col2}; got "
                                      f"{','.join(header)} in {fpath.name}")
@@ -1714,11 +1812,14 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     P.unknown_keys(m, _SCENARIO_KEYS, prefix)
     desc = P.text(m, "description", prefix, default="") or ""
     sub_entries = list(P.tables(m, "subcatchment", prefix)) if "subcatchment" in m else []
+    csv_failed = False
     if "subcatchments_csv" in m:
         raw = P.text(m, "subcatchments_csv", prefix)
+        k_csv = len(P.items)
         if raw is not None:
             sub_entries += _subcatchments_from_csv(P, prefix, raw, ctx)
-    if not sub_entries:
+        csv_failed = raw is None or len(P.items) > k_csv
+    if not sub_entries and not csv_failed:
         P.add(f"{prefix}.subcatchment", "must have at least one entry; got none.")
     subs, ponds, reaches, dps = [], [], [], []
     seen: dict[str, str] = {}
@@ -1776,7 +1877,8 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         d = P.text(e, "description", path, default="") or ""
         if len(P.items) == k0:
             dps.append(DesignPoint(id=did, to=to, description=d))
-    _check_topology(P, name, raw_nodes)
+    if not csv_failed:  # with unread CSV rows the network is incomplete: no false alarms
+        _check_topology(P, name, raw_nodes)
     if len(P.items) > n0:
         return None
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
@@ -1860,7 +1962,23 @@ def _annotate(problems: list[str], P: _Problems) -> list[str]:
 def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                   base_dir: pathlib.Path | str | None = None, text: str | None = None,
                   input_files: dict[str, str] | None = None,
-                  path: pathlib.Path | None = None) -> tuple[Site | None, list[str]]:
+                  path: pathlib.Path | None = None,
+                  allow_outside_paths: bool | None = None) -> tuple[Site | None, list[str]]:
+    if allow_outside_paths is None:
+        allow_outside_paths = outside_paths_default()
+    token = _ALLOW_OUTSIDE.set(bool(allow_outside_paths))
+    try:
+        return _site_problems(doc, where=where, base_dir=base_dir, text=text,
+                              input_files=input_files, path=path,
+                              allow_outside_paths=bool(allow_outside_paths))
+    finally:
+        _ALLOW_OUTSIDE.reset(token)
+
+
+
+
+def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_files, path,
+                   allow_outside_paths: bool) -> tuple[Site | None, list[str]]:
     """Validate a parsed site mapping; return ``(site or None, problems)`` without raising.
 
     Parameters
@@ -1878,6 +1996,13 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
         every file the site references.
     path : pathlib.Path, optional
         The site file, stored on the :class:`Site`.
+    allow_outside_paths : bool, optional
+        Accept file names that leave the site's folder (``..``, absolute paths, symbolic
+        links out of it). Default (None): False unless the environment variable
+        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``). By default every file a site names (CSV tables, rainfall record,
+        depth files) must lie inside the site file's folder, and a depth file may also lie
+        in a ``design_storms/`` folder (see ``docs/validation.md``), so a site file from a
+        stranger cannot read the rest of the machine.
     """
     base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
     P = _Problems(where, key_lines(text) if text else None)
@@ -1897,7 +2022,8 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     if "construction" in doc:
         municipality = facts.municipality if facts is not None else None
         construction, probs = project_mod.parse_construction(
-            doc.get("construction"), where=where, base_dir=base, municipality=municipality)
+            doc.get("construction"), where=where, base_dir=base, municipality=municipality,
+            allow_outside_paths=allow_outside_paths)
         P.items += _annotate(probs, P)
         rf = getattr(construction, "rainfall_file", None)
         if rf is not None and pathlib.Path(rf).is_file():
@@ -1948,10 +2074,13 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     return site, []
 
 
+site_problems.__doc__ = _site_problems.__doc__
+
+
 def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
                base_dir: pathlib.Path | str | None = None, text: str | None = None,
                input_files: dict[str, str] | None = None,
-               path: pathlib.Path | None = None) -> Site:
+               path: pathlib.Path | None = None, allow_outside_paths: bool | None = None) -> Site:
     """Validate a parsed site mapping and build a :class:`Site` (see :func:`site_problems`).
 
     Raises
@@ -1960,20 +2089,38 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
         Listing every problem, one per line.
     """
     site, problems = site_problems(doc, where=where, base_dir=base_dir, text=text,
-                                   input_files=input_files, path=path)
+                                   input_files=input_files, path=path,
+                                   allow_outside_paths=allow_outside_paths)
     if problems:
         raise InputError("\n".join(problems))
     return site
 
 
+#: Largest site file read (a large site is about 50 kB).
+MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
+
+
 def _read(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
+    import os
+    import stat
+
     p = pathlib.Path(path)
     where = _where(p)
     try:
-        raw = p.read_bytes()
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"site file must be a regular file; got {excerpt(str(path), 80)!r}"
+                             " (a folder, device or pipe)")
+        if st.st_size > MAX_SITE_FILE_BYTES:
+            raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB; got "
+                             f"{st.st_size / 2**20:.1f} MiB")
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_SITE_FILE_BYTES + 1)
     except OSError as exc:
-        raise InputError(f"site file must be a readable file; got {str(path)!r} "
+        raise InputError(f"site file must be a readable file; got {excerpt(str(path), 80)!r} "
                          f"({exc.strerror or exc})") from None
+    if len(raw) > MAX_SITE_FILE_BYTES:
+        raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -1982,11 +2129,14 @@ def _read(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: TOML syntax error: arrays or tables nested too deeply "
+                         "(a site file needs at most a few levels)") from None
     files = {p.name: hashlib.sha256(raw).hexdigest()}
     return p, text, doc, files
 
 
-def check_site(path) -> list[str]:
+def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
     """Every problem of site file ``path`` (empty list if it is valid); never raises on content.
 
     Examples
@@ -2002,18 +2152,24 @@ def check_site(path) -> list[str]:
     except InputError as exc:
         return str(exc).splitlines()
     _, problems = site_problems(doc, where=_where(p), base_dir=p.parent, text=text,
-                                input_files=files, path=p)
+                                input_files=files, path=p,
+                                allow_outside_paths=allow_outside_paths)
     return problems
 
 
-def load_site(path) -> Site:
+def load_site(path, *, allow_outside_paths: bool | None = None) -> Site:
     """Read, validate and build the site in TOML file ``path``.
 
     Parameters
     ----------
     path : path-like
         The site file. Relative file names inside it (CSV tables, ``storms.file``,
-        ``construction.rainfall_file``) resolve against its folder.
+        ``construction.rainfall_file``) resolve against its folder and must lie inside it
+        (a depth file may also lie in a ``design_storms/`` folder).
+    allow_outside_paths : bool, optional
+        Accept file names outside the folder (for a site file you wrote yourself). Default:
+        the ``HYDROCALC_ALLOW_OUTSIDE_PATHS`` environment variable (CLI
+        ``--allow-outside-paths``), else False.
 
     Returns
     -------
@@ -2027,4 +2183,4 @@ def load_site(path) -> Site:
     """
     p, text, doc, files = _read(path)
     return parse_site(doc, where=_where(p), base_dir=p.parent, text=text, input_files=files,
-                      path=p)
+                      path=p, allow_outside_paths=allow_outside_paths)

@@ -23,23 +23,17 @@ def _read_site(path: str, *, with_doc: bool = False):
     """(ProjectFacts, ConstructionPlan | None) from a site TOML; every problem in one error."""
     from hydrocalc.project import parse_construction, parse_project
 
-    p = pathlib.Path(path)
+    from hydrocalc.site import _read, outside_paths_default
+
+    p, _text, doc, _files = _read(path)  # size limit, UTF-8, TOML (one line on failure)
     where = p.name
-    try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"site file {path} must be readable; got {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: must be UTF-8 text; byte {exc.start} is not. Save the file "
-                         "as UTF-8.") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: must be valid TOML; got {exc}") from None
     facts, problems = parse_project(doc.get("project"), where=where)
     plan = None
     if "construction" in doc:
         plan, more = parse_construction(
             doc["construction"], where=where, base_dir=p.resolve().parent,
             municipality=facts.municipality if facts is not None else None,
+            allow_outside_paths=outside_paths_default(),
         )
         problems += more
     if problems:
