@@ -1063,8 +1063,8 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if file_info is None and own is None and "file" not in m:
         P.add(f"{prefix}.depths_in", "is required (or storms.file); got nothing. Add "
                                      "[storms.depths_in] with e.g. \"10yr\" = 5.0")
-    if "use" in m:
-        use = m["use"]
+    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
+        use = m["use"]                                           # failure is reported
         if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
             P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
         else:
@@ -1400,7 +1400,15 @@ def _hsg(P: _Problems, m: Mapping, key: str, path: str, *, required: bool) -> st
 
 def _parse_cover(P, c, path) -> Cover | None:
     n0 = len(P.items)
-    P.unknown_keys(c, _COVER_KEYS, path)
+    for key in c:  # the TOML trap: a subcatchment key written after a [[...cover]] header
+        if key not in _COVER_KEYS and key in _SUB_KEYS:
+            P.items.append(
+                f"{P.where}: unknown key {path}.{key}: {key} is a subcatchment key; TOML puts "
+                f"every key after a [[...cover]] header into that cover row, so move {key} "
+                f"above the first [[...cover]] header of the subcatchment"
+                f"{P.line_of(f'{path}.{key}')}")
+    P.unknown_keys({k: v for k, v in c.items() if k not in _SUB_KEYS or k in _COVER_KEYS},
+                   _COVER_KEYS, path)
     key = P.text(c, "cover", path, required=True)
     hsg = _hsg(P, c, "hsg", path, required=True)
     area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
@@ -1939,7 +1947,8 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # ----------------------------------------------------------------------------------------
 # entry points
 
-_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "pre", "post")
+_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
+             "post")
 
 
 def _where(path) -> str:
@@ -1957,6 +1966,35 @@ def _annotate(problems: list[str], P: _Problems) -> list[str]:
             line = line + P.line_of(path)
         out.append(line)
     return out
+
+
+def _p2_fallback(doc: Mapping, base: pathlib.Path) -> float | None:
+    """The 2-yr depth when ``[storms]`` has other problems, so that every problem is
+    reported in one pass without false "no 2yr storm" errors.
+
+    The inline ``depths_in."2yr"`` or the depth file's 2-yr depth when readable; when the
+    depths cannot be known (the storms problems are reported), a placeholder of 3 in lets
+    the Tc checks run (the site is refused anyway).
+    """
+    m = doc.get("storms")
+    if not isinstance(m, Mapping):
+        return None
+    own = m.get("depths_in")
+    if isinstance(own, Mapping):
+        v = own.get("2yr")
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
+            return float(v)
+    raw = m.get("file")
+    if isinstance(raw, str):
+        try:
+            info = _load_storm_file(_resolve(base, raw, field="storms.file", design_storms=True))
+            v = info["depths_in"].get("2yr")
+            if v is not None:
+                return float(v)
+        except (HydrocalcError, OSError, ValueError, RecursionError, tomllib.TOMLDecodeError):
+            return 3.0
+        return None
+    return None if isinstance(own, Mapping) else 3.0
 
 
 def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
@@ -2031,7 +2069,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     storms = _parse_storms(P, doc.get("storms"), base, files)
     options = _parse_analysis(P, doc.get("analysis"))
     criteria = _parse_criteria(P, doc.get("criteria"), storms)
-    p2 = storms.depths_in.get("2yr") if storms is not None else None
+    p2 = storms.depths_in.get("2yr") if storms is not None else _p2_fallback(doc, base)
     ctx = _Ctx(base, files, p2)
     scenarios = {}
     for name in SCENARIOS:
@@ -2066,11 +2104,21 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
+    from hydrocalc import plausibility
+
+    checks, probs = plausibility.parse_checks(doc.get("checks"), where)
+    P.items += _annotate(probs, P)
     if P.items:
         return None, P.items
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
                 input_files=dict(sorted(files.items())), notes=tuple(notes))
+    # the site as a whole: refuse the impossible, warn on the implausible
+    impossible, implausible = plausibility.site_checks(site, checks)
+    if impossible:
+        return None, _annotate([f"{where}: {line}" for line in impossible], P)
+    if implausible:
+        site = dataclasses.replace(site, notes=site.notes + tuple(implausible))
     return site, []
 
 
