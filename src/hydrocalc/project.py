@@ -109,6 +109,7 @@ class ProjectFacts:
     new_impervious_area_ac: float | None = None
     part_of_larger_common_plan: bool = False
     exemptions_claimed: tuple[str, ...] = ()
+    exemption_approved_on: Mapping[str, _dt.date] = dataclasses.field(default_factory=dict)
     address: str = ""
     tax_map: str = ""
     owner: str = ""
@@ -132,11 +133,15 @@ class ProjectFacts:
                 object.__setattr__(self, ac, float(v_ac))
                 object.__setattr__(self, ft2, float(v_ft2))
         object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
+        object.__setattr__(self, "exemption_approved_on",
+                           dict(self.exemption_approved_on or {}))
 
     def to_dict(self) -> dict:
         """Plain dict (JSON-serialisable) of the facts."""
         out = dataclasses.asdict(self)
         out["exemptions_claimed"] = list(self.exemptions_claimed)
+        out["exemption_approved_on"] = {k: v.isoformat()
+                                        for k, v in self.exemption_approved_on.items()}
         return out
 
 
@@ -180,6 +185,18 @@ def project_problems(facts) -> list[str]:
     if isinstance(ex, str) or not isinstance(ex, list | tuple) or not all(
             isinstance(e, str) for e in ex):
         out.append(f"exemptions_claimed must be a list of strings; got {ex!r}")
+    dates = get("exemption_approved_on", {}) or {}
+    if not isinstance(dates, Mapping):
+        out.append(f"exemption_approved_on must be a table of exemption key = date; got "
+                   f"{dates!r}"[:200])
+    else:
+        for k, v in dates.items():
+            if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+                out.append(f"exemption_approved_on.{str(k)[:40]} must be a date (YYYY-MM-DD); got "
+                           f"{v!r}"[:200])
+            elif isinstance(ex, list | tuple) and k not in ex:
+                out.append(f"exemption_approved_on.{str(k)[:40]} must name a claimed exemption "
+                           f"(exemptions_claimed); got {k!r}")
     values: dict[str, float] = {}
     for ac, ft2 in (("disturbed_area_ac", "disturbed_area_ft2"),
                     ("new_impervious_area_ac", "new_impervious_area_ft2")):
@@ -327,6 +344,7 @@ _PROJECT_KEYS = (
     *(k for pair in _PROJECT_ALTERNATIVES for k in pair),
     "part_of_larger_common_plan",
     "exemptions_claimed",
+    "exemption_approved_on",
 )
 
 _TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
@@ -630,12 +648,24 @@ def parse_project(
                             f"{_choices(e, valid)}",
                         )
 
+    approved_on: dict[str, _dt.date] = {}
+    if "exemption_approved_on" in mapping:
+        raw_d = mapping["exemption_approved_on"]
+        if not isinstance(raw_d, Mapping):
+            col.add(f"{prefix}.exemption_approved_on",
+                    "must be a table of exemption key = date, e.g. { approved_building_permit "
+                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
+        else:
+            for k in raw_d:
+                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
+                if d is not None:
+                    approved_on[str(k)] = d
     if not col.problems:  # the cross-field rules of the one shared rule set
         for line in project_problems({
             "name": name, "municipality": municipality, "receiving_water": receiving,
             "drains_to_impaired_water": impaired, "project_type": ptype,
             "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
-            **areas, **texts,
+            "exemption_approved_on": approved_on, **areas, **texts,
         }):
             col.problems.append(f"{where}: {prefix}.{line}")
     if col.problems:
@@ -649,6 +679,7 @@ def parse_project(
         project_type=ptype,
         part_of_larger_common_plan=larger,
         exemptions_claimed=exemptions,
+        exemption_approved_on=approved_on,
         **texts,
     )
     return facts, []

@@ -1518,7 +1518,10 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
     if has_tc and segs_raw:
         P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
-    elif not has_tc and not segs_raw:
+    elif not has_tc and not segs_raw and not any(
+            isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c)
+            for c in (e.get("cover") if isinstance(e.get("cover"), list) else [])):
+        # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
     tc_hr = P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_tc else None
     segs = []

@@ -43,6 +43,25 @@ def _read_site(path: str, *, with_doc: bool = False):
     return facts, plan
 
 
+def _declared_vs_site(path, doc) -> list[str]:
+    """Warnings comparing the declared areas with the site's own networks (when it has them).
+
+    A file with only ``[project]`` (and ``[construction]``) has nothing to compare; a full
+    site that fails to load is reported by ``check``, not here.
+    """
+    if not (isinstance(doc, dict) and "pre" in doc and "post" in doc):
+        return []
+    from hydrocalc.site import load_site
+
+    try:
+        site = load_site(path)
+    except InputError:
+        return ["the site's networks could not be compared with the declared areas (the site "
+                "file has problems; run hydrocalc check)"]
+    keys = ("declared_vs_network:", "impervious_exceeds_disturbed:")
+    return [n for n in site.notes if n.startswith(keys)]
+
+
 def _rainfall_type(plan, doc) -> tuple[str | None, str]:
     """construction.rainfall_type, else a TR-55 type given as [storms].distribution."""
     from hydrocalc.peak import normalize_rainfall_type
@@ -104,12 +123,17 @@ def assess(site, profile, as_json, csv_path):
     from hydrocalc import regulations
 
     check_file(csv_path, "--csv")
-    facts, _ = _read_site(site)
+    facts, _, doc = _read_site(site, with_doc=True)
     result = regulations.assess(profile or facts.municipality, facts)
     _write_csv(result.to_frame(), csv_path)
+    site_warnings = _declared_vs_site(site, doc)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        out = result.to_dict()
+        out["site_warnings"] = site_warnings
+        click.echo(json.dumps(out, indent=2, default=str))
         return
+    for w in site_warnings:
+        click.echo(f"warning: {w}", err=True)
     for line in result.summary_lines():
         click.echo(line)
     for e in result.exemptions:
