@@ -168,7 +168,7 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
         )
     days = s.index.normalize()
     if days.has_duplicates:  # sub-daily values: daily totals
-        step = np.diff(s.index.asi8)
+        step = np.diff(s.index.to_numpy().astype("datetime64[ns]").astype(np.int64))
         if step.size and (step.min() != step.max() or _DAY_NS % int(step[0]) != 0):
             i = int(np.flatnonzero(step != step[0])[0]) if step.min() != step.max() else 0
             raise InputError(
@@ -387,9 +387,10 @@ def _read_limited(path: pathlib.Path, name: str) -> bytes:
                 f"{MAX_RAIN_LINE_CHARS:,} characters; got {int(lengths[worst]):,}. Is this a "
                 "daily rainfall CSV?"
             )
-        if ends.size > MAX_RAIN_ROWS + 1:
-            raise InputError(f"rainfall file {name} must have at most {MAX_RAIN_ROWS:,} rows; "
-                             f"got {ends.size:,}. Keep only the station and years needed")
+    n_lines = raw.count(b"\n")
+    if n_lines > MAX_RAIN_ROWS + 1:
+        raise InputError(f"rainfall file {name} must have at most {MAX_RAIN_ROWS:,} rows; "
+                         f"got {n_lines:,}. Keep only the station and years needed")
     return raw
 
 
