@@ -369,6 +369,8 @@ class DepthFrequencyTable:
         if not problems:
             problems += ddf_physics_problems(clean["depth_in"], clean["upper_in"],
                                              clean["lower_in"])
+        elif base is not None and not base.index.has_duplicates:
+            problems[:0] = ddf_physics_problems(base)  # the mean's own faults first
         if problems:
             raise InputError("\n".join(problems))
         for key, f in clean.items():
