@@ -75,3 +75,34 @@ def test_confined_path_rules(tmp_path):
     with pytest.raises(InputError, match=r"must not contain control characters"):
         confined_path("a\x00.csv", tmp_path, field="f")
     assert confined_path("/etc/passwd", tmp_path, field="f", allow_outside=True).is_absolute()
+
+
+def test_trap_and_plan_constructors_share_the_site_rules():
+    import datetime as dt
+
+    from hydrocalc import sediment
+    from hydrocalc.project import ConstructionPlan, Milestone, TrapPlan, parse_construction
+
+    bb = "ny_bluebook_2016_sediment_trap"
+    for cls in (sediment.SedimentTrap, TrapPlan):
+        with pytest.raises(InputError, match=r"trap X: drainage_area_ac must be > 0; got -1"):
+            cls("X", -1.0, bb)
+        with pytest.raises(InputError, match=r"drainage_area_ac must be a finite number"):
+            cls("X", math.nan, bb)
+        with pytest.raises(InputError, match=r"k_factor must be <= 1; got 5"):
+            cls("X", 1.0, bb, k_factor=5)
+        with pytest.raises(InputError, match=r"stage_ft must be strictly increasing"):
+            cls("X", 1.0, bb, stage_ft=(0.0, 0.0), area_ft2=(1.0, 2.0))
+    _, site = parse_construction({"start_date": dt.date(2027, 4, 1),
+                                  "end_date": dt.date(2027, 5, 1),
+                                  "trap": [{"id": "X", "drainage_area_ac": -1.0,
+                                            "criteria": bb}]})
+    assert any("drainage_area_ac must be > 0; got -1" in p for p in site)
+    with pytest.raises(InputError, match=r"end_date must be on or after start_date"):
+        ConstructionPlan(dt.date(2027, 5, 1), dt.date(2027, 4, 1))
+    with pytest.raises(InputError, match=r"inspection_threshold_in must be > 0; got -1"):
+        ConstructionPlan(dt.date(2027, 4, 1), dt.date(2027, 5, 1), inspection_threshold_in=-1)
+    with pytest.raises(InputError, match=r"inspection_clock must be one of fixed, rolling"):
+        ConstructionPlan(dt.date(2027, 4, 1), dt.date(2027, 5, 1), inspection_clock="weekly")
+    with pytest.raises(InputError, match=r"when must be a date"):
+        Milestone("start_of_construction", "tomorrow")

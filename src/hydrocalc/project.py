@@ -58,6 +58,8 @@ __all__ = [
     "MAX_PROJECT_AREA_AC",
     "project_problems",
     "project_warnings",
+    "trap_problems",
+    "construction_problems",
 ]
 
 #: Largest project area accepted [ac] (156 square miles): a construction project disturbing
@@ -251,6 +253,14 @@ class Milestone:
     key: str
     when: _dt.date | _dt.datetime
 
+    def __post_init__(self):
+        bad = text_problem(self.key, required=True, max_chars=100)
+        if bad:
+            raise InputError(f"Milestone key {bad}")
+        if not isinstance(self.when, _dt.date):
+            raise InputError(f"Milestone {self.key} when must be a date or datetime; got "
+                             f"{self.when!r}"[:200])
+
 
 @dataclasses.dataclass(frozen=True)
 class TrapPlan:
@@ -283,6 +293,11 @@ class TrapPlan:
     dry_unit_weight_lb_ft3: float | None = None
     trap_efficiency_frac: float | None = None
     design_precip_in: float | None = None
+
+    def __post_init__(self):
+        problems = trap_problems(self)
+        if problems:
+            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
 
     @property
     def geometry(self) -> str | None:
@@ -317,10 +332,46 @@ class ConstructionPlan:
     milestones: tuple[Milestone, ...] = ()
     traps: tuple[TrapPlan, ...] = ()
 
+    def __post_init__(self):
+        problems = construction_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ConstructionPlan: {p}" for p in problems))
+
     @property
     def duration_days(self) -> int:
         """Calendar days from start to end, both included."""
         return (self.end_date - self.start_date).days + 1
+
+
+def construction_problems(plan) -> list[str]:
+    """Every rule a :class:`ConstructionPlan` breaks (the rules of ``[construction]``)."""
+    out: list[str] = []
+    start, end = plan.start_date, plan.end_date
+    for key, v in (("start_date", start), ("end_date", end)):
+        if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+            out.append(f"{key} must be a date (YYYY-MM-DD); got {v!r}"[:200])
+    if not out and end < start:
+        out.append(f"end_date must be on or after start_date ({start.isoformat()}); got "
+                   f"{end.isoformat()}")
+    if plan.inspection_threshold_in is not None:
+        bad = number_problem(plan.inspection_threshold_in, lower=0.0, lower_inclusive=False)
+        if bad:
+            out.append(f"inspection_threshold_in {bad}")
+    iv = plan.inspection_interval_days
+    if iv is not None and (isinstance(iv, bool) or not isinstance(iv, int) or iv < 1):
+        out.append(f"inspection_interval_days must be a whole number of days >= 1; got {iv!r}")
+    for key, value, valid in (("inspection_clock", plan.inspection_clock, INSPECTION_CLOCKS),
+                              ("storm_event", plan.storm_event, STORM_EVENT_READINGS),
+                              ("rainfall_units", plan.rainfall_units, ("auto", "in", "mm"))):
+        if value not in valid:
+            out.append(f"{key} must be one of {', '.join(valid)}; got {value!r}"[:200])
+    if plan.rainfall_type is not None and plan.rainfall_type not in RAINFALL_TYPES:
+        out.append(f"rainfall_type must be one of {', '.join(RAINFALL_TYPES)}; got "
+                   f"{plan.rainfall_type!r}"[:200])
+    sh = plan.rainfall_shift_years
+    if isinstance(sh, bool) or not isinstance(sh, int):
+        out.append(f"rainfall_shift_years must be a whole number of years; got {sh!r}")
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -685,6 +736,75 @@ def parse_project(
     return facts, []
 
 
+#: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
+#: ``hydrocalc.sediment.SedimentTrap``).
+_TRAP_NUMBER_RULES = {
+    "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
+    "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "bottom_width_ft": dict(lower=0.0, lower_inclusive=False),
+    "depth_ft": dict(lower=0.0, lower_inclusive=False),
+    "side_slope_h_per_v": dict(lower=0.0),
+    "k_factor": dict(lower=0.0, upper=1.0),
+    "c_factor": dict(lower=0.0, upper=1.0),
+    "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
+    "ls_factor": dict(lower=0.0),
+    "slope_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "slope_pct": dict(lower=0.0, upper=100.0),
+    "cn": dict(lower=40.0, upper=98.0,
+               hint=". The TR-55 graphical peak method covers CN 40-98."),
+    "tc_hr": dict(lower=0.1, upper=10.0,
+                  hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
+                       "0.1 h as the minimum Tc."),
+    "design_precip_in": dict(lower=0.0, lower_inclusive=False),
+    "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
+    "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
+}
+
+
+def trap_problems(trap) -> list[str]:
+    """Every rule a trap object (``TrapPlan`` or ``SedimentTrap``) breaks, one line each.
+
+    The same numeric rules as ``[[construction.trap]]`` in a site file: id text,
+    criteria text, every given number in its range, a stage-area table with as many areas as
+    stages, stages strictly increasing and areas >= 0, and not both geometries.
+    """
+    out: list[str] = []
+    for key in ("id", "criteria"):
+        bad = text_problem(getattr(trap, key, None), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key, rule in _TRAP_NUMBER_RULES.items():
+        v = getattr(trap, key, None)
+        if v is None and key != "drainage_area_ac":
+            continue
+        r = {k: val for k, val in rule.items() if k != "hint"}
+        bad = number_problem(v, **r)
+        if bad:
+            out.append(f"{key} {bad}")
+    st, ar = getattr(trap, "stage_ft", None), getattr(trap, "area_ft2", None)
+    if (st is None) != (ar is None):
+        out.append("stage_ft and area_ft2 must be given together; got one of them")
+    elif st is not None:
+        try:
+            st_f, ar_f = [float(x) for x in st], [float(x) for x in ar]
+        except (TypeError, ValueError):
+            out.append("stage_ft and area_ft2 must be lists of numbers")
+        else:
+            if len(st_f) < 2 or len(st_f) != len(ar_f):
+                out.append(f"area_ft2 must have as many values as stage_ft (at least 2); got "
+                           f"{len(ar_f)} and {len(st_f)}")
+            elif not all(math.isfinite(x) for x in st_f + ar_f):
+                out.append("stage_ft and area_ft2 must be finite numbers")
+            elif any(b <= a for a, b in zip(st_f, st_f[1:], strict=False)):
+                out.append(f"stage_ft must be strictly increasing; got {st_f}"[:200])
+            elif any(a < 0 for a in ar_f):
+                out.append(f"area_ft2 must be >= 0; got {ar_f}"[:200])
+        if getattr(trap, "bottom_length_ft", None) is not None:
+            out.append("geometry must be either the basin dimensions or stage_ft/area_ft2; "
+                       "got both")
+    return out
+
+
 def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
     n0 = len(col.problems)
     if not isinstance(entry, Mapping):
@@ -750,19 +870,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             else:
                 values.update(arrays)
 
-    bounds = {
-        "k_factor": dict(lower=0.0, upper=1.0),
-        "c_factor": dict(lower=0.0, upper=1.0),
-        "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
-        "cn": dict(lower=40.0, upper=98.0,
-                   hint=". The TR-55 graphical peak method covers CN 40-98."),
-        "tc_hr": dict(lower=0.1, upper=10.0,
-                      hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
-                           "0.1 h as the minimum Tc."),
-        "design_precip_in": dict(lower=0.0, lower_inclusive=False),
-        "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
-        "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
-    }
+    bounds = _TRAP_NUMBER_RULES
     for k in _TRAP_HYDRO:
         values[k] = col.number(entry, k, prefix, **bounds[k])
     if "design_precip_in" in entry and "cn" not in entry:

@@ -796,6 +796,13 @@ class SedimentTrap:
     trap_efficiency_frac: float | None = None
     design_precip_in: float | None = None
 
+    def __post_init__(self):
+        from hydrocalc.project import trap_problems  # the rules of [[construction.trap]]
+
+        problems = trap_problems(self)
+        if problems:
+            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
+
     @classmethod
     def from_plan(cls, plan) -> SedimentTrap:
         """Build from a :class:`hydrocalc.project.TrapPlan`."""
