@@ -518,8 +518,9 @@ def read_daily_rainfall(
             f"rainfall file {name} must hold one station or station= must choose one; got "
             f"{len(stations)} stations: {listing}"
         )
-    st_id = rows[0][1]
-    st_name = rows[0][2]
+    # control characters (ESC, ...) in the station fields never reach a report: escaped
+    st_id = _printable(rows[0][1], 200)
+    st_name = _printable(rows[0][2], 200)
 
     dates, values, lines = [], [], []
     trace = 0

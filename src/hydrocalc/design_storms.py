@@ -595,7 +595,7 @@ def load_depth_file(path, *, warn: bool = True) -> DepthFrequencyTable:
     except UnicodeDecodeError as exc:
         raise InputError(f"{p.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
                          "file as UTF-8.") from None
-    _check_nul(text, p.name)
+    _check_nul(text, p.name)  # (TOML itself refuses other control characters)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -744,11 +744,16 @@ def _read_limited(p: pathlib.Path) -> bytes:
     return raw
 
 
-def _check_nul(text: str, name: str) -> None:
+_CONTROL_RE = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _check_nul(text: str, name: str) -> str:
+    """Refuse NUL bytes; other control characters become U+FFFD (never reach a report)."""
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputError(f"{name} line {line}: must be text; got a NUL byte (a binary or "
                          "damaged file)")
+    return _CONTROL_RE.sub("\ufffd", text)
 
 
 def _read_text(source) -> tuple[str, str]:
@@ -760,8 +765,7 @@ def _read_text(source) -> tuple[str, str]:
     else:
         p = pathlib.Path(source)
         text, name = _decode(_read_limited(p)), p.name
-    _check_nul(text, name)
-    return text, name
+    return _check_nul(text, name), name
 
 
 _CELL_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.\d+|\d+|\.\d+)$")
