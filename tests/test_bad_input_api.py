@@ -106,3 +106,22 @@ def test_trap_and_plan_constructors_share_the_site_rules():
         ConstructionPlan(dt.date(2027, 4, 1), dt.date(2027, 5, 1), inspection_clock="weekly")
     with pytest.raises(InputError, match=r"when must be a date"):
         Milestone("start_of_construction", "tomorrow")
+
+
+def test_subcatchment_built_in_python_validates_like_the_loader():
+    import dataclasses
+
+    from hydrocalc.site import Subcatchment, load_site
+
+    with pytest.raises(InputError, match=r"subcatchment S: area_ac must be > 0; got -1"):
+        Subcatchment("S", "DP", -1.0, 80.0, 0.2)
+    with pytest.raises(InputError, match=r"cn must be <= 100; got 104"):
+        Subcatchment("S", "DP", 1.0, 104.0, 0.2)
+    with pytest.raises(InputError, match=r"tc_hr must be a finite number; got nan"):
+        Subcatchment("S", "DP", 1.0, 80.0, math.nan)
+    import pathlib
+
+    site = load_site(pathlib.Path(__file__).parents[1] / "examples" / "pelham" / "site.toml")
+    sub = site.post.subcatchments[0]
+    with pytest.raises(InputError, match=r"cn must be > 0"):
+        dataclasses.replace(sub, cn=0.0)

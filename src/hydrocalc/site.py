@@ -66,7 +66,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc import network
-from hydrocalc._validate import confined_path, excerpt, fmt_value, suggest, text_problem
+from hydrocalc._validate import (
+    confined_path,
+    excerpt,
+    fmt_value,
+    number_problem,
+    suggest,
+    text_problem,
+)
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.units import FT2_PER_AC
 
@@ -158,6 +165,24 @@ class Subcatchment:
     cn_method: str = "given"
     tc_method: str = "given"
     description: str = ""
+
+    def __post_init__(self):
+        # the site loader's rules, for subcatchments built or varied from Python too
+        problems = []
+        for key, rule in (("area_ac", dict(lower=0.0, lower_inclusive=False)),
+                          ("cn", dict(lower=0.0, lower_inclusive=False, upper=100.0)),
+                          ("tc_hr", dict(lower=0.0, lower_inclusive=False, upper=100.0)),
+                          ("impervious_connected_ac", dict(lower=0.0)),
+                          ("impervious_unconnected_ac", dict(lower=0.0))):
+            bad = number_problem(getattr(self, key), **rule)
+            if bad:
+                problems.append(f"{key} {bad}")
+        if not problems and self.impervious_ac > self.area_ac * (1 + 1e-9):
+            problems.append(f"impervious_connected_ac plus impervious_unconnected_ac must be <= "
+                            f"area_ac ({fmt_value(self.area_ac)}); got "
+                            f"{fmt_value(self.impervious_ac)}")
+        if problems:
+            raise InputError("\n".join(f"subcatchment {self.id}: {p}" for p in problems))
 
     @property
     def impervious_ac(self) -> float:
