@@ -24,7 +24,7 @@ import pathlib
 import sys
 from collections.abc import Callable
 
-__all__ = ["Published", "PUBLISHED", "published", "Exercise", "EXERCISES", "check",
+__all__ = ["Published", "PUBLISHED", "published", "agrees", "Exercise", "EXERCISES", "check",
            "run_lesson", "lesson_paths", "checked_outputs"]
 
 
@@ -123,6 +123,38 @@ def published(key: str, computed: float) -> bool:
           f"{unit}, difference {diff:.4f} (tolerance {ref.tolerance:g}): "
           + ("AGREES" if ok else "DISAGREES"))
     assert ok, f"{key}: computed {computed!r} is not within {ref.tolerance} of {ref.value}"
+    return ok
+
+
+def agrees(what: str, computed, reference, *, rtol: float, source: str) -> bool:
+    """Compare computed values with a reference computed from a published equation or
+    exact solution (when no printed number exists); print the comparison.
+
+    Parameters
+    ----------
+    what : str
+        What is compared (printed).
+    computed, reference : float or array_like
+        The package's values and the reference values.
+    rtol : float
+        Largest relative difference accepted. [-]
+    source : str
+        The publication of the reference equation or solution (printed).
+
+    Raises
+    ------
+    AssertionError
+        If any value differs by more than ``rtol`` (relative to the reference).
+    """
+    import numpy as np
+
+    c = np.atleast_1d(np.asarray(computed, dtype=float))
+    r = np.atleast_1d(np.asarray(reference, dtype=float))
+    worst = float(np.max(np.abs(c - r) / np.maximum(np.abs(r), 1e-300)))
+    ok = worst <= rtol
+    print(f"{source}:\n  {what}: largest relative difference {worst:.1e} (tolerance "
+          f"{rtol:g}): " + ("AGREES" if ok else "DISAGREES"))
+    assert ok, f"{what}: relative difference {worst} exceeds {rtol}"
     return ok
 
 
@@ -382,11 +414,15 @@ EXERCISES: dict[str, Exercise] = {
 
 def _show(text: str) -> None:
     try:
+        from IPython import get_ipython
         from IPython.display import Markdown, display
-
-        display(Markdown(text))
     except ImportError:  # pragma: no cover - plain python
         print(text)
+        return
+    if get_ipython() is None:
+        print(text)
+    else:
+        display(Markdown(text))
 
 
 def check(key: str, answer) -> bool | None:
@@ -430,18 +466,27 @@ def run_lesson(path: str | os.PathLike, *, timeout_s: int = 300, kernel_name: st
     import nbformat
     from nbclient import NotebookClient
 
+    import hydrocalc
+
     path = pathlib.Path(path)
     nb = nbformat.read(path, as_version=4)
+    # the kernel imports the same hydrocalc as this process (also from a source checkout)
+    env = dict(os.environ)
+    src = str(pathlib.Path(hydrocalc.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([src] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
     NotebookClient(nb, timeout=timeout_s, kernel_name=kernel_name,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+                   resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
     return nb
 
 
 def checked_outputs(nb) -> list[str]:
-    """Text printed by the cells that call :func:`published` (the checked worked examples)."""
+    """Text printed by the cells that call :func:`published` or :func:`agrees` (the checked
+    worked examples)."""
     out = []
     for cell in nb.cells:
-        if cell.cell_type == "code" and "published(" in cell.source:
+        if cell.cell_type == "code" and ("published(" in cell.source
+                                         or "agrees(" in cell.source):
             out.append("".join(o.get("text", "") for o in cell.get("outputs", [])
                                if o.get("output_type") == "stream"))
     return out
