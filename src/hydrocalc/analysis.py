@@ -745,6 +745,22 @@ class SiteResults:
 
         return pd.DataFrame(self._criteria_rows, columns=_CRITERIA_COLUMNS)
 
+    @property
+    def values_to_confirm(self) -> list[dict]:
+        """Unverified numbers the engineer entered with their source (redevelopment option
+        fractions, practice factors): rows ``name, value, units, source, verified``. Also in
+        the JSON as ``criteria_details.values_to_confirm`` (absent when empty)."""
+        return list(self.criteria_details.get("values_to_confirm", []))
+
+    @property
+    def practices(self):
+        """One row per runoff-reduction practice (:func:`hydrocalc.practices.evaluate_practice`):
+        storage, drain-down, captured volume and RRv credit. JSON:
+        ``criteria_details.practices``."""
+        import pandas as pd
+
+        return pd.DataFrame(self.criteria_details.get("practices", []))
+
     def summary_rows(self, *, scenario: str = "") -> list[dict]:
         """One dict per design point and storm for a batch summary table.
 

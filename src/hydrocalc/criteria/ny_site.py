@@ -111,9 +111,13 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rrv_parts, wqv_parts = [], []
     rrv_prov = cs.rrv_provided_acft * FT2_PER_AC
     wqv_prov = cs.wqv_provided_acft * FT2_PER_AC
+    zero_credit = []
     for p in post.ponds:
         cap = pond_capture_ft3(p)
         if cap <= 0:
+            zero_credit.append(f"{p.id} is a dry detention basin: it holds no water below its "
+                               "lowest outlet, so it gets no WQv or RRv credit (it controls "
+                               "peaks only)")
             continue
         wqv_prov += cap
         wqv_parts.append(f"{p.id}: storage below its lowest outlet {_fmt(cap, 'ft3')}")
@@ -131,6 +135,19 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     if cs.wqv_provided_acft:
         wqv_parts.append(f"other practices: {_fmt(cs.wqv_provided_acft, 'acre-ft')} "
                          f"({cs.wqv_provided_note})")
+    to_confirm: list[dict] = []
+    if cs.practices:
+        from hydrocalc import practices as gi
+
+        prac_rows = [gi.evaluate_practice(pr, p_in) for pr in cs.practices]
+        for pr, r in zip(cs.practices, prac_rows, strict=True):
+            wqv_prov += r["captured_ft3"]
+            rrv_prov += r["rrv_ft3"]
+            wqv_parts.append(f"{r['id']} ({r['kind']}): captured {_fmt(r['captured_ft3'], 'ft3')}")
+            rrv_parts.append(f"{r['id']} ({r['kind']}): captured {_fmt(r['captured_ft3'], 'ft3')}"
+                             f" x {r['rrv_credit_fraction']:g} = {_fmt(r['rrv_ft3'], 'ft3')}")
+            to_confirm.extend(gi.values_to_confirm(pr))
+        details["practices"] = prac_rows
     rrv_prov_acft = rrv_prov / FT2_PER_AC
     wqv_prov_acft = wqv_prov / FT2_PER_AC
     rv_plain = float(ny.runoff_coefficient(imp_pct))
@@ -149,8 +166,12 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         notes.append(f"WQv: minimum Rv = 0.2 applied (min_rv_rule = {cs.min_rv_rule!r}; the "
                      "2015 SMDM Table 4.1 text 'Minimum Rv = 0.2 if WQv > RRv' - its "
                      "interpretation is unverified)")
+    zero_note = "; ".join(zero_credit)
     if "wqv" in cs.waived:
         waived_row("wqv", "wqv", "site", "", "acre-ft")
+    elif cs.redevelopment is not None:
+        _redevelopment_rows(site, table, rows, details, to_confirm, wqv_prov_acft, wqv_parts,
+                            zero_note)
     else:
         rows.append(_crit_row(
             table, "wqv", "wqv", "site", "", wqv_req, wqv_prov_acft, "acre-ft",
@@ -159,7 +180,8 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                    f"{cs.min_rv_rule}",
             details=f"A = {_fmt(area, 'ac')}, I = {_fmt(imp_pct, '%')}, Rv = {_fmt(rv_used)}"
                     f"{' (minimum 0.2 applied)' if min_rv and rv_plain < ny.MIN_RV else ''}; "
-                    f"provided: {'; '.join(wqv_parts) or 'none'}"))
+                    f"provided: {'; '.join(wqv_parts) or 'none'}",
+            note=zero_note))
 
     # RRv
     if "rrv" in cs.waived:
@@ -226,7 +248,8 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
             "provided >= required", rrv_prov_acft >= rrv_min * (1 - 1e-9),
             method=f"S by HSG from {f_src} (status: {f_status})",
             details=f"Aic = {aic_text}; provided: {'; '.join(rrv_parts) or 'none'}",
-            note="full RRv target is the WQv; the minimum applies with documented justification"))
+            note="full RRv target is the WQv; the minimum applies with documented justification"
+                 + (f"; {zero_note}" if zero_note else "")))
 
     # -- per design point: Cpv, Qp, Qf ----------------------------------------------------
     for dp in site.design_point_ids:
@@ -260,7 +283,57 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                         method="routed 100-year storm: no upstream pond above its top stage",
                         details=f"ponds {', '.join(ponds_up)}; overtopped: "
                                 f"{', '.join(over) or 'none'}"))
+    if to_confirm:
+        details["values_to_confirm"] = to_confirm
     return rows, details, notes
+
+
+def _redevelopment_rows(site, table, rows, details, to_confirm, wqv_prov_acft, wqv_parts,
+                        zero_note):
+    """WQv row under the SMDM Chapter 9 option (and the impervious-reduction row)."""
+    from hydrocalc.criteria import ny_redevelopment as rd
+
+    r = site.criteria.redevelopment
+    p_in = site.storms.wqv_precip_in
+    new_imp = max(site.post.impervious_ac - site.pre.impervious_ac, 0.0)
+    req = rd.required_wqv_acft(r, p_in, new_imp)
+    to_confirm.extend(rd.values_to_confirm(r))
+    provided = wqv_prov_acft
+    parts = list(wqv_parts)
+    if r.option == "alternative_practices":
+        provided += r.alternative_treated_acft
+        parts.append(f"alternative practices: {_fmt(r.alternative_treated_acft, 'acre-ft')} "
+                     f"({r.alternative_practice_note})")
+    details["wqv"].update(redevelopment={
+        "option": r.option, "fraction": r.fraction, "fraction_source": r.fraction_source,
+        "redeveloped_area_ac": r.redeveloped_area_ac,
+        "existing_impervious_ac": r.existing_impervious_ac, "new_impervious_ac": new_imp,
+        **req, "wqv_provided_acft": provided})
+    details["wqv"]["wqv_required_acft"] = req["wqv_required_acft"]
+    details["wqv"]["wqv_provided_acft"] = provided
+    src = f"{r.fraction_source}; NOT verified in hydrocalc's references"
+    share = "" if r.option == "impervious_reduction" else f"{r.fraction:g} x "
+    rows.append(_crit_row(
+        table, "wqv", "wqv", "site", "", req["wqv_required_acft"], provided, "acre-ft",
+        "provided >= required", provided >= req["wqv_required_acft"] * (1 - 1e-9),
+        method=f"redevelopment (SMDM Chapter 9), option {r.option}: WQv of the new impervious "
+               f"area + {share or '0 x '}WQv of the redeveloped area; fraction "
+               f"{r.fraction:g} from {src}",
+        details=f"new impervious {_fmt(new_imp, 'ac')} -> {_fmt(req['wqv_new_acft'], 'acre-ft')}; "
+                f"redeveloped area {_fmt(r.redeveloped_area_ac, 'ac')} with "
+                f"{_fmt(r.existing_impervious_pct, '%')} existing impervious -> "
+                f"{_fmt(req['wqv_redeveloped_acft'], 'acre-ft')} x "
+                f"{req['fraction_applied']:g}; provided: {'; '.join(parts) or 'none'}",
+        note=zero_note))
+    if r.option == "impervious_reduction":
+        got = r.reduction_provided
+        rows.append(_crit_row(
+            table, "wqv", "wqv_redevelopment_impervious_reduction", "site", "", r.fraction,
+            got, "fraction", "provided >= required",
+            got is not None and got >= r.fraction * (1 - 1e-9),
+            method=f"share of the existing impervious cover removed; required share from {src}",
+            details=f"existing impervious {_fmt(r.existing_impervious_ac, 'ac')}, after "
+                    f"{_fmt(r.impervious_after_ac, 'ac')}"))
 
 
 def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
