@@ -50,7 +50,8 @@ def test_east_of_hudson_threshold_needs_the_fact():
     outside = _assess(disturbed_area_ft2=6000,
                       state_permit={"nyc_east_of_hudson_watershed": False})
     assert outside.state_permit["coverage_required"] is False
-    at_limit = _assess(disturbed_area_ft2=5000, state_permit={"nyc_east_of_hudson_watershed": True})
+    at_limit = _assess(disturbed_area_ft2=5000,
+                       state_permit={"nyc_east_of_hudson_watershed": True})
     assert at_limit.state_permit["coverage_required"] is False  # "more than 5,000 sq ft"
 
 

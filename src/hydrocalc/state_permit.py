@@ -186,8 +186,9 @@ def assess_state_permit(facts) -> dict:
             confirm.append(dict(name="state permit edition", value=None, units="",
                                 source="not named in the site file", verified=False))
     else:
+        checked = "verified" if ed["verified"] else "NOT verified"
         edition_note = (f"{ed['id']}, effective {ed['effective']} to {ed['expires']} "
-                        f"({ed['source']}; dates {'verified' if ed['verified'] else 'NOT verified'})")
+                        f"({ed['source']}; dates {checked})")
         if not ed["verified"]:
             confirm.append(dict(name=f"state permit edition {ed['id']} dates",
                                 value=f"{ed['effective']} to {ed['expires']}", units="",

@@ -80,7 +80,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         If the site's specific reduction factors lack an HSG that has new impervious cover.
     """
     cs = site.criteria
-    runs, names, time_hr = hydro.runs, hydro.storms, hydro.time_hr
+    runs, names = hydro.runs, hydro.storms
     rows, details, notes = [], {}, []
     if cs.standard == "none":
         return rows, details, notes
@@ -361,7 +361,6 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
     run = runs["post"]
     i = names.index(storm)
     unrouted = run.unrouted(i, dp)
-    routed = run.node_outflow(dp)[i]
     qi = float(unrouted.max())
     v_unrouted = float(hydro.volume_ft3(unrouted))
     ups = post.upstream[dp]
@@ -372,7 +371,8 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
         lost += float(hydro.volume_ft3(res["discarded_cfs"][i]))
         inv = p.surface_outlet_invert_ft
         end = float(res["storage_ft3"][i, -1])
-        below = hydro.max_storage_ft3(p) if not math.isfinite(inv) else hydro.storage_at_ft3(p, inv)
+        below = (hydro.max_storage_ft3(p) if not math.isfinite(inv)
+                 else hydro.storage_at_ft3(p, inv))
         lost += min(end, below)
     vr = max(v_unrouted - lost, 0.0)
     det = {"storm": storm, "inflow_peak_cfs": qi, "unrouted_volume_ft3": v_unrouted,
@@ -434,7 +434,8 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
                orifice_diameter_required_in=d_req, orifice_diameter_provided_in=d_prov)
     if math.isfinite(d_req):
         rows.append(_crit_row(
-            table, "cpv", "cpv_orifice", dp, storm, d_req, d_prov if math.isfinite(d_prov) else None,
+            table, "cpv", "cpv_orifice", dp, storm, d_req,
+            d_prov if math.isfinite(d_prov) else None,
             "in", "provided <= required",
             (d_prov <= d_req * (1 + 1e-9)) if math.isfinite(d_prov) else None,
             method=f"orifice equation, Cd = {cs.cpv_orifice_cd:g}, head from {head_src}",
