@@ -220,3 +220,24 @@ def test_cli_check_reports_one_line_for_a_bad_practice(tmp_path):
     assert res.exit_code == 1
     errors = [line for line in res.output.splitlines() if "stone_void_ratio" in line]
     assert len(errors) == 1 and "got 1.4" in errors[0] and "Traceback" not in res.output
+
+
+def test_every_kind_serialises_to_json():
+    doc = _doc()
+    doc["criteria"]["practice"] = [
+        dict(id="RD-1", kind="rooftop_disconnection", roof_area_ft2=1000, flow_path_length_ft=80,
+             min_flow_path_length_ft=75, min_flow_path_source="t", rrv_credit_fraction=1.0,
+             rrv_credit_source="t"),
+        dict(id="GR-1", kind="green_roof", area_ft2=1000, media_depth_ft=0.5,
+             media_void_ratio=0.3, drainage_area_ft2=1000, drainage_impervious_ft2=1000,
+             rrv_credit_fraction=1.0, rrv_credit_source="t"),
+        dict(id="SW-1", kind="vegetated_swale", length_ft=200, bottom_width_ft=2,
+             side_slope_h_per_v=3, check_dam_height_ft=0.5, check_dam_spacing_ft=50,
+             slope_ftft=0.0, drainage_area_ft2=5000, drainage_impervious_ft2=1000,
+             rrv_credit_fraction=0.1, rrv_credit_source="t"),
+    ]
+    res = analyze(_parse(doc))
+    text = res.to_json(hydrographs=False)
+    assert '"RD-1"' in text and '"SW-1"' in text
+    assert list(res.practices["id"]) == ["RD-1", "GR-1", "SW-1"]
+    assert res.criteria_details["practices"][0]["storage_ft3"] is None
