@@ -74,5 +74,6 @@ def test_sibling_jurisdiction_needs_no_change_to_analysis(monkeypatch):
                                                                   standard="fake"))
     res = analyze(site)
     assert isinstance(seen["hydro"], Hydrology)
+    assert res.values_to_confirm == [] and res.practices.empty
     assert list(res.criteria["criterion"]) == ["peak_cap"]
     assert res.criteria["provided"].iloc[0] > 0

@@ -580,7 +580,7 @@ class SiteResults:
     """
 
     def __init__(self, site, storms, time_hr, runs, rows, comparison_rows, criteria_rows,
-                 criteria_details, warning_list, end_hr):
+                 criteria_details, warning_list, end_hr, *, criteria_extras=None):
         self.site = site
         self.storms = tuple(storms)
         self.time_hr = time_hr
@@ -591,6 +591,7 @@ class SiteResults:
         self.criteria_details = criteria_details
         self.warnings = list(warning_list)
         self.end_hr = end_hr
+        self._criteria_extras = dict(criteria_extras or {})
 
     # -- access ------------------------------------------------------------------------
     @property
@@ -748,18 +749,18 @@ class SiteResults:
     @property
     def values_to_confirm(self) -> list[dict]:
         """Unverified numbers the engineer entered with their source (redevelopment option
-        fractions, practice factors): rows ``name, value, units, source, verified``. Also in
-        the JSON as ``criteria_details.values_to_confirm`` (absent when empty)."""
-        return list(self.criteria_details.get("values_to_confirm", []))
+        fractions, practice factors): rows ``name, value, units, source, verified``. JSON:
+        ``values_to_confirm``."""
+        extras = getattr(self, "_criteria_extras", {})
+        return [dict(r) for r in extras.get("values_to_confirm", [])]
 
     @property
     def practices(self):
         """One row per runoff-reduction practice (:func:`hydrocalc.practices.evaluate_practice`):
-        storage, drain-down, captured volume and RRv credit. JSON:
-        ``criteria_details.practices``."""
+        storage, drain-down, captured volume and RRv credit. JSON: ``practices``."""
         import pandas as pd
 
-        return pd.DataFrame(self.criteria_details.get("practices", []))
+        return pd.DataFrame(getattr(self, "_criteria_extras", {}).get("practices", []))
 
     def summary_rows(self, *, scenario: str = "") -> list[dict]:
         """One dict per design point and storm for a batch summary table.
@@ -837,6 +838,8 @@ class SiteResults:
             "comparison": self._comparison_rows,
             "criteria": self._criteria_rows,
             "criteria_details": self.criteria_details,
+            "practices": list(getattr(self, "_criteria_extras", {}).get("practices", [])),
+            "values_to_confirm": self.values_to_confirm,
             "warnings": self.warnings,
             "passed": self.passed,
         }
@@ -1202,7 +1205,7 @@ def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             comparison = _comparison_rows(site, runs, names)
-            crit_rows, details, notes = criteria.evaluate(
+            crit_rows, details, notes, extras = criteria.evaluate(
                 site, Hydrology(runs, names, time_hr, site.options.dt_hr))
             _check_ponds(site, runs, names, time_hr)
         messages: list[str] = list(site.notes) + shared
@@ -1214,7 +1217,7 @@ def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]
                 seen.add(msg)
                 unique.append(msg)
         out.append(SiteResults(site, names, time_hr, runs, None, comparison, crit_rows,
-                               details, unique, end_hr))
+                               details, unique, end_hr, criteria_extras=extras))
     return out
 
 

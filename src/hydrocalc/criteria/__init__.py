@@ -22,7 +22,8 @@ site; :mod:`hydrocalc.criteria.ny_redevelopment` holds the Chapter 9 redevelopme
 Adding a jurisdiction
 ---------------------
 Write a sibling module with ``evaluate(site, hydro) -> (rows, details, notes)`` whose rows
-have the keys of :data:`ROW_KEYS`, add its key to :data:`EVALUATORS` (and to the site
+have the keys of :data:`ROW_KEYS` (``details`` may carry the row lists of
+:data:`EXTRA_KEYS`), add its key to :data:`EVALUATORS` (and to the site
 file's accepted ``criteria.standard`` values); :mod:`hydrocalc.analysis` does not change.
 """
 
@@ -32,7 +33,7 @@ import importlib
 
 from hydrocalc.criteria import ny
 
-__all__ = ["ny", "EVALUATORS", "ROW_KEYS", "evaluate", "evaluator"]
+__all__ = ["ny", "EVALUATORS", "ROW_KEYS", "EXTRA_KEYS", "evaluate", "evaluator"]
 
 #: ``criteria.standard`` key -> "module:function" of its evaluator (imported on first use).
 EVALUATORS: dict[str, str | None] = {
@@ -61,7 +62,12 @@ def evaluator(standard: str):
     return getattr(importlib.import_module(module), func)
 
 
-def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
+#: Keys an evaluator may put in ``details`` that are lists of rows, not per-criterion dicts:
+#: :func:`evaluate` moves them out of the details into its fourth return value.
+EXTRA_KEYS = ("practices", "values_to_confirm")
+
+
+def evaluate(site, hydro) -> tuple[list[dict], dict, list[str], dict[str, list]]:
     """Evaluate the site's criteria (``site.criteria.standard``) from its computed hydrology.
 
     Parameters
@@ -71,11 +77,16 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
 
     Returns
     -------
-    rows, details, notes
-        Criteria rows (keys :data:`ROW_KEYS`), per-criterion intermediate values, and notes
-        for the results' warnings list. No rows for ``standard = "none"``.
+    rows, details, notes, extras
+        Criteria rows (keys :data:`ROW_KEYS`), per-criterion intermediate values (a dict per
+        criterion), notes for the results' warnings list, and ``extras``: for each key of
+        :data:`EXTRA_KEYS` a list of rows (``practices``: one per runoff-reduction practice;
+        ``values_to_confirm``: ``name, value, units, source, verified``), empty when the
+        evaluator gives none. No rows for ``standard = "none"``.
     """
     func = evaluator(site.criteria.standard)
     if func is None:
-        return [], {}, []
-    return func(site, hydro)
+        return [], {}, [], {k: [] for k in EXTRA_KEYS}
+    rows, details, notes = func(site, hydro)
+    extras = {k: list(details.pop(k, [])) for k in EXTRA_KEYS}
+    return rows, details, notes, extras
