@@ -162,9 +162,15 @@ def test_alternative_practices_add_their_treated_volume():
         1.2 * 0.95 * 0.1 / 12 + 0.75 * 1.2 * (0.05 + 0.009 * 50) * 1.0 / 12, rel=1e-12)
 
 
-def test_example_runs_from_the_cli():
+def test_example_runs_from_the_cli(tmp_path):
     res = CliRunner().invoke(main, ["check", str(REDEV)])
     assert res.exit_code == 0, res.output
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["run", str(REDEV), "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert [p["id"] for p in doc["practices"]] == ["RG-1", "PP-1", "RT-1"]
+    assert doc["values_to_confirm"] and all(not v["verified"] for v in doc["values_to_confirm"])
 
 
 # ---------------------------------------------------------------------- bad input
