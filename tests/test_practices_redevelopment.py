@@ -133,7 +133,10 @@ def test_example_rrv_and_wqv_are_the_sum_of_the_practices():
     names = [v["name"] for v in res.values_to_confirm]
     assert any(n.startswith("redevelopment (standard_practices)") for n in names)
     assert all(v["verified"] is False and v["source"] for v in res.values_to_confirm)
-    assert set(res.values_to_confirm[0]) == {"name", "value", "units", "source", "verified"}
+    assert set(res.values_to_confirm[0]) == {"key", "name", "value", "units", "source",
+                                             "verified"}
+    keys = [v["key"] for v in res.values_to_confirm]
+    assert len(set(keys)) == len(keys) and "redevelopment_fraction" in keys
 
 
 def test_redevelopment_options_change_the_requirement():

@@ -254,21 +254,26 @@ def evaluate_practice(p: Practice, precip_in: float) -> dict:
 
 
 def values_to_confirm(p: Practice) -> list[dict]:
-    """The practice's manual factors as rows ``name, value, units, source, verified``."""
-    rows = [dict(name=f"practice {p.id}: RRv credit fraction ({p.kind})",
+    """The practice's manual factors as rows ``key, name, value, units, source, verified``
+    (``key``: a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``)."""
+    rows = [dict(key=f"practice_{p.id}_rrv_credit_fraction",
+                 name=f"practice {p.id}: RRv credit fraction ({p.kind})",
                  value=p.rrv_credit_fraction, units="-", source=p.rrv_credit_source,
                  verified=False)]
     for key in _VOID:
         if key in p.dims:
-            rows.append(dict(name=f"practice {p.id}: {key}", value=p.dims[key], units="-",
+            rows.append(dict(key=f"practice_{p.id}_{key}",
+                             name=f"practice {p.id}: {key}", value=p.dims[key], units="-",
                              source=p.void_ratio_source or "site file (no source given)",
                              verified=False))
     if p.max_drain_down_hr is not None:
-        rows.append(dict(name=f"practice {p.id}: maximum drain-down time",
+        rows.append(dict(key=f"practice_{p.id}_max_drain_down_hr",
+                         name=f"practice {p.id}: maximum drain-down time",
                          value=p.max_drain_down_hr, units="h", source=p.max_drain_down_source,
                          verified=False))
     if p.kind == "rooftop_disconnection":
-        rows.append(dict(name=f"practice {p.id}: minimum disconnection flow path",
+        rows.append(dict(key=f"practice_{p.id}_min_flow_path_length_ft",
+                         name=f"practice {p.id}: minimum disconnection flow path",
                          value=p.dims["min_flow_path_length_ft"], units="ft",
                          source=p.min_flow_path_source, verified=False))
     return rows

@@ -130,8 +130,8 @@ def assess_state_permit(facts) -> dict:
         ``coverage_reasons`` (each with its quote's source), ``edition`` (named or None),
         ``edition_note``, ``disturbance_limit`` (``limit_ac``, ``max_disturbed_at_one_time_ac``,
         ``passed`` True/False/None, ``reason``, ``quote``, ``source``,
-        ``verified_for_edition``), ``values_to_confirm`` (rows ``name, value, units,
-        source, verified``) and ``notes``.
+        ``verified_for_edition``), ``values_to_confirm`` (rows ``key, name, value,
+        units, source, verified``) and ``notes``.
     """
     rules = load_permit_rules()
     cov = rules["coverage"]
@@ -151,7 +151,8 @@ def assess_state_permit(facts) -> dict:
         reasons.append(f"disturbs {fmt_value(ac)} ac, less than one acre, as part of a larger "
                        f"common plan of development or sale: \"{lcp['quote']}\" "
                        f"({lcp['source']})")
-        confirm.append(dict(name="state permit: larger-common-plan clause", value=one_ac,
+        confirm.append(dict(key="state_permit_larger_common_plan",
+                            name="state permit: larger-common-plan clause", value=one_ac,
                             units="ac", source=lcp["source"], verified=bool(lcp["verified"])))
     else:
         eoh = cov["nyc_east_of_hudson"]
@@ -183,14 +184,16 @@ def assess_state_permit(facts) -> dict:
         edition_note = ("no permit edition named: set project.state_permit.edition "
                         f"({', '.join(permit_editions())})")
         if required is not False:
-            confirm.append(dict(name="state permit edition", value=None, units="",
+            confirm.append(dict(key="state_permit_edition", name="state permit edition",
+                                value=None, units="",
                                 source="not named in the site file", verified=False))
     else:
         checked = "verified" if ed["verified"] else "NOT verified"
         edition_note = (f"{ed['id']}, effective {ed['effective']} to {ed['expires']} "
                         f"({ed['source']}; dates {checked})")
         if not ed["verified"]:
-            confirm.append(dict(name=f"state permit edition {ed['id']} dates",
+            confirm.append(dict(key="state_permit_edition_dates",
+                                name=f"state permit edition {ed['id']} dates",
                                 value=f"{ed['effective']} to {ed['expires']}", units="",
                                 source=ed["source"], verified=False))
 
@@ -227,6 +230,7 @@ def assess_state_permit(facts) -> dict:
                   "or phase the work)")
     if required is not False and not verified_for:
         confirm.append(dict(
+            key="state_permit_disturbance_limit",
             name="state permit: soil disturbed at one time without written authorization",
             value=limit_ac, units="ac",
             source=f"{lim['source']}; quoted from {', '.join(lim['verified_editions'])}, not "

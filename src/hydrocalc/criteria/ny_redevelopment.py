@@ -117,12 +117,13 @@ def required_wqv_acft(r: Redevelopment, precip_in: float, new_impervious_ac: flo
 
 
 def values_to_confirm(r: Redevelopment) -> list[dict]:
-    """The option's unverified numbers as rows ``name, value, units, source, verified``."""
+    """The option's unverified numbers as rows ``key, name, value, units, source, verified``."""
     what = {"impervious_reduction": "smallest share of existing impervious cover removed",
             "standard_practices": "share of the redeveloped area's WQv treated by standard SMPs",
             "alternative_practices": "share of the redeveloped area's WQv treated by "
                                      "alternative practices"}[r.option]
-    return [dict(name=f"redevelopment ({r.option}): {what}", value=r.fraction, units="-",
+    return [dict(key="redevelopment_fraction",
+                 name=f"redevelopment ({r.option}): {what}", value=r.fraction, units="-",
                  source=r.fraction_source, verified=False)]
 
 
