@@ -99,6 +99,9 @@ _GEOMETRY = {
 #: Practice kinds accepted in ``[[criteria.practice]]``.
 PRACTICE_KINDS = tuple(_GEOMETRY)
 _VOID = ("media_void_ratio", "stone_void_ratio")
+#: kinds that empty by infiltration into the native soil unless they have an underdrain
+_INFILTRATING = ("bioretention", "rain_garden", "porous_pavement", "infiltration_trench",
+                 "dry_well")
 _OPTIONAL_GEOMETRY = {"bioretention": ("stone_depth_ft", "stone_void_ratio"),
                       "rain_garden": ("stone_depth_ft", "stone_void_ratio")}
 _COMMON = ("id", "kind", "description", "drainage_area_ft2", "drainage_impervious_ft2",
@@ -132,11 +135,7 @@ class Practice:
     @property
     def infiltrates(self) -> bool:
         """True when the practice empties by infiltration into the native soil."""
-        if self.kind in ("porous_pavement", "infiltration_trench", "dry_well"):
-            return not self.underdrain
-        if self.kind in ("bioretention", "rain_garden"):
-            return not self.underdrain
-        return False
+        return self.kind in _INFILTRATING and not self.underdrain
 
     @property
     def bottom_area_ft2(self) -> float | None:
@@ -352,8 +351,7 @@ def _parse_one(P, e, where: str) -> Practice | None:
     credit = P.number(e, "rrv_credit_fraction", where, required=True, lower=0.0, upper=1.0)
     credit_src = P.text(e, "rrv_credit_source", where, required=True)
     underdrain = P.boolean(e, "underdrain", where, default=False)
-    if underdrain and kind not in ("bioretention", "rain_garden", "porous_pavement",
-                                   "infiltration_trench", "dry_well"):
+    if underdrain and kind not in _INFILTRATING:
         P.add(f"{where}.underdrain", f"applies to infiltrating practices only; got true for "
                                      f"kind {kind!r}")
     rate = P.number(e, "infiltration_rate_in_hr", where, lower=0.0, lower_inclusive=False)
@@ -368,8 +366,7 @@ def _parse_one(P, e, where: str) -> Practice | None:
         P.add(f"{where}.min_flow_path_source", "is required for rooftop_disconnection; got "
                                                "nothing. Cite the manual section of the "
                                                "minimum flow path length.")
-    infiltrates = (kind in ("porous_pavement", "infiltration_trench", "dry_well",
-                            "bioretention", "rain_garden") and not underdrain)
+    infiltrates = kind in _INFILTRATING and not underdrain
     if infiltrates and rate is None:
         P.add(f"{where}.infiltration_rate_in_hr", f"is required for an infiltrating {kind} "
                                                   "(no underdrain); got nothing. Give the "
