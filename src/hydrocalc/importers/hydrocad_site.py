@@ -201,7 +201,11 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False) -> tuple
                                  "reason": why})
         nodes_out[nid] = info
     if not subs:
-        detail = "; ".join(f"{n['node']}: {n['reason']}" for n in not_imported if n["node"])[:600]
+        subs_out = [n for n in not_imported if n["kind"] == "subcatchment"]
+        detail = "; ".join(f"{n['node']}: {n['reason']}" for n in subs_out[:3]) or \
+            "the report has no subcatchment"
+        if len(subs_out) > 3:
+            detail += f"; and {len(subs_out) - 3} more"
         raise InputError(f"{src}: nothing can be imported: no subcatchment computed by the SCS "
                          f"TR-20 method with a printed area, CN and Tc ({detail}).")
     if not_imported:
