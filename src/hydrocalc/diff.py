@@ -93,7 +93,7 @@ class Diff:
 
     def text(self, width: int = 100) -> str:
         """Terminal text, lines at most ``width`` characters (long ones wrapped)."""
-        out = [f"diff {self.a} -> {self.b}"]
+        out = [f"diff A: {self.a}"[:width], f"  -> B: {self.b}"[:width]]
         for kind, title in (("input", "changed inputs"), ("result", "changed results"),
                             ("submitted", "changed submitted values")):
             rows = [c for c in self.changes if c.kind == kind]

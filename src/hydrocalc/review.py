@@ -245,8 +245,8 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
     nodes = nodes[nodes["scenario"] == scenario] if "scenario" in nodes else nodes
     subs = res.subcatchments
     subs = subs[subs["scenario"] == scenario] if "scenario" in subs else subs
-    cn_of = dict(zip(subs["id"], subs["cn"])) if "id" in subs else {}
-    tc_of = dict(zip(subs["id"], subs["tc_hr"])) if "id" in subs else {}
+    cn_of = dict(zip(subs["subcatchment"], subs["cn"])) if "subcatchment" in subs else {}
+    tc_of = dict(zip(subs["subcatchment"], subs["tc_hr"])) if "subcatchment" in subs else {}
     dt_hc = (sub.get("settings") or {}).get("dt_hr")
     storms_ok = set(site.storms.names)
     rows = []
