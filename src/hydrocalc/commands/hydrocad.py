@@ -1,6 +1,6 @@
 """Reviewing other programs' calculations: import, review, diff.
 
-* ``hydrocalc import hydrocad REPORT --out FOLDER [--allow-partial]``: read a HydroCAD report
+* ``hydrocalc import hydrocad REPORT --out FOLDER [--allow-partial] [--links LINKS.toml]``: read a HydroCAD report
   (PDF or its text) and write ``FOLDER/site.toml`` and ``FOLDER/submitted.json`` (written
   into a temporary folder, moved into place when complete). Exit 0 when imported (an
   incomplete import says INCOMPLETE and lists what was not imported), 1 when the report
@@ -29,11 +29,14 @@ def import_group():
               help="Folder to write site.toml and submitted.json into.")
 @click.option("--allow-partial", is_flag=True,
               help="Import the complete records of a truncated report (marked INCOMPLETE).")
-def import_hydrocad_cmd(report, out, allow_partial):
+@click.option("--links", "links", type=click.Path(dir_okay=False, path_type=str),
+              help="TOML [links] table NODE = \"DOWNSTREAM\" read off the routing diagram "
+                   "(a printed report does not state links); enables pond import.")
+def import_hydrocad_cmd(report, out, allow_partial, links):
     """Import a HydroCAD report (PDF or text) into FOLDER/site.toml + submitted.json."""
     from hydrocalc.importers.hydrocad_site import import_hydrocad
 
-    result = import_hydrocad(report, out, allow_partial=allow_partial)
+    result = import_hydrocad(report, out, allow_partial=allow_partial, links=links)
     click.echo(result.message())
     click.echo(f"next: hydrocalc review {out}/site.toml --submitted {out}/submitted.json")
 

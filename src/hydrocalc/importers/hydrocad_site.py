@@ -101,8 +101,9 @@ def _storm_id(name: str, used: set) -> str:
     return sid
 
 
-def convert_report(rep: HydroCADReport, *, allow_partial: bool = False) -> tuple[str, dict]:
-    """The ``site.toml`` text and the ``submitted.json`` content of a read report.
+def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
+                   links: dict | None = None) -> tuple[str, dict, dict]:
+    """The ``site.toml`` text, the ``submitted.json`` content and the CSV tables of a report.
 
     Parameters
     ----------
@@ -110,11 +111,18 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False) -> tuple
     allow_partial : bool, default False
         Import the complete records of a truncated report (marked incomplete) instead of
         refusing it.
+    links : dict, optional
+        ``{node id: downstream node id or "OUT"}``, the links a reviewer read off the routing
+        diagram (a printed report does not state them). With links, ponds whose storage and
+        devices convert exactly are imported too (see :func:`_convert_pond`); nodes not listed
+        drain to ``OUT``.
 
     Returns
     -------
     site_toml : str
     submitted : dict
+    csv_files : dict
+        File name -> CSV text (pond stage-storage tables) to write beside ``site.toml``.
 
     Raises
     ------
@@ -188,18 +196,33 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False) -> tuple
                 info["cn"] = int(cn)
                 info["tc_hr"] = node["tc_min"] / 60.0
                 subs.append((nid, node))
+        elif node["kind"] == "pond":
+            info.update(_pond_datum(node))
+            unsupported = _unsupported_devices(node)
+            if links is None:
+                why = _LINKS_REASON + ("; also: " + "; ".join(unsupported) if unsupported
+                                       else "")
+            elif unsupported:
+                why = "; ".join(unsupported)
+            else:
+                conv, why = _convert_pond(nid, node, info.get("datum_elev_ft"))
+                if conv is not None:
+                    info["imported"] = True
+                    info["conversion"] = conv
+        elif node["kind"] == "reach":
+            method = node.get("routing") or settings.get("reach_routing") or "not printed"
+            why = (_LINKS_REASON if links is None else
+                   f"reach routing ({method}) through a channel is not supported: hydrocalc "
+                   "reaches are pure lags")
         else:
-            why = _LINKS_REASON
-            if node["kind"] == "pond":
-                info.update(_pond_datum(node))
-                unsupported = _unsupported_devices(node)
-                if unsupported:
-                    why += "; also: " + "; ".join(unsupported)
+            why = _LINKS_REASON if links is None else "link nodes are not supported"
         if why:
             info["not_imported_reason"] = why
             not_imported.append({"node": nid, "kind": node["kind"], "item": "node",
                                  "reason": why})
         nodes_out[nid] = info
+    targets = _network(rep, nodes_out, links, not_imported)
+    subs = [(nid, node) for nid, node in subs if nodes_out[nid]["imported"]]
     if not subs:
         subs_out = [n for n in not_imported if n["kind"] == "subcatchment"]
         detail = "; ".join(f"{n['node']}: {n['reason']}" for n in subs_out[:3]) or \
@@ -234,7 +257,110 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False) -> tuple
         "nodes": nodes_out,
         "results": results,
     }
-    return _site_toml(rep, storms, dist, subs), submitted
+    ponds = [(nid, nodes_out[nid]) for nid, n in rep.nodes.items()
+             if n["kind"] == "pond" and nodes_out[nid]["imported"]]
+    csv_files = {p["conversion"]["csv"]: p["conversion"]["csv_text"] for _, p in ponds}
+    for _, p in ponds:
+        p["conversion"] = {k: v for k, v in p["conversion"].items() if k != "csv_text"}
+    submitted["links"] = links
+    return _site_toml(rep, storms, dist, subs, ponds, targets), submitted, csv_files
+
+
+def _network(rep, nodes_out: dict, links: dict | None, not_imported: list) -> dict:
+    """Downstream node of each imported node; leaves out ponds whose inflow is incomplete."""
+    if links is None:
+        return {nid: OUTLET_ID for nid, n in nodes_out.items() if n["imported"]}
+    for k, v in links.items():
+        for what, nid in (("node", k), ("target", v)):
+            if nid != OUTLET_ID and nid not in rep.nodes:
+                raise InputError(f"--links: {what} {nid!r} (in {k} = {v!r}) is not a node of "
+                                 f"the report; nodes: {', '.join(sorted(rep.nodes)[:12])}, "
+                                 f"or {OUTLET_ID!r}.")
+    changed = True
+    while changed:  # a pond whose inflow is incomplete cannot be compared: leave it out
+        changed = False
+        for nid, info in nodes_out.items():
+            if not info["imported"] or info["kind"] != "pond":
+                continue
+            ups = [u for u, t in links.items() if t == nid]
+            bad = [u for u in ups if not nodes_out[u]["imported"]]
+            why = (f"it receives flow from {', '.join(bad)}, not imported" if bad else
+                   None if ups else "no node drains to it (in --links)")
+            if why:
+                info["imported"] = False
+                info["not_imported_reason"] = why
+                not_imported.append({"node": nid, "kind": "pond", "item": "node", "reason": why})
+                changed = True
+    targets = {}
+    for nid, info in nodes_out.items():
+        if info["imported"]:
+            t = links.get(nid, OUTLET_ID)
+            if t != OUTLET_ID and not nodes_out[t]["imported"]:
+                info["drains_to_hydrocad"] = t  # its own results are still comparable
+                t = OUTLET_ID
+            targets[nid] = t
+    return targets
+
+
+_DEVICE_PATTERNS = (
+    (re.compile(r'^(\d+(?:\.\d+)?)" Vert\. Orifice/Grate C= ?(\d?\.\d+)$'),
+     lambda m: {"type": "circular_orifice", "diameter_in": float(m.group(1)),
+                "cd": float(m.group(2))}),
+    (re.compile(r'^(\d+(?:\.\d+)?)" W x (\d+(?:\.\d+)?)" H Vert\. Orifice/Grate '
+                r'C= ?(\d?\.\d+)$'),
+     lambda m: {"type": "rectangular_orifice", "width_in": float(m.group(1)),
+                "height_in": float(m.group(2)), "cd": float(m.group(3))}),
+    (re.compile(r"^(\d+(?:\.\d+)?) in/hr Exfiltration over (Surface|Wetted) area$"),
+     lambda m: {"type": "exfiltration", "rate_in_hr": float(m.group(1)),
+                "over": m.group(2).lower()}),
+)
+
+
+def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | None, str | None]:
+    """Exact conversion of a pond, or ``(None, reason)``.
+
+    Converted: one storage volume given as stage data "Listed below" whose table has a
+    ``Cum.Store`` column (written as a ``stage_storage`` CSV: the storage HydroCAD computed,
+    elevations turned into stages above the datum, the lowest storage invert), and devices
+    routed directly to Primary (Discarded for exfiltration): vertical circular or rectangular
+    orifices/grates with their printed C, exfiltration over the surface or wetted area.
+    Inverts become stages above the datum.
+    """
+    table, storage = node.get("stage_table"), node.get("storage", [])
+    if datum is None or not table or "Cum.Store" not in table["columns"]:
+        return None, "its stage-storage table (Elevation ... Cum.Store) was not read"
+    if len(storage) != 1 or "Listed below" not in storage[0]["description"]:
+        return None, ("only one storage volume given as a listed stage table is supported; "
+                      f"got {[v['description'][:30] for v in storage]}")
+    ci = table["columns"].index("Cum.Store")
+    rows = [(round(r[0] - datum, 6), r[ci]) for r in table["rows"]]
+    if rows[0] != (0.0, 0.0):
+        return None, ("its stage table does not start at the datum with zero storage "
+                      f"(first row {table['rows'][0]})")
+    outlets = []
+    for d in node.get("devices", []):
+        conv = None
+        for rx, make in _DEVICE_PATTERNS:
+            m = rx.match(d["description"])
+            if m:
+                conv = make(m)
+                break
+        wanted = "Discarded" if conv and conv["type"] == "exfiltration" else "Primary"
+        if conv is None or d["routing"] != wanted:
+            return None, (f"device #{d['device']} {d['description'][:50]!r} routed to "
+                          f"{d['routing']} is not supported")
+        if conv["type"] != "exfiltration":
+            conv["invert_ft"] = round(d["invert_elev_ft"] - datum, 6)
+        conv["id"] = f"device_{d['device']}"
+        conv["elevation_ft"] = d["invert_elev_ft"]
+        outlets.append(conv)
+    if not outlets:
+        return None, "no outlet device was read"
+    csv_name = re.sub(r"[^A-Za-z0-9_.-]", "_", nid) + "_stage_storage.csv"
+    csv_text = "stage_ft,storage_ft3\n" + "".join(f"{a!r},{b!r}\n" for a, b in rows)
+    return {"datum_elev_ft": datum, "csv": csv_name, "csv_text": csv_text,
+            "outlets": outlets}, None
+
 
 
 def _pond_datum(node: dict) -> dict:
@@ -272,7 +398,8 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list) -> str:
+def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: list,
+               targets: dict) -> str:
     name = rep.project or pathlib.Path(rep.source).stem
     span = rep.settings.get("time_span_hr")
     lines = [
@@ -313,7 +440,8 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list) -> str:
         if scen == "pre":
             lines.append("# pre: a copy of the imported network (a report has one network)")
         for nid, node in subs:
-            lines += [f"[[{scen}.subcatchment]]", f"id = {_q(nid)}", f'to = "{OUTLET_ID}"']
+            lines += [f"[[{scen}.subcatchment]]", f"id = {_q(nid)}",
+                      f"to = {_q(targets[nid])}"]
             if node.get("name") and node["name"] != nid:
                 lines.append(f"description = {_q(node['name'])}")
             printed = node.get("area_printed", "")
@@ -326,13 +454,32 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list) -> str:
                       f"cn = {int(node['cn_printed'])}  # printed CN",
                       f"tc_hr = {node['tc_min'] / 60.0!r}  # printed Tc = {node['tc_min']} min",
                       ""]
+        for pid, info in ponds:
+            conv = info["conversion"]
+            lines += [f"[[{scen}.pond]]", f"id = {_q(pid)}", f"to = {_q(targets[pid])}"]
+            if info.get("name") and info["name"] != pid:
+                lines.append(f"description = {_q(info['name'])}")
+            lines += [f"# stages from the pond bottom: stage 0 = elevation "
+                      f"{conv['datum_elev_ft']} ft (datum)",
+                      f"[{scen}.pond.storage]", 'type = "stage_storage"',
+                      f"csv = {_q(conv['csv'])}  # HydroCAD's Cum.Store by elevation"]
+            for o in conv["outlets"]:
+                lines.append(f"[[{scen}.pond.outlet]]")
+                for k, v in o.items():
+                    if k == "elevation_ft":
+                        continue
+                    note = f"  # elevation {o['elevation_ft']} ft" if k == "invert_ft" else ""
+                    lines.append(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}{note}")
+            lines.append("")
         lines += [f"[[{scen}.design_point]]", f'id = "{OUTLET_ID}"',
+
                   'description = "all imported subcatchments (not a HydroCAD node)"', ""]
     return "\n".join(lines)
 
 
 def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
-                    allow_partial: bool = False) -> ImportResult:
+                    allow_partial: bool = False,
+                    links: str | os.PathLike | None = None) -> ImportResult:
     """Import a HydroCAD report into ``out/site.toml`` and ``out/submitted.json``.
 
     Parameters
@@ -345,6 +492,9 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         when complete.
     allow_partial : bool, default False
         See :func:`convert_report`.
+    links : path, optional
+        A TOML file with a ``[links]`` table ``NODE = "DOWNSTREAM"`` (or ``"OUT"``), read off
+        the report's routing diagram by the reviewer; see :func:`convert_report`.
 
     Returns
     -------
@@ -356,14 +506,17 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         Not a HydroCAD report, an encrypted or image-only PDF, a truncated report, nothing
         importable, or ``out`` not usable. Nothing is written then.
     """
+    link_map = _read_links(links) if links is not None else None
     rep = read_report(report)
-    site_toml, submitted = convert_report(rep, allow_partial=allow_partial)
+    site_toml, submitted, csv_files = convert_report(rep, allow_partial=allow_partial,
+                                                     links=link_map)
     out = pathlib.Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out must be a folder; got {str(out)!r} (a file).")
     if out.is_dir():
         extra = sorted(p.name for p in out.iterdir()
                        if p.name not in ("site.toml", "submitted.json"))
+        extra = [n for n in extra if not n.endswith("_stage_storage.csv")]
         if extra:
             raise InputError(f"--out must be a new folder or a previous import; {str(out)!r} "
                              f"holds other files ({', '.join(extra[:3])}). Choose another "
@@ -376,6 +529,8 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
                          f"({exc.strerror or exc}).") from None
     try:
         (tmp / "site.toml").write_text(site_toml, encoding="utf-8")
+        for name, text in csv_files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "submitted.json").write_text(
             json.dumps(submitted, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
             encoding="utf-8")
@@ -391,6 +546,26 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         raise
     return ImportResult(folder=out, complete=submitted["complete"],
                         not_imported=submitted["not_imported"], submitted=submitted)
+
+
+def _read_links(path) -> dict:
+    """The ``[links]`` table of a links file (``NODE = "DOWNSTREAM"``)."""
+    import tomllib
+
+    p = pathlib.Path(path)
+    try:
+        with p.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except OSError as exc:
+        raise InputError(f"--links {p}: could not be read ({exc.strerror or exc}).") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"--links {p}: not valid TOML ({exc}).") from None
+    links = doc.get("links")
+    if not isinstance(links, dict) or set(doc) != {"links"} or not all(
+            isinstance(v, str) for v in links.values()):
+        raise InputError(f"--links {p}: expected one table [links] of NODE = \"DOWNSTREAM\" "
+                         f"(a node id or {OUTLET_ID!r}); got keys {sorted(doc)}.")
+    return dict(links)
 
 
 def _umask() -> int:
