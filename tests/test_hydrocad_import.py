@@ -379,3 +379,138 @@ def test_out_folder_with_other_files_is_not_touched(tmp_path):
     code, text = run("import", "hydrocad", CHAN710, "--out", out, "--allow-partial")
     assert code == 1 and "holds other files" in text
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+# -- ponds (with --links): a round trip through HydroCAD's printed format -----------------
+# No stored public report has a pond hydrocalc can represent exactly (the one above has a
+# culvert with dynamic tailwater), so this text is CONSTRUCTED in HydroCAD 10's printed
+# layout from hydrocalc's own results for the same inputs: importing it must rebuild the
+# same model (datum, stages, orifice) and the review must agree everywhere.
+
+_RT_HEAD = """
+[project]
+name = "round trip"
+municipality = "nys_generic"
+receiving_water = "x"
+drains_to_impaired_water = false
+disturbed_area_ac = 0
+new_impervious_area_ac = 0
+project_type = "other"
+[storms]
+distribution = "III"
+wqv_precip_in = 1.0
+wqv_precip_source = "x"
+[storms.depths_in]
+"10-yr" = 4.9
+[analysis]
+dt_hr = 0.01
+duration_hr = 48.0
+[criteria]
+standard = "none"
+"""
+_RT_NET = """
+[[{s}.subcatchment]]
+id = "1S"
+to = "1P"
+area_ft2 = 43560.0
+cn = 80
+tc_hr = 0.25
+[[{s}.pond]]
+id = "1P"
+to = "OUT"
+[{s}.pond.storage]
+type = "stage_storage"
+stage_ft = [0.0, 6.0]
+storage_ft3 = [0.0, 12000.0]
+[[{s}.pond.outlet]]
+type = "circular_orifice"
+diameter_in = 6.0
+invert_ft = 0.5
+cd = 0.6
+[[{s}.design_point]]
+id = "OUT"
+"""
+
+
+def _printed_report(tmp_path) -> str:
+    import numpy as np
+
+    from hydrocalc.analysis import analyze
+    from hydrocalc.hydrograph import parabolic_peak
+    from hydrocalc.site import load_site
+
+    f = tmp_path / "rt_site.toml"
+    f.write_text(_RT_HEAD + _RT_NET.replace("{s}", "pre") + _RT_NET.replace("{s}", "post"))
+    res = analyze(load_site(f))
+    t = res.time_hr
+    qs, ts = parabolic_peak(t, res.flow_cfs("post", "10-yr", "1S"))
+    n = res.nodes.set_index(["scenario", "storm", "node"]).loc[("post", "10-yr", "1S")]
+    p = res.ponds.set_index(["scenario", "storm", "pond"]).loc[("post", "10-yr", "1P")]
+    qo, to = parabolic_peak(t, res.flow_cfs("post", "10-yr", "1P"))
+    vo = float(np.trapezoid(res.flow_cfs("post", "10-yr", "1P"), t)) * 3600 / 43560
+    footer = "HydroCAD® 10.00-26 s/n 00000 © 2020 HydroCAD Software Solutions LLC"
+    return f"""Drainage Diagram for RoundTrip Prepared by Test Engineer 1/2/2025 {footer}
+Type III 24-hr 10-yr Rainfall=4.90" RoundTrip
+Prepared by Test Engineer Printed 1/2/2025 {footer} Page 2
+Summary for Subcatchment 1S: Lot
+Runoff = {qs:.2f} cfs @ {ts:.2f} hrs, Volume= {n['volume_acft']:.3f} af, Depth= {n['runoff_in']:.2f}"
+Runoff by SCS TR-20 method, UH=SCS, Weighted-CN, Time Span= 0.00-48.00 hrs, dt= 0.01 hrs
+Type III 24-hr 10-yr Rainfall=4.90"
+Area (sf) CN Description
+43,560 80 Lot
+Tc Length Slope Velocity Capacity Description
+(min) (feet) (ft/ft) (ft/sec) (cfs)
+15.0 Direct Entry,
+Type III 24-hr 10-yr Rainfall=4.90" RoundTrip
+Prepared by Test Engineer Printed 1/2/2025 {footer} Page 3
+Summary for Pond 1P: Basin
+Inflow Area = 1.000 ac, 0.00% Impervious, Inflow Depth = {n['runoff_in']:.2f}" for 10-yr event
+Inflow = {qs:.2f} cfs @ {ts:.2f} hrs, Volume= {n['volume_acft']:.3f} af
+Outflow = {qo:.2f} cfs @ {to:.2f} hrs, Volume= {vo:.3f} af, Atten= 50%, Lag= 30.0 min
+Primary = {qo:.2f} cfs @ {to:.2f} hrs, Volume= {vo:.3f} af
+Routing by Stor-Ind method, Time Span= 0.00-48.00 hrs, dt= 0.01 hrs
+Peak Elev= {100 + p['peak_stage_ft']:.2f}' @ {to:.2f} hrs Surf.Area= 2,000 sf Storage= {p['peak_storage_ft3']:,.0f} cf
+Volume Invert Avail.Storage Storage Description
+#1 100.00' 12,000 cf Custom Stage Data (Prismatic) Listed below (Recalc)
+Elevation Surf.Area Inc.Store Cum.Store
+(feet) (sq-ft) (cubic-feet) (cubic-feet)
+100.00 2,000 0 0
+106.00 2,000 12,000 12,000
+Device Routing Invert Outlet Devices
+#1 Primary 100.50' 6.0" Vert. Orifice/Grate C= 0.600
+Primary OutFlow Max={qo:.2f} cfs @ {to:.2f} hrs HW=102.00' (Free Discharge)
+1=Orifice/Grate (Orifice Controls {qo:.2f} cfs @ 5.00 fps)
+"""
+
+
+def test_pond_round_trip_with_links(tmp_path):
+    report = tmp_path / "roundtrip.txt"
+    report.write_text(_printed_report(tmp_path))
+    links = tmp_path / "links.toml"
+    links.write_text('[links]\n"1S" = "1P"\n"1P" = "OUT"\n')
+    out = tmp_path / "imp"
+    # without links the pond cannot be placed: imported subcatchment only, pond listed
+    res = import_hydrocad(report, tmp_path / "nolinks")
+    assert not res.complete
+    assert any(i["node"] == "1P" and "links" in i["reason"] for i in res.not_imported)
+    code, text = run("import", "hydrocad", report, "--out", out, "--links", links)
+    assert code == 0, text
+    assert "(complete)" in text
+    site = (out / "site.toml").read_text()
+    assert 'invert_ft = 0.5  # elevation 100.5 ft' in site
+    assert (out / "1P_stage_storage.csv").read_text() == \
+        "stage_ft,storage_ft3\n0.0,0.0\n6.0,12000.0\n"
+    rev = review_site(out / "site.toml", out / "submitted.json")
+    assert {r.status for r in rev.rows} == {"agrees"}, rev.table()
+    quantities = {r.quantity for r in rev.rows if r.node == "1P"}
+    assert {"inflow_peak_cfs", "peak_cfs", "volume_acft", "peak_elevation_ft",
+            "peak_storage_ft3", "primary_peak_cfs"} <= quantities
+
+
+def test_bad_links_file(tmp_path):
+    links = tmp_path / "links.toml"
+    links.write_text('[links]\n"FT9.9" = "OUT"\n')
+    code, text = run("import", "hydrocad", CHAN710, "--out", tmp_path / "o", "--allow-partial",
+                     "--links", links)
+    assert code == 1 and "'FT9.9'" in text and "not a node of the report" in text
+    assert not (tmp_path / "o").exists()

@@ -26,6 +26,11 @@ Tolerances
   reports in the test suite show for Tc >= 14 min (``docs/reviewing_hydrocad.md``).
 * **Time of peak**: the larger of HydroCAD's printed time step and 0.05 h, plus half a
   printed unit.
+* **Ponds** (imported with ``--links``): inflow and outflow peaks and storage as peaks (5 %),
+  volumes at printed precision, peak elevation within ``POND_DEPTH_RTOL`` (2 %) of the depth
+  above the pond bottom. HydroCAD's "Outflow" is primary + discarded flow. A pond value
+  beyond tolerance whose inflow peak differs for a known cause is *explained* by that cause
+  (propagated).
 
 Known causes (checked in this order, beyond the tolerance)
 ----------------------------------------------------------
@@ -63,6 +68,7 @@ SHORT_TC_MIN = 14.0  #: Tc below which HydroCAD's smoothed storm curves raise pe
 SHORT_TC_MAX_PCT = 15.0  #: largest peak excess explained by the smoothed curves [%]
 COARSE_DT_MAX_PCT = 10.0  #: largest peak difference explained by a coarse time step [%]
 MIN_TIME_TOL_HR = 0.05  #: smallest time-of-peak tolerance [h]
+POND_DEPTH_RTOL = 0.02  #: peak-elevation tolerance, fraction of the depth above the datum [-]
 _UNITS = {"peak_cfs": "cfs", "time_of_peak_hr": "h", "volume_acft": "af", "runoff_in": "in",
           "peak_elevation_ft": "ft", "peak_storage_ft3": "ft3"}
 _STATUSES = ("agrees", "explained", "unexplained", "not imported", "not compared")
@@ -267,6 +273,10 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
             continue
         sel = nodes[(nodes["storm"] == storm) & (nodes["node"] == node)] \
             if "node" in nodes else nodes.iloc[0:0]
+        if r["kind"] == "pond" and not sel.empty:
+            rows.append(_pond_row(res, scenario, storm, node, r, info, base, dt_hc,
+                                  parabolic_peak))
+            continue
         if sel.empty or r["kind"] != "subcatchment":
             rows.append(ReviewRow(**base, recomputed=None, difference=None, difference_pct=None,
                                   tolerance=None, status="not compared",
@@ -301,9 +311,66 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
         rows.append(ReviewRow(**base, recomputed=float(rec), difference=float(diff),
                               difference_pct=None if pct is None else float(pct),
                               tolerance=float(tol), status=status, cause=cause))
+    _propagate(rows)
     return Review(site=str(site_file), submitted_file=str(submitted_file),
                   source=sub.get("source", {}), complete=bool(sub.get("complete")),
                   incomplete_reasons=list(sub.get("incomplete_reasons", [])), rows=rows)
+
+
+def _pond_row(res, scenario, storm, node, r, info, base, dt_hc, parabolic_peak) -> ReviewRow:
+    """A pond's printed value beside hydrocalc's (HydroCAD "Outflow" = primary + discarded)."""
+    import numpy as np
+
+    q = r["quantity"]
+    i = list(res.storms).index(storm)
+    arr = res.pond_arrays(scenario, node)
+    prow = res.ponds[(res.ponds["scenario"] == scenario) & (res.ponds["storm"] == storm)
+                     & (res.ponds["pond"] == node)].iloc[0]
+    t = res.time_hr
+    series = {"": arr["primary_cfs"][i] + arr["discarded_cfs"][i],
+              "primary_": arr["primary_cfs"][i], "discarded_": arr["discarded_cfs"][i],
+              "inflow_": res.flow_cfs(scenario, storm, node, which="inflow")}
+    prefix = next((p for p in ("inflow_", "primary_", "discarded_") if q.startswith(p)), "")
+    what = q[len(prefix):]
+    half = 0.5 * 10.0 ** (-r["decimals"])
+    rec = None
+    if what in ("peak_cfs", "time_of_peak_hr"):
+        qp, tp = parabolic_peak(t, series[prefix])
+        rec = qp if what == "peak_cfs" else tp
+        tol = max(half, PEAK_RTOL * abs(r["value"])) if what == "peak_cfs" else \
+            max(dt_hc or 0.0, MIN_TIME_TOL_HR) + half
+    elif what == "volume_acft":
+        rec = float(np.trapezoid(series[prefix], t)) * 3600.0 / 43560.0
+        tol = half + 1e-9
+    elif q == "peak_elevation_ft" and info.get("datum_elev_ft") is not None:
+        rec = float(prow["peak_stage_ft"]) + info["datum_elev_ft"]
+        tol = max(half, POND_DEPTH_RTOL * (r["value"] - info["datum_elev_ft"]))
+    elif q == "peak_storage_ft3":
+        rec = float(prow["peak_storage_ft3"])
+        tol = max(half, PEAK_RTOL * abs(r["value"]))
+    if rec is None:
+        return ReviewRow(**base, recomputed=None, difference=None, difference_pct=None,
+                         tolerance=None, status="not compared",
+                         cause=f"hydrocalc has no {q} for a pond")
+    diff = rec - r["value"]
+    pct = 100.0 * diff / r["value"] if r["value"] else None
+    ok = abs(diff) <= tol
+    return ReviewRow(**base, recomputed=float(rec), difference=float(diff),
+                     difference_pct=None if pct is None else float(pct), tolerance=float(tol),
+                     status="agrees" if ok else "unexplained",
+                     cause="" if ok else "unexplained: no known cause applies")
+
+
+def _propagate(rows: list) -> None:
+    """A routed value beyond tolerance is explained by its inflow's explained difference."""
+    inflow = {(r.node, r.storm): r for r in rows if r.quantity == "inflow_peak_cfs"}
+    for r in rows:
+        src = inflow.get((r.node, r.storm))
+        if r.kind == "pond" and r.status == "unexplained" and src is not None \
+                and src is not r and src.status == "explained":
+            r.status = "explained"
+            r.cause = (f"propagated from the pond's inflow (inflow peak "
+                       f"{src.difference_pct:+.1f} %: {src.cause})")
 
 
 def _cause(q, r, rec, info, site_cn, site_tc_hr, dt_hc, min_tc_hr) -> str:
