@@ -332,8 +332,8 @@ def test_pdf_that_is_not_hydrocad(tmp_path):
     code, text = run("import", "hydrocad", pdf, "--out", tmp_path / "o")
     assert code == 1
     assert text.strip().splitlines() == [
-        "error: letter.pdf: not a HydroCAD report: expected its page footer 'HydroCAD® "
-        "<version> s/n ... HydroCAD Software Solutions LLC'."]
+        ("error: letter.pdf: not a HydroCAD report: expected its page footer 'HydroCAD® "
+        "<version> s/n ... HydroCAD Software Solutions LLC'.")]
     assert not (tmp_path / "o").exists()
 
 

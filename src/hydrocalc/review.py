@@ -57,11 +57,20 @@ import html
 import json
 import math
 import pathlib
+import re
+import textwrap
 
 from hydrocalc.errors import InputError
 
-__all__ = ["PEAK_RTOL", "SHORT_TC_MAX_PCT", "COARSE_DT_MAX_PCT", "Review", "ReviewRow",
-           "review_site", "load_submitted"]
+__all__ = [
+    "COARSE_DT_MAX_PCT",
+    "PEAK_RTOL",
+    "SHORT_TC_MAX_PCT",
+    "Review",
+    "ReviewRow",
+    "load_submitted",
+    "review_site",
+]
 
 PEAK_RTOL = 0.05  #: relative tolerance of peak flows [-]
 SHORT_TC_MIN = 14.0  #: Tc below which HydroCAD's smoothed storm curves raise peaks [min]
@@ -157,11 +166,9 @@ class Review:
             lines.append(f"{r.node[:10]:<10} {r.storm[:9]:<9} {r.quantity[:16]:<16} "
                          f"{r.printed:>10} {rec:>10} {pct:>7}  {r.status}")
             if r.cause and r.status != "agrees":
-                text = "cause: " + r.cause
-                while text:
-                    lines.append("    " + text[:width - 4])
-                    text = text[width - 4:]
-        lines.append(self.verdict()[:width * 3])
+                lines += textwrap.wrap("cause: " + r.cause, width, initial_indent="    ",
+                                       subsequent_indent="      ")
+        lines += textwrap.wrap(self.verdict(), width, subsequent_indent="  ")
         return "\n".join(lines)
 
     def to_html(self) -> str:
@@ -260,10 +267,10 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
         node, storm, q = r["node"], r.get("storm"), r["quantity"]
         hc_storm = r.get("hydrocad_storm") or storm or ""
         info = sub["nodes"].get(node, {})
-        base = dict(node=node, kind=r["kind"], storm=storm or hc_storm, quantity=q,
-                    unit=_UNITS.get(q.split("_", 1)[-1] if q.startswith(("inflow_", "primary_",
+        base = {"node": node, "kind": r["kind"], "storm": storm or hc_storm, "quantity": q,
+                    "unit": _UNITS.get(q.split("_", 1)[-1] if q.startswith(("inflow_", "primary_",
                                     "discarded_", "secondary_")) else q, ""),
-                    submitted=r["value"], printed=r["printed"])
+                    "submitted": r["value"], "printed": r["printed"]}
         if not r.get("imported") or storm not in storms_ok:
             why = info.get("not_imported_reason") or (
                 f"storm {hc_storm!r} not imported" if not (storm and storm in storms_ok)
@@ -396,6 +403,3 @@ def _cause(q, r, rec, info, site_cn, site_tc_hr, dt_hc, min_tc_hr) -> str:
         return (f"time step: HydroCAD's peak is a parabola through ordinates dt = {dt_hc:g} h "
                 "apart (hydrocalc: 0.01 h)")
     return ""
-
-
-import re  # noqa: E402  (used by _cause; kept last to keep the public part on top)

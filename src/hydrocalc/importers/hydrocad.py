@@ -214,7 +214,7 @@ def _normalize(text: str) -> str:
     while lines and (lines[0].startswith("#") or not lines[0].strip()):
         lines.pop(0)
     text = "\n".join(lines)
-    t = re.sub(r"<br\s*/?>", " ", text, flags=re.I)
+    t = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
     t = t.replace("\u00a0", " ").replace("\u2019", "'").replace("\u201d", '"')
     t = re.sub(r"HydroCAD(?:O|\(R\)|®)", "HydroCAD®", t)
     for word in _SPLIT_WORDS:  # "Orif i ce" -> "Orifice"
@@ -310,7 +310,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
 
 def _settings(rep: HydroCADReport, t: str) -> None:
     s = rep.settings
-    m = re.search(r"Time ?span= ?(\d+\.\d+)-(\d+\.\d+) hrs, dt= ?(\d+\.\d+) hrs", t, re.I)
+    m = re.search(r"Time ?span= ?(\d+\.\d+)-(\d+\.\d+) hrs, dt= ?(\d+\.\d+) hrs", t, re.IGNORECASE)
     if m:
         s["time_span_hr"] = [_num(m.group(1)), _num(m.group(2))]
         s["dt_hr"] = _num(m.group(3))

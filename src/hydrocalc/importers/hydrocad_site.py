@@ -381,7 +381,7 @@ def _unsupported_devices(node: dict) -> list[str]:
         elif "Horiz. Orifice" in desc:
             why = ("a horizontal orifice/grate limited to weir flow uses a weir coefficient the "
                    "report does not print")
-        elif re.search(r"Pump|Sim-Route|Custom Weir|Special & User", desc, re.I):
+        elif re.search(r"Pump|Sim-Route|Custom Weir|Special & User", desc, re.IGNORECASE):
             why = "not supported"
         elif d["routing"].startswith("Device"):
             why = f"devices in series ({d['routing']}) are not supported without the culvert"
@@ -404,8 +404,8 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
     span = rep.settings.get("time_span_hr")
     lines = [
         f"# Imported by `hydrocalc import hydrocad` from {rep.source} (sha256 {rep.sha256[:12]}),",
-        f"# HydroCAD {rep.version}, prepared by {rep.preparer or 'not printed'}, "
-        f"printed {rep.printed or 'not printed'}.",
+        (f"# HydroCAD {rep.version}, prepared by {rep.preparer or 'not printed'}, "
+        f"printed {rep.printed or 'not printed'}."),
         "# Inputs are the values HydroCAD printed: area, CN (as HydroCAD used it) and Tc.",
         "# The printed results are in submitted.json; review with",
         "#   hydrocalc review site.toml --submitted submitted.json",
@@ -459,8 +459,8 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
             lines += [f"[[{scen}.pond]]", f"id = {_q(pid)}", f"to = {_q(targets[pid])}"]
             if info.get("name") and info["name"] != pid:
                 lines.append(f"description = {_q(info['name'])}")
-            lines += [f"# stages from the pond bottom: stage 0 = elevation "
-                      f"{conv['datum_elev_ft']} ft (datum)",
+            lines += [(f"# stages from the pond bottom: stage 0 = elevation "
+                      f"{conv['datum_elev_ft']} ft (datum)"),
                       f"[{scen}.pond.storage]", 'type = "stage_storage"',
                       f"csv = {_q(conv['csv'])}  # HydroCAD's Cum.Store by elevation"]
             for o in conv["outlets"]:
