@@ -424,9 +424,9 @@ def _truncation(rep: HydroCADReport, t: str) -> None:
     complete = re.search(r"(?:Runoff|Outflow)=" + _NUM + r" cfs " + _NUM + r" af", rest)
     if complete is None and not re.search(r"Summary for", rest):
         ids = re.findall(r"(?:Subcatchment|Pond|Reach) ?([^\s:]+):", t[-1200:])
-        after = f" after node {ids[-1]}" if ids else ""
-        rep.truncated = (f"the text ends inside a runoff-listing record{after} "
-                         f"({rest[:60].strip()!r} ...)")
+        last = f"; last node named: {ids[-1]}" if ids else ""
+        rep.truncated = (f"the text ends inside a runoff-listing record "
+                         f"({rest[:60].strip()!r} ...{last})")
 
 
 def _merge_inputs(rep, node_id, node, inputs: dict) -> None:
