@@ -180,7 +180,7 @@ def test_truncated_report_refused_unless_allow_partial(tmp_path):
     assert code == 0, text
     sub = json.loads((out / "submitted.json").read_text())
     assert sub["complete"] is False and sub["incomplete_reasons"]
-    assert sub["storms"]["2YR"]["hydrocad_name"] == "2 YR"
+    assert sub["storms"]["2_YR"]["hydrocad_name"] == "2 YR"
     assert len(sub["results"]) == 27
 
 
@@ -295,13 +295,13 @@ def test_diff_two_imports(chan_review, tmp_path):
     b = tmp_path / "b"
     b.mkdir()
     (b / "site.toml").write_text(
-        (out / "site.toml").read_text().replace('"2YR" = 2.8', '"2YR" = 3.0'))
+        (out / "site.toml").read_text().replace('"2_YR" = 2.8', '"2_YR" = 3.0'))
     (b / "submitted.json").write_text((out / "submitted.json").read_text().replace(
         '"printed": "12.09"', '"printed": "12.50"'))
     code, text = run("diff", out, b, "--html", tmp_path / "d.html")
     assert code == 1
-    assert "storms.depths_in.2YR  2.8 -> 3.0" in text
-    assert "nodes[post, FT4.4, 2YR].peak_cfs" in text
+    assert "storms.depths_in.2_YR  2.8 -> 3.0" in text
+    assert "nodes[post, FT4.4, 2_YR].peak_cfs" in text
     assert "FT4.4[2 YR].peak_cfs  12.09 -> 12.50" in text
     assert max(len(l) for l in text.splitlines() if not l.startswith("wrote")) <= 100
     assert not re.search(r"\d\.\d{6,}", text.split("changed results")[1])  # no 17 digits
@@ -514,3 +514,51 @@ def test_bad_links_file(tmp_path):
                      "--links", links)
     assert code == 1 and "'FT9.9'" in text and "not a node of the report" in text
     assert not (tmp_path / "o").exists()
+
+
+# -- more real reports: full summaries (9.10), OCR damage (9.00), NOAA events (10.10) -----
+
+SEH910 = FIX / "chanhassen_mms_swpond_hc910.txt"
+OCR900 = FIX / "chanhassen_mmw_filtswale_hc900_ocr.txt"
+NOAA1010 = FIX / "northampton_15150_hc1010_noaa.txt"
+
+
+def test_hydrocad_910_full_summaries_agree(tmp_path):
+    rep = read_report(SEH910)
+    n3 = rep.nodes["3S"]
+    assert n3["cn_printed"] == "81" and n3["area_printed"] == "237,532 sf"
+    assert n3["tc_min"] == 19.1 and n3["method"] == "SCS TR-20, UH=SCS"
+    assert [c["cn_printed"] for c in n3["covers"]] == ["98", "61"]
+    assert rep.settings["dt_hr"] == 0.05
+    out = tmp_path / "imp"
+    res = import_hydrocad(SEH910, out)
+    assert res.complete
+    rev = review_site(out / "site.toml", out / "submitted.json")
+    # measured: peaks +0.5 % (3S), +0.7 % (4S); times 12.09 vs 12.12 h; depths, volumes exact
+    assert {r.status for r in rev.rows} == {"agrees"}, rev.table()
+    assert len(rev.rows) == 8
+    peaks = [r.difference_pct for r in rev.rows if r.quantity == "peak_cfs"]
+    assert all(abs(p) < 1.0 for p in peaks)
+
+
+def test_ocr_damaged_storm_is_named_not_guessed(tmp_path):
+    rep = read_report(OCR900)
+    assert "1S-E" in rep.nodes  # "1S -E" repaired
+    assert rep.nodes["1S-E"]["tc_min"] == 30.0 and rep.nodes["1S-E"]["cn_printed"] == "74"
+    assert rep.storms == {}  # "Type 1124 -hr" is not decoded into Type II
+    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o", "--allow-partial")
+    assert code == 1 and len(text.strip().splitlines()) == 1
+    assert "Type 1124-hr 1 year Rainfall=2.30" in text
+    assert not (tmp_path / "o").exists()
+
+
+def test_hydrocad_1010_rainfall_events_listing(tmp_path):
+    from hydrocalc.importers.hydrocad import _normalize, _events_listing
+
+    rep = parse_report(_report_body(CHAN710))
+    _events_listing(rep, _normalize(NOAA1010.read_text()))
+    ev = rep.storms["100-YR"]
+    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] is None
+    assert ev["precip_in"] == 7.89 and ev["curve_mode"] == "Default"
+    with pytest.raises(InputError, match="not a HydroCAD report with results"):
+        read_report(NOAA1010)

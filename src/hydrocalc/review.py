@@ -41,7 +41,8 @@ Known causes (checked in this order, beyond the tolerance)
 3. *Smoothed storm curves at short Tc*: Tc < 14 min and HydroCAD's peak is higher by at most
    ``SHORT_TC_MAX_PCT`` (15 %): HydroCAD's coefficient-based NRCS curves give "more accurate
    (higher) peak runoff" at short Tc (HydroCAD, "Comparing SCS & SBUH Runoff Results",
-   hydrocad.net/scsresults.htm); hydrocalc uses the WinTR-20 tabular curves.
+   hydrocad.net/scsresults.htm); hydrocalc uses the WinTR-20 tabular curves. Not applied
+   when the report's Rainfall Events Listing gives the event's curve mode as "Tabular".
 4. *Time step and parabolic peak*: HydroCAD's printed dt is 0.05 h or more and the peak
    differs by at most ``COARSE_DT_MAX_PCT`` (10 %): its peak is a parabola through ordinates
    that far apart.
@@ -312,7 +313,9 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
             tol = half + 1e-9
         status, cause = "agrees", ""
         if abs(diff) > tol:
-            cause = _cause(q, r, rec, info, cn_of.get(node), tc_of.get(node), dt_hc, MIN_TC_HR)
+            mode = (sub.get("storms", {}).get(storm) or {}).get("curve_mode")
+            cause = _cause(q, r, rec, info, cn_of.get(node), tc_of.get(node), dt_hc, MIN_TC_HR,
+                           mode)
             status = "explained" if cause else "unexplained"
             cause = cause or "unexplained: no known cause applies"
         rows.append(ReviewRow(**base, recomputed=float(rec), difference=float(diff),
@@ -380,7 +383,7 @@ def _propagate(rows: list) -> None:
                        f"{src.difference_pct:+.1f} %: {src.cause})")
 
 
-def _cause(q, r, rec, info, site_cn, site_tc_hr, dt_hc, min_tc_hr) -> str:
+def _cause(q, r, rec, info, site_cn, site_tc_hr, dt_hc, min_tc_hr, curve_mode=None) -> str:
     """The known cause of a difference beyond tolerance, or "" (see the module notes)."""
     printed_cn = info.get("cn_printed")
     if printed_cn and site_cn is not None and re.fullmatch(r"\d+", str(printed_cn)) \
@@ -395,7 +398,8 @@ def _cause(q, r, rec, info, site_cn, site_tc_hr, dt_hc, min_tc_hr) -> str:
     if tc_min < min_tc_hr * 60.0 - 1e-9 and (q == "time_of_peak_hr" or rec < sub_v):
         return (f"Tc minimum: hydrocalc raises Tc = {tc_min:.1f} min to {min_tc_hr * 60:.0f} "
                 "min (TR-20 minimum); HydroCAD has none, so its peak is higher and earlier")
-    if tc_min < SHORT_TC_MIN and q == "peak_cfs" and 0 < -pct <= SHORT_TC_MAX_PCT:
+    if tc_min < SHORT_TC_MIN and q == "peak_cfs" and 0 < -pct <= SHORT_TC_MAX_PCT \
+            and curve_mode != "Tabular":
         return (f"smoothed storm curves: at Tc = {tc_min:.1f} min (< {SHORT_TC_MIN:.0f} min) "
                 "HydroCAD's coefficient-based NRCS curves give higher peaks than the WinTR-20 "
                 "tables hydrocalc uses (hydrocad.net/scsresults.htm)")

@@ -222,6 +222,11 @@ def _normalize(text: str) -> str:
         t = re.sub(pattern, word, t)
     t = re.sub(r"(\d\.\d+) ?of\b", r"\1 af", t)  # "0.029 of" -> "0.029 af"
     t = " ".join(t.split())
+    # OCR spacing: "Tc =30.0", "Volume= 0.528", "@12.12", "TR -20", "Stor- Ind +Trans"
+    t = re.sub(r" ?= ?", "=", t)
+    t = re.sub(r" ?@ ?", " @ ", t)
+    t = re.sub(r"(?<=\w) -(?=\w)|(?<=\w)- (?=[A-Za-z])", "-", t)
+    t = re.sub(r"(?<=\w) \+(?=\w)", "+", t)
     return t
 
 
@@ -288,6 +293,12 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
                                 f"({old['distribution_printed']} {old['precip_in']} in and "
                                 f"{printed} {info['precip_in']} in)")
         storm_pos.append((sm.start(), name))
+    _events_listing(rep, t)
+    spans = [(sm.start(), sm.end()) for sm in _STORM_RE.finditer(t)]
+    for rm in re.finditer(r"(?:Type )?\S+-hr [^\"=]{0,30}?Rainfall=\d+(?:\.\d+)?\"", t):
+        if not any(a <= rm.start() < b or a < rm.end() <= b for a, b in spans):
+            rep.problems.append(f"rainfall event {rm.group(0)!r} could not be read (not a "
+                                "HydroCAD storm type line)")
     _settings(rep, t)
 
     def storm_at(pos: int) -> str | None:
@@ -308,9 +319,28 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
     return rep
 
 
+def _events_listing(rep: HydroCADReport, t: str) -> None:
+    """HydroCAD 10's "Rainfall Events Listing": event, storm type, curve mode, depth."""
+    m = re.search(r"Rainfall Events Listing.*?Event# Event Name Storm Type Curve Mode Duration "
+                  r"\(hours\) B/B Depth \(inches\) AMC (.*?)(?=Area Listing|Prepared by|$)", t)
+    if not m:
+        return
+    for em in re.finditer(r"(\d+) (\S+(?: \S+)?) (Type (?:IA|III|II|I) 24-hr|(?:NOAA|NRCC|MSE) "
+                          r"24-hr [A-D1-6]|\S+ 24-hr) (Default|Smooth|Tabular) (\d+\.\d+) "
+                          r"(\d+) (\d+(?:\.\d+)?) (\d)\b", m.group(1)):
+        name, dist = em.group(2), em.group(3)
+        info = {"distribution_printed": dist, "distribution": _NRCS_TYPES.get(dist),
+                "precip_in": _num(em.group(7))}
+        rep.storms.setdefault(name, info)
+        rep.storms[name]["curve_mode"] = em.group(4)
+        rep.storms[name]["duration_hr"] = _num(em.group(5))
+        if _num(em.group(5)) != 24.0:
+            rep.storms[name]["distribution"] = None
+
+
 def _settings(rep: HydroCADReport, t: str) -> None:
     s = rep.settings
-    m = re.search(r"Time ?span= ?(\d+\.\d+)-(\d+\.\d+) hrs, dt= ?(\d+\.\d+) hrs", t, re.IGNORECASE)
+    m = re.search(r"Time ?span=(\d+\.\d+)-(\d+\.\d+) hrs, dt=(\d+\.\d+) hrs", t, re.IGNORECASE)
     if m:
         s["time_span_hr"] = [_num(m.group(1)), _num(m.group(2))]
         s["dt_hr"] = _num(m.group(3))
@@ -470,7 +500,7 @@ def _section_name(body: str) -> str | None:
 
 def _flows(rep, nid, kind, body, storm, labels):
     for label, q in labels:
-        m = re.search(r"\b" + label + r" ?= ?(" + _NUM + r") cfs @ (\d+\.\d+) hrs, Volume= ?("
+        m = re.search(r"\b" + label + r"=(" + _NUM + r") cfs @ (\d+\.\d+) hrs, Volume=("
                       + _NUM + r") af", body)
         if m:
             w = f"summary for {kind}"
@@ -482,8 +512,8 @@ def _flows(rep, nid, kind, body, storm, labels):
 def _sub_section(rep, nid, body, storm) -> None:
     node = _node(rep, nid, "subcatchment", _section_name(body))
     w = "summary for subcatchment"
-    m = re.search(r"(" + _NUM + r") cfs @ (\d+\.\d+) hrs, Volume= ?(" + _NUM +
-                  r") af, Depth= ?(\d+\.\d+)\"", body)
+    m = re.search(r"(" + _NUM + r") cfs @ (\d+\.\d+) hrs, Volume=(" + _NUM +
+                  r") af, Depth=(\d+\.\d+)\"", body)
     if m:
         rep.add_result(nid, "subcatchment", storm, "peak_cfs", m.group(1), w)
         rep.add_result(nid, "subcatchment", storm, "time_of_peak_hr", m.group(2), w)
@@ -510,10 +540,13 @@ def _sub_section(rep, nid, body, storm) -> None:
                           r"|Weighted).)*)", block)
         node["covers"] = [{"area_printed": a, "cn_printed": c, "description": d.strip()}
                           for a, c, d in rows]
+        u = "sf" if unit > 1 else "ac"
         if wm:
-            inputs = {"area_ac": _num(wm.group(1)) / unit, "cn_printed": wm.group(2)}
+            inputs = {"area_ac": _num(wm.group(1)) / unit, "cn_printed": wm.group(2),
+                      "area_printed": f"{wm.group(1)} {u}"}
         elif len(rows) == 1 and rows[0][1] != "*":
-            inputs = {"area_ac": _num(rows[0][0]) / unit, "cn_printed": rows[0][1]}
+            inputs = {"area_ac": _num(rows[0][0]) / unit, "cn_printed": rows[0][1],
+                      "area_printed": f"{rows[0][0]} {u}"}
         else:
             inputs = {}
             rep.problems.append(f"subcatchment {nid}: the weighted CN ('... Weighted "
@@ -544,14 +577,14 @@ def _reach_section(rep, nid, body, storm) -> None:
     m = re.search(r"Routing by (.+?) method", body)
     if m:
         node["routing"] = m.group(1).strip()
-    m = re.search(r"Peak Storage= ?(" + _NUM + r") (cf|af)", body)
+    m = re.search(r"Peak Storage=(" + _NUM + r") (cf|af)", body)
     if m:
         rep.add_result(nid, "reach", storm, "peak_storage_ft3", m.group(1),
                        "summary for reach", factor=43560.0 if m.group(2) == "af" else 1.0)
-    m = re.search(r"Average Depth at Peak Storage= ?(\d+\.\d+)'", body)
+    m = re.search(r"Average Depth at Peak Storage=(\d+\.\d+)'", body)
     if m:
         rep.add_result(nid, "reach", storm, "peak_depth_ft", m.group(1), "summary for reach")
-    desc = re.search(r"Bank-Full Depth.*?(?=Outlet Invert= ?[\d.,]+'|Summary for|$)", body)
+    desc = re.search(r"Bank-Full Depth.*?(?=Outlet Invert=[\d.,]+'|Summary for|$)", body)
     if desc:
         node["channel"] = desc.group(0)[:400]
 
@@ -565,8 +598,8 @@ def _pond_section(rep, nid, body, storm) -> None:
     m = re.search(r"Routing by (.+?) method", body)
     if m:
         node["routing"] = m.group(1).strip()
-    m = re.search(r"Peak Elev= ?(" + _NUM + r")' @ (\d+\.\d+) hrs(?: Surf\.Area= ?(" + _NUM +
-                  r") (sf|ac))? Storage= ?(" + _NUM + r") (cf|af)", body)
+    m = re.search(r"Peak Elev=(" + _NUM + r")' @ (\d+\.\d+) hrs(?: Surf\.Area=(" + _NUM +
+                  r") (sf|ac))? Storage=(" + _NUM + r") (cf|af)", body)
     if m:
         rep.add_result(nid, "pond", storm, "peak_elevation_ft", m.group(1), w)
         rep.add_result(nid, "pond", storm, "peak_storage_ft3", m.group(5), w,

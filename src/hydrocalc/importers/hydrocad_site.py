@@ -91,7 +91,7 @@ class ImportResult:
 
 
 def _storm_id(name: str, used: set) -> str:
-    base = re.sub(r"[^A-Za-z0-9_-]+", "", name) or "storm"
+    base = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "storm"
     if not base[0].isalnum():
         base = "s" + base
     sid, k = base, 2
@@ -160,8 +160,10 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
                    "a site has one distribution")
             not_imported.append({"node": "", "kind": "storm", "item": name, "reason": why})
     if not any(s["imported"] for s in storms.values()):
+        unread = [p for p in rep.problems if p.startswith("rainfall event")]
         raise InputError(f"{src}: nothing can be imported: no NRCS Type I/IA/II/III 24-hour "
-                         f"rainfall event was found (events: {sorted(rep.storms) or 'none'}).")
+                         f"rainfall event was found (events: {sorted(rep.storms) or 'none'}"
+                         f"{'; ' + '; '.join(unread) if unread else ''}).")
 
     settings = rep.settings
     nodes_out: dict = {}
