@@ -553,7 +553,7 @@ def test_ocr_damaged_storm_is_named_not_guessed(tmp_path):
 
 
 def test_hydrocad_1010_rainfall_events_listing(tmp_path):
-    from hydrocalc.importers.hydrocad import _normalize, _events_listing
+    from hydrocalc.importers.hydrocad import _events_listing, _normalize
 
     rep = parse_report(_report_body(CHAN710))
     _events_listing(rep, _normalize(NOAA1010.read_text()))
