@@ -562,3 +562,22 @@ def test_hydrocad_1010_rainfall_events_listing(tmp_path):
     assert ev["precip_in"] == 7.89 and ev["curve_mode"] == "Default"
     with pytest.raises(InputError, match="not a HydroCAD report with results"):
         read_report(NOAA1010)
+
+
+def test_diff_report_folders_and_csv_content(tmp_path):
+    import shutil
+
+    root = pathlib.Path(__file__).parents[1]
+    for side in ("a", "b"):
+        d = tmp_path / "x" / side
+        shutil.copytree(root / "examples" / "shelter_island", d / "inputs")
+        (d / "results.json").write_text(json.dumps({"parameters": {
+            "site_file": "inputs/site.toml"}}))
+    shutil.copytree(root / "design_storms", tmp_path / "x" / "a" / "design_storms")
+    csv = tmp_path / "x" / "b" / "inputs" / "post_subcatchments.csv"
+    csv.write_text(csv.read_text() + "# a reviewer's note\n")
+    code, text = run("diff", tmp_path / "x" / "a", tmp_path / "x" / "b", "--inputs-only")
+    assert code == 1, text
+    assert "post.subcatchments_csv (content)" in text
+    code, text = run("diff", tmp_path / "x" / "a", tmp_path / "x" / "a", "--inputs-only")
+    assert code == 0 and "EQUAL" in text
