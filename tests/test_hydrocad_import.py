@@ -581,3 +581,19 @@ def test_diff_report_folders_and_csv_content(tmp_path):
     assert "post.subcatchments_csv (content)" in text
     code, text = run("diff", tmp_path / "x" / "a", tmp_path / "x" / "a", "--inputs-only")
     assert code == 0 and "EQUAL" in text
+
+
+def test_area_and_soil_listings_are_kept_for_the_reviewer(tmp_path):
+    rep = read_report(TCS900)
+    area = rep.listings["area"]
+    assert area[0] == {"area": 9.774, "unit": "ac", "cn": 35, "description": "Brush, Fair, HSG A",
+                       "subcatchments": ["1S", "2S", "3S"]}
+    assert area[-1]["description"] == "Paved roads w/curbs & sewers"
+    assert area[-1]["subcatchments"] == ["4S"]
+    assert rep.listings["area_total"] == 18.345
+    assert sum(r["area"] for r in area) == pytest.approx(18.345, abs=0.002)
+    assert rep.listings["soil"][0]["group"] == "HSG A"
+    assert rep.listings["soil"][0]["area"] == 10.680
+    import_hydrocad(TCS900, tmp_path / "o", allow_partial=True)
+    sub = json.loads((tmp_path / "o" / "submitted.json").read_text())
+    assert sub["listings"]["area_total"] == 18.345

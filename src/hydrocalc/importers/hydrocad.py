@@ -100,6 +100,10 @@ class HydroCADReport:
         ``peak_storage_ft3``, ...), ``value``, ``decimals`` (printed), ``where``.
     problems : list of str
         Things printed that could not be read (each names the node and the field).
+    listings : dict
+        ``area``: rows of the "Area Listing" (``area``, ``unit``, ``cn``, ``description``,
+        ``subcatchments``) and ``area_total``; ``soil``: rows of the "Soil Listing"
+        (``area``, ``unit``, ``group``, ``subcatchments``). As printed, for the reviewer.
     truncated : str or None
         Why the text is considered cut short (a record cut by the end of the text).
     """
@@ -116,6 +120,7 @@ class HydroCADReport:
     results: list = dataclasses.field(default_factory=list)
     problems: list = dataclasses.field(default_factory=list)
     truncated: str | None = None
+    listings: dict = dataclasses.field(default_factory=dict)
 
     def add_result(self, node, kind, storm, quantity, text, where, *, factor=1.0, unit_dec=0):
         """Record one printed value (``text`` as printed; ``factor`` converts its unit)."""
@@ -294,6 +299,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
                                 f"{printed} {info['precip_in']} in)")
         storm_pos.append((sm.start(), name))
     _events_listing(rep, t)
+    _area_soil_listings(rep, t)
     spans = [(sm.start(), sm.end()) for sm in _STORM_RE.finditer(t)]
     for rm in re.finditer(r"(?:Type )?\S+-hr [^\"=]{0,30}?Rainfall=\d+(?:\.\d+)?\"", t):
         if not any(a <= rm.start() < b or a < rm.end() <= b for a, b in spans):
@@ -317,6 +323,47 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
                          "'Summary for Subcatchment ...' sections or the runoff listing "
                          "('Subcatchment ID: ... Runoff=... cfs ... af'); found neither.")
     return rep
+
+
+def _split_ids(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
+    """The "Area Listing" and "Soil Listing" pages (information for the reviewer)."""
+    m = re.search(r"Area Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?CN ?"
+                  r"Description \((?:subcats|subcatchment-numbers)\) (.*?)"
+                  r"(?=TOTAL AREA|Soil Listing|Ground Covers|$)", t)
+    if m:
+        unit = "ac" if m.group(1) == "acres" else "sf"
+        num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
+        start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
+        starts = list(start.finditer(m.group(2)))
+        rows = []
+        for i, sm in enumerate(starts):
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(2))
+            rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(2)[sm.end():end].strip())
+            dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
+            desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
+            if i + 1 == len(starts) and re.fullmatch(num, rest or "x"):
+                break
+            rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
+                         "description": desc.strip(), "subcatchments": _split_ids(subs)})
+        rep.listings["area"] = rows
+        tm = re.search(r"(" + num + r") ?TOTAL AREA", t[m.start():])
+        if tm:
+            rep.listings["area_total"] = _num(tm.group(1))
+    m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
+                  r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
+    if m:
+        unit = "ac" if m.group(1) == "acres" else "sf"
+        rows = []
+        for sm in re.finditer(r"(\d[\d,]*(?:\.\d{3})?) ?(HSG [A-D]|Other) ?(.*?)"
+                              r"(?= \d[\d,]*(?:\.\d{3})? ?(?:HSG [A-D]|Other)|$)", m.group(2)):
+            rows.append({"area": _num(sm.group(1)), "unit": unit, "group": sm.group(2),
+                         "subcatchments": _split_ids(re.sub(r" ?\d[\d,.]*$", "",
+                                                            sm.group(3)))})
+        rep.listings["soil"] = rows
 
 
 def _events_listing(rep: HydroCADReport, t: str) -> None:
