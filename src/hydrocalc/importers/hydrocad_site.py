@@ -16,11 +16,14 @@ Conversion rules (exact or not at all)
   its segments). SBUH, rational, Delmarva or other unit hydrographs and "Split
   Pervious/Imperv." runoff are not imported.
 * **Links**: a printed HydroCAD report does not state which node drains to which (they are
-  drawn in the routing diagram only). Each imported subcatchment therefore drains to one
-  design point ``OUT`` that stands for no HydroCAD node, and ponds, reaches and links are
-  not imported (their printed inputs and results are kept in ``submitted.json``). Ponds'
-  elevations are recorded with their datum (the lowest storage invert) so that stages can
-  be compared.
+  drawn in the routing diagram only). Without a links file each imported subcatchment
+  drains to one design point ``OUT`` that stands for no HydroCAD node, and ponds, reaches
+  and links are not imported (their printed inputs and results are kept in
+  ``submitted.json``). With ``links`` (``NODE = "DOWNSTREAM"``, read off the diagram by the
+  reviewer: an explicit input, never inferred), ponds that convert exactly are imported
+  (:func:`_convert_pond`): elevations become stages above the pond's datum (its lowest
+  storage invert, recorded) and the stage table is written as a CSV beside the site file.
+  Reaches stay out: HydroCAD routes them through a channel, hydrocalc reaches are lags.
 * **Scenarios**: a report describes one network; it is written as ``post`` and copied as
   ``pre`` (the site schema needs both).
 * **Project facts** a HydroCAD report does not print (municipality, receiving water, ...) are
