@@ -493,6 +493,11 @@ def test_pond_round_trip_with_links(tmp_path):
     res = import_hydrocad(report, tmp_path / "nolinks")
     assert not res.complete
     assert any(i["node"] == "1P" and "links" in i["reason"] for i in res.not_imported)
+    rev = review_site(tmp_path / "nolinks" / "site.toml", tmp_path / "nolinks" / "submitted.json")
+    pond_rows = [r for r in rev.rows if r.node == "1P"]
+    assert pond_rows and {r.status for r in pond_rows} == {"not imported"}
+    assert "links between nodes are not printed" in pond_rows[0].cause
+    assert not rev.unexplained and "INCOMPLETE" in rev.verdict()
     code, text = run("import", "hydrocad", report, "--out", out, "--links", links)
     assert code == 0, text
     assert "(complete)" in text
