@@ -602,3 +602,17 @@ def test_area_and_soil_listings_are_kept_for_the_reviewer(tmp_path):
     import_hydrocad(TCS900, tmp_path / "o", allow_partial=True)
     sub = json.loads((tmp_path / "o" / "submitted.json").read_text())
     assert sub["listings"]["area_total"] == 18.345
+
+
+def test_listing_in_printed_order_reads_the_same():
+    # The stored copies have the listing fields reordered by the extraction; a PDF's own text
+    # layer keeps HydroCAD's order: "Subcatchment 1S: NAME Runoff Area=... Runoff Depth=..."
+    # then "Flow Length=... Tc=... CN=... Runoff=... cfs ... af". Both read the same.
+    body = _report_body(TCS900)
+    rx = re.compile(r'(Runoff Area=[^"]*")(Subcatchment [^:]+: [A-Za-z ]+?) (Flow Length)')
+    printed_order = rx.sub(r"\2 \1\n\3", body)
+    assert printed_order != body
+    a, b = parse_report(body), parse_report(printed_order)
+    assert [(r["node"], r["quantity"], r["printed"]) for r in a.results] == \
+        [(r["node"], r["quantity"], r["printed"]) for r in b.results]
+    assert a.nodes["1S"] == b.nodes["1S"]
