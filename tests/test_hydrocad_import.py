@@ -534,6 +534,12 @@ def test_hydrocad_910_full_summaries_agree(tmp_path):
     assert n3["cn_printed"] == "81" and n3["area_printed"] == "237,532 sf"
     assert n3["tc_min"] == 19.1 and n3["method"] == "SCS TR-20, UH=SCS"
     assert [c["cn_printed"] for c in n3["covers"]] == ["98", "61"]
+    segs = n3["tc_segments"]
+    assert [(g["type"], g["tc_min"], g["length_ft"]) for g in segs] == [
+        ("Sheet Flow", 16.3, 220.0), ("Shallow Concentrated Flow", 2.5, 300.0),
+        ("Channel Flow", 0.3, 260.0)]
+    assert segs[0]["description"].startswith("Grass: Short n=0.150 P2=2.80")
+    assert segs[2]["capacity_cfs"] == 1502.24
     assert rep.settings["dt_hr"] == 0.05
     out = tmp_path / "imp"
     res = import_hydrocad(SEH910, out)

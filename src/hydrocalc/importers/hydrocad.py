@@ -604,6 +604,18 @@ def _sub_section(rep, nid, body, storm) -> None:
         _merge_inputs(rep, nid, node, inputs)
     tm = re.search(r"Tc Length Slope Velocity Capacity Description(?: \(min\) \(feet\) "
                    r"\(ft/ft\) \(ft/sec\) \(cfs\))?(.*)", body)
+    if tm:
+        segs = list(re.finditer(
+            r"(\d+\.\d) (\d[\d,]*) (\d?\.\d+) (\d+\.\d+)(?: (\d[\d,]*\.\d+))? (Sheet Flow|"
+            r"Shallow Concentrated Flow|Channel Flow|Pipe Channel|Circular Channel|"
+            r"Trap/Vee/Rect Channel Flow|Lag/CN Method), ?", tm.group(1)))
+        node["tc_segments"] = [
+            {"tc_min": _num(g.group(1)), "length_ft": _num(g.group(2)),
+             "slope_ftft": _num(g.group(3)), "velocity_fps": _num(g.group(4)),
+             "capacity_cfs": _num(g.group(5)) if g.group(5) else None, "type": g.group(6),
+             "description": tm.group(1)[g.end():segs[i + 1].start() if i + 1 < len(segs)
+                                       else None].split(" Summary for")[0].strip()[:120]}
+            for i, g in enumerate(segs)]
     if tm and "tc_min" not in node:
         tb = tm.group(1)
         total = re.search(r"(\d+\.\d) (?:" + _NUM + r" )?Total", tb)
