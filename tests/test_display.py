@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 class _Balance(html.parser.HTMLParser):
     """Checks that every opened non-void tag is closed in order (well-formed enough)."""
 
-    VOID = {"img", "br", "wbr", "hr", "meta", "input"}
+    VOID = frozenset({"img", "br", "wbr", "hr", "meta", "input"})
 
     def __init__(self):
         super().__init__()

@@ -25,7 +25,7 @@ import base64
 import html as _html
 import io
 
-__all__ = ["html", "text", "table_html", "figure_png"]
+__all__ = ["figure_png", "html", "table_html", "text"]
 
 #: Resolution of the inline figures [dots per inch]: small enough for a notebook cell.
 FIGURE_DPI = 80
@@ -150,7 +150,7 @@ def _hydrograph(h) -> str:
 
 
 def _hydrograph_set(hs) -> str:
-    m, n, nt = hs.flow_cfs.shape
+    m, n, _ = hs.flow_cfs.shape
     table = table_html("hydrograph_set", f"{m} storms x {n} subcatchments", hs.summary(),
                        "Direct runoff: NRCS unit hydrograph (NEH 630 Ch. 16).")
     last = m - 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 
-__all__ = ["ExplorerResult", "compute", "figure", "table", "explore", "SLIDERS"]
+__all__ = ["SLIDERS", "ExplorerResult", "compute", "explore", "figure", "table"]
 
 #: Slider ranges: name -> (minimum, maximum, step, label with unit).
 SLIDERS = {

@@ -24,8 +24,18 @@ import pathlib
 import sys
 from collections.abc import Callable
 
-__all__ = ["Published", "PUBLISHED", "published", "agrees", "Exercise", "EXERCISES", "check",
-           "run_lesson", "lesson_paths", "checked_outputs"]
+__all__ = [
+    "EXERCISES",
+    "PUBLISHED",
+    "Exercise",
+    "Published",
+    "agrees",
+    "check",
+    "checked_outputs",
+    "lesson_paths",
+    "published",
+    "run_lesson",
+]
 
 
 # -- published worked examples ----------------------------------------------------------------

@@ -39,8 +39,14 @@ import tokenize
 
 import nbformat
 
-__all__ = ["notebook_problems", "lesson_problems", "parameters_of", "called_function",
-           "MAX_CELL_LINES", "MAX_LESSON_KB"]
+__all__ = [
+    "MAX_CELL_LINES",
+    "MAX_LESSON_KB",
+    "called_function",
+    "lesson_problems",
+    "notebook_problems",
+    "parameters_of",
+]
 
 MAX_CELL_LINES = 12
 _ALLOWED_IMPORTS = ("hydrocalc", "IPython")
