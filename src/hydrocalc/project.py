@@ -117,6 +117,8 @@ class ProjectFacts:
     owner: str = ""
     preparer: str = ""
     impairment: str = ""
+    #: ``[project.state_permit]`` (:class:`hydrocalc.state_permit.StatePermitPlan`) or None.
+    state_permit: Any = None
 
     def __post_init__(self):
         problems = project_problems(self)
@@ -144,6 +146,8 @@ class ProjectFacts:
         out["exemptions_claimed"] = list(self.exemptions_claimed)
         out["exemption_approved_on"] = {k: v.isoformat()
                                         for k, v in self.exemption_approved_on.items()}
+        if self.state_permit is None:
+            out.pop("state_permit")
         return out
 
 
@@ -396,6 +400,7 @@ _PROJECT_KEYS = (
     "part_of_larger_common_plan",
     "exemptions_claimed",
     "exemption_approved_on",
+    "state_permit",
 )
 
 _TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
@@ -699,6 +704,12 @@ def parse_project(
                             f"{_choices(e, valid)}",
                         )
 
+    state_permit = None
+    if "state_permit" in mapping:
+        from hydrocalc.state_permit import parse_state_permit
+
+        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
+
     approved_on: dict[str, _dt.date] = {}
     if "exemption_approved_on" in mapping:
         raw_d = mapping["exemption_approved_on"]
@@ -731,6 +742,7 @@ def parse_project(
         part_of_larger_common_plan=larger,
         exemptions_claimed=exemptions,
         exemption_approved_on=approved_on,
+        state_permit=state_permit,
         **texts,
     )
     return facts, []
