@@ -86,6 +86,12 @@ TASK_MEMORY_MB_RANGE = (256.0, 2048.0)
 MAX_CHUNK = 400
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
+#: Default seconds to wait for a dask.distributed scheduler to have a worker (at the start,
+#: or after every worker left mid-run) before failing with a message. [s]
+WORKER_WAIT_S = 60.0
+#: Times a local process pool broken by a lost worker is replaced to re-run the unfinished
+#: tasks before they are recorded as errors.
+POOL_RESTARTS = 2
 
 
 # ----------------------------------------------------------------------------------------
@@ -467,24 +473,92 @@ def tune_worker_malloc() -> bool:
         return False
 
 
-def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None]) -> None:
+def _die_with_parent(parent_pid: int) -> bool:
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
+
+    A batch killed with SIGKILL cannot stop its workers itself; with this, the kernel does.
+    Exits at once if the parent is already gone. Returns True when the request was applied.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1  # <sys/prctl.h>
+        if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent_pid:  # the parent died before the request: follow it now
+        os._exit(1)
+    return True
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Initializer of the local worker processes: die with the batch; reuse freed memory."""
+    _die_with_parent(parent_pid)
+    tune_worker_malloc()
+
+
+def _stop_pool(pool) -> None:
+    """Stop a local process pool now: cancel queued work and terminate its processes."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(2.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(2.0)
+
+
+def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
+               done: set[int], retries: int = POOL_RESTARTS) -> None:
+    """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
+    replaced up to ``retries`` times to re-run the tasks not yet done."""
     import dask
     from dask.callbacks import Callback
-
-    delayed = [dask.delayed(run_task, pure=False)(t, dask_key_name=f"hydrocalc-task-{t['task']}")
-               for t in tasks]
 
     def posttask(key, result, dsk, state, worker_id):
         if isinstance(result, dict) and "rows" in result:
             on_result(result)
 
-    kwargs: dict[str, Any] = {"scheduler": scheduler}
-    if scheduler != "synchronous":
-        kwargs["num_workers"] = workers
-    if scheduler == "processes":
-        kwargs["initializer"] = tune_worker_malloc
-    with Callback(posttask=posttask):
-        dask.compute(*delayed, **kwargs)
+    attempt = 0
+    while True:
+        todo = [t for t in tasks if t["task"] not in done]
+        if not todo:
+            return
+        delayed = [dask.delayed(run_task, pure=False)(
+            t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
+        kwargs: dict[str, Any] = {"scheduler": scheduler}
+        pool = None
+        if scheduler == "threads":
+            kwargs["num_workers"] = workers
+        elif scheduler == "processes":
+            from concurrent.futures import ProcessPoolExecutor
+
+            from dask.multiprocessing import get_context
+
+            pool = ProcessPoolExecutor(workers, mp_context=get_context(),
+                                       initializer=_worker_init, initargs=(os.getpid(),))
+            kwargs.update(pool=pool, chunksize=1)
+        try:
+            with Callback(posttask=posttask):
+                dask.compute(*delayed, **kwargs)
+            return
+        except Exception as exc:  # noqa: BLE001 - only a lost worker is retried
+            from concurrent.futures.process import BrokenProcessPool
+
+            if not isinstance(exc, BrokenProcessPool) or attempt >= retries:
+                raise
+            attempt += 1
+        finally:
+            if pool is not None:
+                _stop_pool(pool)
 
 
 def _connect(address: str, timeout_s: float | None = None):
@@ -503,18 +577,66 @@ def _connect(address: str, timeout_s: float | None = None):
                          "Start one with `dask scheduler` or check the address") from None
 
 
-def _run_distributed(tasks, client, on_result: Callable[[dict], None],
-                     on_failure: Callable[[dict, BaseException], None]) -> None:
-    from distributed import as_completed
+def _n_workers(client) -> int:
+    try:
+        return len(client.scheduler_info().get("workers", {}))
+    except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
+        return 0
 
+
+def _wait_for_workers(client, address: str, wait_s: float) -> None:
+    if _n_workers(client) > 0:
+        return
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except Exception:  # noqa: BLE001 - distributed raises TimeoutError (its own or asyncio's)
+        if _n_workers(client) == 0:
+            raise InputError(f"scheduler {address} must have at least one worker; got none "
+                             f"after waiting {wait_s:g} s (--worker-wait). Start workers with "
+                             f"`dask worker {address}`") from None
+
+
+class _NoWorkers(RuntimeError):
+    """Every worker of the cluster left and none came back within the stated wait."""
+
+
+def _run_distributed(tasks, client, on_result: Callable[[dict], None],
+                     on_failure: Callable[[dict, BaseException], None], *,
+                     worker_wait_s: float = WORKER_WAIT_S, poll_s: float = 1.0) -> None:
+    """Submit every task; lost workers' tasks are re-run by the scheduler (up to its
+    ``distributed.scheduler.allowed-failures``); tasks still pending when the cluster has
+    had no worker for ``worker_wait_s`` fail with that message."""
+    from distributed import wait
+
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
     futures = {client.submit(run_task, t, pure=False,
-                             key=f"hydrocalc-task-{t['task']}-{os.getpid()}-"
-                                 f"{time.monotonic_ns()}"): t for t in tasks}
-    for fut in as_completed(futures):
-        try:
-            on_result(fut.result())
-        except Exception as exc:  # noqa: BLE001 - a lost worker; record, continue
-            on_failure(futures[fut], exc)
+                             key=f"hydrocalc-task-{t['task']}-{stamp}"): t for t in tasks}
+    pending = set(futures)
+    alone_since = None
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=poll_s, return_when="FIRST_COMPLETED")
+            except Exception:  # noqa: BLE001 - TimeoutError: nothing finished within poll_s
+                done = set()
+            for fut in done:
+                try:
+                    on_result(fut.result())
+                except Exception as exc:  # noqa: BLE001 - KilledWorker etc.; record, go on
+                    on_failure(futures[fut], exc)
+            if done or _n_workers(client) > 0:
+                alone_since = None
+                continue
+            alone_since = alone_since or time.monotonic()
+            if time.monotonic() - alone_since >= worker_wait_s:
+                exc = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
+                                 "(--worker-wait)")
+                for fut in pending:
+                    on_failure(futures[fut], exc)
+                pending = set()
+    finally:
+        for fut in pending:
+            fut.cancel()
 
 
 @dataclasses.dataclass
@@ -644,7 +766,8 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
 
 def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
               chunk_size: int | None = None, storms: Sequence[str] | None = None,
-              progress: bool = True, task_memory_mb: float | None = None) -> BatchResult:
+              progress: bool = True, task_memory_mb: float | None = None,
+              worker_wait_s: float = WORKER_WAIT_S) -> BatchResult:
     """Analyse many site files and sweep scenarios on Dask; write one summary table.
 
     Parameters
@@ -669,10 +792,24 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     task_memory_mb : float, optional
         Memory target of one sweep task (default :func:`default_task_memory_mb`: 40 % of the
         RAM shared by the workers, 256 to 2048 MB). [MB]
+    worker_wait_s : float, default :data:`WORKER_WAIT_S`
+        With a cluster: how long to wait for a worker, at the start and whenever every
+        worker has left mid-run, before failing (InputError at the start; the pending
+        scenarios become error rows mid-run). [s]
 
     Returns
     -------
     BatchResult
+
+    Notes
+    -----
+    Lost workers: a local worker process that dies breaks the process pool; a new pool re-runs
+    the unfinished tasks (up to :data:`POOL_RESTARTS` times). On a cluster the scheduler
+    re-runs a lost worker's tasks on the others (Dask's ``allowed-failures``, 3 by default).
+    Tasks that still fail are error rows naming the scenarios not completed, ``batch.json``
+    has ``"complete": false`` and the command exits 1. Interrupting the batch (Ctrl-C or
+    SIGTERM) stops every worker process it started and writes the partial summary the same
+    way; on Linux the local workers also die with a batch killed by SIGKILL.
 
     Raises
     ------
@@ -695,20 +832,47 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     if not distributed and scheduler not in _LOCAL:
         raise InputError(f"scheduler must be one of {', '.join(_LOCAL)} or a dask.distributed "
                          f"address such as tcp://host:8786; got {scheduler!r}")
+    if not (isinstance(worker_wait_s, int | float) and worker_wait_s >= 0):
+        raise InputError(f"worker_wait_s must be a number of seconds >= 0; got "
+                         f"{worker_wait_s!r}")
     client, own_client = None, False
-    if distributed:
-        own_client = not _is_client(scheduler)
-        client = _connect(scheduler) if own_client else scheduler
+    restore = _terminate_as_interrupt()
     try:
+        if distributed:
+            own_client = not _is_client(scheduler)
+            client = _connect(scheduler) if own_client else scheduler
+            _wait_for_workers(client, scheduler if isinstance(scheduler, str) else
+                              getattr(client.scheduler, "address", "the scheduler"),
+                              float(worker_wait_s))
         return _run(inputs, client, scheduler, distributed, workers, chunk_size, storms,
-                    progress, task_memory_mb, out_dir, t0)
+                    progress, task_memory_mb, out_dir, t0, float(worker_wait_s))
     finally:
-        if own_client:
+        if own_client and client is not None:
             client.close()
+        restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
+    terminated batch stops its workers and writes its partial summary; returns the undo."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt("terminated")
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)
 
 
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
-         task_memory_mb, out_dir, t0) -> BatchResult:
+         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S) -> BatchResult:
     tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
                                    task_memory_mb=task_memory_mb, storms=storms)
     total = sum(i["n"] for i in info.values())
@@ -746,9 +910,10 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         getattr(getattr(client, "scheduler", None), "address", None) or "distributed client"
     try:
         if distributed:
-            _run_distributed(tasks, client, on_result, on_failure)
+            _run_distributed(tasks, client, on_result, on_failure,
+                             worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result)
+            _run_local(tasks, scheduler, workers, on_result, done_tasks)
     except KeyboardInterrupt:
         for t in tasks:
             if t["task"] not in done_tasks:
@@ -789,6 +954,7 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
                     "scenarios": info[i]["n"]} for i in sorted(info)],
         "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
         "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
+        "complete": failed == 0 and not interrupted,
         "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
         "task_cpu_s": round(task_cpu_s, 3),
     }
