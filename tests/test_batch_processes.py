@@ -38,7 +38,7 @@ def _env() -> dict:
     return env
 
 
-def _sweep(tmp_path: pathlib.Path, n: int = 48) -> pathlib.Path:
+def _sweep(tmp_path: pathlib.Path, n: int = 24) -> pathlib.Path:
     """A sweep of lot_b.toml with ``n`` scenarios (valid values only)."""
     site = tmp_path / "lot_b.toml"
     site.write_text((FIX / "lot_b.toml").read_text())
@@ -133,11 +133,11 @@ def test_distributed_batch_survives_a_worker_killed_by_pid(tmp_path, scheduler):
             _stop(run)
     assert w1.wait(10) == -signal.SIGKILL and w2.poll() is None
     assert run.returncode == 0, stdout + stderr
-    assert "ok: 48, failed: 0" in stdout
+    assert "ok: 24, failed: 0" in stdout
     meta = json.loads((out / "batch.json").read_text())
-    assert meta["complete"] is True and meta["failed"] == 0 and meta["scenarios"] == 48
+    assert meta["complete"] is True and meta["failed"] == 0 and meta["scenarios"] == 24
     summary = (out / "summary.csv").read_text().splitlines()
-    assert len({line.split(",")[2] for line in summary[1:]}) == 48  # every scenario present
+    assert len({line.split(",")[2] for line in summary[1:]}) == 24  # every scenario present
 
 
 def test_scheduler_without_workers_fails_after_the_stated_wait(scheduler):
@@ -167,7 +167,7 @@ def test_local_worker_killed_by_pid_is_replaced_and_the_batch_completes(tmp_path
     finally:
         _stop(run)
     assert run.returncode == 0, stdout + stderr
-    assert "ok: 48, failed: 0" in stdout
+    assert "ok: 24, failed: 0" in stdout
     meta = json.loads((out / "batch.json").read_text())
     assert meta["complete"] is True and meta["failed"] == 0
 

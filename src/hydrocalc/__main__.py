@@ -1,0 +1,3 @@
+import sys
+from hydrocalc.cli import main
+sys.exit(main())
