@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["series_loop", "available"]
+__all__ = ["series_loop", "available", "installed"]
 
 _KERNEL = None
 _TRIED = False
@@ -75,10 +75,21 @@ def _compile():
     return loop
 
 
+def _disabled() -> bool:
+    return os.environ.get("HYDROCALC_NO_NUMBA", "") not in ("", "0")
+
+
+def installed() -> bool:
+    """True when numba is installed and not disabled (without importing it)."""
+    import importlib.util
+
+    return not _disabled() and importlib.util.find_spec("numba") is not None
+
+
 def available() -> bool:
     """True when the compiled loop can be used (numba installed, not disabled)."""
     global _KERNEL, _TRIED
-    if os.environ.get("HYDROCALC_NO_NUMBA", "") not in ("", "0"):
+    if _disabled():
         return False
     if not _TRIED:
         _TRIED = True

@@ -39,8 +39,9 @@ chunk); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
 (``tests/test_batch.py`` checks this to 1e-9).
 
 A failing input or scenario becomes a row with ``status = "error"`` and its message; the
-others continue. A worker that dies takes only its task's rows with it (they are recorded as
-errors). Output files are written atomically (a temporary file beside the target, then
+others continue. The tasks of a worker that dies are re-run (a new local process pool, or
+the cluster's other workers); tasks that cannot be completed are error rows naming their
+scenarios, and ``batch.json`` then says ``"complete": false``. Output files are written atomically (a temporary file beside the target, then
 ``os.replace``), so a reader never sees a half-written table.
 
 Distributed runs need the input files at the same paths on every worker (a shared file
@@ -77,8 +78,11 @@ _TEXT = ("source", "site", "scenario", "design_point", "storm", "status", "error
 _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
          "criteria_pass")
 _LOCAL = ("processes", "threads", "synchronous")
-#: Bounds of the memory a sweep task aims to stay under (analysis arrays of one chunk). [MB]
-TASK_MEMORY_MB_RANGE = (256.0, 2048.0)
+#: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
+#: see :func:`default_task_memory_mb`. [MB]
+TASK_MEMORY_MB = 40.0
+#: The same without numba (the numpy routing loop needs larger chunks to be efficient). [MB]
+TASK_MEMORY_MB_NUMPY = 1024.0
 #: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
 #: routing's cost per pond-storm-step no longer falls (measured for the Pelham sweep:
 #: 10.5-12 ms per scenario on one core for chunks of 150 to 1,000), so larger chunks would
@@ -296,19 +300,19 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
 
 
 def default_task_memory_mb(workers: int) -> float:
-    """Memory target of one sweep task: 40 % of the machine's RAM shared by the workers,
-    clipped to :data:`TASK_MEMORY_MB_RANGE`. [MB]
+    """Memory target of the arrays of one sweep task (``workers`` is accepted for callers
+    that size by worker count; the target does not depend on it). [MB]
 
-    Larger chunks amortize the per-time-step cost of batch routing over more ponds (up to a
-    few hundred scenarios per chunk, see :data:`MAX_CHUNK`), at about 3 MB per scenario for
-    the Pelham example.
+    With the compiled routing loop (numba, the ``batch`` extra) a chunk's cost per scenario
+    hardly depends on its size, so chunks are kept small: a worker's libraries (numpy,
+    pandas, pyarrow, scipy, numba) take about 230 MB, and :data:`TASK_MEMORY_MB` of arrays
+    keeps the worker near 300 MB. Without numba the per-step cost of the numpy loop is
+    amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
+    is used. ``--memory-mb`` overrides either.
     """
-    try:
-        total_mb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except (AttributeError, ValueError, OSError):
-        total_mb = 8000.0
-    lo, hi = TASK_MEMORY_MB_RANGE
-    return float(min(hi, max(lo, 0.4 * total_mb / max(int(workers), 1))))
+    from hydrocalc import _route_kernel
+
+    return TASK_MEMORY_MB if _route_kernel.installed() else TASK_MEMORY_MB_NUMPY
 
 
 def _bytes_per_variant(site) -> float:
@@ -790,8 +794,8 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     progress : bool, default True
         Show a progress bar on stderr.
     task_memory_mb : float, optional
-        Memory target of one sweep task (default :func:`default_task_memory_mb`: 40 % of the
-        RAM shared by the workers, 256 to 2048 MB). [MB]
+        Memory target of the arrays of one sweep task (default
+        :func:`default_task_memory_mb`: 40 MB, 1 GB without numba). [MB]
     worker_wait_s : float, default :data:`WORKER_WAIT_S`
         With a cluster: how long to wait for a worker, at the start and whenever every
         worker has left mid-run, before failing (InputError at the start; the pending

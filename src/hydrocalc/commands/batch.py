@@ -23,8 +23,8 @@ from hydrocalc.commands._output import check_dir
 @click.option("--chunk-size", type=click.IntRange(1, 100_000), default=None,
               help="Sweep scenarios per task (default: sized from --memory-mb, at most 1024).")
 @click.option("--memory-mb", type=click.FloatRange(16, None), default=None,
-              help="Memory target of one sweep task per worker [MB] (default: 40 % of RAM "
-                   "shared by the workers, 256 to 2048).")
+              help="Memory target of the arrays of one sweep task [MB] (default: 40, keeping a "
+                   "worker near 300 MB; 1024 without numba).")
 @click.option("--storm", "storms", multiple=True, metavar="NAME",
               help="Analyse only this storm (repeatable; default: all).")
 @click.option("--worker-wait", "worker_wait_s", type=click.FloatRange(0, None), default=60.0,
