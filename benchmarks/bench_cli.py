@@ -34,7 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "examples" / "pelham" / "site.toml"
 TARGET_RATIO = 1.5
 #: Third-party packages that a fast start must not import unless the command needs them.
-HEAVY = ("pandas", "scipy", "scipy.optimize", "matplotlib", "dask", "distributed",
+HEAVY = ("pandas", "scipy", "scipy.optimize", "numba", "matplotlib", "dask", "distributed",
          "papermill", "nbformat", "pyarrow", "openpyxl", "typst")
 
 _WORK = r"""

@@ -417,6 +417,7 @@ def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
+    monkeypatch.setattr(_route_kernel, "_WANTED", True)
     q, ponds, outlets, _ = _overtopping_batch()
     h0 = np.array([[0.2, 0.0, 1.0]] * 2)
     names = ("outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs",
@@ -438,8 +439,10 @@ def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monk
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
+    monkeypatch.setattr(_route_kernel, "_WANTED", False)
     fast = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
                            progress=False)
+    assert _route_kernel._WANTED  # batch tasks turn the compiled loop on
     monkeypatch.setenv("HYDROCALC_NO_NUMBA", "1")
     plain = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
                             progress=False)
@@ -448,8 +451,8 @@ def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monk
 
 
 def test_default_chunks_keep_a_task_small():
-    tasks, _, info = batch.plan_tasks([FIX.parents[2] / "examples" / "sweeps" / "pelham_sweep.toml"],
-                                      workers=2)
+    sweep_file = FIX.parents[2] / "examples" / "sweeps" / "pelham_sweep.toml"
+    tasks, _, info = batch.plan_tasks([sweep_file], workers=2)
     sizes = {t["stop"] - t["start"] for t in tasks}
     assert info[0]["n"] == 10_000
     if batch.default_task_memory_mb(2) == batch.TASK_MEMORY_MB:

@@ -20,17 +20,27 @@ running sum of :math:`O` in time order. The results are therefore identical to t
 loop's (``tests/test_batch.py`` checks this bit for bit). Storage-indication routing:
 USDA-NRCS (2004), National Engineering Handbook Part 630, Chapter 17, "Flood Routing".
 
-Set the environment variable ``HYDROCALC_NO_NUMBA=1`` to use the numpy loop.
+The compiled loop is used only after :func:`use` (batch workers call it): importing numba
+costs a second or two and about 100 MB, more than the numpy loop spends on one site. Set the
+environment variable ``HYDROCALC_NO_NUMBA=1`` to use the numpy loop everywhere.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["series_loop", "available", "installed"]
+__all__ = ["series_loop", "available", "installed", "use"]
 
 _KERNEL = None
 _TRIED = False
+_WANTED = False
+
+
+def use(flag: bool = True) -> None:
+    """Let :func:`hydrocalc.routing.route_reservoirs` use the compiled loop (when numba is
+    installed) in this process; False returns to the numpy loop."""
+    global _WANTED
+    _WANTED = bool(flag)
 
 
 def _compile():
@@ -131,7 +141,7 @@ def series_loop(q2, x, x_max, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_
         The sum of the outflow ordinates of each pond-storm in time order [ft3/s], or None
         (nothing done) when the compiled loop is unavailable.
     """
-    if not available():
+    if not (_WANTED and available()):
         return None
     import numpy as np
 

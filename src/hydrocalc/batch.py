@@ -210,6 +210,9 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
+    from hydrocalc import _route_kernel
+
+    _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     t0 = time.perf_counter()
     c0 = time.thread_time()
     rows: list[dict] = []
