@@ -1,3 +1,6 @@
-import sys
+"""``python -m hydrocalc``: the same command line as the ``hydrocalc`` script."""
+
 from hydrocalc.cli import main
-sys.exit(main())
+
+if __name__ == "__main__":
+    main()
