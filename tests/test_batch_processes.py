@@ -170,6 +170,7 @@ def test_local_worker_killed_by_pid_is_replaced_and_the_batch_completes(tmp_path
     assert "ok: 24, failed: 0" in stdout
     meta = json.loads((out / "batch.json").read_text())
     assert meta["complete"] is True and meta["failed"] == 0
+    assert len(meta["pool_restarts"]) == 1 and meta["pool_restarts"][0] >= 1  # tasks re-run
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])

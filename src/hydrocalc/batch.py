@@ -524,9 +524,11 @@ def _stop_pool(pool) -> None:
 
 
 def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
-               done: set[int], retries: int = POOL_RESTARTS) -> None:
+               done: set[int], retries: int = POOL_RESTARTS,
+               restarts: list | None = None) -> None:
     """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
-    replaced up to ``retries`` times to re-run the tasks not yet done."""
+    replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
+    appended to ``restarts``)."""
     import dask
     from dask.callbacks import Callback
 
@@ -563,6 +565,8 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
             if not isinstance(exc, BrokenProcessPool) or attempt >= retries:
                 raise
             attempt += 1
+            if restarts is not None:
+                restarts.append(len([t for t in tasks if t["task"] not in done]))
         finally:
             if pool is not None:
                 _stop_pool(pool)
@@ -887,6 +891,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     done_tasks: set[int] = set()
     peaks: dict[int, float] = {}
     cpu = [0.0]
+    restarts: list[int] = []
     failed = sum(1 for _ in rows)
     bar.update(failed)
 
@@ -920,14 +925,14 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             _run_distributed(tasks, client, on_result, on_failure,
                              worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result, done_tasks)
+            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts)
     except KeyboardInterrupt:
         for t in tasks:
             if t["task"] not in done_tasks:
                 on_failure(t, KeyboardInterrupt("interrupted"))
         bar.close()
         _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-                cpu[0], interrupted=True)
+                cpu[0], interrupted=True, restarts=restarts)
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
@@ -935,11 +940,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, exc)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
-                   tasks, t0, failed, peaks, cpu[0])
+                   tasks, t0, failed, peaks, cpu[0], restarts=restarts)
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-            task_cpu_s=math.nan, interrupted=False) -> BatchResult:
+            task_cpu_s=math.nan, interrupted=False, restarts=()) -> BatchResult:
     import hydrocalc
 
     rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
@@ -962,6 +967,8 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
         "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
         "complete": failed == 0 and not interrupted,
+        # local process pools replaced after a lost worker, with the tasks each re-ran
+        "pool_restarts": list(restarts),
         "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
         "task_cpu_s": round(task_cpu_s, 3),
     }
