@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["series_loop", "available", "installed", "use"]
+__all__ = ["available", "installed", "series_loop", "use"]
 
 _KERNEL = None
 _TRIED = False
@@ -72,7 +72,7 @@ def _compile():
                 d = xb - flat_si[jb]
                 ob = flat_slope[jb] * d + flat_o[jb]
                 o2 = ob * 2.0
-                if xb > xm:
+                if xb > xm:  # noqa: PLR1730 - as np.maximum, spelled out
                     xm = xb
                 os_[b, i] = ob
                 storage[b, i] = (xb - ob) * half_dt_s

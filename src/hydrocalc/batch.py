@@ -41,8 +41,9 @@ chunk); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
 A failing input or scenario becomes a row with ``status = "error"`` and its message; the
 others continue. The tasks of a worker that dies are re-run (a new local process pool, or
 the cluster's other workers); tasks that cannot be completed are error rows naming their
-scenarios, and ``batch.json`` then says ``"complete": false``. Output files are written atomically (a temporary file beside the target, then
-``os.replace``), so a reader never sees a half-written table.
+scenarios, and ``batch.json`` then says ``"complete": false``. Output files are written
+atomically (a temporary file beside the target, then ``os.replace``), so a reader never
+sees a half-written table.
 
 Distributed runs need the input files at the same paths on every worker (a shared file
 system) and hydrocalc installed on the workers.
@@ -559,7 +560,7 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
             with Callback(posttask=posttask):
                 dask.compute(*delayed, **kwargs)
             return
-        except Exception as exc:  # noqa: BLE001 - only a lost worker is retried
+        except Exception as exc:  # only a lost worker is retried
             from concurrent.futures.process import BrokenProcessPool
 
             if not isinstance(exc, BrokenProcessPool) or attempt >= retries:
