@@ -37,6 +37,8 @@ References
 .. [4] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
    *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, 2012,
    Ch. 3 (outlet control, full flow: H = [1 + ke + 29 n^2 L / R^(4/3)] V^2 / 2g).
+.. [5] Villemonte, J.R., "Submerged-weir discharge studies", *Engineering News-Record*,
+   vol. 139, no. 26, pp. 54-56, 25 December 1947 (Q/Q1 = [1 - (H2/H1)^n]^0.385).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ __all__ = [
     "vnotch_weir_flow",
     "full_pipe_flow",
     "manning_full_pipe_flow",
+    "villemonte_factor",
 ]
 
 #: Manning's constant in US customary units, 1.486 ft^(1/3)/s (HDS-5 writes 1.49 / 1.486).
@@ -275,3 +278,49 @@ def manning_full_pipe_flow(diameter_ft: float, slope_ftft: float, *, n: float = 
     s = float(as_float_array(slope_ftft, "slope_ftft", lower=0.0))
     area = np.pi * d**2 / 4.0
     return float(MANNING_KU / n * area * (d / 4.0) ** (2.0 / 3.0) * np.sqrt(s))
+
+
+def villemonte_factor(upstream_head_ft: npt.ArrayLike, downstream_head_ft: npt.ArrayLike,
+                      exponent: float = 1.5):
+    r"""Villemonte's submerged-weir reduction factor, Q_s / Q_free = [1 - (H2/H1)^n]^0.385.
+
+    Parameters
+    ----------
+    upstream_head_ft : array_like
+        Head H1 of the upstream water level above the crest (or invert). [ft]
+    downstream_head_ft : array_like
+        Head H2 of the downstream (tailwater) level above the same crest; <= 0 is a free
+        outfall. [ft]
+    exponent : float, default 1.5
+        n, the exponent of the weir's free-flow equation Q = C H^n: 1.5 for rectangular
+        weirs, 2.5 for V-notch weirs. [-]
+
+    Returns
+    -------
+    float or ndarray
+        Factor in [0, 1]: 1 when H2 <= 0, 0 when H2 >= H1 (no head difference). [-]
+
+    Notes
+    -----
+    Villemonte (1947) [5]_, from sharp-crested weir tests: :math:`Q_s = Q_1 [1 - (H_2/H_1)^n]
+    ^{0.385}`, with :math:`Q_1` the free discharge at the upstream head :math:`H_1`. SWMM 5
+    applies the same equation to submerged weirs and to partly submerged orifices ([3]_
+    ``weir_getInflow``, ``orifice_getInflow``).
+
+    Examples
+    --------
+    >>> round(float(villemonte_factor(1.0, 0.5)), 4)      # (1 - 0.5**1.5)**0.385
+    0.8574
+    >>> float(villemonte_factor(1.0, -0.2))
+    1.0
+    """
+    h1 = as_float_array(upstream_head_ft, "upstream_head_ft")
+    h2 = as_float_array(downstream_head_ft, "downstream_head_ft")
+    return like(_villemonte(h1, h2, float(exponent)), upstream_head_ft)
+
+
+def _villemonte(h1: np.ndarray, h2: np.ndarray, n: float) -> np.ndarray:
+    """Villemonte factor on float arrays (no validation); see :func:`villemonte_factor`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(h1 > 0.0, np.clip(h2, 0.0, None) / np.where(h1 > 0.0, h1, 1.0), 1.0)
+    return np.clip(1.0 - np.clip(ratio, 0.0, 1.0) ** n, 0.0, 1.0) ** 0.385

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -116,11 +117,24 @@ def _table_stages(ss: StageStorage, structure: OutletStructure, points: int) -> 
     return h[keep]
 
 
+def _components(structure: OutletStructure, h: np.ndarray, tailwater, flap_gate: bool):
+    """(device, flow) at stages ``h`` with a free outfall (tailwater None) or a tailwater
+    (scalar or array broadcastable with ``h``, stage frame); a flap gate stops reverse flow."""
+    if tailwater is None:
+        return structure._components(h)
+    hh, tw = np.broadcast_arrays(h, np.asarray(tailwater, dtype=float))
+    comps = structure._components_tw(hh, tw)
+    if flap_gate:
+        comps = [(d, np.clip(q, 0.0, None)) for d, q in comps]
+    return comps
+
+
 def _build_table(ss: StageStorage, structure: OutletStructure, dt_s: float,
-                 points: int = TABLE_POINTS) -> _Table:
+                 points: int = TABLE_POINTS, tailwater: float | None = None,
+                 flap_gate: bool = False) -> _Table:
     h = _table_stages(ss, structure, points)
     s = ss._storage_ext(h)
-    comps = structure._components(h)
+    comps = _components(structure, h, tailwater, flap_gate)
     names = unique_names([d for d, _ in comps])
     parts = tuple((n, d.kind, q) for n, (d, q) in zip(names, comps))
     o = np.sum([q for _, q in comps], axis=0)
@@ -168,6 +182,41 @@ def _check_devices(structure: OutletStructure, ss: StageStorage) -> None:
                 "top never flows: lower it or extend the stage-storage table")
 
 
+def _all_devices(structure: OutletStructure) -> list:
+    items = list(structure.leaves())
+    stack = [structure]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, OutletStructure):
+            if node.barrel is not None:
+                items.append(node.barrel)
+            stack.extend(node.devices)
+    return items
+
+
+def _to_stage_frame(structure: OutletStructure, ss: StageStorage) -> OutletStructure:
+    """Devices of a pond given in elevations moved to stages above its bottom.
+
+    Raises
+    ------
+    InputError
+        If a device's invert or crest (an elevation) is below the pond bottom.
+    """
+    base = ss.datum_ft
+    if base is None:
+        return structure
+    for dev in _all_devices(structure):
+        if dev.kind == "discarded":
+            continue
+        if dev.lowest_ft < base - 1e-9 * max(abs(base), 1.0):
+            key = "crest_ft" if hasattr(dev, "crest_ft") else "invert_ft"
+            raise InputError(
+                f"{type(dev).__name__} '{dev.name}' {key} must be at or above the pond bottom "
+                f"(elevation {fmt_value(base)} ft); got {fmt_value(dev.lowest_ft)}. The pond is "
+                "given in elevations, so inverts and crests are elevations too")
+    return structure.shifted(-base)
+
+
 def _stability(table: _Table, max_index: int) -> str | None:
     """Warning text when 2S/dt - O decreases on a visited interval (step too coarse)."""
     k = min(max(max_index, 1), table.stage.size - 1)
@@ -213,7 +262,19 @@ class RoutingResult:
     top_stage_ft, freeboard_ft, dt_hr : float
         Top of the structure, top minus peak stage (negative when overtopped), step. [ft, h]
     warnings : tuple of str
-        Messages also emitted as warnings (overtopping, coarse step).
+        Messages also emitted as warnings (overtopping, coarse step, reverse flow).
+    datum_ft : float or None
+        Elevation of the pond bottom (None: a pond described by stage only). [ft]
+    tailwater_ft : ndarray or None
+        Tailwater level at every step in the devices' frame (an elevation when the pond has
+        a datum, else a stage above the pond bottom); None for a free outfall. [ft]
+    reverse_flow : bool
+        True when the tailwater drove flow back into the pond (``primary_cfs`` < 0).
+    peak_reverse_cfs : float
+        Largest flow back into the pond (>= 0). [ft3/s]
+
+    Properties ``elevation_ft`` (series), ``peak_elevation_ft``, ``top_elevation_ft`` and
+    ``bottom_elevation_ft`` give water levels as elevations (equal to stages without a datum).
     """
 
     time_hr: np.ndarray
@@ -239,6 +300,35 @@ class RoutingResult:
     dt_hr: float
     warnings: tuple = field(default=())
     name: str = ""
+    datum_ft: float | None = None
+    tailwater_ft: np.ndarray | None = None
+    reverse_flow: bool = False
+    peak_reverse_cfs: float = 0.0
+
+    @property
+    def bottom_elevation_ft(self) -> float:
+        """Elevation of the pond bottom (0 without a datum). [ft]"""
+        return 0.0 if self.datum_ft is None else float(self.datum_ft)
+
+    @property
+    def elevation_ft(self) -> np.ndarray:
+        """Water-surface elevation at every step (stage + bottom elevation). [ft]"""
+        return self.stage_ft + self.bottom_elevation_ft
+
+    @property
+    def peak_elevation_ft(self) -> float:
+        """Peak water-surface elevation. [ft]"""
+        return self.peak_stage_ft + self.bottom_elevation_ft
+
+    @property
+    def top_elevation_ft(self) -> float:
+        """Elevation of the top of the structure. [ft]"""
+        return self.top_stage_ft + self.bottom_elevation_ft
+
+    @property
+    def peak_tailwater_ft(self) -> float | None:
+        """Highest tailwater level in the devices' frame (None for a free outfall). [ft]"""
+        return None if self.tailwater_ft is None else float(np.max(self.tailwater_ft))
 
     def outflow_hydrograph(self, which: str = "total") -> Hydrograph:
         """The outflow as a Hydrograph: ``which`` = "total" (default), "primary" (to the
@@ -260,6 +350,10 @@ class RoutingResult:
                 "stage_ft": self.stage_ft, "storage_ft3": self.storage_ft3,
                 "outflow_cfs": self.outflow_cfs, "primary_cfs": self.primary_cfs,
                 "discarded_cfs": self.discarded_cfs}
+        if self.datum_ft is not None:
+            cols["elevation_ft"] = self.elevation_ft
+        if self.tailwater_ft is not None:
+            cols["tailwater_ft"] = self.tailwater_ft
         for k, v in self.device_flows_cfs.items():
             cols[f"{k}_cfs"] = v
         return pd.DataFrame(cols)
@@ -279,6 +373,12 @@ class RoutingResult:
             "overtopped": self.overtopped,
             "mass_balance_error_pct": self.mass_balance_error_pct,
             "dt_hr": self.dt_hr,
+            "bottom_elevation_ft": self.bottom_elevation_ft,
+            "peak_elevation_ft": self.peak_elevation_ft,
+            "top_elevation_ft": self.top_elevation_ft,
+            "peak_tailwater_ft": self.peak_tailwater_ft,
+            "reverse_flow": self.reverse_flow,
+            "peak_reverse_cfs": self.peak_reverse_cfs,
         }
 
 
@@ -328,7 +428,7 @@ def _prepare(inflow, stage_storage, outlets, dt_hr, duration_hr):
     if not isinstance(stage_storage, StageStorage):
         raise InputError(f"stage_storage must be a StageStorage; got {stage_storage!r}. Build "
                          "one with StageStorage.from_areas(...) or a geometry constructor")
-    structure = as_structure(outlets).bind(stage_storage)
+    structure = _to_stage_frame(as_structure(outlets), stage_storage).bind(stage_storage)
     _check_devices(structure, stage_storage)
     t_in, q_in, dt_in, t_end = _inflow_series(inflow, dt_hr, duration_hr)
     if dt_hr is None:
@@ -350,7 +450,8 @@ def _prepare(inflow, stage_storage, outlets, dt_hr, duration_hr):
 def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
                     initial_stage_ft: float = 0.0, dt_hr: float | str | None = None,
                     duration_hr: float | None = None,
-                    table_points: int = TABLE_POINTS) -> RoutingResult:
+                    table_points: int = TABLE_POINTS, tailwater_ft=None,
+                    flap_gate: bool = False) -> RoutingResult:
     r"""Route a hydrograph through a pond by the storage-indication (modified Puls) method.
 
     Parameters
@@ -375,6 +476,15 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
         the pond drain. Default: the inflow's span. [h]
     table_points : int, default 400
         Evenly spaced stages of the storage-indication table (plus every breakpoint).
+    tailwater_ft : None, float, (time_hr, level) pair or mapping, optional
+        Downstream water level at the outlets, in the devices' vertical frame (an elevation
+        when ``stage_storage`` has a ``datum_ft``, else a stage above the pond bottom, which
+        may be negative). None: free outfall (the routing is then exactly that without this
+        argument). A float: a constant level. A series: ``(time_hr, level)`` arrays or a
+        mapping with keys ``time_hr`` and ``elevation_ft`` (or ``stage_ft``), interpolated
+        linearly onto the routing steps and held constant beyond its ends. [ft]
+    flap_gate : bool, default False
+        True: the outlets have flap gates, so no flow runs back into the pond.
 
     Returns
     -------
@@ -383,15 +493,17 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     Raises
     ------
     InputError
-        For an invalid inflow, a device above the top of the structure, an initial stage
-        outside [0, top], a step coarser than the inflow's, or a decreasing rating.
+        For an invalid inflow, a device above the top of the structure or (pond in
+        elevations) below its bottom, an initial stage outside [0, top], a step coarser than
+        the inflow's, a decreasing rating, or a tailwater above the top of the pond.
 
     Warns
     -----
     OvertoppingWarning
         When the routed stage exceeds the top of the structure (also ``overtopped=True``).
     RangeWarning
-        When the step is too coarse for the pond (the outflow may oscillate).
+        When the step is too coarse for the pond (the outflow may oscillate), or when the
+        tailwater drives flow back into the pond (reverse flow is routed, not hidden).
 
     Notes
     -----
@@ -412,6 +524,16 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     table within each interval, so :math:`S = (x - O)\Delta t/2` holds exactly and the mass
     balance closes to round-off; the accuracy of the route is that of the table and the step
     (compare with SWMM in ``tests/test_swmm_agreement.py``).
+
+    With a tailwater the outflow depends on the pond level and on the tailwater
+    :math:`T_{j+1}` at the end of the step, :math:`O = O(h, T)`; the recursion is unchanged
+    with :math:`O_{j+1} = O(h_{j+1}, T_{j+1})`. A constant tailwater gives one table as
+    above; a tailwater series gives one table row per step (every stage of the table at that
+    step's tailwater, computed at once as an (steps x stages) array), and each step
+    interpolates in its own row, so the mass balance still closes to round-off. Device
+    rules with a tailwater (see :mod:`hydrocalc.outlets`): orifices and barrels use the head
+    difference, weirs Villemonte's factor; a tailwater above the pond level gives a negative
+    (reverse) flow, routed like any other, reported in ``reverse_flow`` and warned about.
 
     References
     ----------
@@ -434,7 +556,15 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     h0 = float(as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0,
                               upper=stage_storage.top_stage_ft))
     dt_s = dt * S_PER_HR
-    table = _build_table(stage_storage, structure, dt_s, table_points)
+    tw = _tailwater_series(tailwater_ft, t, stage_storage)
+    if tw is not None and not np.all(tw == tw[0]):
+        from hydrocalc.tailwater import route_with_tailwater_series
+
+        return route_with_tailwater_series(
+            getattr(inflow, "name", ""), t, q, dt, stage_storage, structure, h0, tw,
+            table_points, flap_gate)
+    table = _build_table(stage_storage, structure, dt_s, table_points,
+                         tailwater=None if tw is None else float(tw[0]), flap_gate=flap_gate)
     si, o_tab = table.si, table.outflow
     si_last = float(si[-1])
     o_last, slope_last = float(o_tab[-1]), float(table.slope[-1])
@@ -455,14 +585,71 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
             o = o_last + slope_last * (x - si_last)
         xs[i] = x
         os_[i] = o
-    return _result(getattr(inflow, "name", ""), t, q, xs, os_, table, dt)
+    return _result(getattr(inflow, "name", ""), t, q, xs, os_, table, dt,
+                   datum=stage_storage.datum_ft,
+                   tailwater=None if tw is None else tw + stage_storage.bottom_elevation_ft)
 
 
-def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
+def _tailwater_series(tailwater_ft, t: np.ndarray, ss: StageStorage) -> np.ndarray | None:
+    """The tailwater at every routing time, in stages above the pond bottom (None: free).
+
+    Raises
+    ------
+    InputError
+        For a malformed series or a tailwater above the top of the pond.
+    """
+    if tailwater_ft is None:
+        return None
+    base = ss.bottom_elevation_ft
+    frame = "elevation" if ss.datum_ft is not None else "stage above the pond bottom"
+    if isinstance(tailwater_ft, Mapping):
+        keys = [k for k in ("elevation_ft", "stage_ft", "tailwater_ft") if k in tailwater_ft]
+        if "time_hr" not in tailwater_ft or len(keys) != 1:
+            raise InputError(
+                "tailwater_ft as a mapping must have the keys time_hr and one of elevation_ft, "
+                f"stage_ft, tailwater_ft; got {sorted(tailwater_ft)}")
+        pair = (tailwater_ft["time_hr"], tailwater_ft[keys[0]])
+    elif np.ndim(tailwater_ft) == 0:
+        level = float(as_float_array(tailwater_ft, "tailwater_ft"))
+        pair = None
+    else:
+        pair = tailwater_ft
+    if pair is not None:
+        try:
+            t_tw, lv = pair
+        except (TypeError, ValueError):
+            raise InputError(
+                "tailwater_ft must be None, a number or a (time_hr, level) pair of arrays; got "
+                f"{type(tailwater_ft).__name__} of shape {np.shape(tailwater_ft)}") from None
+        t_tw = as_float_array(t_tw, "tailwater time_hr")
+        lv = as_float_array(lv, "tailwater_ft")
+        if t_tw.ndim != 1 or t_tw.shape != lv.shape or t_tw.size < 1:
+            raise InputError(f"tailwater_ft series must be two 1-D arrays of equal length; got "
+                             f"{t_tw.shape} times and {lv.shape} levels")
+        if t_tw.size > 1 and (np.diff(t_tw) <= 0).any():
+            raise InputError("tailwater time_hr must increase strictly; got "
+                             f"{t_tw.tolist()[:6]}...")
+        level = np.interp(t, t_tw, lv)
+    tw = np.broadcast_to(np.asarray(level, dtype=float), t.shape) - base
+    top = ss.top_stage_ft
+    if (tw > top + 1e-9 * max(top, 1.0)).any():
+        i = int(np.argmax(tw))
+        raise InputError(
+            f"tailwater_ft must be <= the top of the pond ({fmt_value(top + base)} ft, "
+            f"{frame}); got {fmt_value(tw[i] + base)} at {fmt_value(t[i])} h. A tailwater "
+            "above the embankment floods the pond from downstream: check the level's frame "
+            "(elevation or stage) and datum")
+    return np.array(tw, dtype=float)
+
+
+def _result(name, t, q, xs, os_, table: _Table, dt, *, stage=None, flows=None, datum=None,
+            tailwater=None) -> RoutingResult:
     dt_s = dt * S_PER_HR
     storage = (xs - os_) * dt_s / 2.0
-    stage = _interp_ext(xs, table.si, table.stage)
-    flows = {nm: _interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
+    if stage is None:
+        stage = _interp_ext(xs, table.si, table.stage)
+    if flows is None:
+        flows = {nm: _interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
     kinds = {nm: k for nm, k, _ in table.parts}
     discarded = np.sum([v for k, v in flows.items() if kinds[k] == "discarded"] or
                        [np.zeros_like(os_)], axis=0)
@@ -490,6 +677,17 @@ def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
     if stab is not None:
         messages.append(stab)
         warnings.warn(stab, RangeWarning, stacklevel=3)
+    reverse = float(-min(primary.min(), 0.0))
+    has_reverse = tailwater is not None and reverse > 1e-9 * max(float(np.abs(primary).max()),
+                                                                  1e-12)
+    if has_reverse:
+        back = primary < 0
+        msg = (f"{name + ': ' if name else ''}the tailwater is above the pond level for "
+               f"{fmt_value(float(back.sum()) * dt)} h and drives up to "
+               f"{fmt_value(reverse)} cfs back into the pond (reverse flow is routed: "
+               "outflow is negative then). Give flap_gate=True if the outlet has a flap gate")
+        messages.append(msg)
+        warnings.warn(msg, RangeWarning, stacklevel=3)
     i_in = int(np.argmax(q))
     return RoutingResult(
         time_hr=t, inflow_cfs=q, outflow_cfs=os_, stage_ft=stage, storage_ft3=storage,
@@ -499,7 +697,9 @@ def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
         time_of_peak_stage_hr=float(t[j_pk]), peak_storage_ft3=float(storage.max()),
         peak_inflow_cfs=float(q[i_in]), time_of_peak_inflow_hr=float(t[i_in]),
         mass_balance_error_pct=mb, overtopped=bool(over), top_stage_ft=table.top,
-        freeboard_ft=table.top - peak_stage, dt_hr=dt, warnings=tuple(messages), name=name)
+        freeboard_ft=table.top - peak_stage, dt_hr=dt, warnings=tuple(messages), name=name,
+        datum_ft=datum, tailwater_ft=tailwater, reverse_flow=bool(has_reverse),
+        peak_reverse_cfs=reverse if has_reverse else 0.0)
 
 
 # =========================================================================================
@@ -676,9 +876,10 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     dt_s = dt * S_PER_HR
     tables = []
     for ss, outl in zip(ss_list, out_list):
-        structure = as_structure(outl).bind(ss)
+        structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
         _check_devices(structure, ss)
-        tables.append(_build_table(ss, structure, dt_s, table_points))
+        tables.append(_build_table(ss, structure, dt_s, table_points, tailwater=tw_k[len(tables)],
+                                   flap_gate=flap_gate))
     tops = np.array([tb.top for tb in tables])
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)

@@ -65,10 +65,11 @@ class StageStorage:
     which routing reports (see :func:`route_reservoir`).
     """
 
-    __slots__ = ("_h", "_s", "_alo", "_ahi", "_w", "name", "method")
+    __slots__ = ("_h", "_s", "_alo", "_ahi", "_w", "name", "method", "_datum")
 
     def __init__(self, stage_ft, storage_ft3, area_lo_ft2, area_hi_ft2, wetted_area_ft2, *,
-                 name: str = "", method: str = "", _allow_flat: bool = False):
+                 name: str = "", method: str = "", _allow_flat: bool = False,
+                 datum_ft: float | None = None):
         h = np.asarray(stage_ft, dtype=float)
         s = np.asarray(storage_ft3, dtype=float)
         alo = np.asarray(area_lo_ft2, dtype=float)
@@ -92,8 +93,36 @@ class StageStorage:
         self._h, self._s, self._alo, self._ahi, self._w = h, s, alo, ahi, w
         self.name = name
         self.method = method
+        self._datum = _datum(datum_ft)
 
     # -- constructors ---------------------------------------------------------------------
+    @staticmethod
+    def _levels(stage_ft, elevation: bool, datum_ft) -> tuple[np.ndarray, float | None]:
+        """Stages from the bottom and the datum, from stages or (``elevation=True``)
+        elevations."""
+        if not elevation:
+            return StageStorage._check_stages(stage_ft), _datum(datum_ft)
+        e = as_float_array(stage_ft, "elevation_ft")
+        if e.ndim != 1 or e.size < 2:
+            raise InputError(f"elevation_ft must be a 1-D table of at least 2 elevations; got "
+                             f"{e.size} value(s). Give the elevations from the bottom up")
+        bottom = float(e[0])
+        if datum_ft is not None and not np.isclose(float(datum_ft), bottom, rtol=0,
+                                                   atol=1e-9 * max(abs(bottom), 1.0)):
+            raise InputError(
+                f"datum_ft must equal the first elevation of the table (the pond bottom, "
+                f"{fmt_value(bottom)} ft); got {fmt_value(datum_ft)}. Start the table at the "
+                "bottom or omit datum_ft")
+        steps = np.diff(e)
+        if (steps <= 0).any():
+            bad = np.flatnonzero(steps <= 0)
+            i = int(bad[0]) + 1
+            raise InputError(
+                f"elevation_ft must increase strictly; got {fmt_value(e[i])} after "
+                f"{fmt_value(e[i - 1])} at index {i} ({bad.size} of {steps.size} steps "
+                "invalid). Sort the table and remove repeated elevations")
+        return e - bottom, bottom
+
     @staticmethod
     def _check_stages(stage_ft) -> np.ndarray:
         h = as_float_array(stage_ft, "stage_ft")
@@ -116,13 +145,15 @@ class StageStorage:
 
     @classmethod
     def from_areas(cls, stage_ft: npt.ArrayLike, area_ft2: npt.ArrayLike, *,
-                   method: str = "conic", name: str = "") -> "StageStorage":
+                   method: str = "conic", name: str = "", elevation: bool = False,
+                   datum_ft: float | None = None) -> "StageStorage":
         r"""Stage-storage from a stage-area table (contour areas).
 
         Parameters
         ----------
         stage_ft : array_like
-            Stages from 0 (the bottom), strictly increasing; the last is the top. [ft]
+            Stages from 0 (the bottom), strictly increasing; the last is the top. With
+            ``elevation=True``: elevations, strictly increasing, the first is the bottom. [ft]
         area_ft2 : array_like
             Plan area at each stage, >= 0. [ft2]
         method : {"conic", "average_end_area"}, default "conic"
@@ -130,6 +161,12 @@ class StageStorage:
             :math:`\frac{\Delta h}{3}(A_1 + A_2 + \sqrt{A_1 A_2})` or average end area
             :math:`\frac{\Delta h}{2}(A_1 + A_2)` (SWMM's tabular storage [3]_).
         name : str, optional
+        elevation : bool, default False
+            True: ``stage_ft`` holds elevations (plan datum); the pond bottom is the first
+            one and the pond is "in elevations" (see :attr:`datum_ft`).
+        datum_ft : float, optional
+            Elevation of the pond bottom (stage 0). Given with stages, it puts the pond in
+            elevations; with ``elevation=True`` it must equal the first elevation. [ft]
 
         Returns
         -------
@@ -150,7 +187,7 @@ class StageStorage:
         400.0
         """
         check_choice(method, "method", _METHODS)
-        h = cls._check_stages(stage_ft)
+        h, datum = cls._levels(stage_ft, elevation, datum_ft)
         a = as_float_array(area_ft2, "area_ft2", lower=0.0)
         if a.shape != h.shape:
             raise InputError(f"area_ft2 must have one value per stage; got {a.size} areas for "
@@ -168,11 +205,13 @@ class StageStorage:
         else:
             ds = dh / 2.0 * (a[:-1] + a[1:])
         s = np.concatenate([[0.0], np.cumsum(ds)])
-        return cls(h, s, a[:-1], a[1:], _frustum_wetted(h, a), name=name, method=method)
+        return cls(h, s, a[:-1], a[1:], _frustum_wetted(h, a), name=name, method=method,
+                   datum_ft=datum)
 
     @classmethod
     def from_volumes(cls, stage_ft: npt.ArrayLike, storage_ft3: npt.ArrayLike, *,
-                     name: str = "") -> "StageStorage":
+                     name: str = "", elevation: bool = False,
+                     datum_ft: float | None = None) -> "StageStorage":
         """Stage-storage from a stage-storage table (storage linear between points).
 
         Parameters
@@ -182,6 +221,8 @@ class StageStorage:
         storage_ft3 : array_like
             Storage at each stage: 0 at stage 0, strictly increasing. [ft3]
         name : str, optional
+        elevation, datum_ft
+            As in :meth:`from_areas` (a table by elevation; the bottom's elevation).
 
         Returns
         -------
@@ -200,7 +241,7 @@ class StageStorage:
         >>> ss.stage_ft(3000.0)
         2.0
         """
-        h = cls._check_stages(stage_ft)
+        h, datum = cls._levels(stage_ft, elevation, datum_ft)
         s = as_float_array(storage_ft3, "storage_ft3", lower=0.0)
         if s.shape != h.shape:
             raise InputError(f"storage_ft3 must have one value per stage; got {s.size} values "
@@ -219,12 +260,13 @@ class StageStorage:
                 "invalid). Check the table")
         slope = steps / np.diff(h)
         pts = np.concatenate([[slope[0]], (slope[:-1] + slope[1:]) / 2.0, [slope[-1]]])
-        return cls(h, s, slope, slope, _frustum_wetted(h, pts), name=name, method="volumes")
+        return cls(h, s, slope, slope, _frustum_wetted(h, pts), name=name, method="volumes",
+                   datum_ft=datum)
 
     @classmethod
     def basin(cls, bottom_length_ft: float, bottom_width_ft: float, depth_ft: float, *,
               side_slope_h_per_v: float = 0.0, porosity_frac: float = 1.0,
-              name: str = "") -> "StageStorage":
+              name: str = "", datum_ft: float | None = None) -> "StageStorage":
         r"""Rectangular (vertical walls) or trapezoidal basin with equal side slopes.
 
         Parameters
@@ -239,6 +281,8 @@ class StageStorage:
             Void fraction when the basin is filled with stone (e.g. a stone bed), in (0, 1];
             storage and areas are multiplied by it, the wetted (soil) area is not. [-]
         name : str, optional
+        datum_ft : float, optional
+            Elevation of the basin bottom; puts the pond in elevations. [ft]
 
         Returns
         -------
@@ -275,7 +319,7 @@ class StageStorage:
         stor = length * width * h + z * (length + width) * h**2 + 4.0 / 3.0 * z**2 * h**3
         wet = length * width + 2 * h * np.sqrt(1 + z * z) * (length + width + 2 * z * h)
         return cls(h, por * stor, por * area[:-1], por * area[1:], wet, name=name,
-                   method="basin")
+                   method="basin", datum_ft=datum_ft)
 
     rectangular_basin = basin
     trapezoidal_basin = basin
@@ -284,7 +328,8 @@ class StageStorage:
     def drywell(cls, diameter_ft: float, depth_ft: float, *,
                 stone_porosity_frac: float | None = None, stone_width_ft: float = 0.0,
                 stone_depth_below_ft: float = 0.0, wall_thickness_ft: float = 0.0,
-                count: int = 1, name: str = "") -> "StageStorage":
+                count: int = 1, name: str = "",
+                datum_ft: float | None = None) -> "StageStorage":
         r"""Cylindrical drywell / leaching pool with an optional stone envelope.
 
         Parameters
@@ -305,6 +350,9 @@ class StageStorage:
         count : int, default 1
             Number of identical pools sharing the water level.
         name : str, optional
+        datum_ft : float, optional
+            Elevation of stage 0 (the bottom of the stone below the pool); puts the pool in
+            elevations. [ft]
 
         Returns
         -------
@@ -356,7 +404,8 @@ class StageStorage:
         s = np.concatenate([[0.0], np.cumsum(alo * np.diff(h))])
         wet = np.pi * r_e**2 + 2 * np.pi * r_e * h
         k = int(count)
-        return cls(h, k * s, k * alo, k * ahi, k * wet, name=name, method="drywell")
+        return cls(h, k * s, k * alo, k * ahi, k * wet, name=name, method="drywell",
+                   datum_ft=datum_ft)
 
     leaching_pool = drywell
 
@@ -377,7 +426,8 @@ class StageStorage:
                             np.concatenate([[0.0], self._alo]),
                             np.concatenate([[0.0], self._ahi]),
                             np.concatenate([[0.0], self._w]), name=self.name,
-                            method=self.method, _allow_flat=True)
+                            method=self.method, _allow_flat=True,
+                            datum_ft=None if self._datum is None else self._datum - dz)
 
     def _segments(self, a: np.ndarray, b: np.ndarray):
         """S(a), S(b), area just above a, area just below b, wetted(a), wetted(b).
@@ -413,7 +463,15 @@ class StageStorage:
         s = np.concatenate([[p[0][0] + q[0][0]], p[1] + q[1]])
         w = np.concatenate([[p[4][0] + q[4][0]], p[5] + q[5]])
         name = " + ".join(n for n in (self.name, other.name) if n)
-        return StageStorage(h, s, p[2] + q[2], p[3] + q[3], w, name=name, method="sum")
+        datum = self._datum if other._datum is None else other._datum
+        if (self._datum is not None and other._datum is not None
+                and not np.isclose(self._datum, other._datum, rtol=0, atol=1e-9)):
+            raise InputError(
+                f"parallel storages must share one bottom elevation (datum_ft); got "
+                f"{fmt_value(self._datum)} and {fmt_value(other._datum)}. Give the higher one "
+                "with .raised(by_ft=difference) on the lower one's datum")
+        return StageStorage(h, s, p[2] + q[2], p[3] + q[3], w, name=name, method="sum",
+                            datum_ft=datum)
 
     def __radd__(self, other):
         if other == 0:  # sum([...]) works
@@ -425,7 +483,8 @@ class StageStorage:
             return NotImplemented
         k = int(count)
         return StageStorage(self._h, k * self._s, k * self._alo, k * self._ahi, k * self._w,
-                            name=f"{k} x {self.name}" if self.name else "", method=self.method)
+                            name=f"{k} x {self.name}" if self.name else "", method=self.method,
+                            datum_ft=self._datum)
 
     __rmul__ = __mul__
 
@@ -524,6 +583,34 @@ class StageStorage:
         return float(self._h[-1])
 
     @property
+    def datum_ft(self) -> float | None:
+        """Elevation of the pond bottom (stage 0), or None for a pond described by stage only.
+
+        When set, the pond is "in elevations": device inverts and crests, the tailwater and
+        the reported water levels are elevations in the same vertical datum. [ft]
+        """
+        return self._datum
+
+    @property
+    def bottom_elevation_ft(self) -> float:
+        """Elevation of the bottom: ``datum_ft``, or 0 for a stage-only pond. [ft]"""
+        return 0.0 if self._datum is None else self._datum
+
+    @property
+    def top_elevation_ft(self) -> float:
+        """Elevation of the top of the structure (equals the top stage without a datum). [ft]"""
+        return self.bottom_elevation_ft + self.top_stage_ft
+
+    def elevation_ft(self, stage_ft: npt.ArrayLike):
+        """Elevation of a stage above the bottom (stage + ``bottom_elevation_ft``). [ft]"""
+        return like(as_float_array(stage_ft, "stage_ft") + self.bottom_elevation_ft, stage_ft)
+
+    def with_datum(self, datum_ft: float | None) -> "StageStorage":
+        """The same storage with another bottom elevation (None: stage only)."""
+        return StageStorage(self._h, self._s, self._alo, self._ahi, self._w, name=self.name,
+                            method=self.method, _allow_flat=True, datum_ft=datum_ft)
+
+    @property
     def max_storage_ft3(self) -> float:
         """Storage at the top. [ft3]"""
         return float(self._s[-1])
@@ -543,13 +630,24 @@ class StageStorage:
         import pandas as pd
 
         area = np.concatenate([self._alo, [self._ahi[-1]]])
-        return pd.DataFrame({"stage_ft": self._h, "area_ft2": area, "storage_ft3": self._s,
-                             "wetted_area_ft2": self._w})
+        cols = {"stage_ft": self._h, "area_ft2": area, "storage_ft3": self._s,
+                "wetted_area_ft2": self._w}
+        if self._datum is not None:
+            cols = {"elevation_ft": self._h + self._datum, **cols}
+        return pd.DataFrame(cols)
 
     def __repr__(self) -> str:
         return (f"StageStorage(name={self.name!r}, method={self.method!r}, "
                 f"top_stage_ft={self.top_stage_ft:g}, max_storage_ft3={self.max_storage_ft3:.6g},"
-                f" points={self._h.size})")
+                f" points={self._h.size}"
+                + ("" if self._datum is None else f", datum_ft={self._datum:g}") + ")")
+
+
+def _datum(datum_ft) -> float | None:
+    if datum_ft is None:
+        return None
+    return float(as_float_array(datum_ft, "datum_ft", lower=-1e5, upper=1e5,
+                                hint="The bottom elevation must be a finite elevation in feet"))
 
 
 def _frustum_wetted(h: np.ndarray, a: np.ndarray) -> np.ndarray:
