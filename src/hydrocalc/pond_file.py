@@ -207,7 +207,7 @@ def load_pond(path) -> Pond:
 def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
                 initial_stage_ft: float = 0.0, routing_step_s: float = 1.0,
                 flow_routing: str = "DYNWAVE", duration_hr: float | None = None,
-                storage_points: int = 200) -> str:
+                storage_points: int = 200, tailwater_ft=None) -> str:
     """The pond as an EPA SWMM 5 input file (text), for an independent check of a route.
 
     The inflow is an external inflow time series on a storage unit ``SU1`` (tabular
@@ -242,6 +242,11 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     duration_hr : float, optional
         Simulation length (default: the inflow's span). [h]
     storage_points : int, default 200
+    tailwater_ft : None, float or (time_hr, level) pair, optional
+        Tailwater in the devices' frame (as :func:`hydrocalc.routing.route_reservoir`): the
+        outfalls become FIXED-stage (a constant) or TIMESERIES (a series) outfalls at that
+        level; None keeps free outfalls. A pond with a ``datum_ft`` is exported in stages
+        (SWMM storage invert 0 = the pond bottom).
 
     Returns
     -------
@@ -252,7 +257,9 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     import datetime
 
     check_choice(flow_routing, "flow_routing", ("DYNWAVE", "KINWAVE"))
-    structure = as_structure(outlets)
+    from hydrocalc.routing import _tailwater_series, _to_stage_frame
+
+    structure = _to_stage_frame(as_structure(outlets), stage_storage)
     if structure.barrel is not None:
         raise InputError("to_swmm_inp supports devices in parallel only; got a structure with "
                          "a barrel")
@@ -288,7 +295,17 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
         f"SU1 0 {3.0 * top:.6f} {float(initial_stage_ft):.6f} TABULAR SC1 0 0", "",
         "[OUTFALLS]",
     ]
-    lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
+    tw_lines = []
+    if tailwater_ft is None:
+        lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
+    elif np.ndim(tailwater_ft) == 0:
+        tw = float(_tailwater_series(tailwater_ft, np.zeros(1), stage_storage)[0])
+        lines += [f"OUT{i + 1} -100 FIXED {tw:.8f} NO" for i in range(len(leaves))]
+    else:
+        t_tw = np.asarray(tailwater_ft[0], dtype=float)
+        tw = _tailwater_series(tailwater_ft, t_tw, stage_storage)
+        lines += [f"OUT{i + 1} -100 TIMESERIES TSTW NO" for i in range(len(leaves))]
+        tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}" for ti, v in zip(t_tw, tw)]
     orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
     for i, dev in enumerate(leaves):
         link, out = f"L{i + 1}", f"OUT{i + 1}"
@@ -312,6 +329,7 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     lines += orifices + weirs + xsect
     lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
     lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
+    lines += tw_lines
     lines += ["", "[CURVES]"]
     lines += [f"SC1 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
               for i, (hi, ai) in enumerate(zip(h, area))]

@@ -736,6 +736,13 @@ class BatchRoutingResult:
     top_stage_ft: np.ndarray
     dt_hr: float
     _tables: tuple = field(repr=False, default=())
+    bottom_elevation_ft: np.ndarray | None = None
+
+    @property
+    def peak_elevation_ft(self) -> np.ndarray:
+        """Peak water-surface elevation (peak stage + each pond's bottom elevation). [ft]"""
+        base = 0.0 if self.bottom_elevation_ft is None else self.bottom_elevation_ft
+        return self.peak_stage_ft + base
 
     @property
     def shape(self) -> tuple:
@@ -781,7 +788,8 @@ def _batch_inflow(inflow_cfs, dt_hr):
 def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_list, *,
                      initial_stage_ft: npt.ArrayLike = 0.0, keep: str = "series",
                      table_points: int = TABLE_POINTS,
-                     overtopping_warning: bool = True) -> BatchRoutingResult:
+                     overtopping_warning: bool = True, tailwater_ft=None,
+                     flap_gate: bool = False) -> BatchRoutingResult:
     r"""Route many ponds x storms at once: one loop over time, vectorized across the batch.
 
     Parameters
@@ -809,6 +817,13 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         False: no :class:`OvertoppingWarning` (``overtopped`` still flags the pond-storms),
         for callers that report overtopping themselves; thread-safe, unlike filtering the
         warning with :func:`warnings.catch_warnings`.
+    tailwater_ft : None, float or array_like (k,), optional
+        Constant tailwater level of every pond (or one per pond, NaN for a free outfall),
+        in each pond's devices' frame (elevation when its stage-storage has a datum). Each
+        pond's table is then built at its tailwater, so the batch costs the same as with
+        free outfalls. A tailwater that varies in time: :func:`route_reservoir`. [ft]
+    flap_gate : bool, default False
+        True: no flow back into the ponds.
 
     Returns
     -------
@@ -874,6 +889,7 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         raise InputError(f"outlets_list must be a device, a structure or a list of k outlet "
                          f"specs; got {outlets_list!r}")
     dt_s = dt * S_PER_HR
+    tw_k = _batch_tailwater(tailwater_ft, ss_list, k)
     tables = []
     for ss, outl in zip(ss_list, out_list):
         structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
@@ -1056,7 +1072,31 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         peak_outflow_cfs=shaped(o_max), time_of_peak_outflow_hr=shaped(time_hr[io_max]),
         peak_stage_ft=shaped(peak_stage), peak_storage_ft3=shaped(peak_storage),
         mass_balance_error_pct=shaped(mb), overtopped=shaped(over), top_stage_ft=tops,
-        dt_hr=dt, _tables=tuple(tables))
+        dt_hr=dt, _tables=tuple(tables),
+        bottom_elevation_ft=np.array([ss.bottom_elevation_ft for ss in ss_list]))
+
+
+def _batch_tailwater(tailwater_ft, ss_list, k) -> list:
+    """Per-pond constant tailwater in stage frame (None: free outfall)."""
+    if tailwater_ft is None:
+        return [None] * k
+    if isinstance(tailwater_ft, Mapping) or (np.ndim(tailwater_ft) == 2):
+        raise InputError("route_reservoirs takes a constant tailwater per pond; got a series. "
+                         "Route a time-varying tailwater with route_reservoir")
+    tw = np.broadcast_to(as_float_array(tailwater_ft, "tailwater_ft", allow_nan=True), (k,))
+    out = []
+    for p, (level, ss) in enumerate(zip(tw, ss_list)):
+        if np.isnan(level):
+            out.append(None)
+            continue
+        st = float(level) - ss.bottom_elevation_ft
+        if st > ss.top_stage_ft * (1 + 1e-12):
+            raise InputError(
+                f"tailwater_ft must be <= the top of each pond; got {fmt_value(level)} for pond "
+                f"{p} (top {fmt_value(ss.top_elevation_ft)} ft). Check the level's frame "
+                "(elevation or stage) and datum")
+        out.append(st)
+    return out
 
 
 #: Buckets per pond over the normalized storage indication (batch interval search).
