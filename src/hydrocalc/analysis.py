@@ -165,6 +165,86 @@ def _device_flows(xs, table, scale, count):
     return devices
 
 
+def _pond_hydraulics(pond, res):
+    """Row fields of a pond's water levels and tailwater for storm ``i``: bottom, peak and
+    top elevations (None for a pond given by stage only), the tailwater kind ("free",
+    "constant", "series") and its peak level in the file's frame, and reverse flow."""
+    datum = getattr(pond, "bottom_elevation_ft", None)
+    tw = getattr(pond, "tailwater", None)
+    kind = getattr(pond, "tailwater_kind", "free")
+    if tw is None:
+        tw_peak = None
+    elif isinstance(tw, float):
+        tw_peak = tw + (datum or 0.0)
+    else:
+        tw_peak = max(tw[1]) + (datum or 0.0)
+    batch, j = res.get("_batch"), res.get("_index")
+    out_q = None if batch is None or batch.outflow_cfs is None else batch.outflow_cfs[:, j]
+
+    def fields(i, peak_stage, top):
+        rev = 0.0 if out_q is None else max(-float(out_q[i].min()), 0.0) * pond.count
+        rev = rev if rev > 1e-6 else 0.0   # round-off below an empty pond is not a flow
+        return {
+            "bottom_elevation_ft": datum,
+            "peak_elevation_ft": None if datum is None else datum + peak_stage,
+            "top_elevation_ft": None if datum is None else datum + top,
+            "tailwater": kind, "peak_tailwater_ft": tw_peak,
+            "reverse_flow": rev > 0.0, "peak_reverse_cfs": rev,
+        }
+    return fields
+
+
+def _single_device_flows(results, scale, count):
+    """Device flows (m, nt) of a pond routed one storm at a time (see _device_flows)."""
+    def devices():
+        flows = {}
+        for nm in results[0].device_flows_cfs:
+            q = np.stack([r.device_flows_cfs[nm] for r in results])
+            q[np.abs(q) < scale] = 0.0
+            flows[nm] = q * count
+        return flows
+    return devices
+
+
+def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
+    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
+    by :func:`hydrocalc.routing.route_reservoir` (same table, stage frame); their series
+    replace the batch's (free-outfall) ones."""
+    import dataclasses
+    import warnings
+
+    from hydrocalc import routing
+    from hydrocalc.hydrograph import Hydrograph
+
+    nt = q.shape[-1]
+    t = dt_hr * np.arange(nt)
+    results = {}
+    out = {k: np.array(getattr(batch, k)) for k in (
+        "outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs", "time_of_peak_outflow_hr",
+        "peak_stage_ft", "peak_storage_ft3", "mass_balance_error_pct", "overtopped")}
+    for j in series:
+        pond = items[j][0]
+        results[j] = []
+        for i in range(q.shape[0]):
+            with warnings.catch_warnings():   # reverse flow and overtopping reported per row
+                warnings.simplefilter("ignore")
+                r = routing.route_reservoir(Hydrograph(t, q[i, j]), pond.stage_storage,
+                                            pond.structure(), initial_stage_ft=h0[i, j],
+                                            tailwater_ft=pond.tailwater,
+                                            flap_gate=bool(pond.flap_gate))
+            out["outflow_cfs"][i, j] = r.outflow_cfs
+            out["stage_ft"][i, j] = r.stage_ft
+            out["storage_ft3"][i, j] = r.storage_ft3
+            out["peak_outflow_cfs"][i, j] = r.peak_outflow_cfs
+            out["time_of_peak_outflow_hr"][i, j] = r.time_of_peak_outflow_hr
+            out["peak_stage_ft"][i, j] = r.peak_stage_ft
+            out["peak_storage_ft3"][i, j] = r.peak_storage_ft3
+            out["mass_balance_error_pct"][i, j] = r.mass_balance_error_pct
+            out["overtopped"][i, j] = r.overtopped
+            results[j].append(r)
+    return dataclasses.replace(batch, **out), results
+
+
 def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
 
@@ -182,10 +262,22 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     for j, (pond, inflow) in enumerate(items):
         np.divide(inflow, pond.count, out=q[:, j])
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _ in items], dtype=float), (m, k))
+    # a constant tailwater goes into the batch (one table per pond); a series is routed pond
+    # by pond below (its table changes every step); NaN = free outfall (stages: the site
+    # parser converts elevations to stages above each pond's bottom)
+    tw = [getattr(p, "tailwater", None) for p, _ in items]
+    tw_const = np.array([t if isinstance(t, float) else np.nan for t in tw])
+    flaps = [bool(getattr(p, "flap_gate", False)) for p, _ in items]
     # overtopping is reported per pond and storm by _check_ponds
     batch = routing.route_reservoirs(q, dt_hr, [p.stage_storage for p, _ in items],
                                      [p.structure() for p, _ in items], initial_stage_ft=h0,
-                                     overtopping_warning=False)
+                                     overtopping_warning=False,
+                                     tailwater_ft=None if np.isnan(tw_const).all() else tw_const,
+                                     flap_gate=flaps)
+    series = [j for j, t in enumerate(tw) if t is not None and not isinstance(t, float)]
+    singles = {}
+    if series:
+        batch, singles = _route_series_tailwater(batch, q, dt_hr, items, series, h0)
     del q
     tables = batch._tables
     out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
@@ -196,6 +288,9 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     xs += out_q
     discarded = np.zeros_like(out_q)
     for j, table in enumerate(tables):
+        if j in singles:
+            discarded[:, j] = [r.discarded_cfs for r in singles[j]]
+            continue
         for _, kind, qq in table.parts:
             if kind == "discarded":
                 discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
@@ -215,12 +310,14 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
             "discarded_cfs": discarded[:, j],
             "stage_ft": batch.stage_ft[:, j],
             "storage_ft3": storage[:, j],
-            "device_cfs": _DeviceFlows(_device_flows(xs[:, j], table=tables[j],
-                                                     scale=scale[:, j], count=count)),
+            "device_cfs": _DeviceFlows(
+                _device_flows(xs[:, j], table=tables[j], scale=scale[:, j], count=count)
+                if j not in singles else
+                _single_device_flows(singles[j], scale=scale[:, j], count=count)),
             "overtopped": np.asarray(batch.overtopped[:, j], dtype=bool),
             "mass_balance_error_pct": np.asarray(batch.mass_balance_error_pct[:, j],
                                                  dtype=float),
-            "_batch": batch, "_index": j, "_results": None,
+            "_batch": batch, "_index": j, "_results": singles.get(j),
         })
     return out, primary
 
@@ -1210,6 +1307,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
             disc = _integrate(res["discarded_cfs"], dt)
             stage_pk = res["stage_ft"].max(axis=1)
             stor_pk = res["storage_ft3"].max(axis=1)
+            hyd = _pond_hydraulics(pond, res)
             for i, storm in enumerate(names):
                 row = {
                     "scenario": name, "storm": storm, "pond": pid,
@@ -1225,6 +1323,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
                     "overtopped": bool(res["overtopped"][i]),
                     "mass_balance_error_pct": float(res["mass_balance_error_pct"][i]),
                 }
+                row.update(hyd(i, float(stage_pk[i]), top))
                 for dev, q in res["device_cfs"].items():
                     row[f"peak_{dev}_cfs"] = float(q[i].max())
                 pond_rows.append(row)

@@ -822,8 +822,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         in each pond's devices' frame (elevation when its stage-storage has a datum). Each
         pond's table is then built at its tailwater, so the batch costs the same as with
         free outfalls. A tailwater that varies in time: :func:`route_reservoir`. [ft]
-    flap_gate : bool, default False
-        True: no flow back into the ponds.
+    flap_gate : bool or sequence of k bool, default False
+        True: no flow back into the pond(s).
 
     Returns
     -------
@@ -890,12 +890,16 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
                          f"specs; got {outlets_list!r}")
     dt_s = dt * S_PER_HR
     tw_k = _batch_tailwater(tailwater_ft, ss_list, k)
+    flaps = (list(flap_gate) if isinstance(flap_gate, (list, tuple, np.ndarray))
+             else [bool(flap_gate)] * k)
+    if len(flaps) != k:
+        raise InputError(f"flap_gate must be a bool or one per pond ({k}); got {len(flaps)}")
     tables = []
     for ss, outl in zip(ss_list, out_list):
         structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
         _check_devices(structure, ss)
         tables.append(_build_table(ss, structure, dt_s, table_points, tailwater=tw_k[len(tables)],
-                                   flap_gate=flap_gate))
+                                   flap_gate=bool(flaps[len(tables)])))
     tops = np.array([tb.top for tb in tables])
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)

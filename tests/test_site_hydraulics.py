@@ -1,0 +1,122 @@
+"""Site files with ponds in elevations and tailwater (constant or series), end to end."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from hydrocalc.analysis import analyze
+from hydrocalc.errors import RangeWarning
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.routing import route_reservoir
+from hydrocalc.site import check_site, load_site
+from test_site import BASE
+
+STAGE_POND = """
+[[post.pond]]
+id = "P-1"
+to = "DP-1"
+[post.pond.storage]
+type = "basin"
+bottom_length_ft = 60
+bottom_width_ft = 30
+depth_ft = 4
+side_slope_h_per_v = 3
+[[post.pond.outlet]]
+id = "orifice"
+type = "circular_orifice"
+diameter_in = 6
+invert_ft = 0
+[[post.pond.outlet]]
+id = "weir"
+type = "rectangular_weir"
+length_ft = 4
+crest_ft = 3
+"""
+
+
+def _site(tmp_path, pond_text):
+    text = BASE.replace(STAGE_POND.strip(), pond_text.strip())
+    assert text != BASE or pond_text.strip() == STAGE_POND.strip()
+    path = tmp_path / "site.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _elevation_pond(extra=""):
+    return STAGE_POND.replace('to = "DP-1"\n', f'to = "DP-1"\nbottom_elevation_ft = 120.0\n{extra}', 1) \
+        .replace("invert_ft = 0", "invert_ft = 120.0").replace("crest_ft = 3", "crest_ft = 123.0")
+
+
+def _pond_rows(results):
+    return results.ponds[(results.ponds.scenario == "post")].set_index("storm")
+
+
+def test_pond_in_elevations_gives_the_same_route_and_reports_elevations(tmp_path):
+    a = analyze(load_site(_site(tmp_path, STAGE_POND)))
+    b = analyze(load_site(_site(tmp_path, _elevation_pond())))
+    ra, rb = _pond_rows(a), _pond_rows(b)
+    assert_allclose(rb.peak_outflow_cfs, ra.peak_outflow_cfs, rtol=1e-9)
+    assert_allclose(rb.peak_elevation_ft, ra.peak_stage_ft + 120.0, rtol=1e-12)
+    assert (rb.top_elevation_ft == 124.0).all() and ra.peak_elevation_ft.isna().all()
+    assert (rb.tailwater == "free").all()
+
+
+def test_stage_area_table_by_elevation(tmp_path):
+    pond = STAGE_POND.replace('''type = "basin"
+bottom_length_ft = 60
+bottom_width_ft = 30
+depth_ft = 4
+side_slope_h_per_v = 3''', '''type = "stage_area"
+elevation_ft = [120.0, 121.0, 122.0, 123.0, 124.0]
+area_ft2 = [1800, 2400, 3100, 3900, 4800]''').replace("invert_ft = 0", "invert_ft = 120.0") \
+        .replace("crest_ft = 3", "crest_ft = 123.0")
+    site = load_site(_site(tmp_path, pond))
+    p = site.scenarios["post"].nodes["P-1"]
+    assert p.bottom_elevation_ft == 120.0
+    assert p.stage_storage.top_stage_ft == 4.0
+    assert [o.invert_ft for o in p.outlets if hasattr(o, "invert_ft")] == [0.0]
+
+
+def test_constant_and_series_tailwater_route_as_route_reservoir(tmp_path):
+    const = _elevation_pond("tailwater_ft = 121.0\n")
+    series = _elevation_pond("tailwater_ft = { time_hr = [0, 12, 24], "
+                             "elevation_ft = [120.0, 122.5, 120.5] }\n")
+    for text, tw in ((const, 1.0), (series, ([0.0, 12.0, 24.0], [0.0, 2.5, 0.5]))):
+        site = load_site(_site(tmp_path, text))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RangeWarning)
+            res = analyze(site, storms=["10yr"])
+            pond = site.scenarios["post"].nodes["P-1"]
+            r = res.routing("post", "10yr", "P-1")
+            direct = route_reservoir(Hydrograph(r.time_hr, r.inflow_cfs), pond.stage_storage,
+                                     pond.structure(), tailwater_ft=tw)
+        row = _pond_rows(res).loc["10yr"]
+        assert_allclose(row.peak_outflow_cfs, direct.peak_primary_cfs, rtol=1e-9)
+        assert_allclose(row.peak_stage_ft, direct.peak_stage_ft, rtol=1e-9)
+        assert row.tailwater == ("constant" if tw == 1.0 else "series")
+        assert row.peak_tailwater_ft == pytest.approx(121.0 if tw == 1.0 else 122.5)
+        assert row.reverse_flow == direct.reverse_flow
+
+
+@pytest.mark.parametrize("extra, pattern", [
+    ("tailwater_ft = 130.0\n", r"post\.pond\[P-1\]\.tailwater_ft must be <= the top of the "
+                               r"pond \(124 ft, elevation\); got 130"),
+    ("tailwater_ft = { time_hr = [0, 1], elevation_ft = [120] }\n",
+     r"tailwater_ft\.elevation_ft must have as many values as time_hr"),
+    ("flap_gate = 1\n", r"flap_gate must be true or false"),
+])
+def test_bad_tailwater_is_one_clear_problem(tmp_path, extra, pattern):
+    probs = check_site(_site(tmp_path, _elevation_pond(extra)))
+    assert any(re.search(pattern, p) for p in probs), probs
+
+
+def test_device_below_the_pond_bottom_is_one_clear_problem(tmp_path):
+    pond = _elevation_pond().replace("invert_ft = 120.0", "invert_ft = 119.0")
+    probs = check_site(_site(tmp_path, pond))
+    assert any(re.search(r"outlet\[orifice\]\.invert_ft must be at or above the pond bottom "
+                         r"\(elevation 120 ft\); got 119", p) for p in probs), probs
