@@ -310,7 +310,7 @@ def villemonte_factor(upstream_head_ft: npt.ArrayLike, downstream_head_ft: npt.A
     Examples
     --------
     >>> round(float(villemonte_factor(1.0, 0.5)), 4)      # (1 - 0.5**1.5)**0.385
-    0.8574
+    0.8454
     >>> float(villemonte_factor(1.0, -0.2))
     1.0
     """
@@ -321,6 +321,10 @@ def villemonte_factor(upstream_head_ft: npt.ArrayLike, downstream_head_ft: npt.A
 
 def _villemonte(h1: np.ndarray, h2: np.ndarray, n: float) -> np.ndarray:
     """Villemonte factor on float arrays (no validation); see :func:`villemonte_factor`."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(h1 > 0.0, np.clip(h2, 0.0, None) / np.where(h1 > 0.0, h1, 1.0), 1.0)
-    return np.clip(1.0 - np.clip(ratio, 0.0, 1.0) ** n, 0.0, 1.0) ** 0.385
+    h1, h2 = np.broadcast_arrays(np.asarray(h1, dtype=float), np.asarray(h2, dtype=float))
+    out = np.where(h2 >= h1, 0.0, 1.0)      # no head difference: no flow; H2 <= 0: free
+    part = (h2 > 0.0) & (h2 < h1)           # only the submerged points need the powers
+    if part.any():
+        ratio = h2[part] / h1[part]
+        out[part] = (1.0 - ratio**n) ** 0.385
+    return out

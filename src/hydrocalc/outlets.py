@@ -200,8 +200,25 @@ class Device:
         return [(self, self._flow(stage))]
 
     def _components_tw(self, stage: np.ndarray, tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
-        """(device, flow) with a tailwater ``tw`` (stage frame)."""
+        """(device, flow) with a tailwater ``tw`` (stage frame). Rows (first axis of a 2-D
+        grid) whose tailwater is at or below :attr:`free_below_ft` take the free rating,
+        which is then identical, so only the rows the tailwater reaches are evaluated."""
+        free_below = self.free_below_ft
+        if np.ndim(stage) == 2 and stage.shape[0] > 1:
+            wet = tw[:, 0] > free_below
+            if not wet.all():
+                q = np.broadcast_to(self._flow(stage[0]), stage.shape).copy()
+                if wet.any():
+                    q[wet] = self._flow_tw(stage[wet], tw[wet])
+                return [(self, q)]
+        elif not (tw > free_below).any():
+            return [(self, self._flow(stage))]
         return [(self, self._flow_tw(stage, tw))]
+
+    @property
+    def free_below_ft(self) -> float:
+        """A tailwater at or below this stage leaves the rating free (identical). [ft]"""
+        return self.lowest_ft
 
     def __add__(self, other):
         if isinstance(other, Device):
@@ -263,7 +280,7 @@ class _VerticalOrifice(Device):
         inv = self.invert_ft
         frac = np.clip((h1 - inv) / height, 0.0, 1.0)
         head = np.clip(h1 - np.maximum(h2, inv + height / 2.0), 0.0, None)
-        weir = c_weir * frac**1.5 * _villemonte(h1 - inv, h2 - inv, 1.5)
+        weir = c_weir * frac * np.sqrt(frac) * _villemonte(h1 - inv, h2 - inv, 1.5)
         return sign * np.where(h1 >= self.crown_ft, c_orif * np.sqrt(head), weir)
 
 
@@ -823,6 +840,10 @@ class Barrel(Device):
         outlet = np.maximum(full, manning)
         return np.where(stage > self.invert_ft, np.minimum(inlet, outlet), 0.0)
 
+    @property
+    def free_below_ft(self) -> float:
+        return min(self.invert_ft, self.outlet_invert_ft + self.diameter_ft)
+
     def _flow_tw(self, stage, tw):
         # Forward (pond above tailwater): inlet control as without tailwater; outlet control
         # by the full-flow energy equation with h_o = max(TW, outlet crown) (HDS-5 Ch. 3), the
@@ -928,6 +949,10 @@ class Exfiltration(Device):
 
     def _flow_tw(self, stage, tw):
         return self._flow(stage)   # to the ground: the tailwater does not act on it
+
+    @property
+    def free_below_ft(self) -> float:
+        return np.inf
 
 
 # -- composite -----------------------------------------------------------------------------
