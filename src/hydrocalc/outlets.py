@@ -200,8 +200,9 @@ class Device:
         return [(self, self._flow(stage))]
 
     def _components_tw(self, stage: np.ndarray, tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
-        """(device, flow) with a tailwater ``tw`` (stage frame). Rows (first axis of a 2-D
-        grid) whose tailwater is at or below :attr:`free_below_ft` take the free rating,
+        """(device, flow) with a tailwater ``tw`` (stage frame). On a 2-D grid the rows
+        (first axis) hold one tailwater each and every row the same stages; rows whose
+        tailwater is at or below :attr:`free_below_ft` take the free rating,
         which is then identical, so only the rows the tailwater reaches are evaluated."""
         free_below = self.free_below_ft
         if np.ndim(stage) == 2 and stage.shape[0] > 1:

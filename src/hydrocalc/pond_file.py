@@ -265,15 +265,7 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
                          "a barrel")
     leaves = structure.leaves()
     top = stage_storage.top_stage_ft
-    h = np.unique(np.concatenate([stage_storage._h, np.linspace(0.0, top, storage_points)]))
-    area = stage_storage._area_ext(h)
-    if stage_storage.method != "average_end_area":
-        # midpoint areas reproduce the stage-storage's own volume between points best
-        area = np.concatenate([[area[0]], np.diff(stage_storage._storage_ext(h)) / np.diff(h)])
-        area = np.concatenate([[area[1]], (area[1:-1] + area[2:]) / 2.0, [area[-1]]])
-    a_ext = stage_storage.extension_area_ft2
-    h = np.concatenate([h, [3.0 * top]])
-    area = np.concatenate([area, [a_ext]])
+    h, area = _swmm_curve(stage_storage, storage_points)
     t = np.asarray(inflow.time_hr, dtype=float)
     q = np.asarray(inflow.flow_cfs, dtype=float)
     t_end = float(t[-1]) if duration_hr is None else float(t[0]) + float(duration_hr)
@@ -308,24 +300,7 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
         tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}" for ti, v in zip(t_tw, tw)]
     orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
     for i, dev in enumerate(leaves):
-        link, out = f"L{i + 1}", f"OUT{i + 1}"
-        if isinstance(dev, CircularOrifice):
-            orifices.append(f"{link} SU1 {out} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
-            xsect.append(f"{link} CIRCULAR {dev.height_ft:.8f} 0 0 0")
-        elif isinstance(dev, RectangularOrifice):
-            orifices.append(f"{link} SU1 {out} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
-            xsect.append(f"{link} RECT_CLOSED {dev.height_ft:.8f} {dev.width_in / 12.0:.8f} 0 0")
-        elif isinstance(dev, (RectangularWeir, BroadCrestedWeir)):
-            nc = getattr(dev, "end_contractions", 0)
-            weirs.append(f"{link} SU1 {out} TRANSVERSE {dev.crest_ft:.6f} {dev.cw:g} NO {nc} 0 NO")
-            xsect.append(f"{link} RECT_OPEN 100 {dev.length_ft:.8f} 0 0")
-        elif isinstance(dev, VNotchWeir):
-            width = 2.0 * 100.0 * math.tan(math.radians(dev.angle_deg) / 2.0)
-            weirs.append(f"{link} SU1 {out} V-NOTCH {dev.crest_ft:.6f} {dev.cw:g} NO 0 0 NO")
-            xsect.append(f"{link} TRIANGULAR 100 {width:.8f} 0 0")
-        else:
-            raise InputError(f"to_swmm_inp supports orifices and weirs; got "
-                             f"{type(dev).__name__} '{dev.name}'")
+        _swmm_link(dev, f"L{i + 1}", "SU1", f"OUT{i + 1}", orifices, weirs, xsect)
     lines += orifices + weirs + xsect
     lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
     lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
@@ -337,3 +312,38 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     return "\n".join(lines)
 
 
+
+
+def _swmm_curve(stage_storage: StageStorage, storage_points: int):
+    """Depth-area curve points (depth, area) of a pond for SWMM (see :func:`to_swmm_inp`)."""
+    top = stage_storage.top_stage_ft
+    h = np.unique(np.concatenate([stage_storage._h, np.linspace(0.0, top, storage_points)]))
+    area = stage_storage._area_ext(h)
+    if stage_storage.method != "average_end_area":
+        # midpoint areas reproduce the stage-storage's own volume between points best
+        area = np.concatenate([[area[0]], np.diff(stage_storage._storage_ext(h)) / np.diff(h)])
+        area = np.concatenate([[area[1]], (area[1:-1] + area[2:]) / 2.0, [area[-1]]])
+    a_ext = stage_storage.extension_area_ft2
+    return np.concatenate([h, [3.0 * top]]), np.concatenate([area, [a_ext]])
+
+
+def _swmm_link(dev, link: str, n1: str, n2: str, orifices: list, weirs: list,
+               xsect: list) -> None:
+    """Append the SWMM lines of one device as link ``link`` from node n1 to node n2."""
+    if isinstance(dev, CircularOrifice):
+        orifices.append(f"{link} {n1} {n2} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
+        xsect.append(f"{link} CIRCULAR {dev.height_ft:.8f} 0 0 0")
+    elif isinstance(dev, RectangularOrifice):
+        orifices.append(f"{link} {n1} {n2} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
+        xsect.append(f"{link} RECT_CLOSED {dev.height_ft:.8f} {dev.width_in / 12.0:.8f} 0 0")
+    elif isinstance(dev, (RectangularWeir, BroadCrestedWeir)):
+        nc = getattr(dev, "end_contractions", 0)
+        weirs.append(f"{link} {n1} {n2} TRANSVERSE {dev.crest_ft:.6f} {dev.cw:g} NO {nc} 0 NO")
+        xsect.append(f"{link} RECT_OPEN 100 {dev.length_ft:.8f} 0 0")
+    elif isinstance(dev, VNotchWeir):
+        width = 2.0 * 100.0 * math.tan(math.radians(dev.angle_deg) / 2.0)
+        weirs.append(f"{link} {n1} {n2} V-NOTCH {dev.crest_ft:.6f} {dev.cw:g} NO 0 0 NO")
+        xsect.append(f"{link} TRIANGULAR 100 {width:.8f} 0 0")
+    else:
+        raise InputError(f"to_swmm_inp supports orifices and weirs; got "
+                         f"{type(dev).__name__} '{dev.name}'")
