@@ -120,3 +120,80 @@ def test_device_below_the_pond_bottom_is_one_clear_problem(tmp_path):
     probs = check_site(_site(tmp_path, pond))
     assert any(re.search(r"outlet\[orifice\]\.invert_ft must be at or above the pond bottom "
                          r"\(elevation 120 ft\); got 119", p) for p in probs), probs
+
+
+PAIR = """
+[[post.pond]]
+id = "P-1"
+to = "P-2"
+bottom_elevation_ft = 120.0
+backwater = true
+[post.pond.storage]
+type = "stage_area"
+elevation_ft = [120.0, 121.0, 122.0, 123.0, 124.0]
+area_ft2 = [1500, 2000, 2600, 3300, 4100]
+[[post.pond.outlet]]
+id = "orifice"
+type = "circular_orifice"
+diameter_in = 12
+invert_ft = 120.0
+[[post.pond.outlet]]
+id = "weir"
+type = "rectangular_weir"
+length_ft = 4
+crest_ft = 122.5
+
+[[post.pond]]
+id = "P-2"
+to = "DP-1"
+[post.pond.storage]
+type = "stage_area"
+elevation_ft = [119.0, 120.0, 121.0, 122.0, 123.0, 124.0]
+area_ft2 = [2500, 3000, 3600, 4300, 5100, 6000]
+[[post.pond.outlet]]
+id = "orifice"
+type = "circular_orifice"
+diameter_in = 4
+invert_ft = 119.0
+[[post.pond.outlet]]
+id = "weir"
+type = "rectangular_weir"
+length_ft = 2
+crest_ft = 122.8
+"""
+
+
+def test_backwater_pair_in_a_site_routes_as_route_interconnected(tmp_path):
+    from hydrocalc.interconnected import route_interconnected
+
+    site = load_site(_site(tmp_path, PAIR))
+    res = analyze(site, storms=["100yr"])
+    rows = _pond_rows(res)
+    a = site.scenarios["post"].nodes["P-1"]
+    b = site.scenarios["post"].nodes["P-2"]
+    ra = res.routing("post", "100yr", "P-1")
+    rb = res.routing("post", "100yr", "P-2")
+    direct = route_interconnected(
+        Hydrograph(ra.time_hr, ra.inflow_cfs), a.stage_storage.with_datum(120.0),
+        a.structure().shifted(120.0), b.stage_storage.with_datum(119.0),
+        b.structure().shifted(119.0),
+        inflow_down=Hydrograph(rb.time_hr, np.clip(rb.inflow_cfs - ra.primary_cfs, 0, None)))
+    assert_allclose(ra.peak_stage_ft, direct.peak_stage_up_ft, rtol=1e-9)
+    assert_allclose(rb.peak_stage_ft, direct.peak_stage_down_ft, rtol=1e-9)
+    assert_allclose(rb.peak_outflow_cfs, direct.peak_outflow_down_cfs, rtol=1e-9)
+    p1 = rows[rows.pond == "P-1"].iloc[0]
+    assert p1.tailwater == "interconnected"
+    assert_allclose(p1.peak_tailwater_ft, direct.peak_elevation_down_ft, rtol=1e-9)
+    # the downstream level backs up the connecting orifice: less flow than a free outfall
+    free = route_reservoir(Hydrograph(ra.time_hr, ra.inflow_cfs), a.stage_storage, a.structure())
+    assert ra.peak_stage_ft > free.peak_stage_ft
+    # what reaches the design point is the pair's routed outflow plus the other subcatchment
+    dp_in = np.asarray(res.hydrograph("post", "100yr", "DP-1", which="inflow").flow_cfs)
+    s2 = np.asarray(res.hydrograph("post", "100yr", "S-2").flow_cfs)
+    assert_allclose(dp_in, s2 + rb.primary_cfs, rtol=0, atol=1e-9)
+
+
+def test_backwater_needs_a_pond_downstream_in_elevations(tmp_path):
+    text = PAIR.replace('to = "P-2"', 'to = "DP-1"', 1)
+    probs = check_site(_site(tmp_path, text))
+    assert any("backwater needs the pond to discharge into another pond" in p for p in probs), probs

@@ -181,7 +181,21 @@ def _pond_hydraulics(pond, res):
     batch, j = res.get("_batch"), res.get("_index")
     out_q = None if batch is None or batch.outflow_cfs is None else batch.outflow_cfs[:, j]
 
+    singles = res.get("_results")
+
     def fields(i, peak_stage, top):
+        if singles is not None:
+            r = singles[i]
+            return {
+                "bottom_elevation_ft": datum,
+                "peak_elevation_ft": None if datum is None else datum + peak_stage,
+                "top_elevation_ft": None if datum is None else datum + top,
+                "tailwater": kind,
+                "peak_tailwater_ft": (r.peak_tailwater_ft if kind == "interconnected"
+                                      else tw_peak),
+                "reverse_flow": bool(r.reverse_flow),
+                "peak_reverse_cfs": float(r.peak_reverse_cfs) * pond.count,
+            }
         rev = 0.0 if out_q is None else max(-float(out_q[i].min()), 0.0) * pond.count
         rev = rev if rev > 1e-6 else 0.0   # round-off below an empty pond is not a flow
         return {
@@ -192,6 +206,86 @@ def _pond_hydraulics(pond, res):
             "reverse_flow": rev > 0.0, "peak_reverse_cfs": rev,
         }
     return fields
+
+
+def _route_pair(net, a_id: str, b_id: str, time_hr, dt_hr: float) -> None:
+    """Route pond ``a_id`` and the pond ``b_id`` it discharges into together, storm by
+    storm and variant by variant, and replace both ponds' series (site-file ponds are in
+    stages; both are put back in elevations so the devices see the right relative level)."""
+    import warnings
+
+    from hydrocalc.hydrograph import Hydrograph
+    from hydrocalc.interconnected import route_interconnected
+    from hydrocalc.outlets import unique_names
+    from hydrocalc.routing import RoutingResult
+
+    for u, sc in enumerate(net.scs):
+        a, b = sc.nodes[a_id], sc.nodes[b_id]
+        za, zb = a.bottom_elevation_ft, b.bottom_elevation_ft
+        ss_a, ss_b = a.stage_storage.with_datum(za), b.stage_storage.with_datum(zb)
+        st_a, st_b = a.structure(), b.structure()
+        tw_b = None if b.tailwater is None else b.tailwater + zb
+        res_a, res_b = net.ponds[u][a_id], net.ponds[u][b_id]
+        m = net.m
+        out = {k: {f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
+               for k in "ab"}
+        flows = {"a": {}, "b": {}}
+        results = {"a": [], "b": []}
+        mb = {"a": np.empty(m), "b": np.empty(m)}
+        for i in range(m):
+            q_up = net.inn[a_id][i, u]
+            local = np.clip(net.inn[b_id][i, u] - net.pond_out[a_id][i, u], 0.0, None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = route_interconnected(
+                    Hydrograph(time_hr, q_up), ss_a, st_a.shifted(za), ss_b, st_b.shifted(zb),
+                    inflow_down=Hydrograph(time_hr, local), initial_stage_up_ft=a.initial_stage_ft,
+                    initial_stage_down_ft=b.initial_stage_ft, tailwater_ft=tw_b)
+            tw_a = r.stage_down_ft + (zb - za)            # B's level in A's stage frame
+            comps_a = st_a.bind(a.stage_storage)._components_tw(r.stage_up_ft, tw_a)
+            sb = st_b.bind(b.stage_storage)
+            comps_b = (sb._components(r.stage_down_ft) if b.tailwater is None else
+                       sb._components_tw(r.stage_down_ft, np.full(r.stage_down_ft.shape,
+                                                                  b.tailwater)))
+            for key, comps in (("a", comps_a), ("b", comps_b)):
+                for nm, (_, q) in zip(unique_names([d for d, _ in comps]), comps):
+                    flows[key].setdefault(nm, np.empty((m, net.nt)))[i] = q
+            series = {"a": (q_up, r.link_cfs + r.discarded_up_cfs, r.link_cfs,
+                            r.discarded_up_cfs, r.stage_up_ft, r.storage_up_ft3,
+                            r.mass_balance_error_up_pct, a, za, r.elevation_down_ft),
+                      "b": (net.inn[b_id][i, u] - net.pond_out[a_id][i, u] + r.link_cfs,
+                            r.outflow_down_cfs, r.outflow_down_cfs,
+                            np.zeros_like(r.outflow_down_cfs), r.stage_down_ft,
+                            r.storage_down_ft3, r.mass_balance_error_down_pct, b, zb,
+                            None if tw_b is None else np.full(r.time_hr.shape, tw_b))}
+            for key, (qin, qout, prim, disc, stage, stor, err, pond, z, tw) in series.items():
+                out[key]["stage"][i], out[key]["storage"][i] = stage, stor
+                out[key]["primary"][i], out[key]["disc"][i] = prim, disc
+                mb[key][i] = err
+                top = pond.stage_storage.top_stage_ft
+                rev = float(max(-prim.min(), 0.0))
+                results[key].append(RoutingResult(
+                    time_hr=r.time_hr, inflow_cfs=qin, outflow_cfs=qout, stage_ft=stage,
+                    storage_ft3=stor, primary_cfs=prim, discarded_cfs=disc,
+                    device_flows_cfs={nm: v[i] for nm, v in flows[key].items()},
+                    peak_outflow_cfs=float(qout.max()),
+                    time_of_peak_outflow_hr=float(r.time_hr[int(np.argmax(qout))]),
+                    peak_primary_cfs=float(prim.max()), peak_stage_ft=float(stage.max()),
+                    time_of_peak_stage_hr=float(r.time_hr[int(np.argmax(stage))]),
+                    peak_storage_ft3=float(stor.max()), peak_inflow_cfs=float(qin.max()),
+                    time_of_peak_inflow_hr=float(r.time_hr[int(np.argmax(qin))]),
+                    mass_balance_error_pct=float(err), overtopped=bool(stage.max() > top),
+                    top_stage_ft=top, freeboard_ft=top - float(stage.max()), dt_hr=dt_hr,
+                    name=pond.id, datum_ft=z, tailwater_ft=tw, reverse_flow=rev > 1e-6,
+                    peak_reverse_cfs=rev if rev > 1e-6 else 0.0))
+        for key, res, nid in (("a", res_a, a_id), ("b", res_b, b_id)):
+            o = out[key]
+            res.update({
+                "primary_cfs": o["primary"], "discarded_cfs": o["disc"], "stage_ft": o["stage"],
+                "storage_ft3": o["storage"], "device_cfs": flows[key],
+                "overtopped": np.array([rr.overtopped for rr in results[key]]),
+                "mass_balance_error_pct": mb[key], "_results": results[key], "_pair": True})
+            net.pond_out[nid][:, u] = o["primary"]
 
 
 def _single_device_flows(results, scale, count):
@@ -554,6 +648,12 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
                 net.ponds[u][nid] = res
                 if u == 0:  # the variants of one pond are consecutive items
                     net.pond_out[nid] = primary[:, j:j + net.nv]
+            # a pond routed at this level whose upstream pond feels its level (backwater):
+            # the pair is routed again, together (hydrocalc.interconnected)
+            for net, _, nid in keys:
+                up = [p.id for p in net.first.ponds if p.to == nid and p.backwater]
+                if up and not net.ponds[0][nid].get("_pair"):
+                    _route_pair(net, up[0], nid, time_hr, dt)
     out = {}
     for name, net in nets.items():
         net.sweep(dt, None, final=True)

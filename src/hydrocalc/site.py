@@ -201,6 +201,7 @@ class Pond:
     tailwater: Any = None
     tailwater_spec: Any = None
     flap_gate: bool = False
+    backwater: bool = False
 
     @property
     def kind(self) -> str:
@@ -209,6 +210,8 @@ class Pond:
     @property
     def tailwater_kind(self) -> str:
         """"free", "constant" or "series" (the tailwater at the pond's outlets)."""
+        if self.backwater:
+            return "interconnected"
         if self.tailwater is None:
             return "free"
         return "constant" if isinstance(self.tailwater, float) else "series"
@@ -1213,7 +1216,8 @@ _SEG_KEYS = {
     "channel": ("type", "length_ft", "slope_ftft", "n", "area_ft2", "wetted_perimeter_ft"),
 }
 _POND_KEYS = ("id", "to", "description", "storage", "outlet", "barrel", "initial_stage_ft",
-              "count", "rrv_credit_pct", "bottom_elevation_ft", "tailwater_ft", "flap_gate")
+              "count", "rrv_credit_pct", "bottom_elevation_ft", "tailwater_ft", "flap_gate",
+              "backwater")
 _STORAGE_KEYS = {
     "stage_area": ("type", "stage_ft", "area_ft2", "csv", "method", "bottom_ft"),
     "stage_storage": ("type", "stage_ft", "storage_ft3", "csv", "bottom_ft"),
@@ -1729,6 +1733,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     P.unknown_keys(e, _POND_KEYS, path)
     e, datum = _pond_in_stages(P, e, path)
     flap = P.boolean(e, "flap_gate", path, default=False)
+    backwater = P.boolean(e, "backwater", path, default=False)
     pid = P.text(e, "id", path, required=True)
     to = _to(P, e, path)
     desc = P.text(e, "description", path, default="") or ""
@@ -1812,7 +1817,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                 count=int(count), rrv_credit_pct=rrv, storage_spec=tuple(specs),
                 outlet_spec=tuple(ospecs), barrel=barrel, barrel_spec=barrel_spec,
                 description=desc, bottom_elevation_ft=datum, tailwater=tailwater,
-                tailwater_spec=tw_spec, flap_gate=bool(flap))
+                tailwater_spec=tw_spec, flap_gate=bool(flap), backwater=bool(backwater))
 
 
 def _top_stage(ss) -> float | None:
@@ -1901,10 +1906,47 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         if len(P.items) == k0:
             dps.append(DesignPoint(id=did, to=to, description=d))
     _check_topology(P, name, raw_nodes)
+    _check_backwater(P, prefix, ponds)
     if len(P.items) > n0:
         return None
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
                     reaches=tuple(reaches), design_points=tuple(dps), description=desc)
+
+
+def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
+    """A pond with ``backwater = true`` discharges into another pond that feels no other
+    backwater pond; both are in elevations, single units, and the downstream one has at most
+    a constant tailwater (the pair is routed together, see hydrocalc.interconnected)."""
+    by_id = {p.id: p for p in ponds}
+    seen: dict[str, str] = {}
+    for p in ponds:
+        if not p.backwater:
+            continue
+        path = f"{prefix}.pond[{p.id}].backwater"
+        down = by_id.get(p.to)
+        if down is None:
+            P.add(path, f"needs the pond to discharge into another pond; got to = {p.to!r}")
+            continue
+        if p.to in seen:
+            P.add(path, f"allows one backwater pond per downstream pond; got {seen[p.to]!r} "
+                        f"and {p.id!r} into {p.to!r}")
+        seen[p.to] = p.id
+        if p.bottom_elevation_ft is None or down.bottom_elevation_ft is None:
+            P.add(path, "needs both ponds in elevations (bottom_elevation_ft); got "
+                        f"{p.id!r}: {p.bottom_elevation_ft}, {down.id!r}: "
+                        f"{down.bottom_elevation_ft}")
+        if p.tailwater is not None:
+            P.add(path, "and tailwater_ft must not both be given (the downstream pond's level is "
+                        "the tailwater); got both")
+        if down.backwater:
+            P.add(path, f"supports one pair of ponds; got a chain ({p.id!r} -> {down.id!r} -> "
+                        f"{down.to!r})")
+        if p.count != 1 or down.count != 1:
+            P.add(path, "needs single units (count = 1) in both ponds")
+        if down.tailwater is not None and not isinstance(down.tailwater, float):
+            P.add(path, f"supports a constant tailwater at pond {down.id!r}; got a series")
+        if any(t == "exfiltration" for t in down.outlet_types):
+            P.add(path, f"does not support exfiltration in the downstream pond {down.id!r}")
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:
