@@ -58,9 +58,13 @@ __all__ = [
     "villemonte_factor",
 ]
 
-#: Manning's constant in US customary units, 1.486 ft^(1/3)/s (HDS-5 writes 1.49 / 1.486).
-MANNING_KU = 1.486
-#: Friction-loss constant of HDS-5's full-flow equation: 2 g / ku^2 = 29.16 (printed 29).
+#: Manning's constant in US customary units, 1.49 ft^(1/3)/s: the one value used across the
+#: package (Tc channel flow, reaches, pipes, barrels). It is the value of TR-55 (1986) Eq. 3-4
+#: and NEH 630 Ch. 15, so the NRCS worked examples reproduce at their printed precision; the
+#: unrounded conversion (1 m / 0.3048 m)^(1/3) = 1.4859 (Chow, *Open-Channel Hydraulics*,
+#: 1959, Sec. 6-2; FHWA HDS-5, 2012, Ch. 3: k_u = 1.486) is 0.27 % lower.
+MANNING_KU = 1.49
+#: Friction-loss constant of HDS-5's full-flow equation: 2 g / ku^2 = 29.01 (printed 29).
 _KF_CONSTANT = 2.0 * GRAVITY_FT_S2 / MANNING_KU**2
 
 
@@ -209,7 +213,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
        H = \left(1 + k_e + \frac{29\,n^2 L}{R^{4/3}}\right)\frac{V^2}{2g}, \qquad
        Q = A V, \quad A = \pi D^2 / 4, \quad R = D / 4
 
-    (29 is 2g/1.486^2 = 29.16, used unrounded here).
+    (29 is 2g/k_u^2 = 29.01 with k_u = 1.49, used unrounded here).
 
     Parameters
     ----------
@@ -236,7 +240,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
     Examples
     --------
     >>> round(full_pipe_flow(2.0, 1.5, 50.0), 3)
-    12.915
+    12.928
     """
     h = np.clip(as_float_array(head_ft, "head_ft"), 0.0, None)
     d = float(as_float_array(diameter_ft, "diameter_ft", lower=0.0, lower_inclusive=False))
@@ -249,7 +253,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
 
 
 def manning_full_pipe_flow(diameter_ft: float, slope_ftft: float, *, n: float = 0.013) -> float:
-    r"""Manning capacity of a circular pipe flowing just full, Q = (1.486/n) A R^(2/3) S^(1/2).
+    r"""Manning capacity of a circular pipe flowing just full, Q = (1.49/n) A R^(2/3) S^(1/2).
 
     Parameters
     ----------
@@ -272,7 +276,7 @@ def manning_full_pipe_flow(diameter_ft: float, slope_ftft: float, *, n: float = 
     Examples
     --------
     >>> round(manning_full_pipe_flow(1.5, 0.01), 3)
-    10.504
+    10.533
     """
     d = float(as_float_array(diameter_ft, "diameter_ft", lower=0.0, lower_inclusive=False))
     s = float(as_float_array(slope_ftft, "slope_ftft", lower=0.0))

@@ -769,7 +769,7 @@ class Barrel(Device):
       H = [1 + ke + 29 n^2 L / R^(4/3)] V^2 / 2g with H = stage - (outlet invert + D), i.e.
       the hydraulic grade line at the outlet crown (HDS-5's h_o = (dc + D)/2 with dc = D,
       conservative), and (b) the Manning capacity of the barrel flowing just full
-      (1.486/n) A R^(2/3) S^(1/2), which a sloping barrel carries part-full before it
+      (1.49/n) A R^(2/3) S^(1/2), which a sloping barrel carries part-full before it
       pressurises.
 
     Tailwater is ignored (free outfall). Both parts are continuous and non-decreasing in
