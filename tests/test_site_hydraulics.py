@@ -48,7 +48,8 @@ def _site(tmp_path, pond_text):
 
 
 def _elevation_pond(extra=""):
-    return STAGE_POND.replace('to = "DP-1"\n', f'to = "DP-1"\nbottom_elevation_ft = 120.0\n{extra}', 1) \
+    head = f'to = "DP-1"\nbottom_elevation_ft = 120.0\n{extra}'
+    return STAGE_POND.replace('to = "DP-1"\n', head, 1) \
         .replace("invert_ft = 0", "invert_ft = 120.0").replace("crest_ft = 3", "crest_ft = 123.0")
 
 
@@ -196,4 +197,5 @@ def test_backwater_pair_in_a_site_routes_as_route_interconnected(tmp_path):
 def test_backwater_needs_a_pond_downstream_in_elevations(tmp_path):
     text = PAIR.replace('to = "P-2"', 'to = "DP-1"', 1)
     probs = check_site(_site(tmp_path, text))
-    assert any("backwater needs the pond to discharge into another pond" in p for p in probs), probs
+    want = "backwater needs the pond to discharge into another pond"
+    assert any(want in p for p in probs), probs

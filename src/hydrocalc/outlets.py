@@ -199,7 +199,8 @@ class Device:
         """(device, flow) for every elementary device, after any series cap."""
         return [(self, self._flow(stage))]
 
-    def _components_tw(self, stage: np.ndarray, tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
+    def _components_tw(self, stage: np.ndarray,
+                       tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
         """(device, flow) with a tailwater ``tw`` (stage frame). On a 2-D grid the rows
         (first axis) hold one tailwater each and every row the same stages; rows whose
         tailwater is at or below :attr:`free_below_ft` take the free rating,
