@@ -381,6 +381,16 @@ class RoutingResult:
             "peak_reverse_cfs": self.peak_reverse_cfs,
         }
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
+
 
 def _inflow_series(inflow, dt_hr, duration_hr):
     if not hasattr(inflow, "time_hr") or not hasattr(inflow, "flow_cfs"):

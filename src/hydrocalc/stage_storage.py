@@ -642,6 +642,11 @@ class StageStorage:
                 f" points={self._h.size}"
                 + ("" if self._datum is None else f", datum_ft={self._datum:g}") + ")")
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
 
 def _datum(datum_ft) -> float | None:
     if datum_ft is None:
