@@ -268,6 +268,28 @@ def _register_engine() -> None:
     papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
 
 
+def close_thread_loop() -> None:
+    """Close the event loop jupyter_core made for the calling (worker) thread.
+
+    Left open, it is garbage-collected later, in whatever thread runs then, as a
+    ``ResourceWarning: unclosed event loop`` -- which a section being computed meanwhile
+    would record as one of its warnings. Never closes the main thread's loop.
+    """
+    if threading.current_thread() is threading.main_thread():
+        return
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    try:
+        loop = ensure_event_loop()
+        if not loop.is_running():
+            loop.close()
+        asyncio.set_event_loop(None)
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
 def kernel_env() -> dict:
     """The kernel's environment: this process's, with the folder holding the running
     hydrocalc package first on ``PYTHONPATH`` (so the kernel presents with the very code that
@@ -334,6 +356,8 @@ class KernelPool:
             self._error = exc
             for _ in range(self.size):
                 self._free.put(None)
+        finally:
+            close_thread_loop()
 
     def start_background(self) -> None:
         import threading
@@ -790,6 +814,7 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
         finally:
             if km is not None:
                 pool.release(km)
+            close_thread_loop()
         seconds[job["key"]] = round(time.perf_counter() - t, 3)
         return job["key"]
 

@@ -42,7 +42,7 @@ __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst",
            "pdf_attachments_of"]
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_LONG_TOKEN = re.compile(r"\S{18,}")
+_LONG_TOKEN = re.compile(r"\S{14,}")
 _ZWSP = "\u200b"
 
 
@@ -182,6 +182,23 @@ def _font_size(ncols: int) -> str:
     return "6pt"
 
 
+def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
+             numeric: Sequence[bool]) -> list[int]:
+    """Relative column widths from the content: a number column is as wide as its widest
+    number (numbers never wrap), a text column as its longer texts (capped, they wrap);
+    neither narrower than the longest word of its header."""
+    out = []
+    for j, label in enumerate(labels):
+        head = max((len(w) for w in str(label).split()), default=1)
+        lengths = sorted(len(r[j]) for r in rows) or [1]
+        if numeric[j]:
+            body = lengths[-1]
+        else:
+            body = min(lengths[int(0.9 * (len(lengths) - 1))], 36)
+        out.append(max(head + 1, body, 3) + 2)  # + bold header, cell padding
+    return out
+
+
 def table_typst(table) -> str:
     """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans)."""
@@ -192,19 +209,18 @@ def table_typst(table) -> str:
     cols = table.columns
     numeric = [pd.api.types.is_numeric_dtype(table.frame[c])
                and not pd.api.types.is_bool_dtype(table.frame[c]) for c in cols]
-    widths = ", ".join("auto" if num else "1fr" for num in numeric) or "1fr"
-    if not any(not num for num in numeric):
-        widths = ", ".join("1fr" for _ in cols)
+    labels = [table.labels.get(c, column_label(c)) for c in cols]
+    formatted = [[table._format_cell(c, v)[0] for c, v in zip(cols, row)]
+                 for row in table.frame.itertuples(index=False, name=None)]
+    widths = ", ".join(f"{w}fr" for w in _weights(labels, formatted, numeric)) or "1fr"
     align = ", ".join("right" if num else "left" for num in numeric) or "left"
-    header = ", ".join(f"[#strong[{_t(_breakable(table.labels.get(c, column_label(c))))}]]"
-                       for c in cols)
+    header = ", ".join(f"[#strong[{_t(_breakable(label))}]]" for label in labels)
     cells = []
     if table.frame.empty:
         cells.append(f"table.cell(colspan: {max(len(cols), 1)})[#emph[{_t('(none)')}]]")
-    for row in table.frame.itertuples(index=False, name=None):
-        for col, value in zip(cols, row):
-            text, is_num = table._format_cell(col, value)
-            if not is_num:
+    for row in formatted:
+        for num, text in zip(numeric, row):
+            if not num:
                 text = _breakable(text)
             style = ""
             if text.strip().upper() in ("FAILS", "FAIL"):
