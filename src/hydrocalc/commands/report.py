@@ -13,7 +13,7 @@ def _list_sections(ctx, param, value):
     from hydrocalc.report.sections import ALIASES, SECTIONS
 
     for key, spec in SECTIONS.items():
-        click.echo(f"{key:<16} {spec.title}  (notebooks/{spec.notebook})")
+        click.echo(f"{key:<16} {spec.title}  (src/hydrocalc/report/notebooks/{spec.notebook})")
     click.echo("aliases: " + ", ".join(f"{a} = {'+'.join(k)}" for a, k in ALIASES.items()))
     ctx.exit(0)
 
