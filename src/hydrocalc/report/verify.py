@@ -504,6 +504,13 @@ def _verify_folder(base: pathlib.Path, *, rtol: float, atol: float, artifacts: b
         rep = {k: v for k, v in reported["analysis"].items() if k not in drop}
         diffs.extend(compare_values(rep, fresh_analysis, "analysis", rtol=rtol, atol=atol,
                                     _counter=counter))
+    if hasattr(S, "summary_dict"):  # the compliance summary, when this hydrocalc has one
+        fresh_summary = json.loads(json.dumps(S.summary_dict(site_path)))
+        if "summary" not in reported:
+            diffs.append(Difference("summary", _MISSING, "the compliance summary", "missing"))
+        else:
+            diffs.extend(compare_values(reported["summary"], fresh_summary, "summary",
+                                        rtol=rtol, atol=atol, _counter=counter))
     project = S.project_facts_dict(S.validate_site(site_path, []))
     diffs.extend(compare_values(reported.get("project", _MISSING),
                                 json.loads(json.dumps(project)), "project", rtol=rtol,
