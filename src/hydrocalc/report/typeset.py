@@ -222,10 +222,11 @@ def table_typst(table) -> str:
         for num, text in zip(numeric, row):
             if not num:
                 text = _breakable(text)
-            style = ""
             if text.strip().upper() in ("FAILS", "FAIL"):
-                style = "#set text(fill: rgb(\"#b00020\"), weight: \"bold\");"
-            cells.append(f"[{style}{_t(text)}]")
+                cells.append(f"text(fill: rgb(\"#b00020\"), weight: \"bold\", "
+                             f"{typst_string(text)})")
+            else:
+                cells.append(typst_string(text))  # a string cell is displayed as text
     parts = ["#block(breakable: true, width: 100%, above: 1em, below: 1em)["]
     if table.title:
         parts.append(f"#block(below: 0.4em, breakable: false)[#text(weight: \"bold\", "
