@@ -725,15 +725,30 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 pass
             raise
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
-        section_seconds = presenting.result()
-        stages["present_s"] = round(time.perf_counter() - t1, 3)
-        say(f"executed {len(job_list)} section notebooks")
+        # the PDF and the workbook need the results only: made while notebooks finish
         sections_out = {key: json.loads(json.dumps(
             json.loads(_canonical(res.to_dict())))) for key, res in computed.items()}
         results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                   sections_out, {"started_utc": started,
-                                                  "sections_seconds": section_seconds})
-        pages = _write_outputs(staging, results, fmts, site, stages, computed)
+                                   sections_out, {"started_utc": started})
+        meta = S.cover_meta(results, site)
+        typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
+        if "xlsx" in fmts:
+            t = time.perf_counter()
+            _write_workbook(staging / "tables.xlsx", results)
+            stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+        section_seconds = presenting.result()
+        stages["present_s"] = round(time.perf_counter() - t1, 3)
+        say(f"executed {len(job_list)} section notebooks")
+        if "html" in fmts:
+            from hydrocalc.report.assemble import assemble_html
+
+            t = time.perf_counter()
+            notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
+            (staging / "report.html").write_text(assemble_html(notebooks, meta),
+                                                 encoding="utf-8")
+            stages["html_s"] = round(time.perf_counter() - t, 3)
+        pages = typesetting.result() if typesetting is not None else None
+        results["timestamps"]["sections_seconds"] = section_seconds
         shutil.rmtree(staging / build.PICKLE_DIR)
         results["artifacts"] = artifact_hashes(staging)
         results["timestamps"]["finished_utc"] = _utc_now()
@@ -899,33 +914,30 @@ def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
     return out
 
 
-def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site,
-                   stages: dict, computed: Mapping) -> int | None:
-    """Write report.html, report.pdf and tables.xlsx; return the PDF's page count."""
-    from hydrocalc.report import sections as S
+def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
+               stages: dict, computed: Mapping):
+    """Typeset report.pdf in a background thread (typst releases the GIL); returns a
+    future of the page count, or None when no PDF is wanted."""
+    if "pdf" not in fmts:
+        return None
+    from concurrent.futures import Future
 
-    pages = None
-    meta = S.cover_meta(results, site)
-    if "html" in fmts:
-        from hydrocalc.report.assemble import assemble_html
+    from hydrocalc.report.typeset import write_pdf
 
+    attachments = pdf_attachments(staging, results)
+    future: Future = Future()
+
+    def work():
         t = time.perf_counter()
-        notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
-        html_text = assemble_html(notebooks, meta)
-        (staging / "report.html").write_text(html_text, encoding="utf-8")
-        stages["html_s"] = round(time.perf_counter() - t, 3)
-    if "pdf" in fmts:
-        from hydrocalc.report.typeset import write_pdf
-
-        t = time.perf_counter()
-        pages = write_pdf(list(computed.values()), meta, staging / "report.pdf",
-                          attachments=pdf_attachments(staging, results))
+        try:
+            future.set_result(write_pdf(list(computed.values()), meta,
+                                        staging / "report.pdf", attachments=attachments))
+        except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
+            future.set_exception(exc)
         stages["pdf_s"] = round(time.perf_counter() - t, 3)
-    if "xlsx" in fmts:
-        t = time.perf_counter()
-        _write_workbook(staging / "tables.xlsx", results)
-        stages["xlsx_s"] = round(time.perf_counter() - t, 3)
-    return pages
+
+    threading.Thread(target=work, daemon=True, name="hydrocalc-typst").start()
+    return future
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
