@@ -328,6 +328,7 @@ class KernelPool:
         self._thread = None
         self._error: BaseException | None = None
         self._started = False
+        self._local = threading.local()
 
     def _start_one(self):
         from jupyter_client.manager import AsyncKernelManager
@@ -388,8 +389,12 @@ class KernelPool:
         self._free.put(km)
 
     def get(self):
-        """A kernel for the calling code (acquired and not given back; for tests/tools)."""
-        return self.acquire()
+        """The calling thread's own kernel, started on first use (kept until close())."""
+        km = getattr(self._local, "km", None)
+        if km is None:
+            km = self._start_one()
+            self._local.km = km
+        return km
 
     def close(self) -> None:
         from jupyter_core.utils import run_sync
