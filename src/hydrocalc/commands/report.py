@@ -29,12 +29,12 @@ def _list_sections(ctx, param, value):
               help="Comma-separated outputs: html, pdf, xlsx. Notebooks, CSV, PNG and "
                    "results.json are always written.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
-              help="Notebooks executed at once (default: number of CPUs).")
+              help="Warm kernels presenting notebooks at once (default 1).")
 @click.option("--notebooks", type=click.Path(file_okay=False, exists=True), default=None,
               help="Folder with section notebooks to use instead of the shipped ones.")
 @click.option("--fresh-kernels", is_flag=True,
-              help="Start a new kernel for every notebook (slower; default: one kernel per "
-                   "worker, its namespace reset between notebooks).")
+              help="Start a new kernel for every notebook (slower; default: warm kernels, "
+                   "their namespace reset between notebooks).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--list-sections", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_sections, help="List the section keys and exit.")
