@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import _route_kernel
 from hydrocalc._validate import as_float_array, check_choice, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
@@ -623,6 +624,11 @@ class StageStorage:
                 f"top_stage_ft={self.top_stage_ft:g}, max_storage_ft3={self.max_storage_ft3:.6g},"
                 f" points={self._h.size})")
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
 
 def _frustum_wetted(h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Bottom area + cumulative lateral area of conical frusta through the given areas."""
@@ -828,6 +834,16 @@ class RoutingResult:
             "mass_balance_error_pct": self.mass_balance_error_pct,
             "dt_hr": self.dt_hr,
         }
+
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
 
 
 def _inflow_series(inflow, dt_hr, duration_hr):
@@ -1308,7 +1324,15 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     last = _BUCKETS - 1
     add, sub, mul, less_equal, count = (np.add, np.subtract, np.multiply, np.less_equal,
                                         np.count_nonzero)
-    for b0 in range(0, nt, blk):
+    # the same recurrence compiled, when numba is installed (identical arithmetic)
+    v_compiled = _route_kernel.series_loop(
+        q2, x, x_max, bj[0], o, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo, hi,
+        half_dt_s, os_, storage, stage) if series and nt > 1 else None
+    if v_compiled is not None:
+        v_acc, nt_loop = v_compiled, 0
+    else:
+        nt_loop = nt
+    for b0 in range(0, nt_loop, blk):
         b1 = min(b0 + blk, nt)
         s0 = max(b0 - 1, 0)
         qb = qbuf[: b1 - s0]
