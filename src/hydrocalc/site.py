@@ -369,6 +369,7 @@ class AnalysisOptions:
     prf: float = 484.0
     ia_ratio: float = 0.2
     duration_hr: float | None = None
+    area_tolerance_pct: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -385,6 +386,7 @@ class Site:
     path: pathlib.Path | None = None
     input_files: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def pre(self) -> Scenario:
@@ -1040,7 +1042,7 @@ def _check_distribution(P: _Problems, dist: str, path: str) -> None:
         P.add(path, f"is not a known distribution: {_msg(exc)}")
 
 
-_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
+_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr", "area_tolerance_pct")
 _MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
 
 
@@ -1057,6 +1059,7 @@ def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
     prf = P.number(m, "prf", prefix, default=484.0, lower=0.0, lower_inclusive=False, upper=700.0)
     ia = P.number(m, "ia_ratio", prefix, default=0.2, lower=0.0, upper=1.0)
     dur = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
+    tol = P.number(m, "area_tolerance_pct", prefix, default=1.0, lower=0.0, upper=100.0)
     span_hr = max(dur or 0.0, 24.0)  # at least the 24-h design storm is computed
     if dt is not None and span_hr / dt > _MAX_ANALYSIS_STEPS:
         P.add(f"{prefix}.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
@@ -1066,7 +1069,8 @@ def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
                                  "duration_hr")
     if len(P.items) > n0:
         return None
-    return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)
+    return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur,
+                           area_tolerance_pct=tol)
 
 
 _CRITERIA_KEYS = (
@@ -1837,7 +1841,8 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # ----------------------------------------------------------------------------------------
 # entry points
 
-_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "pre", "post")
+_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "pre", "post",
+             "confirmations")
 
 
 def _where(path) -> str:
@@ -1940,12 +1945,33 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
+    confirmations = _parse_confirmations(P, doc.get("confirmations"))
     if P.items:
         return None, P.items
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
-                input_files=dict(sorted(files.items())), notes=tuple(notes))
+                input_files=dict(sorted(files.items())), notes=tuple(notes),
+                confirmations=confirmations)
     return site, []
+
+
+def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
+    """``[confirmations]``: item key -> the source the preparer checked the value against
+    (see ``docs/site_file.md``; the keys are those of the report's "Values to confirm
+    before submission" table)."""
+    if m is None:
+        return {}
+    if not isinstance(m, Mapping):
+        P.add("confirmations", f"must be a table of item = \"source\"; got {m!r}")
+        return {}
+    out = {}
+    for k, v in m.items():
+        if not isinstance(v, str) or not v.strip():
+            P.add(f"confirmations.{k}", "must be the source the value was checked against "
+                                        f"(non-empty text); got {v!r}")
+        else:
+            out[str(k)] = v.strip()
+    return out
 
 
 def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",

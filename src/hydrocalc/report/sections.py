@@ -76,6 +76,7 @@ __all__ = [
     "project_facts_dict",
     "analysis_dict",
     "cover_meta",
+    "summary_dict",
 ]
 
 
@@ -216,6 +217,31 @@ class Context:
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
 
+    @property
+    def trap_checks(self) -> list:
+        """:meth:`hydrocalc.sediment.SedimentTrap.check` of every trap of the construction
+        plan (cleanout fraction from the municipality's law, else one half)."""
+        if "trap_checks" not in self._cache:
+            from hydrocalc import sediment as sed
+            from hydrocalc.regulations import load_profile
+
+            plan = self.site.construction
+            traps = sed.plan_traps(plan) if plan is not None else []
+            frac = load_profile(self.site.project.municipality).cleanout_fraction or 0.5
+            self._cache["trap_checks"] = self._run(
+                "traps", lambda: [t.check(cleanout_frac=frac) for t in traps])
+        return self._cache["trap_checks"]
+
+    @property
+    def summary(self) -> dict:
+        """:func:`hydrocalc.report.summary.compliance_summary` of the site."""
+        if "summary" not in self._cache:
+            from hydrocalc.report.summary import compliance_summary
+
+            self._cache["summary"] = compliance_summary(self.results, self.assessment,
+                                                        self.trap_checks)
+        return self._cache["summary"]
+
     def step_warnings(self, *steps: str) -> list[str]:
         out: list[str] = []
         for step in steps:
@@ -273,6 +299,13 @@ def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None =
 
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
     return json.loads(context(path).results.to_json(hydrographs=False))
+
+
+def summary_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
+    """The compliance summary (:func:`hydrocalc.report.summary.compliance_summary`) of a
+    site file, for results.json; ``site_file`` relative to ``base`` when given."""
+    path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
+    return context(path).summary
 
 
 def project_facts_dict(site) -> dict:
@@ -471,7 +504,26 @@ def _build_project(b: _Builder) -> None:
     if prof.status and prof.status != "verified":
         b.notice(f"The {md_escape(prof.name)} profile has status "
                  f"*{md_escape(prof.status)}*: {md_escape(prof.status_note)}")
-    b.res.narrative_md = "\n".join(text)
+    summary = ctx.summary
+    b.res.values["verdict"] = summary["verdict"]
+    b.res.values["verdict_status"] = summary["status"]
+    b.res.values["verdict_text"] = summary["verdict_text"]
+    head = [f"**Compliance: {summary['verdict_text']}.**", ""]
+    for line in summary["failures"]:
+        head.append(f"- {md_escape(line)}")
+    for item in summary["not_evaluated"]:
+        head.append(f"- {md_escape(item['item'])}: not evaluated: {md_escape(item['reason'])}")
+    for item in summary["waivers"]:
+        head.append(f"- {md_escape(item['item'])}: waived: {md_escape(item['reason'])}")
+    if len(head) > 2:
+        head.append("")
+    b.res.narrative_md = "\n".join(head + text)
+    from hydrocalc.report.summary import summary_tables
+
+    b.res.add_heading("Compliance summary")
+    for table in summary_tables(summary):
+        b.res.add_table(table)
+    _add_confirmations(b)
 
     facts = [("Project", p.name), ("Municipality", prof.name), ("Law", prof.law),
              ("Address", p.address), ("Tax map", p.tax_map), ("Owner", p.owner),
@@ -511,6 +563,95 @@ def _build_project(b: _Builder) -> None:
                           key_columns=["id"]))
     b.res.warnings.extend(ctx.step_warnings("site", "assessment"))
     b.res.warnings.extend(f"assessment note: {n}" for n in a.notes)
+
+
+_UNVERIFIED_WORDS = ("unverified", "illustrative", "placeholder", "not verified")
+
+
+def _unverified(text) -> bool:
+    low = str(text or "").lower()
+    return any(w in low for w in _UNVERIFIED_WORDS)
+
+
+def values_to_confirm(ctx: Context) -> pd.DataFrame:
+    """Every value the preparer must confirm before submission, once each.
+
+    One row per item: ``item`` (the key a ``[confirmations]`` entry of the site file uses
+    to clear it), ``value``, ``used_for``, ``basis`` (where the value comes from and why it
+    needs confirming), ``source_entered`` (the preparer's source from ``[confirmations]``,
+    empty if none) and ``status`` (``to confirm`` or ``confirmed by preparer``).
+    Items: illustrative design-storm depths, a 90 % rainfall depth whose source is marked
+    unverified or a placeholder, every criteria value with an unverified status, the RRv
+    specific reduction factors from the shipped table, every sediment-trap criteria row not
+    verified, and a municipal profile whose status is not ``verified``.
+    """
+    site = ctx.site
+    st = site.storms
+    rows: list[dict] = []
+
+    def add(item, value, used_for, basis):
+        if any(r["item"] == item for r in rows):
+            return
+        src = site.confirmations.get(item, "")
+        rows.append({"item": item, "value": value, "used_for": used_for, "basis": basis,
+                     "source_entered": src,
+                     "status": "confirmed by preparer" if src else "to confirm"})
+
+    if st.warnings:
+        add("storm_depths", ", ".join(f"{n} {_fmt(d)} in" for n, d in st.depths_in.items()),
+            "design-storm runoff and peaks", "; ".join(st.warnings))
+    if _unverified(st.wqv_precip_source):
+        add("wqv_precip_in", f"{_fmt(st.wqv_precip_in)} in", "WQv and RRv (90 % rainfall "
+            "depth)", st.wqv_precip_source)
+    crit = ctx.results.criteria
+    if not crit.empty:
+        for row in crit.to_dict("records"):
+            if _unverified(row.get("status")) and row.get("result") != "waived":
+                add(f"criterion_{row['criterion']}", str(row.get("equation") or
+                                                         row.get("symbol")),
+                    f"{row.get('symbol') or row['criterion']} criterion",
+                    f"{row.get('source', '')}, {row.get('location', '')}: "
+                    f"{row.get('status', '')}")
+        cs = site.criteria
+        if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
+            from hydrocalc.criteria import ny
+
+            f = ny.specific_reduction_factors(cs.rrv_factors)
+            if _unverified(f["status"]):
+                add("rrv_factors", ", ".join(f"{h} {v:g}" for h, v in f["factors"].items()),
+                    "RRv (specific reduction factor S by HSG)",
+                    f"{f['source']}, {f['location']}: {f['status']}")
+    for c in ctx.trap_checks:
+        if str(c.criteria.status).lower() != "verified":
+            add(f"trap_criteria_{c.criteria.key}", c.criteria.key,
+                f"sediment trap {c.trap_id} storage",
+                f"{c.criteria.label}: {c.criteria.status}")
+    prof = ctx.assessment.profile
+    if prof.status and prof.status != "verified":
+        add("regulation_profile", prof.name, "applicability, inspections and notices",
+            f"{prof.status}: {prof.status_note}")
+    return pd.DataFrame(rows, columns=["item", "value", "used_for", "basis",
+                                       "source_entered", "status"])
+
+
+def _add_confirmations(b: _Builder) -> None:
+    frame = values_to_confirm(b.ctx)
+    known = set(frame["item"])
+    for key in b.ctx.site.confirmations:
+        if key not in known:
+            b.res.warnings.append(
+                f"confirmations.{key} names no value to confirm; valid items: "
+                f"{', '.join(sorted(known)) or 'none'}")
+    b.res.values["values_to_confirm"] = int((frame["status"] == "to confirm").sum())
+    if frame.empty:
+        return
+    b.res.add_heading("Values to confirm before submission")
+    b.res.add_table(Table(
+        "values_to_confirm", "Values to confirm before submission", frame,
+        caption="Clear an item by giving the source it was checked against in the site "
+                "file: [confirmations] item = \"source\".",
+        labels={"used_for": "Used for", "source_entered": "Source entered by the preparer"},
+        key_columns=["item"]))
 
 
 def _storm_list(site):
@@ -869,29 +1010,32 @@ def _build_criteria(b: _Builder) -> None:
     text = [f"{len(crit)} checks of the NY unified sizing criteria were evaluated: "
             f"{int((crit['result'] == 'pass').sum())} pass, {len(failed)} fail"
             + (f", {len(waived)} waived" if len(waived) else "") + "."]
-    for _, row in failed.iterrows():
-        text.append(f"{md_escape(row['symbol'])} ({md_escape(row['criterion'])}"
-                    + (f", {md_escape(row['design_point'])}" if row["design_point"] else "")
-                    + f"): required {_fmt(row['required'], 4)}, provided "
-                      f"{_fmt(row['provided'], 4)} {md_escape(row['units'])} "
-                      f"({md_escape(row['comparison'])}).")
+    crit_summary = [r for r in ctx.summary["criteria"]]
+    for r in crit_summary:
+        if r["status"] == "FAILS":
+            text.append(md_escape(r["failure"]) + ".")
+    for r in crit_summary:
+        if r["status"] == "not evaluated":
+            text.append(f"{md_escape(r['item'])}: not evaluated: {md_escape(r['reason'])}.")
     unverified = sorted({s for s in crit["symbol"][crit["status"].str.contains(
         "unverified", case=False, na=False)]})
     if unverified:
-        text.append("Criteria values with an unverified source: " +
-                    ", ".join(md_escape(s) for s in unverified) +
-                    " (the table of sources gives each one's source, location and "
-                    "verification status).")
-        b.notice("Some criteria values are unverified in the primary source; the table of "
-                 "sources and verification status gives each value's source and status. "
-                 "Confirm them before relying on the result.")
+        text.append("Criteria values whose source is not yet verified ("
+                    + ", ".join(md_escape(s) for s in unverified)
+                    + ") are listed once, in \"Values to confirm before submission\" in the "
+                      "project summary.")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"checks": int(len(crit)), "failed": int(len(failed)),
                          "passed_all": bool(len(failed) == 0)})
-    b.res.add_table(Table("criteria_results", "Required, provided and result",
-                          crit[["symbol", "criterion", "design_point", "storm", "required",
-                                "provided", "units", "comparison", "result"]],
-                          decimals={"required": 4, "provided": 4},
+    shown = crit[["symbol", "criterion", "design_point", "storm", "required",
+                  "provided", "units", "comparison", "result"]].copy()
+    shown["status"] = [r["status"] for r in crit_summary[:len(shown)]]
+    shown["comparison"] = shown["comparison"].map(
+        lambda c: "needs provided ≤ allowed (the pre-development peak)" if "<=" in str(c)
+        else "needs provided ≥ required" if ">=" in str(c) else str(c))
+    b.res.add_table(Table("criteria_results", "Required, provided and status",
+                          shown.drop(columns=["result"]),
+                          labels={"comparison": "Rule"},
                           key_columns=["criterion", "design_point"]))
     b.res.add_table(Table("criteria_basis", "Equations and methods",
                           crit[["symbol", "criterion", "design_point", "equation", "method",
@@ -1334,7 +1478,12 @@ def all_warnings(site_file: str, section_keys: list, out_dir: str) -> SectionRes
 
 
 def cover_meta(results: Mapping, site=None) -> dict:
-    """Cover-page data for :func:`hydrocalc.report.assemble.assemble_html` from results.json."""
+    """Cover-page data for :func:`hydrocalc.report.assemble.assemble_html` from results.json.
+
+    With a compliance summary (``results["summary"]``, else computed from ``site``) it
+    carries ``verdict`` (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``),
+    ``verdict_text`` and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
+    """
     project = dict(results.get("project", {}))
     if site is not None:
         try:
@@ -1351,7 +1500,18 @@ def cover_meta(results: Mapping, site=None) -> dict:
             ("Receiving water", project.get("receiving_water", "")),
             ("Report generated (UTC)", ts),
             ("hydrocalc version", results.get("hydrocalc_version", ""))]
+    summary = results.get("summary")
+    if not summary and site is not None and getattr(site, "path", None) is not None:
+        summary = context(site.path).summary
+    from hydrocalc.report.summary import summary_tables
+
+    verdict = {}
+    if summary:
+        verdict = {"verdict": summary.get("status", summary.get("verdict")),
+                   "verdict_text": summary["verdict_text"],
+                   "summary_tables": summary_tables(summary)}
     return {
+        **verdict,
         "project_name": name,
         "kind": "SWPPP hydrologic analysis",
         "cover_rows": rows,
