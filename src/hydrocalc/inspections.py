@@ -41,7 +41,7 @@ Multi-day events (optional, ``multiday_events=True``)
     The law says "storm event", not "day". With daily data an event can be taken as a run of
     consecutive days with measurable rain (>= 0.01 in); a run whose total reaches the
     threshold adds a visit on the day after the run ends (if none is already due then). Off
-    by default, following the per-day reading of the issue; on, it only adds visits.
+    by default, following the per-day reading of the law; on, it only adds visits.
 
 Symbols
 -------

@@ -2016,5 +2016,5 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     return "\n".join(lines)
 
 
-# Re-export of the TR-55 Chapter 6 planning estimate (issue #2).
+# Re-export of the TR-55 Chapter 6 planning estimate.
 from hydrocalc.storage_estimate import estimate_storage_volume  # noqa: E402

@@ -488,6 +488,8 @@ def _build_project(b: _Builder) -> None:
         "",
         f"A SWPPP is required: **{yn[a.swppp_required]}** ({reasons}).",
     ]
+    if getattr(prof, "section_note", ""):
+        text.insert(1, f" Citations: {md_escape(prof.section_note)}")
     if a.conditions:
         met = ", ".join(md_escape(c) for c in a.conditions_met) or "none"
         text.append(f"Conditions met: {met}.")
@@ -1011,12 +1013,12 @@ def _build_criteria(b: _Builder) -> None:
             f"{int((crit['result'] == 'pass').sum())} pass, {len(failed)} fail"
             + (f", {len(waived)} waived" if len(waived) else "") + "."]
     crit_summary = [r for r in ctx.summary["criteria"]]
-    for r in crit_summary:
-        if r["status"] == "FAILS":
-            text.append(md_escape(r["failure"]) + ".")
-    for r in crit_summary:
-        if r["status"] == "not evaluated":
-            text.append(f"{md_escape(r['item'])}: not evaluated: {md_escape(r['reason'])}.")
+    for cr in crit_summary:
+        if cr["status"] == "FAILS":
+            text.append(md_escape(cr["failure"]) + ".")
+    for cr in crit_summary:
+        if cr["status"] == "not evaluated":
+            text.append(f"{md_escape(cr['item'])}: not evaluated: {md_escape(cr['reason'])}.")
     unverified = sorted({s for s in crit["symbol"][crit["status"].str.contains(
         "unverified", case=False, na=False)]})
     if unverified:
@@ -1029,7 +1031,7 @@ def _build_criteria(b: _Builder) -> None:
                          "passed_all": bool(len(failed) == 0)})
     shown = crit[["symbol", "criterion", "design_point", "storm", "required",
                   "provided", "units", "comparison", "result"]].copy()
-    shown["status"] = [r["status"] for r in crit_summary[:len(shown)]]
+    shown["status"] = [cr["status"] for cr in crit_summary[:len(shown)]]
     shown["comparison"] = shown["comparison"].map(
         lambda c: "needs provided ≤ allowed (the pre-development peak)" if "<=" in str(c)
         else "needs provided ≥ required" if ">=" in str(c) else str(c))
@@ -1278,6 +1280,51 @@ _REFERENCES = (
 )
 
 
+def tables_used(ctx: Context) -> list[str]:
+    """The shipped tables (and regulation profile) the computation of this site reads.
+
+    Determined from what the computation used, so the list is the same whichever sections
+    a process computed first (the loader's own record, :func:`hydrocalc.data.tables_read`,
+    depends on the process's history because callers cache their tables): the curve-number
+    table of every cover looked up, the sheet-flow n table when a segment names a surface,
+    the unit hydrograph, the rainfall distribution's table, the criteria tables when
+    criteria are evaluated, the sediment-trap criteria and MUSLE factor tables when traps
+    are checked, and the municipality's profile.
+    """
+    from hydrocalc import data, rainfall, runoff
+
+    site, r = ctx.site, ctx.results
+    used: list[str] = []
+    covers = r.covers
+    if len(covers):
+        looked_up = covers[~covers["cn_given"].astype(bool)] if "cn_given" in covers else covers
+        if len(looked_up):
+            frame = runoff._cn_frame()
+            keys = set(looked_up["cover"].astype(str))
+            used += [t for t in runoff.CN_TABLES
+                     if keys & set(frame.loc[frame["table"] == t, "key"])]
+    segs = r.tc_segments
+    if len(segs) and "surface" in segs and segs["surface"].fillna("").astype(str).str.len().gt(0) \
+            .any() and (segs["type"] == "sheet").any():
+        used.append("tr55_sheet_flow_n")
+    used.append("nrcs_dimensionless_uh")
+    key = rainfall._canonical(site.storms.distribution)
+    if key is not None:
+        used.append(rainfall._SHIPPED[key][0])
+    if site.criteria.standard != "none" and not r.criteria.empty:
+        used.append("ny_sizing_criteria")
+        if site.criteria.rrv_specific_reduction_factor is None:
+            used.append("ny_rrv_specific_reduction_factors")
+    plan = site.construction
+    if ctx.trap_checks:
+        used.append("sediment_trap_criteria")
+        if any(getattr(t, "k_factor", None) is not None for t in getattr(plan, "traps", ())):
+            used += ["musle_c_factors", "musle_p_factors", "sediment_dry_unit_weight"]
+    used.append(f"regulation_profile_{site.project.municipality}")
+    known = set(data.list_tables(kind=None))
+    return [t for t in dict.fromkeys(used) if t in known]
+
+
 def _build_methods(b: _Builder) -> None:
     import hydrocalc
     from hydrocalc import data
@@ -1307,12 +1354,12 @@ def _build_methods(b: _Builder) -> None:
         methods, columns=["step", "method", "reference"]), key_columns=["step"]))
     hashes = data.table_hashes()
     rows = []
-    for name in data.list_tables(kind=None):
+    for name in tables_used(b.ctx):
         info = data.table_info(name)
         rows.append({"table": name, "title": info.get("title", ""),
                      "source": f"{info.get('source', '')} ({info.get('location', '')})",
                      "sha256_prefix": hashes.get(name, "")[:12]})
-    b.res.add_table(Table("data_tables", "Published tables shipped with hydrocalc",
+    b.res.add_table(Table("data_tables", "Published tables this computation read",
                           pd.DataFrame(rows), labels={"sha256_prefix": "SHA-256 (first 12)"},
                           caption="Full hashes are in results.json (data_tables).",
                           key_columns=["table"]))
@@ -1332,8 +1379,8 @@ def _build_methods(b: _Builder) -> None:
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
         f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
-        "storage-indication. Every published table used is listed with its source and "
-        "SHA-256, so a reviewer can check the numbers the computation rests on; "
+        "storage-indication. Every published table this computation read is listed with its "
+        "source and SHA-256, so a reviewer can check the numbers it rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )
     b.echo("analysis_inputs", "Computation options as entered", ["analysis"])
