@@ -736,6 +736,94 @@ def _active_window(series, pad_hr: float = 1.0) -> tuple[float, float] | None:
     return (max(lo - pad_hr, 0.0), hi + pad_hr)
 
 
+def area_listing(subs: pd.DataFrame, covers: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(area listing, soil listing) of one scenario's subcatchments.
+
+    The area listing has one row per cover description and HSG: ``description, hsg,
+    area_ac, cn, subcatchments``; impervious areas are listed as "impervious (connected)"
+    and "impervious (unconnected)" with CN 98, and a subcatchment whose CN is given
+    without covers as "CN given". The soil listing gives the area by HSG (``unknown`` for
+    given-CN areas without an HSG) and its share of the total.
+    """
+    rows: list[dict] = []
+    for c in covers.to_dict("records"):
+        rows.append({"description": str(c["cover"]), "hsg": str(c["hsg"] or "unknown"),
+                     "area_ac": float(c["area_ac"]), "cn": float(c["cn"]),
+                     "subcatchment": str(c["subcatchment"])})
+    with_covers = set(covers["subcatchment"]) if len(covers) else set()
+    for sb in subs.to_dict("records"):
+        hsg = str(sb.get("impervious_hsg") or "unknown")
+        for key, label in (("impervious_connected_ac", "impervious (connected)"),
+                           ("impervious_unconnected_ac", "impervious (unconnected)")):
+            if float(sb.get(key) or 0.0) > 0:
+                rows.append({"description": label, "hsg": hsg, "area_ac": float(sb[key]),
+                             "cn": 98.0, "subcatchment": str(sb["subcatchment"])})
+        if sb["subcatchment"] not in with_covers:
+            imp = float(sb.get("impervious_connected_ac") or 0) + \
+                float(sb.get("impervious_unconnected_ac") or 0)
+            rest = float(sb["area_ac"]) - imp
+            if rest > 1e-9:
+                rows.append({"description": "CN given", "hsg": "unknown", "area_ac": rest,
+                             "cn": float(sb.get("pervious_cn") or sb["cn"]),
+                             "subcatchment": str(sb["subcatchment"])})
+    frame = pd.DataFrame(rows, columns=["description", "hsg", "area_ac", "cn", "subcatchment"])
+    if frame.empty:
+        return (pd.DataFrame(columns=["description", "hsg", "area_ac", "cn", "subcatchments"]),
+                pd.DataFrame(columns=["hsg", "area_ac", "share_pct"]))
+    areas = (frame.groupby(["description", "hsg", "cn"], sort=True)
+             .agg(area_ac=("area_ac", "sum"),
+                  subcatchments=("subcatchment", lambda v: ", ".join(dict.fromkeys(v))))
+             .reset_index()[["description", "hsg", "area_ac", "cn", "subcatchments"]])
+    total = float(frame["area_ac"].sum())
+    areas = pd.concat([areas, pd.DataFrame([{"description": "total", "hsg": "",
+                                             "area_ac": total, "cn": np.nan,
+                                             "subcatchments": ""}])], ignore_index=True)
+    soils = frame.groupby("hsg", sort=True)["area_ac"].sum().reset_index()
+    soils["share_pct"] = 100.0 * soils["area_ac"] / total if total > 0 else np.nan
+    soils = pd.concat([soils, pd.DataFrame([{"hsg": "total", "area_ac": total,
+                                             "share_pct": 100.0}])], ignore_index=True)
+    return areas, soils
+
+
+def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
+    """Tc segments with the n used, velocity, channel capacity and travel time in minutes.
+
+    ``n_used`` is the Manning n entered or the TR-55 Table 3-1 value of the surface key
+    (sheet flow); ``velocity_fps`` = length / travel time; ``capacity_cfs`` = V a for a
+    channel segment (Manning, TR-55 Eq. 3-4), empty otherwise.
+    """
+    from hydrocalc.tc import sheet_flow_n
+
+    out = segs.copy()
+    n_used = []
+    for row in out.itertuples(index=False):
+        n = row.n
+        if (n is None or (isinstance(n, float) and math.isnan(n))) and row.type == "sheet" \
+                and isinstance(row.surface, str) and row.surface:
+            n = float(sheet_flow_n(row.surface))
+        n_used.append(None if n is None or (isinstance(n, float) and math.isnan(n))
+                      else float(n))
+    out["n_used"] = pd.Series(n_used, dtype=float)
+    t_hr = pd.to_numeric(out["travel_time_hr"], errors="coerce")
+    out["velocity_fps"] = pd.to_numeric(out["length_ft"], errors="coerce") / (t_hr * 3600.0)
+    area = pd.to_numeric(out["area_ft2"], errors="coerce")
+    out["capacity_cfs"] = out["velocity_fps"].where(out["type"] == "channel") * area
+    out["travel_time_min"] = t_hr * 60.0
+    return out[["subcatchment", "segment", "type", "surface", "length_ft", "slope_ftft",
+                "n_used", "p2_in", "velocity_fps", "capacity_cfs", "travel_time_min"]]
+
+
+def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
+    """Per subcatchment: Tc computed and Tc used by the unit hydrograph, in minutes."""
+    from hydrocalc.unit_hydrograph import MIN_TC_HR
+
+    tc_hr = subs["tc_hr"].astype(float)
+    return pd.DataFrame({"subcatchment": subs["subcatchment"],
+                         "tc_method": subs["tc_method"],
+                         "tc_min": tc_hr * 60.0,
+                         "tc_used_min": np.maximum(tc_hr, MIN_TC_HR) * 60.0})
+
+
 def _build_hydrology(b: _Builder, scenario: str) -> None:
     ctx = b.ctx
     site, r = ctx.site, ctx.results
@@ -789,15 +877,32 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                               caption="CN from TR-55 Tables 2-2a to 2-2d unless given "
                                       "(cn_given); composite CN area-weighted (TR-55 Ch. 2).",
                               labels={"hsg": "HSG"}, key_columns=["subcatchment", "cover", "hsg"]))
+    areas, soils = area_listing(subs, covers)
+    b.res.add_table(Table("area_listing", "Area listing: cover, HSG, CN and subcatchments",
+                          areas, decimals={"cn": 0}, key_columns=["description", "hsg"]))
+    b.res.add_table(Table("soil_listing", "Soil listing: area by hydrologic soil group",
+                          soils, labels={"hsg": "HSG"}, key_columns=["hsg"]))
     if len(segs):
         b.res.add_table(Table("tc_segments", "Time of concentration flow path segments",
-                              segs[["subcatchment", "segment", "type", "length_ft",
-                                    "slope_ftft", "n", "surface", "p2_in", "area_ft2",
-                                    "wetted_perimeter_ft", "travel_time_hr"]],
-                              caption="Sheet flow TR-55 Eq. 3-3; shallow concentrated flow "
-                                      "TR-55 Fig. 3-1 / App. F; channel flow Manning (Eq. 3-4).",
-                              decimals={"travel_time_hr": 3, "n": 3},
+                              tc_segment_table(segs),
+                              caption="Sheet flow TR-55 Eq. 3-3 (n shown even when given by a "
+                                      "surface key); shallow concentrated flow TR-55 Fig. 3-1 "
+                                      "/ App. F; channel flow Manning (Eq. 3-4), capacity = "
+                                      "V a.",
+                              labels={"n_used": "n", "p2_in": "P2 [in]"},
+                              decimals={"n_used": 3, "travel_time_min": 2},
                               key_columns=["subcatchment", "segment"]))
+    tcs = tc_used_table(subs)
+    b.res.add_table(Table("tc_used", "Time of concentration: computed and used", tcs,
+                          decimals={"tc_min": 2, "tc_used_min": 2},
+                          caption="The unit hydrograph uses Tc no shorter than 6 min "
+                                  "(0.1 h, as TR-20 does).", key_columns=["subcatchment"]))
+    for row in tcs.itertuples(index=False):
+        if row.tc_used_min > row.tc_min + 1e-9:
+            w = (f"{scenario}.subcatchment[{row.subcatchment}]: Tc {_fmt(row.tc_min)} min is "
+                 f"below the 6-min minimum; the hydrograph uses {_fmt(row.tc_used_min)} min")
+            b.notice(md_escape(w))
+            b.res.warnings.append(w)
     b.res.add_heading("Runoff by subcatchment and storm")
     b.res.add_table(Table("subcatchment_runoff", "Peak, time of peak, volume and depth",
                           sub_nodes[["node", "storm", "area_ac", "peak_cfs",
@@ -868,6 +973,75 @@ def _spec_text(spec: Mapping) -> str:
     return ", ".join(f"{k} = {_as_text(v)}" for k, v in spec.items() if k not in ("id", "type"))
 
 
+def device_table(pond) -> pd.DataFrame:
+    """Every device of a pond with every coefficient as used (defaults included).
+
+    Columns: ``device, type, invert_ft`` (invert or crest above the bottom) and one column
+    per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
+    ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
+    """
+    import dataclasses
+
+    rows = []
+    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets))
+    if getattr(pond, "barrel", None) is not None:
+        devices.append(("barrel", "barrel", pond.barrel))
+    for dev_id, kind, dev in devices:
+        fields = dataclasses.asdict(dev) if dataclasses.is_dataclass(dev) else dict(vars(dev))
+        row = {"device": dev_id, "type": kind,
+               "invert_ft": fields.pop("invert_ft", fields.pop("crest_ft", None))}
+        for k, v in fields.items():
+            if k in ("name", "stage_storage") or v is None:
+                continue
+            row[k] = v if isinstance(v, (int, float, str)) else _as_text(v)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
+
+
+def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
+    """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
+    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes."""
+    pr = r.ponds
+    rows = pr[(pr["scenario"] == scenario) & (pr["pond"] == pond.id)]
+    datum = getattr(pond, "datum_ft", None)
+    ss = pond.stage_storage
+    t = np.asarray(r.time_hr, dtype=float)
+    out = []
+    for row in rows.to_dict("records"):
+        storm = row["storm"]
+        qin = np.asarray(r.flow_cfs(scenario, storm, pond.id, which="inflow"), dtype=float)
+        qout = np.asarray(r.flow_cfs(scenario, storm, pond.id), dtype=float)
+        pin, pout = float(qin.max()), float(qout.max())
+        com = plug = math.nan
+        if qin.sum() > 0 and qout.sum() > 0:
+            com = (float((t * qout).sum() / qout.sum()) - float((t * qin).sum() / qin.sum()))
+            cin, cout = np.cumsum(qin), np.cumsum(qout)
+            levels = np.linspace(0.0, float(cout[-1]), 201)[1:-1]
+            if len(levels):
+                t_in = np.interp(levels, cin, t)
+                t_out = np.interp(levels, cout, t)
+                plug = float(np.mean(t_out - t_in))
+        stage = float(row["peak_stage_ft"])
+        area = float(np.asarray(ss.area_ft2(stage))) if hasattr(ss, "area_ft2") else math.nan
+        out.append({
+            "storm": storm,
+            ("peak_elevation_ft" if datum is not None else "peak_stage_ft"):
+                stage + float(datum) if datum is not None else stage,
+            "surface_area_ft2": area,
+            "storage_ft3": float(row["peak_storage_ft3"]),
+            "peak_inflow_cfs": pin, "peak_outflow_cfs": pout,
+            "attenuation_pct": 100.0 * (1.0 - pout / pin) if pin > 0 else math.nan,
+            "lag_min": 60.0 * (float(t[int(np.argmax(qout))]) - float(t[int(np.argmax(qin))]))
+            if pout > 0 else math.nan,
+            "plug_flow_detention_min": 60.0 * plug,
+            "center_of_mass_detention_min": 60.0 * com,
+            "inflow_volume_acft": float(row["inflow_volume_ft3"]) / 43560.0,
+            "outflow_volume_acft": float(row["outflow_volume_ft3"]) / 43560.0,
+        })
+    return pd.DataFrame(out)
+
+
 def _build_ponds(b: _Builder) -> None:
     from hydrocalc.outlets import rating_table
 
@@ -910,12 +1084,10 @@ def _build_ponds(b: _Builder) -> None:
         b.res.add_table(Table(f"{tag}_storage", f"Storage of {label}",
                               pd.DataFrame(facts, columns=["item", "value"]),
                               key_columns=["item"]))
-        dev = pd.DataFrame([{"device": d, "type": t, "specification": _spec_text(sp)}
-                            for d, t, sp in zip(pond.outlet_ids, pond.outlet_types,
-                                                pond.outlet_spec)],
-                           columns=["device", "type", "specification"])
-        b.res.add_table(Table(f"{tag}_devices", f"Outlet devices of {label} (in parallel)",
-                              dev, key_columns=["device"]))
+        b.res.add_table(Table(f"{tag}_devices", f"Outlet devices of {label} (in parallel), "
+                              "every coefficient", device_table(pond), key_columns=["device"],
+                              caption="Coefficients as used, defaults included (cd orifice, "
+                                      "cw weir, end contractions, barrel n and ke)."))
         rating = rating_table(pond.structure(), stage_storage=pond.stage_storage, n=16)
         b.res.add_table(Table(f"{tag}_rating", f"Stage-storage-discharge of {label} (one unit)",
                               rating, decimals={"stage_ft": 2},
@@ -926,6 +1098,17 @@ def _build_ponds(b: _Builder) -> None:
         cols = ["storm", "peak_inflow_cfs", "peak_outflow_cfs", "time_of_peak_outflow_hr",
                 "peak_stage_ft", "peak_storage_ft3", "top_stage_ft", "freeboard_ft",
                 "discarded_ft3", "end_storage_ft3", "overtopped", "mass_balance_error_pct"]
+        b.res.add_table(Table(f"{tag}_summary", f"Summary of {label} per storm",
+                              pond_summary(r, name, pond), key_columns=["storm"],
+                              decimals={"attenuation_pct": 1, "lag_min": 1,
+                                        "plug_flow_detention_min": 1,
+                                        "center_of_mass_detention_min": 1},
+                              caption="Attenuation = 1 - peak out / peak in; lag = time of "
+                                      "peak outflow - time of peak inflow; centre-of-mass "
+                                      "detention = outflow centroid - inflow centroid; "
+                                      "plug-flow detention = mean time between equal "
+                                      "cumulative inflow and outflow volumes. Elevation = "
+                                      "stage + the pond's datum when given, else the stage."))
         b.res.add_table(Table(f"{tag}_routing", f"Routed peaks of {label}", rows[cols],
                               decimals={"mass_balance_error_pct": 4},
                               labels={"discarded_ft3": "Exfiltrated [ft³]"},
@@ -977,6 +1160,29 @@ def _build_comparison(b: _Builder) -> None:
         text.append(sentence + ".")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"combinations": int(len(comp)), "post_le_pre": n_ok})
+    scen = []
+    for name in ("pre", "post"):
+        sc = site.scenarios[name]
+        scen.append((f"{_SCENARIO_TITLE[name].capitalize()}",
+                     [(n.id, n.kind) for n in sc.nodes.values()],
+                     [(n.id, n.to) for n in sc.nodes.values() if n.to]))
+    b.res.values["routing_diagram"] = {label.lower(): {"nodes": [list(n) for n in nodes],
+                                                       "links": [list(e) for e in edges]}
+                                       for label, nodes, edges in scen}
+    b.figure("routing_diagram", "Routing diagram (pre- and post-development)",
+             lambda: F.routing_diagram_figure("routing_diagram", "", scen))
+    areas = {name: float(site.scenarios[name].area_ac) for name in ("pre", "post")}
+    tol = float(getattr(site.options, "area_tolerance_pct", 1.0))
+    diff_pct = 100.0 * abs(areas["post"] - areas["pre"]) / areas["pre"] if areas["pre"] else 0.0
+    b.res.values.update({"pre_area_ac": areas["pre"], "post_area_ac": areas["post"],
+                         "area_difference_pct": diff_pct, "area_tolerance_pct": tol})
+    if diff_pct > tol:
+        w = (f"pre- and post-development total areas differ: pre {_fmt(areas['pre'], 3)} ac, "
+             f"post {_fmt(areas['post'], 3)} ac ({_fmt(diff_pct, 1)} %, more than the "
+             f"{_fmt(tol, 1)} % tolerance, analysis.area_tolerance_pct); check the "
+             "subcatchment areas")
+        b.notice(md_escape(w))
+        b.res.warnings.append(w)
     b.res.add_table(Table("peak_comparison", "Pre- and post-development peaks and volumes",
                           comp, decimals={"peak_change_pct": 1, "volume_change_pct": 1},
                           labels={"post_le_pre": "Post ≤ pre"},
