@@ -29,6 +29,7 @@ __all__ = [
     "routing_figure",
     "panel_hydrograph_figure",
     "network_layout",
+    "diagram_elements",
     "routing_diagram_figure",
 ]
 
@@ -347,6 +348,16 @@ def network_layout(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, 
     return pos
 
 
+def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, str]]
+                     ) -> dict:
+    """What a routing-diagram panel draws: ``{"nodes": [(id, kind, x, y), ...],
+    "arrows": [(from_id, to_id), ...]}`` (every node given, every link between two of them;
+    positions by :func:`network_layout`)."""
+    pos = network_layout(nodes, edges)
+    return {"nodes": [(n, k, *pos[n]) for n, k in nodes],
+            "arrows": [(a, b) for a, b in edges if a in pos and b in pos]}
+
+
 def routing_diagram_figure(name: str, title: str,
                            scenarios: Sequence[tuple[str, Sequence[tuple[str, str]],
                                                      Sequence[tuple[str, str]]]]) -> Figure:
@@ -358,12 +369,13 @@ def routing_diagram_figure(name: str, title: str,
     from matplotlib.lines import Line2D
     from matplotlib.patches import FancyArrowPatch
 
-    layouts = [network_layout(nodes, edges) for _, nodes, edges in scenarios]
+    panels = [diagram_elements(nodes, edges) for _, nodes, edges in scenarios]
+    layouts = [{n: (x, y) for n, _, x, y in p["nodes"]} for p in panels]
     rows = max((max((y for _, y in lay.values()), default=0) + 1 for lay in layouts), default=1)
     fig, axes = new_figure(height_in=min(1.0 + 0.55 * rows, 8.5) * 1.0 + 0.4,
                            ncols=max(len(scenarios), 1))
     shapes = {"hexagon": "h", "triangle": "^", "square": "s", "diamond": "D"}
-    for ax, (label, nodes, edges), pos in zip(axes.flat, scenarios, layouts):
+    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels):
         ax.grid(False)
         ax.set_xticks([])
         ax.set_yticks([])
@@ -371,11 +383,9 @@ def routing_diagram_figure(name: str, title: str,
             spine.set_visible(False)
         ax.set_title(label, fontsize=9)
         kinds = dict(nodes)
-        for a, b in edges:
-            if a in pos and b in pos:
-                ax.add_patch(FancyArrowPatch(pos[a], pos[b], arrowstyle="-|>",
-                                             mutation_scale=9, color="#555555", lw=0.9,
-                                             shrinkA=11, shrinkB=11))
+        for a, b in panel["arrows"]:
+            ax.add_patch(FancyArrowPatch(pos[a], pos[b], arrowstyle="-|>", mutation_scale=9,
+                                         color="#555555", lw=0.9, shrinkA=11, shrinkB=11))
         for nid, (x, y) in pos.items():
             shape, face, _ = _NODE_STYLE.get(kinds[nid], ("hexagon", "#eeeeee", kinds[nid]))
             ax.plot([x], [y], marker=shapes[shape], markersize=16, color=face,

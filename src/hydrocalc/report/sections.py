@@ -1166,9 +1166,9 @@ def _build_comparison(b: _Builder) -> None:
         scen.append((f"{_SCENARIO_TITLE[name].capitalize()}",
                      [(n.id, n.kind) for n in sc.nodes.values()],
                      [(n.id, n.to) for n in sc.nodes.values() if n.to]))
-    b.res.values["routing_diagram"] = {label.lower(): {"nodes": [list(n) for n in nodes],
-                                                       "links": [list(e) for e in edges]}
-                                       for label, nodes, edges in scen}
+    b.res.values["routing_diagram"] = {
+        name: F.diagram_elements(nodes, edges)
+        for name, (_, nodes, edges) in zip(("pre", "post"), scen)}
     b.figure("routing_diagram", "Routing diagram (pre- and post-development)",
              lambda: F.routing_diagram_figure("routing_diagram", "", scen))
     areas = {name: float(site.scenarios[name].area_ac) for name in ("pre", "post")}
