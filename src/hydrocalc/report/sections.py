@@ -625,9 +625,13 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                     f"{f['source']}, {f['location']}: {f['status']}")
     for c in ctx.trap_checks:
         if str(c.criteria.status).lower() != "verified":
-            add(f"trap_criteria_{c.criteria.key}", c.criteria.key,
-                f"sediment trap {c.trap_id} storage",
-                f"{c.criteria.label}: {c.criteria.status}")
+            cr = c.criteria
+            value = (f"{_fmt(cr.storage_ft3_per_ac, 0)} ft³ per acre drained"
+                     if cr.storage_ft3_per_ac is not None else cr.method)
+            if cr.max_drainage_area_ac is not None:
+                value += f", at most {_fmt(cr.max_drainage_area_ac, 1)} ac"
+            add(f"trap_criteria_{cr.key}", value, f"sediment trap {c.trap_id} storage",
+                f"{cr.manual}, {cr.edition}, {cr.location}: status {cr.status}")
     prof = ctx.assessment.profile
     if prof.status and prof.status != "verified":
         add("regulation_profile", prof.name, "applicability, inspections and notices",
@@ -846,7 +850,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
             f"{_fmt(imp, 3)} acres ({_fmt(100.0 * imp / area if area else 0.0, 1)} %) are "
             f"impervious. Curve numbers range from {_fmt(subs['cn'].min(), 1)} to "
             f"{_fmt(subs['cn'].max(), 1)} and times of concentration from "
-            f"{_fmt(subs['tc_hr'].min(), 3)} to {_fmt(subs['tc_hr'].max(), 3)} hr."]
+            f"{_fmt(60.0 * subs['tc_hr'].min(), 1)} to {_fmt(60.0 * subs['tc_hr'].max(), 1)} "
+            "min."]
     if sc.description:
         text.insert(0, md_escape(sc.description))
     if len(dps):
@@ -1107,7 +1112,10 @@ def _build_ponds(b: _Builder) -> None:
                                       "peak outflow - time of peak inflow; centre-of-mass "
                                       "detention = outflow centroid - inflow centroid; "
                                       "plug-flow detention = mean time between equal "
-                                      "cumulative inflow and outflow volumes. Elevation = "
+                                      "cumulative inflow and outflow volumes. Outflow is the "
+                                      "flow passed downstream (exfiltration excluded), so "
+                                      "losses can make the detention times short or "
+                                      "negative. Elevation = "
                                       "stage + the pond's datum when given, else the stage."))
         b.res.add_table(Table(f"{tag}_routing", f"Routed peaks of {label}", rows[cols],
                               decimals={"mass_balance_error_pct": 4},
@@ -1216,7 +1224,7 @@ def _build_criteria(b: _Builder) -> None:
     failed = crit[crit["result"] == "fail"]
     waived = crit[crit["result"] == "waived"]
     text = [f"{len(crit)} checks of the NY unified sizing criteria were evaluated: "
-            f"{int((crit['result'] == 'pass').sum())} pass, {len(failed)} fail"
+            f"{int((crit['result'] == 'pass').sum())} meet, {len(failed)} FAIL"
             + (f", {len(waived)} waived" if len(waived) else "") + "."]
     crit_summary = [r for r in ctx.summary["criteria"]]
     for cr in crit_summary:

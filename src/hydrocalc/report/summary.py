@@ -69,13 +69,15 @@ def fmt_value(value, units: str = "") -> str:
     """A number at reporting precision for its unit (no scientific notation).
 
     Flows two decimals (three significant digits below 0.1 cfs), volumes in acre-feet
-    three decimals (four below 0.1), cubic feet none, percentages one, others three
+    four decimals below one acre-foot (three above), cubic feet none, percentages one, others three
     significant digits.
 
     Examples
     --------
     >>> fmt_value(12.4979, "cfs"), fmt_value(0.0194, "acre-ft"), fmt_value(3456.7, "ft3")
     ('12.50', '0.0194', '3,457')
+    >>> fmt_value(0.0, "acre-ft"), fmt_value(0.0004, "cfs")
+    ('0.0000', '0.00040')
     """
     if not _finite(value):
         return "–"
@@ -84,7 +86,7 @@ def fmt_value(value, units: str = "") -> str:
     if u in ("cfs", "ft3/s"):
         dec = 2 if v == 0 or abs(v) >= 0.1 else min(max(2, 2 - math.floor(math.log10(abs(v)))), 5)
     elif u in ("acre-ft", "ac-ft", "af"):
-        dec = 3 if abs(v) >= 0.1 or v == 0 else 4
+        dec = 3 if abs(v) >= 1 else 4
     elif u in ("ft3", "ft³", "ft2", "ft²", "lb"):
         dec = 0
     elif u in ("%", "pct"):
@@ -101,13 +103,13 @@ def fmt_value(value, units: str = "") -> str:
 
 
 def _unit_text(units: str) -> str:
-    return {"ft3": "ft³", "acre-ft": "ac-ft"}.get(units, units)
+    return {"ft3": "ft³", "acre-ft": "ac-ft", "ponds overtopped": "ponds"}.get(units, units)
 
 
 def _criterion_label(row: Mapping) -> str:
     crit = str(row.get("criterion", ""))
     if crit == "qf_safe_passage":
-        return "Qf safe passage"
+        return "Qf safe passage (ponds overtopped)"
     sym = str(row.get("symbol") or "")
     return sym or _LABELS.get(crit.split("_")[0], crit)
 
