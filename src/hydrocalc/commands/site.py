@@ -122,9 +122,16 @@ def run(site_file, json_path, csv_dir, no_hydrographs, strict):
         click.echo(_table(["criterion", "design_point", "storm", "required", "provided",
                            "units", "result", "status"], rows))
         click.echo("")
-    if res.warnings:
+    notes = list(res.warnings)
+    pre_ac, post_ac = site.pre.area_ac, site.post.area_ac
+    tol = site.options.area_tolerance_pct
+    if pre_ac > 0 and 100.0 * abs(post_ac - pre_ac) / pre_ac > tol:
+        notes.append(f"pre- and post-development total areas differ: pre {pre_ac:.3f} ac, post "
+                     f"{post_ac:.3f} ac (more than the {tol:g} % tolerance, "
+                     "analysis.area_tolerance_pct); check the subcatchment areas")
+    if notes:
         click.echo("Warnings and notes")
-        for w in res.warnings:
+        for w in notes:
             click.echo(f"- {w}")
         click.echo("")
     if json_path:

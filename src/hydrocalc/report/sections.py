@@ -969,8 +969,16 @@ def _analysis_warnings(ctx: Context, section: str) -> list[str]:
     out = [w for w in ctx.results.warnings
            if w not in notes and section in warning_sections(w)]
     if section == "comparison":
-        out += ctx.step_warnings("analysis")
+        # the hydrology sections name each subcatchment whose Tc was raised to the minimum
+        out += [w for w in ctx.step_warnings("analysis") if "tc_hr below" not in w]
     return out
+
+
+def _when(value) -> str:
+    """A date or date-time for a table: ``2027-04-05`` or ``2027-04-05 08:00``."""
+    if hasattr(value, "hour"):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return value.isoformat()
 
 
 # -- ponds -------------------------------------------------------------------------------
@@ -1337,6 +1345,11 @@ def _build_sediment(b: _Builder) -> None:
                           pd.DataFrame(crit_rows), key_columns=["trap_id"]))
     text = []
     for c in checks:
+        if c.ok is False:
+            w = (f"sediment trap {c.trap_id} FAILS: provided {_fmt(c.provided_ft3, 0)} ft³ < "
+                 f"required {_fmt(c.required_ft3, 0)} ft³ ({c.criteria.key})")
+            b.notice(md_escape(w))
+            b.res.warnings.append(w)
         ok = {True: "meets", False: "does **not** meet", None: "cannot be checked against"}[c.ok]
         text.append(f"Trap {md_escape(c.trap_id)} ({_fmt(c.drainage_area_ac, 2)} ac drainage) "
                     f"requires {_fmt(c.required_ft3, 0)} ft³ under "
@@ -1435,7 +1448,8 @@ def _build_inspections(b: _Builder) -> None:
                              "storm_days": int(len(sched.storm_days)),
                              "interval_days": sched.interval_days,
                              "threshold_in": sched.threshold_in})
-        b.res.add_table(Table("inspection_dates", "Required inspections", frame,
+        b.res.add_table(Table("inspection_dates", "Estimated inspection dates (from the daily "
+                              "rainfall record named below; an estimate, not a schedule)", frame,
                               key_columns=["date"]))
         b.res.add_table(Table("inspections_by_month", "Inspections per month", by_month,
                               key_columns=["month"]))
@@ -1461,7 +1475,7 @@ def _build_inspections(b: _Builder) -> None:
     if notices:
         b.res.add_table(Table("notices", "Advance notices before milestones", pd.DataFrame([{
             "milestone": n.milestone_key, "milestone_text": n.milestone_text,
-            "milestone_at": n.milestone_at.isoformat(), "notice_due": n.notice_due.isoformat(),
+            "milestone_at": _when(n.milestone_at), "notice_due": _when(n.notice_due),
             "notify_by_date": n.notify_by_date.isoformat(), "citation": n.citation}
             for n in notices]), key_columns=["milestone"]))
         text.append(f"{len(notices)} advance notices are due before construction milestones "
