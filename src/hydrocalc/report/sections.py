@@ -989,7 +989,8 @@ def _spec_text(spec: Mapping) -> str:
 def device_table(pond) -> pd.DataFrame:
     """Every device of a pond with every coefficient as used (defaults included).
 
-    Columns: ``device, type, invert_ft`` (invert or crest above the bottom) and one column
+    Columns: ``device, type, invert_ft`` (invert or crest above the bottom; with
+    ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
     """
@@ -1007,6 +1008,9 @@ def device_table(pond) -> pd.DataFrame:
             if k in ("name", "stage_storage") or v is None:
                 continue
             row[k] = v if isinstance(v, (int, float, str)) else _as_text(v)
+        datum = getattr(pond, "bottom_elevation_ft", None)
+        if datum is not None and row["invert_ft"] is not None:
+            row["invert_elevation_ft"] = float(row["invert_ft"]) + float(datum)
         rows.append(row)
     frame = pd.DataFrame(rows)
     return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
@@ -1017,7 +1021,7 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
     lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes."""
     pr = r.ponds
     rows = pr[(pr["scenario"] == scenario) & (pr["pond"] == pond.id)]
-    datum = getattr(pond, "datum_ft", None)
+    datum = getattr(pond, "bottom_elevation_ft", None)
     ss = pond.stage_storage
     t = np.asarray(r.time_hr, dtype=float)
     out = []
@@ -1123,8 +1127,8 @@ def _build_ponds(b: _Builder) -> None:
                                       "cumulative inflow and outflow volumes. Outflow is the "
                                       "flow passed downstream (exfiltration excluded), so "
                                       "losses can make the detention times short or "
-                                      "negative. Elevation = "
-                                      "stage + the pond's datum when given, else the stage."))
+                                      "negative. Elevation = stage + the pond's "
+                                      "bottom_elevation_ft when given, else the stage."))
         b.res.add_table(Table(f"{tag}_routing", f"Routed peaks of {label}", rows[cols],
                               decimals={"mass_balance_error_pct": 4},
                               labels={"discarded_ft3": "Exfiltrated [ft³]"},
