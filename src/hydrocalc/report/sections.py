@@ -919,7 +919,7 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
         b.res.add_table(Table("network_nodes", "Flows at ponds, reaches and design points",
                               others[["node", "kind", "storm", "area_ac", "peak_inflow_cfs",
                                       "peak_cfs", "time_of_peak_hr", "volume_ft3",
-                                      "runoff_in"]],
+                                      "volume_acft", "runoff_in"]],
                               caption="peak_cfs is the flow leaving the node (a pond's "
                                       "routed outflow).", key_columns=["node", "storm"]))
     for dp in sc.design_points:
@@ -1018,7 +1018,20 @@ def device_table(pond) -> pd.DataFrame:
 
 def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
     """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
-    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes."""
+    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes.
+
+    Attenuation [%] = 100 (1 - Qout,peak / Qin,peak); lag [min] = time of the outflow peak
+    minus time of the inflow peak (empty when nothing flows out). Detention times follow
+    the two definitions HydroCAD prints in its pond summary (HydroCAD Software Solutions,
+    "Detention Time", https://www.hydrocad.net/detentiontime.htm):
+
+    * centre of mass: t_c,out - t_c,in with t_c = sum(t Q) / sum(Q) of each hydrograph;
+    * plug flow (first in, first out): the mean, over the volume passed downstream, of
+      t_out(V) - t_in(V), the times at which the cumulative outflow and inflow volumes reach
+      V (199 equal volume steps, linear interpolation of the mass curves).
+
+    The outflow is the flow passed downstream; exfiltrated water is not part of it.
+    """
     pr = r.ponds
     rows = pr[(pr["scenario"] == scenario) & (pr["pond"] == pond.id)]
     datum = getattr(pond, "bottom_elevation_ft", None)

@@ -44,8 +44,9 @@ from collections.abc import Iterable, Mapping, Sequence
 __all__ = [
     "STATUS_WORDS",
     "compliance_summary",
-    "summary_tables",
+    "fmt_value",
     "format_summary_text",
+    "summary_tables",
 ]
 
 #: Status words, exactly as printed.
@@ -216,7 +217,7 @@ def _peak_rows(results) -> tuple[list[dict], list[dict]]:
     return rows, scope
 
 
-def _trap_rows(traps: Sequence | None, assessment, has_plan: bool) -> list[dict]:
+def _trap_rows(traps: Sequence | None, assessment) -> list[dict]:
     rows = []
     for c in traps or ():
         ok = c.ok
@@ -273,8 +274,7 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
     traps = list(traps or ())
     peaks, scope_p = _peak_rows(results)
     crits, scope_c = _criteria_rows(results, assessment)
-    has_plan = getattr(results.site, "construction", None) is not None
-    trap_rows = _trap_rows(traps, assessment, has_plan)
+    trap_rows = _trap_rows(traps, assessment)
     rows = scope_p + peaks + scope_c + crits + trap_rows
     counts = {w: sum(1 for r in rows if r["status"] == w) for w in STATUS_WORDS}
     failures = [r["failure"] for r in rows if r["status"] == "FAILS"]
