@@ -11,7 +11,9 @@ r"""A site end to end: both scenarios, every storm, every node; pre/post compari
    their inflow by ``lag_hr``; exfiltration leaves the network;
 4. the pre/post comparison at each design point and storm (peak flow, volume, time of peak,
    change in percent, post <= pre);
-5. the NY SMDM unified sizing criteria (:mod:`hydrocalc.criteria.ny`): WQv, RRv, Cpv, Qp, Qf;
+5. the sizing criteria of the site's jurisdiction, evaluated by the criteria layer
+   (:func:`hydrocalc.criteria.evaluate`; NY SMDM WQv, RRv, Cpv, Qp, Qf in
+   :mod:`hydrocalc.criteria.ny_site`) from the :class:`Hydrology` computed here;
 6. every warning raised on the way (``warnings.catch_warnings(record=True)``) in
    :attr:`SiteResults.warnings`.
 
@@ -58,7 +60,7 @@ import numpy as np
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.units import FT2_PER_AC, IN_PER_FT, S_PER_HR
 
-__all__ = ["analyze", "analyze_many", "SiteResults", "RESULTS_FORMAT"]
+__all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT"]
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.
 RESULTS_FORMAT = "hydrocalc-site-results/1"
@@ -578,7 +580,7 @@ class SiteResults:
     """
 
     def __init__(self, site, storms, time_hr, runs, rows, comparison_rows, criteria_rows,
-                 criteria_details, warning_list, end_hr):
+                 criteria_details, warning_list, end_hr, *, criteria_extras=None):
         self.site = site
         self.storms = tuple(storms)
         self.time_hr = time_hr
@@ -589,6 +591,7 @@ class SiteResults:
         self.criteria_details = criteria_details
         self.warnings = list(warning_list)
         self.end_hr = end_hr
+        self._criteria_extras = dict(criteria_extras or {})
 
     # -- access ------------------------------------------------------------------------
     @property
@@ -743,6 +746,22 @@ class SiteResults:
 
         return pd.DataFrame(self._criteria_rows, columns=_CRITERIA_COLUMNS)
 
+    @property
+    def values_to_confirm(self) -> list[dict]:
+        """Unverified numbers the engineer entered with their source (redevelopment option
+        fractions, practice factors): rows ``name, value, units, source, verified``. JSON:
+        ``values_to_confirm``."""
+        extras = getattr(self, "_criteria_extras", {})
+        return [dict(r) for r in extras.get("values_to_confirm", [])]
+
+    @property
+    def practices(self):
+        """One row per runoff-reduction practice (:func:`hydrocalc.practices.evaluate_practice`):
+        storage, drain-down, captured volume and RRv credit. JSON: ``practices``."""
+        import pandas as pd
+
+        return pd.DataFrame(getattr(self, "_criteria_extras", {}).get("practices", []))
+
     def summary_rows(self, *, scenario: str = "") -> list[dict]:
         """One dict per design point and storm for a batch summary table.
 
@@ -819,6 +838,8 @@ class SiteResults:
             "comparison": self._comparison_rows,
             "criteria": self._criteria_rows,
             "criteria_details": self.criteria_details,
+            "practices": list(getattr(self, "_criteria_extras", {}).get("practices", [])),
+            "values_to_confirm": self.values_to_confirm,
             "warnings": self.warnings,
             "passed": self.passed,
         }
@@ -1015,6 +1036,53 @@ def _stage_at(pond, storage_ft3: float) -> float:
     return float(pond.stage_storage.stage_ft(min(storage_ft3, cap) / pond.count))
 
 
+class Hydrology:
+    """The computed hydrology of one site, as the criteria layer reads it (read-only).
+
+    :func:`analyze` builds it and passes it to :func:`hydrocalc.criteria.evaluate`; the
+    criteria modules evaluate rules from it and never route or integrate on their own.
+
+    Attributes
+    ----------
+    runs : dict
+        Scenario name (``"pre"``, ``"post"``) -> its run: ``node_outflow(node)`` and
+        ``node_inflow(node)`` give (storm, time) arrays [ft3/s], ``unrouted(i, node)`` the
+        design point's inflow with ponds bypassed [ft3/s], ``ponds`` the routed pond arrays
+        (``storage_ft3``, ``primary_cfs``, ``discarded_cfs``, ``overtopped``, ...).
+    storms : tuple of str
+        Storm names analysed; index ``i`` of the arrays.
+    time_hr : numpy.ndarray
+        Common time base. [h]
+    dt_hr : float
+        Time step. [h]
+    """
+
+    def __init__(self, runs, storms, time_hr, dt_hr: float):
+        self.runs = runs
+        self.storms = tuple(storms)
+        self.time_hr = time_hr
+        self.dt_hr = float(dt_hr)
+
+    def volume_ft3(self, flow_cfs):
+        """Volume under hydrograph ordinates (trapezoidal rule, last axis). [ft3]"""
+        return _integrate(flow_cfs, self.dt_hr)
+
+    @staticmethod
+    def max_storage_ft3(pond) -> float:
+        """Storage of all ``count`` units of a pond at its top stage. [ft3]"""
+        return _max_storage(pond)
+
+    @staticmethod
+    def storage_at_ft3(pond, stage_ft: float) -> float:
+        """Storage of all ``count`` units of a pond at ``stage_ft`` (capped at the top). [ft3]"""
+        return _storage_at(pond, stage_ft)
+
+    @staticmethod
+    def stage_at_ft(pond, storage_ft3: float) -> float:
+        """Stage of a pond holding ``storage_ft3`` over all its units. [ft]"""
+        return _stage_at(pond, storage_ft3)
+
+
 # ----------------------------------------------------------------------------------------
 # the analysis
 
@@ -1122,6 +1190,8 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
 
 
 def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]:
+    from hydrocalc import criteria
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hyetos = _storms(sites[0], names)
@@ -1135,7 +1205,8 @@ def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             comparison = _comparison_rows(site, runs, names)
-            crit_rows, details, notes = _criteria(site, runs, names, time_hr)
+            crit_rows, details, notes, extras = criteria.evaluate(
+                site, Hydrology(runs, names, time_hr, site.options.dt_hr))
             _check_ponds(site, runs, names, time_hr)
         messages: list[str] = list(site.notes) + shared
         messages += [f"{w.category.__name__}: {w.message}" for w in caught]
@@ -1146,7 +1217,7 @@ def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]
                 seen.add(msg)
                 unique.append(msg)
         out.append(SiteResults(site, names, time_hr, runs, None, comparison, crit_rows,
-                               details, unique, end_hr))
+                               details, unique, end_hr, criteria_extras=extras))
     return out
 
 
@@ -1265,361 +1336,3 @@ def _comparison_rows(site, runs, names) -> list[dict]:
                 "post_le_pre": bool(pb[i] <= pa[i]),
             })
     return out
-
-
-# ----------------------------------------------------------------------------------------
-# NY criteria
-
-
-def _crit_row(table, key, criterion, design_point, storm, required, provided, units,
-              comparison, passed, *, method="", details="", note="", result=None):
-    info = table.get(key, {})
-    if result is None:
-        result = "n/a" if passed is None else ("pass" if passed else "fail")
-    return {
-        "criterion": criterion, "symbol": info.get("symbol", ""), "design_point": design_point,
-        "storm": storm, "required": required, "provided": provided, "units": units,
-        "comparison": comparison, "passed": True if passed is None else bool(passed),
-        "result": result, "equation": info.get("equation", ""), "method": method,
-        "details": details, "source": info.get("source", ""),
-        "location": info.get("location", ""), "status": info.get("status", ""), "note": note,
-    }
-
-
-def _fmt(v, unit="") -> str:
-    if v is None or (isinstance(v, float) and not math.isfinite(v)):
-        return "n/a"
-    s = f"{v:.4g}"
-    return f"{s} {unit}".strip()
-
-
-def _criteria(site, runs, names, time_hr):
-    """Rows of the criteria table, details per row and notes for the warnings list."""
-    from hydrocalc.criteria import ny
-
-    cs = site.criteria
-    rows, details, notes = [], {}, []
-    if cs.standard == "none":
-        return rows, details, notes
-    table = {k: ny.criteria_info(k) for k in ("wqv", "rrv", "cpv", "qp", "qf")}
-    post = site.post
-    pre = site.pre
-    p_in = site.storms.wqv_precip_in
-    dt = site.options.dt_hr
-
-    def waived_row(key, criterion, dp, storm, units):
-        rows.append(_crit_row(table, key, criterion, dp, storm, None, None, units, "", True,
-                              note=f"waived: {cs.waived[key]}", result="waived"))
-
-    # -- site-level quantities: WQv, RRv --------------------------------------------------
-    area = cs.wqv_area_ac if cs.wqv_area_ac is not None else post.area_ac
-    imp = cs.wqv_impervious_ac if cs.wqv_impervious_ac is not None else post.impervious_ac
-    imp_pct = min(100.0, 100.0 * imp / area)
-
-    def pond_capture_ft3(p):
-        inv = p.surface_outlet_invert_ft
-        return _max_storage(p) if not math.isfinite(inv) else _storage_at(p, inv)
-
-    def pond_wqv_ft3(p):
-        up = post.upstream_subcatchments(p.id)
-        a = sum(s.area_ac for s in up)
-        i = min(100.0, 100.0 * sum(s.impervious_ac for s in up) / a)
-        return float(ny.water_quality_volume(p_in, i, a)) * FT2_PER_AC
-
-    rrv_parts, wqv_parts = [], []
-    rrv_prov = cs.rrv_provided_acft * FT2_PER_AC
-    wqv_prov = cs.wqv_provided_acft * FT2_PER_AC
-    for p in post.ponds:
-        cap = pond_capture_ft3(p)
-        if cap <= 0:
-            continue
-        wqv_prov += cap
-        wqv_parts.append(f"{p.id}: storage below its lowest outlet {_fmt(cap, 'ft3')}")
-        if p.rrv_credit_pct:
-            contrib = pond_wqv_ft3(p)
-            reduced = min(cap, contrib)
-            credit = reduced * p.rrv_credit_pct / 100.0
-            rrv_prov += credit
-            rrv_parts.append(f"{p.id}: min(storage below its lowest outlet {_fmt(cap, 'ft3')}, "
-                             f"WQv of its drainage area {_fmt(contrib, 'ft3')}) x "
-                             f"{p.rrv_credit_pct:g} % = {_fmt(credit, 'ft3')}")
-    if cs.rrv_provided_acft:
-        rrv_parts.append(f"other practices: {_fmt(cs.rrv_provided_acft, 'acre-ft')} "
-                         f"({cs.rrv_provided_note})")
-    if cs.wqv_provided_acft:
-        wqv_parts.append(f"other practices: {_fmt(cs.wqv_provided_acft, 'acre-ft')} "
-                         f"({cs.wqv_provided_note})")
-    rrv_prov_acft = rrv_prov / FT2_PER_AC
-    wqv_prov_acft = wqv_prov / FT2_PER_AC
-    rv_plain = float(ny.runoff_coefficient(imp_pct))
-    wqv_plain = float(ny.water_quality_volume(p_in, imp_pct, area))
-    min_rv = ny.minimum_rv_applies(cs.min_rv_rule, wqv_plain, rrv_prov_acft)
-    wqv_req = float(ny.water_quality_volume(p_in, imp_pct, area,
-                                            min_rv=ny.MIN_RV if min_rv else None))
-    rv_used = max(rv_plain, ny.MIN_RV) if min_rv else rv_plain
-    details["wqv"] = {"precip_in": p_in, "precip_source": site.storms.wqv_precip_source,
-                      "area_ac": area, "impervious_ac": imp, "impervious_pct": imp_pct,
-                      "rv_formula": rv_plain, "rv_used": rv_used,
-                      "min_rv_rule": cs.min_rv_rule, "min_rv_applied": min_rv,
-                      "wqv_formula_acft": wqv_plain, "wqv_required_acft": wqv_req,
-                      "wqv_provided_acft": wqv_prov_acft, "provided_by": wqv_parts}
-    if min_rv and rv_plain < ny.MIN_RV:
-        notes.append(f"WQv: minimum Rv = 0.2 applied (min_rv_rule = {cs.min_rv_rule!r}; the "
-                     "2015 SMDM Table 4.1 text 'Minimum Rv = 0.2 if WQv > RRv' - its "
-                     "interpretation is unverified)")
-    if "wqv" in cs.waived:
-        waived_row("wqv", "wqv", "site", "", "acre-ft")
-    else:
-        rows.append(_crit_row(
-            table, "wqv", "wqv", "site", "", wqv_req, wqv_prov_acft, "acre-ft",
-            "provided >= required", wqv_prov_acft >= wqv_req * (1 - 1e-9),
-            method=f"P = {_fmt(p_in, 'in')} ({site.storms.wqv_precip_source}); min_rv_rule = "
-                   f"{cs.min_rv_rule}",
-            details=f"A = {_fmt(area, 'ac')}, I = {_fmt(imp_pct, '%')}, Rv = {_fmt(rv_used)}"
-                    f"{' (minimum 0.2 applied)' if min_rv and rv_plain < ny.MIN_RV else ''}; "
-                    f"provided: {'; '.join(wqv_parts) or 'none'}"))
-
-    # RRv
-    if "rrv" in cs.waived:
-        waived_row("rrv", "rrv", "site", "", "acre-ft")
-    else:
-        if cs.rrv_specific_reduction_factor is not None:
-            factors = dict(cs.rrv_specific_reduction_factor)
-            f_src, f_status = "site file (criteria.rrv_specific_reduction_factor)", "user input"
-        else:
-            f = ny.specific_reduction_factors(cs.rrv_factors)
-            factors, f_src, f_status = f["factors"], f"{f['source']}, {f['location']}", f["status"]
-        no_hsg = [f"{sc.name}.subcatchment[{s.id}]" for sc in (pre, post) for s in sc.subcatchments
-                  if s.impervious_ac > 0 and s.impervious_hsg is None]
-        if cs.new_impervious_ac_by_hsg is not None:
-            new_imp = dict(cs.new_impervious_ac_by_hsg)
-            imp_src = "site file (criteria.new_impervious_ac_by_hsg)"
-        elif no_hsg:
-            new_imp = None
-        else:
-            def by_hsg(sc):
-                d: dict[str, float] = {}
-                for s in sc.subcatchments:
-                    if s.impervious_ac > 0:
-                        d[s.impervious_hsg] = d.get(s.impervious_hsg, 0.0) + s.impervious_ac
-                return d
-            a_post, a_pre = by_hsg(post), by_hsg(pre)
-            new_imp = {h: max(a_post.get(h, 0.0) - a_pre.get(h, 0.0), 0.0)
-                       for h in sorted(set(a_post) | set(a_pre))}
-            imp_src = "post minus pre impervious area by HSG"
-        if new_imp is None:
-            rows.append(_crit_row(
-                table, "rrv", "rrv", "site", "", None, rrv_prov_acft, "acre-ft",
-                "provided >= required", False, result="not evaluated",
-                note=f"the soil group under the impervious area of {', '.join(no_hsg)} is "
-                     "unknown: add impervious_hsg (or criteria.new_impervious_ac_by_hsg)"))
-            notes.append(f"RRv not evaluated: impervious_hsg missing for {', '.join(no_hsg)}")
-    if "rrv" not in cs.waived and new_imp is not None:
-        missing = [h for h, a in new_imp.items() if a > 0 and h not in factors]
-        if missing:
-            raise InputError(f"criteria.rrv_specific_reduction_factor must give S for HSG "
-                             f"{', '.join(missing)}; got {factors}")
-        rrv_min = sum(float(ny.minimum_runoff_reduction_volume(p_in, a, factors[h]))
-                      for h, a in new_imp.items() if a > 0)
-        total_new = sum(new_imp.values())
-        proj_new = getattr(site.project, "new_impervious_area_ac", None)
-        if proj_new is not None and cs.new_impervious_ac_by_hsg is None and (
-                abs(total_new - proj_new) > max(0.1 * proj_new, 0.005)):
-            notes.append(f"RRv: new impervious cover from the scenarios ({total_new:.4g} ac) "
-                         f"differs from project.new_impervious_area ({proj_new:.4g} ac) by more "
-                         "than 10 %; check the impervious areas or give "
-                         "criteria.new_impervious_ac_by_hsg")
-        notes.append(f"RRv: specific reduction factors S = "
-                     f"{', '.join(f'{h} {v:g}' for h, v in sorted(factors.items()))} from "
-                     f"{f_src}; status: {f_status}. The minimum-RRv equation "
-                     "(P Rv* Ai / 12, Ai = S Aic) is unverified in the primary SMDM text")
-        aic_text = ", ".join(f"{h} {_fmt(a, 'ac')}" for h, a in new_imp.items()) or "0"
-        details["rrv"] = {"precip_in": p_in, "new_impervious_ac_by_hsg": new_imp,
-                          "new_impervious_source": imp_src,
-                          "specific_reduction_factors": factors, "factors_source": f_src,
-                          "factors_status": f_status, "rrv_min_acft": rrv_min,
-                          "rrv_provided_acft": rrv_prov_acft, "provided_by": rrv_parts}
-        rows.append(_crit_row(
-            table, "rrv", "rrv", "site", "", rrv_min, rrv_prov_acft, "acre-ft",
-            "provided >= required", rrv_prov_acft >= rrv_min * (1 - 1e-9),
-            method=f"S by HSG from {f_src} (status: {f_status})",
-            details=f"Aic = {aic_text}; provided: {'; '.join(rrv_parts) or 'none'}",
-            note="full RRv target is the WQv; the minimum applies with documented justification"))
-
-    # -- per design point: Cpv, Qp, Qf ----------------------------------------------------
-    for dp in site.design_point_ids:
-        _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt)
-        for key, storm in (("qp", cs.qp_storm), ("qf", cs.qf_storm)):
-            if key in cs.waived:
-                waived_row(key, key, dp, storm, "cfs")
-                continue
-            if storm not in names:
-                rows.append(_crit_row(table, key, key, dp, storm, None, None, "cfs",
-                                      "provided <= required", False, result="not evaluated",
-                                      note=_missing_storm_note(site, key, storm)))
-                continue
-            i = names.index(storm)
-            pre_pk = float(runs["pre"].node_outflow(dp)[i].max())
-            post_pk = float(runs["post"].node_outflow(dp)[i].max())
-            rows.append(_crit_row(
-                table, key, key, dp, storm, pre_pk, post_pk, "cfs", "provided <= required",
-                bool(ny.peak_not_increased(pre_pk, post_pk)),
-                method="routed peaks at the design point (TR-20 method, storage-indication)",
-                details=f"pre {_fmt(pre_pk, 'cfs')}, post {_fmt(post_pk, 'cfs')}"))
-            if key == "qf":
-                ups = site.post.upstream[dp]
-                over = [pid for pid, res in runs["post"].ponds.items()
-                        if pid in ups and bool(res["overtopped"][i])]
-                ponds_up = [pid for pid in runs["post"].ponds if pid in ups]
-                if ponds_up:
-                    rows.append(_crit_row(
-                        table, "qf", "qf_safe_passage", dp, storm, 0, len(over),
-                        "ponds overtopped", "provided <= required", not over,
-                        method="routed 100-year storm: no upstream pond above its top stage",
-                        details=f"ponds {', '.join(ponds_up)}; overtopped: "
-                                f"{', '.join(over) or 'none'}"))
-    return rows, details, notes
-
-
-def _cpv_rows(site, runs, names, time_hr, dp, table, rows, details, notes, dt):  # noqa: PLR0913
-    from hydrocalc.criteria import ny
-
-    cs = site.criteria
-    storm = cs.cpv_storm
-    if "cpv" in cs.waived:
-        rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft", "", True,
-                              note=f"waived: {cs.waived['cpv']}", result="waived"))
-        return
-    if storm not in names:
-        rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
-                              "provided >= required", False, result="not evaluated",
-                              note=_missing_storm_note(site, "cpv", storm)))
-        return
-    rtype = cs.cpv_rainfall_type or _tr55_type(site.storms.distribution)
-    if rtype is None:
-        rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
-                              "provided >= required", False, result="not evaluated",
-                              note=f"set criteria.cpv_rainfall_type (I, IA, II or III): TR-55 "
-                                   f"Table F-2 has no coefficients for distribution "
-                                   f"{site.storms.distribution!r}"))
-        return
-    post = site.post
-    run = runs["post"]
-    i = names.index(storm)
-    unrouted = run.unrouted(i, dp)
-    routed = run.node_outflow(dp)[i]
-    qi = float(unrouted.max())
-    v_unrouted = float(_integrate(unrouted, dt))
-    ups = post.upstream[dp]
-    ponds_up = [post.nodes[p] for p in run.ponds if p in ups]
-    lost = 0.0
-    for p in ponds_up:
-        res = run.ponds[p.id]
-        lost += float(_integrate(res["discarded_cfs"][i], dt))
-        inv = p.surface_outlet_invert_ft
-        end = float(res["storage_ft3"][i, -1])
-        below = _max_storage(p) if not math.isfinite(inv) else _storage_at(p, inv)
-        lost += min(end, below)
-    vr = max(v_unrouted - lost, 0.0)
-    det = {"storm": storm, "inflow_peak_cfs": qi, "unrouted_volume_ft3": v_unrouted,
-           "reduced_volume_ft3": min(lost, v_unrouted), "remaining_volume_ft3": vr,
-           "rainfall_type": rtype, "detention_hr": cs.cpv_detention_hr,
-           "ponds": [p.id for p in ponds_up]}
-    details[f"cpv:{dp}"] = det
-    if qi <= 0 or vr <= 1e-3 * max(v_unrouted, 1e-9):
-        det.update(storage_acft=0.0, outflow_peak_cfs=0.0)
-        rows.append(_crit_row(
-            table, "cpv", "cpv", dp, storm, 0.0, 0.0, "acre-ft", "provided >= required", True,
-            method="1-year runoff remaining after runoff reduction",
-            details=f"1-year runoff {_fmt(v_unrouted, 'ft3')}; reduced (exfiltration and "
-                    f"retained storage) {_fmt(min(lost, v_unrouted), 'ft3')}; remaining "
-                    f"{_fmt(vr, 'ft3')}",
-            note="no Cpv needed: the post-development 1-year runoff is fully reduced"))
-        return
-    vs_acft, qo, r = (float(x) for x in ny.channel_protection_storage(
-        qi, vr, detention_hr=cs.cpv_detention_hr, rainfall_type=rtype))
-    vs_ft3 = vs_acft * FT2_PER_AC
-    det.update(storage_acft=vs_acft, outflow_peak_cfs=qo, qo_over_qi=r)
-    # provided storage: peak storage used in the routed 1-year storm by the upstream ponds
-    used = sum(float(run.ponds[p.id]["storage_ft3"][i].max()) for p in ponds_up)
-    rows.append(_crit_row(
-        table, "cpv", "cpv", dp, storm, vs_acft, used / FT2_PER_AC, "acre-ft",
-        "provided >= required", used >= vs_ft3 * (1 - 1e-9),
-        method=f"TR-55 Ch. 6 storage ratio (Table F-2, type {rtype}) with qo = Vs / "
-               f"{cs.cpv_detention_hr:g} h; provided = peak storage in the routed 1-year storm",
-        details=f"qi = {_fmt(qi, 'cfs')}, Vr = {_fmt(vr, 'ft3')} (after "
-                f"{_fmt(min(lost, v_unrouted), 'ft3')} reduced), qo/qi = {_fmt(r)}, qo = "
-                f"{_fmt(qo, 'cfs')}, Vs = {_fmt(vs_ft3, 'ft3')}"))
-    # orifice
-    head = cs.cpv_orifice_head_ft
-    control = None
-    with_surface = [p for p in ponds_up if math.isfinite(p.surface_outlet_invert_ft)]
-    if len(with_surface) == 1:
-        control = with_surface[0]
-    d_req = math.nan
-    d_prov = math.nan
-    head_src = "criteria.cpv_orifice_head_ft"
-    if head is None and control is not None:
-        inv = control.surface_outlet_invert_ft
-        s0 = _storage_at(control, inv)
-        head = _stage_at(control, s0 + vs_ft3) - inv
-        head_src = f"pond {control.id}: stage at Vs above the lowest outlet"
-    if head is not None and head > 0:
-        d = 0.0
-        for _ in range(20):  # head to the orifice centre depends on d
-            ho = max(head - d / 24.0, 0.05 * head)
-            d = float(ny.orifice_diameter_in(qo, ho, cd=cs.cpv_orifice_cd))
-        d_req = d
-    if control is not None:
-        lows = [(s, s.get("invert_ft", s.get("crest_ft"))) for s in control.outlet_spec
-                if s["type"] != "exfiltration"]
-        lowest = min(lows, key=lambda x: x[1])[0]
-        if lowest["type"] == "circular_orifice":
-            d_prov = float(lowest["diameter_in"])
-    det.update(orifice_head_ft=head, orifice_head_source=head_src,
-               orifice_diameter_required_in=d_req, orifice_diameter_provided_in=d_prov)
-    if math.isfinite(d_req):
-        rows.append(_crit_row(
-            table, "cpv", "cpv_orifice", dp, storm, d_req, d_prov if math.isfinite(d_prov) else None,
-            "in", "provided <= required",
-            (d_prov <= d_req * (1 + 1e-9)) if math.isfinite(d_prov) else None,
-            method=f"orifice equation, Cd = {cs.cpv_orifice_cd:g}, head from {head_src}",
-            details=f"qo = {_fmt(qo, 'cfs')}, ho = {_fmt(head, 'ft')} (to the invert), "
-                    f"largest diameter {_fmt(d_req, 'in')}",
-            result=None if math.isfinite(d_prov) else "n/a",
-            note="" if math.isfinite(d_prov) else "lowest outlet is not a circular orifice"))
-    # routed detention time through each controlling pond (centre of mass, MD App. D.11)
-    per_pond = {}
-    for p in with_surface:
-        per_pond[p.id] = ny.centroid_detention_time_hr(time_hr, run.node_inflow(p.id)[i],
-                                                       run.ponds[p.id]["primary_cfs"][i])
-    finite = {pid: t for pid, t in per_pond.items() if math.isfinite(t)}
-    t_det = min(finite.values()) if finite else math.nan
-    det["detention_time_hr"] = t_det
-    det["detention_time_by_pond_hr"] = per_pond
-    if not with_surface:
-        passed, note = False, "no pond with a surface outlet upstream of the design point"
-    elif not finite:
-        passed, note = True, "no surface outflow from the ponds in the 1-year storm"
-    else:
-        passed, note = t_det >= cs.cpv_detention_hr, ""
-    text = ", ".join(f"{pid} {_fmt(t, 'h')}" for pid, t in per_pond.items()) or "none"
-    rows.append(_crit_row(
-        table, "cpv", "cpv_detention_time", dp, storm, cs.cpv_detention_hr,
-        t_det if math.isfinite(t_det) else None, "h", "provided >= required", passed,
-        method="centre-of-mass detention time of the routed 1-year storm: centroid of each "
-               "upstream pond's outflow minus centroid of its inflow (smallest reported)",
-        details=f"by pond: {text}", note=note))
-
-
-def _tr55_type(dist):
-    from hydrocalc.site import _tr55_type as f
-
-    return f(dist)
-
-
-def _missing_storm_note(site, key: str, storm: str) -> str:
-    if storm in site.storms.depths_in:
-        return f"storm {storm!r} was not analysed (storms= subset)"
-    return (f"storm {storm!r} (criteria.{key}_storm) is not a design storm of the site; add it "
-            f"to [storms.depths_in] or set criteria.{key}_storm")

@@ -29,6 +29,7 @@ _COMMAND_MODULES = (
     "report",
     "batch",
     "demo",
+    "hydrocad",
 )
 
 

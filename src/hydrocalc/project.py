@@ -98,6 +98,8 @@ class ProjectFacts:
     owner: str = ""
     preparer: str = ""
     impairment: str = ""
+    #: ``[project.state_permit]`` (:class:`hydrocalc.state_permit.StatePermitPlan`) or None.
+    state_permit: Any = None
 
     def __post_init__(self):
         for ac, ft2 in (
@@ -117,6 +119,8 @@ class ProjectFacts:
         """Plain dict (JSON-serialisable) of the facts."""
         out = dataclasses.asdict(self)
         out["exemptions_claimed"] = list(self.exemptions_claimed)
+        if self.state_permit is None:
+            out.pop("state_permit")
         return out
 
 
@@ -219,6 +223,7 @@ _PROJECT_KEYS = (
     *(k for pair in _PROJECT_ALTERNATIVES for k in pair),
     "part_of_larger_common_plan",
     "exemptions_claimed",
+    "state_permit",
 )
 
 _TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
@@ -526,6 +531,12 @@ def parse_project(
                             f"{_choices(e, valid)}",
                         )
 
+    state_permit = None
+    if "state_permit" in mapping:
+        from hydrocalc.state_permit import parse_state_permit
+
+        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
+
     if col.problems:
         return None, col.problems
     facts = ProjectFacts(
@@ -537,6 +548,7 @@ def parse_project(
         project_type=ptype,
         part_of_larger_common_plan=larger,
         exemptions_claimed=exemptions,
+        state_permit=state_permit,
         **texts,
     )
     return facts, []

@@ -546,6 +546,8 @@ class Assessment:
     certifications: tuple[dict, ...]
     recordkeeping: tuple[dict, ...]
     notes: tuple[str, ...]
+    #: NYS construction-permit findings (:func:`hydrocalc.state_permit.assess_state_permit`).
+    state_permit: dict | None = None
 
     @property
     def hydrocalc_items(self) -> list[str]:
@@ -608,6 +610,14 @@ class Assessment:
             for r in items:
                 rows.append(dict(kind=kind, id=r["id"], citation=r["citation"],
                                  applies=r["applies"], text=r["text"]))
+        if self.state_permit is not None:
+            sp = self.state_permit
+            rows.append(dict(kind="state_permit", id="state_permit_coverage",
+                             citation=sp["permit"], applies=sp["coverage_required"],
+                             text="; ".join(sp["coverage_reasons"])))
+            lim = sp["disturbance_limit"]
+            rows.append(dict(kind="state_permit", id="soil_disturbed_at_one_time",
+                             citation=lim["source"], applies=lim["passed"], text=lim["reason"]))
         cols = ["kind", "id", "citation", "applies", "produced_by", "report_sections", "text"]
         frame = pd.DataFrame(rows, columns=cols)
         frame["produced_by"] = frame["produced_by"].fillna("")
@@ -653,6 +663,7 @@ class Assessment:
             "certifications": [dict(r) for r in self.certifications],
             "recordkeeping": [dict(r) for r in self.recordkeeping],
             "notes": list(self.notes),
+            "state_permit": self.state_permit,
         }
 
     def summary_lines(self) -> list[str]:
@@ -672,6 +683,10 @@ class Assessment:
             f"qualified inspections required: {yn[self.inspections_required]} - "
             + "; ".join(self.inspection_reasons)
         )
+        if self.state_permit is not None:
+            from hydrocalc.state_permit import summary_lines
+
+            out.extend(summary_lines(self.state_permit))
         return out
 
 
@@ -747,6 +762,11 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
        Pelham for every land development activity (§ 83-8B); generic: undetermined.
     5. *Qualified inspections*: Shelter Island only with Condition A, B or C (§ 110-39C);
        Pelham always (Ch. 83); generic: undetermined.
+    6. *State permit* (every profile): whether NYSDEC SPDES construction-permit coverage is
+       needed as well as the local SWPPP (one acre or more, or less as part of a larger
+       common plan; > 5,000 sq ft in the NYC East-of-Hudson watershed), and the construction
+       plan against the 5-acre limit on soil disturbed at one time, under the edition named
+       in ``project.state_permit`` (:func:`hydrocalc.state_permit.assess_state_permit`).
 
     Examples
     --------
@@ -890,6 +910,9 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
             for r in rules
         )
 
+    from hydrocalc.state_permit import assess_state_permit
+
+    state = assess_state_permit(facts)
     notes = list(prof.notes)
     if facts.municipality != prof.key:
         notes.insert(0, f"project.municipality is {facts.municipality!r} but the "
@@ -912,5 +935,6 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
         checklist=tuple(checklist),
         certifications=duties(prof.certifications),
         recordkeeping=duties(prof.recordkeeping),
-        notes=tuple(notes),
+        notes=tuple(notes + state["notes"]),
+        state_permit=state,
     )

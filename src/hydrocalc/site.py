@@ -359,6 +359,10 @@ class CriteriaSettings:
     cpv_orifice_cd: float = 0.6
     cpv_orifice_head_ft: float | None = None
     waived: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: ``[[criteria.practice]]``: runoff-reduction practices (:mod:`hydrocalc.practices`).
+    practices: tuple = ()
+    #: ``[criteria.redevelopment]`` (:mod:`hydrocalc.criteria.ny_redevelopment`) or None.
+    redevelopment: Any = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1079,6 +1083,7 @@ _CRITERIA_KEYS = (
     "wqv_impervious_ac", "rrv_provided_acft", "rrv_provided_note", "wqv_provided_acft",
     "wqv_provided_note", "cpv_detention_hr",
     "cpv_rainfall_type", "cpv_orifice_cd", "cpv_orifice_head_ft", "waived",
+    "practice", "redevelopment",
 )
 _MIN_RV_RULES = ("if_wqv_exceeds_rrv", "always", "never")
 _STANDARDS = ("ny_smdm", "none")
@@ -1174,6 +1179,15 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
                                       lower_inclusive=False, upper=1.0)
     vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
                                            lower_inclusive=False)
+    if "practice" in m:
+        from hydrocalc.practices import parse_practices
+
+        vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
+    if "redevelopment" in m:
+        from hydrocalc.criteria.ny_redevelopment import parse_redevelopment
+
+        vals["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
+                                                    f"{prefix}.redevelopment")
     if len(P.items) > n0:
         return None
     return CriteriaSettings(**vals)

@@ -4,7 +4,7 @@ The New York State Stormwater Management Design Manual (SMDM) [1]_ sizes post-co
 practices by five criteria (Table 4.1): the water quality volume WQv, the runoff reduction
 volume RRv, the channel protection volume Cpv, overbank flood control Qp (10-year) and
 extreme flood control Qf (100-year). Each function here is one equation of explicit numbers;
-the site analysis (:mod:`hydrocalc.analysis`) composes them. The criteria, their equations,
+:mod:`hydrocalc.criteria.ny_site` composes them for a site. The criteria, their equations,
 sources and **verification status** are in the shipped table ``ny_sizing_criteria``
 (:func:`criteria_table`); reports print the status of every row.
 

@@ -1,0 +1,1 @@
+"""Importers of other programs' printed output (HydroCAD reports) into hydrocalc site files."""
