@@ -282,3 +282,18 @@ def test_no_internal_text_in_sources_docs_and_data():
         for m in FORBIDDEN_SOURCE.finditer(text):
             hits.append(f"{path.relative_to(ROOT)}: {text[max(m.start() - 40, 0):m.end() + 40]!r}")
     assert hits == [], "\n".join(hits[:20])
+
+
+def test_a_stated_reason_for_no_traps_clears_the_item(tmp_path):
+    def drop_trap_with_reason(text):
+        return (text[:text.index("[[construction.trap]]")]
+                + '[confirmations]\nsediment_traps = "silt fence and inlet protection only"\n')
+
+    path = _variant(tmp_path, "notrap_reason", drop_trap_with_reason)
+    summary = S.context(path).summary
+    assert summary["verdict"] == "meets", summary["not_evaluated"]
+    row = [r for r in summary["traps"] if r["item"] == "Sediment traps"][0]
+    assert row["status"] == "not applicable"
+    assert "silt fence and inlet protection only" in row["reason"]
+    project = S.build_section("project", path, figures=False)
+    assert not any("confirmations.sediment_traps" in w for w in project.warnings)

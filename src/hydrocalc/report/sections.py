@@ -642,7 +642,7 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
 
 def _add_confirmations(b: _Builder) -> None:
     frame = values_to_confirm(b.ctx)
-    known = set(frame["item"])
+    known = set(frame["item"]) | {"sediment_traps"}
     for key in b.ctx.site.confirmations:
         if key not in known:
             b.res.warnings.append(

@@ -31,7 +31,9 @@ The verdict follows from the statuses, never from a default:
 Judgment calls: a post-development peak above the pre-development peak at a design point
 counts as a failing item for every storm (the pre/post peak check), in addition to the Qp
 and Qf criteria rows; a site that needs a SWPPP but lists no sediment trap or basin gets a
-``not evaluated`` trap item (sediment storage was not checked), and a site whose law
+``not evaluated`` trap item (sediment storage was not checked) unless the preparer states
+why none is needed (``[confirmations] sediment_traps = "..."``: the item is then
+``not applicable`` with that statement as its reason), and a site whose law
 requires post-construction controls but whose ``criteria.standard`` is ``none`` gets a
 ``not evaluated`` criteria item.
 """
@@ -217,7 +219,7 @@ def _peak_rows(results) -> tuple[list[dict], list[dict]]:
     return rows, scope
 
 
-def _trap_rows(traps: Sequence | None, assessment) -> list[dict]:
+def _trap_rows(traps: Sequence | None, assessment, statement: str = "") -> list[dict]:
     rows = []
     for c in traps or ():
         ok = c.ok
@@ -240,9 +242,14 @@ def _trap_rows(traps: Sequence | None, assessment) -> list[dict]:
     if not rows and getattr(assessment, "swppp_required", False):
         rows.append({"group": "trap", "item": "Sediment traps", "where": "site", "storm": "",
                      "required": None, "provided": None, "units": "ft3", "criteria": "",
-                     "criteria_status": "", "status": "not evaluated",
-                     "reason": ("the site needs a SWPPP but lists no sediment trap or basin "
-                                "([[construction.trap]]); sediment storage was not checked"),
+                     "criteria_status": "",
+                     "status": "not applicable" if statement else "not evaluated",
+                     "reason": (f"no sediment trap or basin: {statement} (preparer's "
+                                "statement, confirmations.sediment_traps)" if statement else
+                                "the site needs a SWPPP but lists no sediment trap or basin "
+                                "([[construction.trap]]); sediment storage was not checked. "
+                                "Add the traps, or state why none is needed in "
+                                "[confirmations] sediment_traps = \"...\""),
                      "failure": ""})
     return rows
 
@@ -274,7 +281,8 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
     traps = list(traps or ())
     peaks, scope_p = _peak_rows(results)
     crits, scope_c = _criteria_rows(results, assessment)
-    trap_rows = _trap_rows(traps, assessment)
+    statement = getattr(results.site, "confirmations", {}).get("sediment_traps", "")
+    trap_rows = _trap_rows(traps, assessment, statement)
     rows = scope_p + peaks + scope_c + crits + trap_rows
     counts = {w: sum(1 for r in rows if r["status"] == w) for w in STATUS_WORDS}
     failures = [r["failure"] for r in rows if r["status"] == "FAILS"]
