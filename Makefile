@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv demo test bench clean pdf-pages
+.PHONY: venv demo test bench clean pdf-pages lab
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# JupyterLab on notebooks/ (the report sections and the course in notebooks/learn/), with the
+# project's kernel ("python3" of .venv, registered by the install step above).
+LAB_STAMP := $(VENV)/.lab-stamp
+$(LAB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[lab]"
+	touch $(LAB_STAMP)
+
+lab: $(LAB_STAMP)
+	$(BIN)/python -m jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench extra (tr55, pyswmm) not installable; those comparisons are skipped"

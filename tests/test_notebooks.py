@@ -1,30 +1,27 @@
-"""Thin-notebook rules, parameter sync, the shipped copy, and the teaching notebooks run.
+"""Thin-notebook rules, parameter sync and the shipped copy of the report notebooks.
 
-The report notebooks themselves are executed by tests/test_report.py (one shared run).
+The report notebooks themselves are executed by tests/test_report.py (one shared run); the
+lessons in notebooks/learn/ are checked and re-run by tests/test_learn.py.
 """
 
 from __future__ import annotations
 
 import inspect
 import pathlib
-from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
-import numpy as np
 import papermill
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from hydrocalc.errors import ReportError
-from hydrocalc.report import learn, sections
-from hydrocalc.report.execute import (KernelPool, execute_notebook, notebook_dir,
-                                       parameterize_safely)
+from hydrocalc.report import sections
+from hydrocalc.report.execute import notebook_dir, parameterize_safely
 from hydrocalc.report.notebook_rules import called_function, notebook_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 REPORT_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-LEARN_NOTEBOOKS = sorted((ROOT / "notebooks" / "learn").glob("*.ipynb"))
-ALL = REPORT_NOTEBOOKS + LEARN_NOTEBOOKS
+ALL = REPORT_NOTEBOOKS
 
 
 def _id(path):
@@ -34,14 +31,12 @@ def _id(path):
 def test_every_section_has_its_notebook_and_no_notebook_is_orphaned():
     wanted = {spec.notebook for spec in sections.SECTIONS.values()}
     assert {p.name for p in REPORT_NOTEBOOKS} == wanted
-    assert len(LEARN_NOTEBOOKS) == 3
 
 
 @pytest.mark.parametrize("path", ALL, ids=_id)
 def test_notebook_follows_the_thin_notebook_rules(path):
-    # Report notebooks may not hold any digit in Markdown; the teaching notebooks explain
-    # equations (1000/CN - 10) and may.
-    assert notebook_problems(path, markdown_numbers=path in LEARN_NOTEBOOKS) == []
+    # Report notebooks may not hold any digit in Markdown (lessons: tests/test_learn.py).
+    assert notebook_problems(path, markdown_numbers=False) == []
 
 
 @pytest.mark.parametrize("path", ALL, ids=_id)
@@ -55,8 +50,7 @@ def test_notebook_is_committed_without_outputs(path):
 
 def _function_of(path):
     module, name = called_function(nbformat.read(path, as_version=4))
-    return getattr({"hydrocalc.report.sections": sections,
-                    "hydrocalc.report.learn": learn}[module], name)
+    return getattr({"hydrocalc.report.sections": sections}[module], name)
 
 
 @pytest.mark.parametrize("path", ALL, ids=_id)
@@ -128,68 +122,3 @@ def test_non_literal_parameters_are_refused():
     nb = nbformat.read(REPORT_NOTEBOOKS[0], as_version=4)
     with pytest.raises(ReportError, match="must be a str, number, bool, list or None; got dict"):
         parameterize_safely(nb, {"site_file": {"a": 1}, "out_dir": "."})
-
-
-LEARN_PARAMETERS = {
-    "01_curve_number_and_impervious_cover.ipynb": dict(
-        precip_in=3.0, pervious_cn=61.0, impervious_pct=[0, 50, 100], curve_numbers=[60, 80]),
-    "02_time_of_concentration.ipynb": dict(
-        area_ac=10.0, cn=75.0, precip_in=4.0, distribution="III", tc_hr=[0.1, 1.0]),
-    "03_pond_attenuation.ipynb": dict(
-        area_ac=5.0, cn=85.0, tc_hr=0.25, precip_in=4.5, distribution="III",
-        bottom_length_ft=80.0, bottom_width_ft=40.0, depth_ft=6.0, side_slope_h_per_v=3.0,
-        orifice_diameter_in=[6.0, 12.0]),
-}
-
-
-@pytest.fixture(scope="module")
-def executed_learn(tmp_path_factory):
-    """The teaching notebooks executed by Papermill, two kernels reused across them."""
-    out = tmp_path_factory.mktemp("learn")
-    kernels = KernelPool(out)
-
-    def run(path):
-        target = out / path.name
-        execute_notebook(path, target, LEARN_PARAMETERS[path.name], cwd=out,
-                         section=path.stem, km=kernels.get())
-        return path.name, nbformat.read(target, as_version=4)
-
-    try:
-        with ThreadPoolExecutor(2) as pool:
-            return dict(pool.map(run, LEARN_NOTEBOOKS))
-    finally:
-        kernels.close()
-
-
-def _outputs(nb, mime):
-    return [o["data"][mime] for c in nb.cells if c.cell_type == "code"
-            for o in c.outputs if mime in o.get("data", {})]
-
-
-@pytest.mark.notebooks
-@pytest.mark.parametrize("name", sorted(LEARN_PARAMETERS))
-def test_learn_notebook_executes_and_presents_computed_numbers(executed_learn, name):
-    nb = executed_learn[name]
-    narrative = "".join(_outputs(nb, "text/markdown"))
-    html = "".join(_outputs(nb, "text/html"))
-    assert "data:image/png;base64," in html and "<table" in html
-    assert "No warnings were raised" in html
-    params = LEARN_PARAMETERS[name]
-    assert nb.metadata.papermill.parameters == params
-    # The narrative quotes the computation, recomputed here directly from the library.
-    if name.startswith("01"):
-        from hydrocalc.runoff import runoff_depth
-
-        # TR-55 Table 2-1 prints Q = 1.25 in for P = 3.0 in, CN 80.
-        assert f"it produces {runoff_depth(3.0, 80):.2f} in" in narrative
-        assert "1.25 in" in narrative
-    elif name.startswith("02"):
-        from hydrocalc.hydrograph import runoff_hydrograph
-        from hydrocalc.rainfall import design_storm
-
-        h = runoff_hydrograph(10.0, 75.0, 0.1, design_storm(4.0, distribution="III",
-                                                             dt_hr=0.1))
-        assert f"the peak is {h.peak_cfs:.2f} cfs at {h.time_of_peak_hr:.2f} hr" in narrative
-    else:
-        assert "The inflow peak is" in narrative
-        assert np.isfinite(float(narrative.split("cfs")[0].split()[-1]))

@@ -920,6 +920,11 @@ class SiteResults:
                 f"design_points={list(self.design_points)}, passed={self.passed}, "
                 f"warnings={len(self.warnings)})")
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
 
 def _umask() -> int:
     mask = os.umask(0)

@@ -238,6 +238,11 @@ class Hydrograph:
             f"volume_acft={self.volume_acft:.4g})"
         )
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
 
 def parabolic_peak(time_hr: npt.ArrayLike, flow_cfs: npt.ArrayLike) -> tuple[float, float]:
     """Peak of the parabola through the largest ordinate and its two neighbours.
@@ -453,6 +458,11 @@ class HydrographSet:
             f"HydrographSet({m} storms x {n} subcatchments x {nt} steps, "
             f"dt_hr={self.dt_hr:g}, storms={list(self.storm_names)})"
         )
+
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
 
 
 def _subcatchment_arrays(area_ac, cn, tc_hr):

@@ -242,6 +242,16 @@ class InspectionSchedule:
             "by_month": self.count_by_month().reset_index().to_dict(orient="records"),
         }
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
+
     def figure(self, *, columns: int = 3):
         """Calendar-style figure: one month per panel, visits coloured by reason.
 

@@ -178,6 +178,11 @@ class Device:
             return OutletStructure([self, other])
         return NotImplemented
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
     def _with_name(self, prefix: str) -> None:
         if not self.name:
             object.__setattr__(self, "name", prefix)

@@ -689,6 +689,16 @@ class Assessment:
             out.extend(summary_lines(self.state_permit))
         return out
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
+
 
 def _coerce_project(project):
     from hydrocalc.project import ProjectFacts, parse_project

@@ -623,6 +623,11 @@ class StageStorage:
                 f"top_stage_ft={self.top_stage_ft:g}, max_storage_ft3={self.max_storage_ft3:.6g},"
                 f" points={self._h.size})")
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
 
 def _frustum_wetted(h: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Bottom area + cumulative lateral area of conical frusta through the given areas."""
@@ -828,6 +833,16 @@ class RoutingResult:
             "mass_balance_error_pct": self.mass_balance_error_pct,
             "dt_hr": self.dt_hr,
         }
+
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
 
 
 def _inflow_series(inflow, dt_hr, duration_hr):

@@ -445,6 +445,16 @@ class Site:
         )
         return dataclasses.replace(self, storms=storms)
 
+    def _repr_html_(self) -> str:
+        from hydrocalc import display
+
+        return display.html(self)
+
+    def __repr__(self) -> str:
+        from hydrocalc import display
+
+        return display.text(self)
+
 
 # ----------------------------------------------------------------------------------------
 # key -> line scanner (tomllib reports line numbers only for syntax errors)

@@ -1,233 +1,522 @@
-"""Teaching lessons behind ``notebooks/learn/``: the same package, small questions.
+"""The course in ``notebooks/learn/``: published worked examples, exercises and self-checks.
 
-Each lesson function takes a few plain parameters (the notebook's ``parameters`` cell), runs
-hydrocalc's functions, and returns a :class:`~hydrocalc.report.result.SectionResult` whose
-narrative quotes the computed numbers. The notebooks only present it, like the report's.
+Each lesson shows the arithmetic as code, then calls the package, then checks a worked
+example against its published value with :func:`published` and offers exercises the
+student answers in a cell and checks with :func:`check`. This module holds:
 
-1. :func:`curve_number_lesson` - how the curve number and impervious cover change runoff
-   (TR-55 Eq. 2-3 and Figs. 2-3/2-4).
-2. :func:`tc_lesson` - how the time of concentration shapes the hydrograph (NRCS unit
-   hydrograph, NEH Part 630 Ch. 16).
-3. :func:`pond_lesson` - how a detention pond attenuates a peak (storage-indication routing,
-   NEH Part 630 Ch. 17 / Chow et al. 1988 Sec. 8.2).
+- :data:`PUBLISHED` -- every published value a lesson checks: value, the publication's
+  precision (the tolerance), unit and source. :func:`published` prints the comparison and
+  raises ``AssertionError`` when a computed value leaves the tolerance, so re-running a
+  lesson (as CI does) fails when a checked number changes.
+- :data:`EXERCISES` -- each exercise's question and a function computing its answer with
+  the package (answers are never stored as numbers). :func:`check` says right or not yet
+  without revealing the answer.
+- :func:`run_lesson` -- execute a lesson notebook (nbclient) from its own folder, as CI and
+  the maintainer (``python -m hydrocalc.report.learn notebooks/learn``) do.
 """
 
 from __future__ import annotations
 
-import warnings
+import dataclasses
+import math
+import os
+import pathlib
+import sys
+from collections.abc import Callable
 
-import numpy as np
-import pandas as pd
-
-from hydrocalc.report import figures as F
-from hydrocalc.report.result import SectionResult
-from hydrocalc.report.tables import Table
-
-__all__ = ["curve_number_lesson", "tc_lesson", "pond_lesson"]
-
-
-def _fmt(value: float, decimals: int = 2) -> str:
-    return f"{value:,.{decimals}f}"
-
-
-def _capture(result: SectionResult, caught) -> None:
-    result.warnings.extend(f"{w.category.__name__}: {w.message}" for w in caught)
+__all__ = [
+    "EXERCISES",
+    "PUBLISHED",
+    "Exercise",
+    "Published",
+    "agrees",
+    "check",
+    "checked_outputs",
+    "lesson_paths",
+    "published",
+    "run_lesson",
+]
 
 
-def curve_number_lesson(precip_in: float, pervious_cn: float, impervious_pct: list,
-                        curve_numbers: list) -> SectionResult:
-    """Runoff depth against curve number and against impervious cover for one storm.
+# -- published worked examples ----------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """A value printed in a publication, with the precision it was printed to."""
+
+    value: float
+    tolerance: float
+    unit: str
+    source: str
+
+
+_TR55 = "USDA SCS (1986), Urban Hydrology for Small Watersheds, TR-55, 2nd ed."
+_CHANHASSEN = ("Kallio Engineering, HydroCAD 7.10 report '1237 Pre-Development' (2013), City "
+               "of Chanhassen, MN, WebLink document 263351, page 2, subcatchment FT4.4")
+
+#: Every published value the lessons check (key -> :class:`Published`).
+PUBLISHED: dict[str, Published] = {
+    "tr55_ex2_1_runoff_in": Published(2.8, 0.05, "in", f"{_TR55}, Example 2-1 (CN 70, P 6.0 in)"),
+    "tr55_ex2_2_runoff_in": Published(3.28, 0.005, "in",
+                                      f"{_TR55}, Example 2-2 (CN 75, P 6.0 in)"),
+    "tr55_ex2_3_runoff_in": Published(3.48, 0.005, "in",
+                                      f"{_TR55}, Example 2-3 (CN 77, P 6.0 in)"),
+    "tr55_table2_1_p3_cn80_in": Published(1.25, 0.005, "in",
+                                          f"{_TR55}, Table 2-1 (P 3.0 in, CN 80)"),
+    "tr55_fig2_3_cn": Published(68.0, 0.5, "-",
+                                f"{_TR55}, Fig. 2-3 text example (pervious CN 61, 20 % "
+                                "connected impervious)"),
+    "tr55_fig2_4_cn": Published(78.0, 0.5, "-",
+                                f"{_TR55}, Example 2-4 (pervious CN 74, 25 % impervious, "
+                                "half unconnected)"),
+    "tr55_ex3_1_sheet_hr": Published(0.30, 0.005, "hr", f"{_TR55}, Example 3-1, segment AB"),
+    "tr55_ex3_1_shallow_hr": Published(0.24, 0.005, "hr", f"{_TR55}, Example 3-1, segment BC"),
+    "tr55_ex3_1_channel_hr": Published(0.99, 0.005, "hr", f"{_TR55}, Example 3-1, segment CD"),
+    "tr55_ex3_1_tc_hr": Published(1.53, 0.005, "hr", f"{_TR55}, Example 3-1, Tc"),
+    "nrcs_type2_12hr_frac": Published(0.663, 0.0005, "-",
+                                      "NRCS Type II 24-hour distribution (TR-55 Appendix B; "
+                                      "WinTR-20 rainfall table), cumulative fraction at 12.0 h"),
+    "ponce_ex5_9_ia_over_p": Published(0.198, 0.0005, "-",
+                                       "Ponce (1989), Engineering Hydrology: Principles and "
+                                       "Practices, Example 5-9, Ia/P"),
+    "ponce_ex5_9_peak_m3s": Published(12.09, 0.18, "m³/s",
+                                      "Ponce (1989), Engineering Hydrology: Principles and "
+                                      "Practices, Example 5-9 (TR-55 graphical peak; read "
+                                      "from graphs, so 1.5 %)"),
+    "neh630_t16_1_area": Published(1.336, 0.0005, "-",
+                                   "USDA NRCS (2007), NEH Part 630 Ch. 16, Table 16-1: "
+                                   "area under q/qp against t/Tp (trapezoidal rule)"),
+    "chanhassen_ft44_runoff_in": Published(1.29, 0.005, "in", _CHANHASSEN + ", depth"),
+    "chanhassen_ft44_volume_acft": Published(0.805, 0.0005, "ac-ft", _CHANHASSEN + ", volume"),
+    "chanhassen_ft44_peak_cfs": Published(12.09, 0.48, "cfs",
+                                          _CHANHASSEN + ", peak (HydroCAD smooths the storm "
+                                          "curve: agreement within 4 %)"),
+    "nh_envwq_1506_10_ft3_per_ac": Published(3600.0, 0.5, "ft³/ac",
+                                             "N.H. Code of Administrative Rules Env-Wq "
+                                             "1506.10 (temporary sediment trap), storage per "
+                                             "acre of drainage area"),
+    "shelter_island_110_39c_interval_days": Published(
+        7, 0, "days", "Town of Shelter Island Code § 110-39C: 'every seven days'"),
+    "shelter_island_110_39c_threshold_in": Published(
+        0.5, 0, "in", "Town of Shelter Island Code § 110-39C: 'any storm event producing 0.5 "
+        "inches of precipitation or more'"),
+    "shelter_island_110_39b_cleanout_frac": Published(
+        0.5, 0, "-", "Town of Shelter Island Code § 110-39B: 'design capacity has been "
+        "reduced by 50%'"),
+    "pelham_83_14b_interval_days": Published(
+        7, 0, "days", "Village of Pelham Code ch. 83 (§ 83-14B, number inferred): 'every "
+        "seven days'"),
+    "pelham_83_14b_threshold_in": Published(
+        0.5, 0, "in", "Village of Pelham Code ch. 83 (§ 83-14B, number inferred): 'any storm "
+        "event producing 0.5 inch of precipitation or more'"),
+    "pelham_83_14a_cleanout_frac": Published(
+        0.5, 0, "-", "Village of Pelham Code ch. 83 (§ 83-14A, number inferred): 'design "
+        "capacity has been reduced by 50%'"),
+}
+
+
+def published(key: str, computed: float) -> bool:
+    """Compare a computed value with a published one; print the comparison.
+
+    Raises
+    ------
+    AssertionError
+        If ``computed`` differs from the published value by more than its printed
+        precision (so a lesson re-run in CI fails when a checked number changes).
+    KeyError
+        If ``key`` is not in :data:`PUBLISHED`.
+    """
+    ref = PUBLISHED[key]
+    diff = abs(float(computed) - ref.value)
+    ok = diff <= ref.tolerance + 1e-12
+    unit = "" if ref.unit == "-" else f" {ref.unit}"
+    print(f"{ref.source}:\n  published {ref.value:g}{unit}, computed {float(computed):.4f}"
+          f"{unit}, difference {diff:.4f} (tolerance {ref.tolerance:g}): "
+          + ("AGREES" if ok else "DISAGREES"))
+    assert ok, f"{key}: computed {computed!r} is not within {ref.tolerance} of {ref.value}"
+    return ok
+
+
+def agrees(what: str, computed, reference, *, rtol: float, source: str) -> bool:
+    """Compare computed values with a reference computed from a published equation or
+    exact solution (when no printed number exists); print the comparison.
 
     Parameters
     ----------
-    precip_in : float
-        24-hour storm depth. [in]
-    pervious_cn : float
-        CN of the pervious cover the impervious area is added to. [-]
-    impervious_pct : list of float
-        Connected impervious shares to compare. [%]
-    curve_numbers : list of float
-        Curve numbers for the rainfall-runoff curves. [-]
+    what : str
+        What is compared (printed).
+    computed, reference : float or array_like
+        The package's values and the reference values.
+    rtol : float
+        Largest relative difference accepted. [-]
+    source : str
+        The publication of the reference equation or solution (printed).
+
+    Raises
+    ------
+    AssertionError
+        If any value differs by more than ``rtol`` (relative to the reference).
     """
-    from hydrocalc.runoff import impervious_composite_cn, initial_abstraction, runoff_depth
+    import numpy as np
 
-    params = dict(precip_in=precip_in, pervious_cn=pervious_cn,
-                  impervious_pct=list(impervious_pct), curve_numbers=list(curve_numbers))
-    res = SectionResult("learn_curve_number", "Curve number, impervious cover and runoff",
-                        parameters=params)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        cns = np.asarray(curve_numbers, dtype=float)
-        q_cn = runoff_depth(precip_in, cns)
-        ia_cn = initial_abstraction(cns)
-        imp = np.asarray(impervious_pct, dtype=float)
-        cn_imp = impervious_composite_cn(pervious_cn, imp)
-        q_imp = runoff_depth(precip_in, cn_imp)
-        p_axis = np.linspace(0.0, max(2.0 * precip_in, 1.0), 161)
-        curves = [(f"CN {cn:g}", p_axis, runoff_depth(p_axis, cn)) for cn in cns]
-    _capture(res, caught)
-
-    t1 = Table("runoff_by_cn", f"Runoff from a {_fmt(precip_in)}-in storm by curve number",
-               pd.DataFrame({"cn": cns, "initial_abstraction_in": ia_cn,
-                             "runoff_in": q_cn, "runoff_pct_of_rain": 100.0 * q_cn / precip_in}),
-               caption="TR-55 Eqs. 2-1 to 2-4 (Ia = 0.2 S).",
-               labels={"runoff_pct_of_rain": "Runoff [% of rain]"},
-               decimals={"cn": 0, "runoff_pct_of_rain": 0})
-    t2 = Table("runoff_by_impervious", "Composite CN and runoff by connected impervious cover",
-               pd.DataFrame({"impervious_pct": imp, "composite_cn": cn_imp, "runoff_in": q_imp}),
-               caption=f"Pervious CN {pervious_cn:g}; impervious CN 98; TR-55 Fig. 2-3.")
-    lo, hi = int(np.argmin(q_imp)), int(np.argmax(q_imp))
-    ratio = q_imp[hi] / q_imp[lo] if q_imp[lo] > 0 else float("inf")
-    res.narrative_md = (
-        f"A {_fmt(precip_in)}-inch storm on cover with CN {cns.min():g} produces "
-        f"{_fmt(q_cn.min())} in of runoff; at CN {cns.max():g} it produces "
-        f"{_fmt(q_cn.max())} in. Below the initial abstraction (Ia = 0.2 S, "
-        f"{_fmt(ia_cn.max())} in at CN {cns[np.argmax(ia_cn)]:g}) there is no runoff at all, "
-        "which is why the curves start late and then rise almost parallel to the 1:1 line.\n\n"
-        f"Paving the pervious cover (CN {pervious_cn:g}) raises the composite CN from "
-        f"{cn_imp[lo]:.1f} at {imp[lo]:g} % impervious to {cn_imp[hi]:.1f} at {imp[hi]:g} %, "
-        f"and the runoff from {_fmt(q_imp[lo])} in to {_fmt(q_imp[hi])} in"
-        + (f" ({ratio:.1f} times as much)." if np.isfinite(ratio) else ".")
-    )
-    res.add_table(t1)
-    res.add_figure(F.line_figure("runoff_curves", "Runoff depth against rainfall (TR-55 Eq. 2-3)",
-                                 curves, xlabel="Rainfall P [in]", ylabel="Runoff Q [in]"))
-    res.add_table(t2)
-    res.add_figure(F.line_figure(
-        "runoff_vs_impervious", "Runoff against connected impervious cover",
-        [(f"P = {_fmt(precip_in)} in", imp, q_imp)],
-        xlabel="Impervious cover [%]", ylabel="Runoff Q [in]"))
-    return res
+    c = np.atleast_1d(np.asarray(computed, dtype=float))
+    r = np.atleast_1d(np.asarray(reference, dtype=float))
+    worst = float(np.max(np.abs(c - r) / np.maximum(np.abs(r), 1e-300)))
+    ok = worst <= rtol
+    print(f"{source}:\n  {what}: largest relative difference {worst:.1e} (tolerance "
+          f"{rtol:g}): " + ("AGREES" if ok else "DISAGREES"))
+    assert ok, f"{what}: relative difference {worst} exceeds {rtol}"
+    return ok
 
 
-def _storm(precip_in: float, distribution: str):
+# -- exercises --------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    """An exercise: the question, a function computing the answer with the package, the
+    tolerance accepted [absolute, in ``unit``] and a hint shown on a wrong answer."""
+
+    question: str
+    answer: Callable[[], float]
+    tolerance: float
+    unit: str
+    hint: str = ""
+
+
+def _runoff(p, cn):
+    from hydrocalc.runoff import runoff_depth
+
+    return runoff_depth(p, cn)
+
+
+def _composite(cn, imp, unconnected=0.0):
+    from hydrocalc.runoff import impervious_composite_cn
+
+    return impervious_composite_cn(cn, imp, unconnected_pct=unconnected)
+
+
+def _ia(cn):
+    from hydrocalc.runoff import initial_abstraction
+
+    return initial_abstraction(cn)
+
+
+def _sheet(length, slope, n, p2):
+    from hydrocalc.tc import sheet_flow_time
+
+    return sheet_flow_time(length, slope, n, p2)
+
+
+def _shallow(length, slope, surface):
+    from hydrocalc.tc import shallow_concentrated_flow_time
+
+    return shallow_concentrated_flow_time(length, slope, surface=surface)
+
+
+def _tc_total():
+    from hydrocalc.tc import time_of_concentration
+
+    return time_of_concentration([
+        {"kind": "sheet", "length_ft": 80, "slope_ftft": 0.02, "n": 0.15, "p2_in": 3.4},
+        {"kind": "shallow", "length_ft": 500, "slope_ftft": 0.01, "surface": "paved"},
+    ])[0]
+
+
+def _storm_depth_at(p, dist, t):
+    import numpy as np
+
     from hydrocalc.rainfall import design_storm
 
-    return design_storm(precip_in, distribution=distribution, dt_hr=0.1,
-                        name=f"{precip_in:g} in, type {distribution}")
+    s = design_storm(p, distribution=dist, dt_hr=0.1)
+    return float(np.interp(t, s.time_hr, s.cumulative_in))
 
 
-def tc_lesson(area_ac: float, cn: float, precip_in: float, distribution: str,
-              tc_hr: list) -> SectionResult:
-    """Hydrographs of one watershed for several times of concentration.
+def _max_hour(p, dist):
+    from hydrocalc.rainfall import max_window_fraction
 
-    Parameters
-    ----------
-    area_ac : float
-        Drainage area. [ac]
-    cn : float
-        Curve number. [-]
-    precip_in : float
-        24-hour storm depth. [in]
-    distribution : str
-        NRCS 24-hour distribution key (e.g. ``"III"``).
-    tc_hr : list of float
-        Times of concentration to compare. [hr]
-    """
-    from hydrocalc.hydrograph import runoff_hydrographs
-
-    params = dict(area_ac=area_ac, cn=cn, precip_in=precip_in, distribution=distribution,
-                  tc_hr=list(tc_hr))
-    res = SectionResult("learn_tc", "Time of concentration and the hydrograph",
-                        parameters=params)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        storm = _storm(precip_in, distribution)
-        tcs = np.asarray(tc_hr, dtype=float)
-        hs = runoff_hydrographs(area_ac, cn, tcs, storm)
-    _capture(res, caught)
-    peak = np.asarray(hs.peak_cfs)[0]
-    tpk = np.asarray(hs.time_of_peak_hr)[0]
-    vol = np.asarray(hs.volume_ft3)[0]
-    table = Table("peak_by_tc", "Peak flow and time of peak by time of concentration",
-                  pd.DataFrame({"tc_hr": tcs, "peak_cfs": peak, "time_of_peak_hr": tpk,
-                                "volume_ft3": vol}),
-                  caption="NRCS dimensionless unit hydrograph (PRF 484), NEH 630 Ch. 16.")
-    i_fast, i_slow = int(np.argmin(tcs)), int(np.argmax(tcs))
-    res.narrative_md = (
-        f"The same {_fmt(precip_in)}-inch storm on the same {area_ac:g}-acre watershed "
-        f"(CN {cn:g}) gives the same runoff volume, {vol[i_fast]:,.0f} ft³, whatever the time "
-        f"of concentration. What changes is how fast it leaves: with Tc = {tcs[i_fast]:g} hr "
-        f"the peak is {_fmt(peak[i_fast])} cfs at {_fmt(tpk[i_fast])} hr; with Tc = "
-        f"{tcs[i_slow]:g} hr it is {_fmt(peak[i_slow])} cfs at {_fmt(tpk[i_slow])} hr. "
-        "A longer flow path spreads the same volume over a longer time, so the peak is lower "
-        "and later."
-    )
-    res.add_table(table)
-    t_end = float(min(hs.time_hr[-1], 24.0))
-    series = [(f"Tc = {t:g} hr", hs.time_hr, np.asarray(hs.flow_cfs)[0, j])
-              for j, t in enumerate(tcs)]
-    res.add_figure(F.hydrograph_comparison_figure(
-        "hydrographs_by_tc", "Runoff hydrographs for several times of concentration", series,
-        xlim=(8.0, t_end), height_in=3.0))
-    return res
+    return p * max_window_fraction(dist, 1.0)
 
 
-def pond_lesson(area_ac: float, cn: float, tc_hr: float, precip_in: float, distribution: str,
-                bottom_length_ft: float, bottom_width_ft: float, depth_ft: float,
-                side_slope_h_per_v: float, orifice_diameter_in: list) -> SectionResult:
-    """Route one inflow hydrograph through a basin with orifices of several sizes.
+def _graphical(area_mi2, cn, tc, p, rtype):
+    from hydrocalc.peak import graphical_peak_discharge
 
-    Parameters
-    ----------
-    area_ac, cn, tc_hr, precip_in, distribution
-        The watershed and storm draining to the pond. [ac], [-], [hr], [in], key
-    bottom_length_ft, bottom_width_ft, depth_ft : float
-        Basin bottom dimensions and depth. [ft]
-    side_slope_h_per_v : float
-        Side slope, horizontal per vertical. [-]
-    orifice_diameter_in : list of float
-        Diameters of the single low-level orifice to compare. [in]
-    """
+    return graphical_peak_discharge(area_mi2, cn, tc, p, rainfall_type=rtype)
+
+
+def _tp(tc, dt):
+    from hydrocalc.unit_hydrograph import time_to_peak_hr
+
+    return time_to_peak_hr(tc, dt)
+
+
+def _uh_peak(area_mi2, q, tc, dt):
+    from hydrocalc.unit_hydrograph import peak_discharge_cfs
+
+    return peak_discharge_cfs(area_mi2, q, _tp(tc, dt))
+
+
+def _hydrograph_peak(area, cn, tc, p, dist):
     from hydrocalc.hydrograph import runoff_hydrograph
+    from hydrocalc.rainfall import design_storm
+
+    return runoff_hydrograph(area, cn, tc, design_storm(p, distribution=dist)).peak_cfs
+
+
+def _orifice(d_in, stage_ft):
     from hydrocalc.outlets import CircularOrifice
+
+    return CircularOrifice(d_in, 0.0).discharge_cfs(stage_ft)
+
+
+def _si_value(storage_ft3, dt_hr, outflow_cfs):
+    from hydrocalc.units import S_PER_HR
+
+    return 2.0 * storage_ft3 / (dt_hr * S_PER_HR) + outflow_cfs
+
+
+def _routed_stage(d_in):
+    from hydrocalc.hydrograph import runoff_hydrograph
+    from hydrocalc.outlets import CircularOrifice, RectangularWeir
+    from hydrocalc.rainfall import design_storm
     from hydrocalc.routing import StageStorage, route_reservoir
 
-    params = dict(area_ac=area_ac, cn=cn, tc_hr=tc_hr, precip_in=precip_in,
-                  distribution=distribution, bottom_length_ft=bottom_length_ft,
-                  bottom_width_ft=bottom_width_ft, depth_ft=depth_ft,
-                  side_slope_h_per_v=side_slope_h_per_v,
-                  orifice_diameter_in=list(orifice_diameter_in))
-    res = SectionResult("learn_pond", "How a pond attenuates a peak", parameters=params)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        storm = _storm(precip_in, distribution)
-        inflow = runoff_hydrograph(area_ac, cn, tc_hr, storm)
-        basin = StageStorage.basin(bottom_length_ft, bottom_width_ft, depth_ft,
-                                   side_slope_h_per_v=side_slope_h_per_v)
-        rows, series = [], [("Inflow", inflow.time_hr, inflow.flow_cfs)]
-        for d in orifice_diameter_in:
-            routed = route_reservoir(inflow, basin, [CircularOrifice(float(d), 0.0)])
-            rows.append({"orifice_diameter_in": float(d), "peak_inflow_cfs": inflow.peak_cfs,
-                         "peak_outflow_cfs": routed.peak_outflow_cfs,
-                         "attenuation_pct": 100.0 * (1.0 - routed.peak_outflow_cfs
-                                                     / inflow.peak_cfs),
-                         "peak_stage_ft": routed.peak_stage_ft,
-                         "peak_storage_ft3": routed.peak_storage_ft3,
-                         "overtopped": bool(routed.overtopped)})
-            series.append((f"Outflow, {float(d):g}-in orifice", routed.time_hr,
-                           routed.outflow_cfs))
-    _capture(res, caught)
-    frame = pd.DataFrame(rows)
-    res.add_table(Table("routing_by_orifice", "Routed peaks by orifice diameter", frame,
-                        caption="Storage-indication (modified Puls) routing; orifice "
-                                "Q = Cd A sqrt(2 g h), Cd 0.6.",
-                        decimals={"orifice_diameter_in": 1}))
-    small, large = frame.iloc[int(frame.orifice_diameter_in.idxmin())], \
-        frame.iloc[int(frame.orifice_diameter_in.idxmax())]
-    res.narrative_md = (
-        f"The inflow peak is {_fmt(inflow.peak_cfs)} cfs. Through a "
-        f"{small.orifice_diameter_in:g}-inch orifice the pond releases at most "
-        f"{_fmt(small.peak_outflow_cfs)} cfs (a {small.attenuation_pct:.0f} % reduction) "
-        f"but fills to {_fmt(small.peak_stage_ft)} ft and stores "
-        f"{small.peak_storage_ft3:,.0f} ft³; through a {large.orifice_diameter_in:g}-inch "
-        f"orifice it releases {_fmt(large.peak_outflow_cfs)} cfs and fills only to "
-        f"{_fmt(large.peak_stage_ft)} ft. The outflow peaks where it crosses the falling "
-        "limb of the inflow: storage trades peak flow for depth and time."
-        + (" At least one case overtops the basin; see the table."
-           if frame.overtopped.any() else "")
-    )
-    res.add_figure(F.hydrograph_comparison_figure(
-        "routing_by_orifice", "Inflow and routed outflow hydrographs", series,
-        xlim=(8.0, 24.0), height_in=3.0))
-    return res
+    inflow = runoff_hydrograph(5.0, 85.0, 0.25, design_storm(4.5, distribution="III"))
+    basin = StageStorage.basin(80.0, 40.0, 6.0, side_slope_h_per_v=3.0)
+    return route_reservoir(inflow, basin, [CircularOrifice(d_in, 0.0),
+                                           RectangularWeir(4.0, 4.5)]).peak_stage_ft
+
+
+def _volume_change_acft(area_ac, p, cn_pre, cn_post):
+    from hydrocalc.units import IN_PER_FT
+
+    return (_runoff(p, cn_post) - _runoff(p, cn_pre)) * area_ac / IN_PER_FT
+
+
+def _peak_change_pct():
+    from hydrocalc.hydrograph import runoff_hydrographs
+    from hydrocalc.rainfall import design_storm
+
+    hs = runoff_hydrographs([250.0, 250.0], [70.0, 75.0], [1.53, 1.0],
+                            design_storm(6.0, distribution="II"))
+    pre, post = hs.peak_cfs[0]
+    return 100.0 * (post - pre) / pre
+
+
+def _storage_ratio(qo_qi, rtype):
+    from hydrocalc.storage_estimate import storage_ratio
+
+    return storage_ratio(qo_qi, rainfall_type=rtype)
+
+
+def _rv(imp):
+    from hydrocalc.criteria.ny import runoff_coefficient
+
+    return runoff_coefficient(imp)
+
+
+def _wqv_ft3(p, area, imp_ac, min_rv=None):
+    from hydrocalc.criteria.ny import water_quality_volume
+    from hydrocalc.units import FT2_PER_AC
+
+    return water_quality_volume(p, 100.0 * imp_ac / area, area, min_rv=min_rv) * FT2_PER_AC
+
+
+def _trap_storage(area):
+    from hydrocalc.sediment import required_storage_ft3
+
+    return required_storage_ft3(area, "nh_envwq_1506_10_sediment_trap")
+
+
+def _cleanout_ft3(capacity_ft3, profile):
+    from hydrocalc.regulations import load_profile
+
+    return capacity_ft3 * load_profile(profile).cleanout_fraction
+
+
+def _visits():
+    import datetime as dt
+
+    import pandas as pd
+
+    from hydrocalc.inspections import schedule_for_profile
+
+    days = pd.date_range("2027-05-03", "2027-05-30", freq="D")
+    rain = pd.Series(0.0, index=days)
+    rain["2027-05-06"], rain["2027-05-13"], rain["2027-05-21"] = 0.7, 0.3, 1.2
+    return len(schedule_for_profile("pelham", dt.date(2027, 5, 3), dt.date(2027, 5, 30),
+                                    rain).visits)
+
+
+#: The lessons' exercises (key -> :class:`Exercise`); keys start with the lesson number.
+EXERCISES: dict[str, Exercise] = {
+    "l1_runoff": Exercise("Runoff depth Q of a 4.5-in storm on CN 85.",
+                          lambda: _runoff(4.5, 85.0), 0.01, "in",
+                          "S = 1000/CN - 10, Ia = 0.2 S, Q = (P - Ia)^2 / (P - Ia + S)."),
+    "l1_composite": Exercise("Composite CN of pervious CN 70 with 45 % connected impervious.",
+                             lambda: _composite(70.0, 45.0), 0.1, "-",
+                             "CNc = CNp + (Pimp/100)(98 - CNp)."),
+    "l1_ia": Exercise("The rainfall depth at which a CN 65 surface starts to produce runoff.",
+                      lambda: _ia(65.0), 0.01, "in", "Runoff starts when P exceeds Ia."),
+    "l2_sheet": Exercise("Sheet-flow time over 80 ft of short grass (n 0.15) at 2 % slope, "
+                         "P2 = 3.4 in.", lambda: _sheet(80.0, 0.02, 0.15, 3.4), 0.005, "hr",
+                         "TR-55 Eq. 3-3; slope as a fraction (0.02), not a percent."),
+    "l2_shallow": Exercise("Shallow concentrated flow time over 500 ft of paved gutter at 1 %.",
+                           lambda: _shallow(500.0, 0.01, "paved"), 0.002, "hr",
+                           "Paved: V = 20.3282 s^0.5 ft/s; Tt = L / (3600 V)."),
+    "l2_tc": Exercise("Tc of the two segments above together.", _tc_total, 0.005, "hr",
+                      "Tc is the sum of the travel times (TR-55 Eq. 3-2)."),
+    "l3_depth_at_12": Exercise("Cumulative rain at 12.0 h of a 5.0-in type III storm.",
+                               lambda: _storm_depth_at(5.0, "III", 12.0), 0.005, "in",
+                               "P(t) = P F(t) with F read from the type III table."),
+    "l3_max_hour": Exercise("Largest 1-hour depth of a 4.9-in type II storm.",
+                            lambda: _max_hour(4.9, "II"), 0.01, "in",
+                            "Slide a 1-h window over the mass curve; keep the biggest rise."),
+    "l3_graphical": Exercise("TR-55 graphical peak of 0.2 mi², CN 80, Tc 0.5 h, P 5.0 in, "
+                             "type III.", lambda: _graphical(0.2, 80.0, 0.5, 5.0, "III"),
+                             2.0, "cfs", "qp = qu Am Q Fp with qu from Table F-1 (Eq. 4-1)."),
+    "l4_tp": Exercise("Time to peak Tp of the unit hydrograph for Tc = 0.6 h, D = 0.05 h.",
+                      lambda: _tp(0.6, 0.05), 0.001, "hr", "Tp = D/2 + 0.6 Tc."),
+    "l4_qp": Exercise("Peak of the unit hydrograph (1 in of runoff) for A = 0.05 mi² and "
+                      "the Tp above.", lambda: _uh_peak(0.05, 1.0, 0.6, 0.05), 0.1, "cfs",
+                      "qp = 484 A Q / Tp, A in mi²."),
+    "l4_peak": Exercise("Peak of the runoff hydrograph: 12 ac, CN 78, Tc 0.35 h, 5.0-in type "
+                        "III storm.", lambda: _hydrograph_peak(12.0, 78.0, 0.35, 5.0, "III"),
+                        0.05, "cfs", "runoff_hydrograph(area_ac, cn, tc_hr, storm)."),
+    "l5_si": Exercise("Storage-indication value 2S/Δt + O for S = 10,000 ft³, Δt = 0.1 h, "
+                      "O = 2 cfs.", lambda: _si_value(10000.0, 0.1, 2.0), 0.01, "cfs",
+                      "Δt in seconds: 0.1 h = 360 s."),
+    "l5_orifice": Exercise("Flow through a 6-in orifice (invert at the bottom, Cd 0.6) with "
+                           "the water 3.25 ft above the invert.",
+                           lambda: _orifice(6.0, 3.25), 0.01, "cfs",
+                           "Q = Cd a sqrt(2 g h), h measured to the orifice centre."),
+    "l5_stage": Exercise("Peak stage of the lesson's pond (same inflow, same weir) with the "
+                         "6-in orifice replaced by an 8-in one.",
+                         lambda: _routed_stage(8.0), 0.01, "ft",
+                         "Re-run route_reservoir with CircularOrifice(8.0, 0.0)."),
+    "l6_volume": Exercise("Extra runoff volume of Heavenly Acres (250 ac, P 6.0 in) going "
+                          "from CN 70 to CN 75.", lambda: _volume_change_acft(250.0, 6.0,
+                                                                              70.0, 75.0),
+                          0.5, "ac-ft", "ΔV = (Q_post - Q_pre) A / 12."),
+    "l6_peak_pct": Exercise("Percent increase of the peak when CN 70, Tc 1.53 h becomes CN 75, "
+                            "Tc 1.0 h (250 ac, 6.0-in type II storm).", _peak_change_pct, 0.5,
+                            "%", "100 (post - pre) / pre."),
+    "l6_storage_ratio": Exercise("TR-55 Fig. 6-1 storage ratio Vs/Vr for qo/qi = 0.3, "
+                                 "type II.", lambda: _storage_ratio(0.3, "II"), 0.002, "-",
+                                 "Vs/Vr = C0 + C1 r + C2 r² + C3 r³ (Table F-2)."),
+    "l7_rv": Exercise("Runoff coefficient Rv of a site 35 % impervious.",
+                      lambda: _rv(35.0), 0.001, "-", "Rv = 0.05 + 0.009 I."),
+    "l7_wqv": Exercise("WQv in ft³: P 1.3 in, 2.5 ac, 1.05 ac impervious.",
+                       lambda: _wqv_ft3(1.3, 2.5, 1.05), 1.0, "ft³",
+                       "WQv = P Rv A / 12 in ac-ft; 43,560 ft² per acre."),
+    "l7_wqv_min": Exercise("Same, for 2.0 ac with 0.2 ac impervious, applying the minimum "
+                           "Rv of 0.2.", lambda: _wqv_ft3(1.3, 2.0, 0.2, min_rv=0.2), 1.0,
+                           "ft³", "Rv = max(0.05 + 0.009 I, 0.2)."),
+    "l8_storage": Exercise("Required storage of a trap draining 3.2 ac at 3,600 ft³/ac.",
+                           lambda: _trap_storage(3.2), 1.0, "ft³", "Rate times area."),
+    "l8_cleanout": Exercise("Sediment volume at which a 9,000-ft³ trap must be cleaned out "
+                            "under Village of Pelham Code ch. 83.",
+                            lambda: _cleanout_ft3(9000.0, "pelham"), 1.0, "ft³",
+                            "'reduced by 50%' of design capacity."),
+    "l8_visits": Exercise("Inspections required 3-30 May 2027 under ch. 83 with storms of "
+                          "0.7 in (6 May), 0.3 in (13 May) and 1.2 in (21 May).", _visits, 0.0,
+                          "visits", "Every 7 days, plus within 24 h of each storm >= 0.5 in; "
+                                    "one visit can serve both."),
+}
+
+
+def _show(text: str) -> None:
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:  # pragma: no cover - plain python
+        print(text)
+        return
+    if get_ipython() is None:
+        print(text)
+    else:
+        display(Markdown(text))
+
+
+def check(key: str, answer) -> bool | None:
+    """Say whether ``answer`` to exercise ``key`` is right, without revealing the answer.
+
+    Returns True or False, or None while ``answer`` is still ``None``.
+    """
+    ex = EXERCISES[key]
+    unit = "dimensionless" if ex.unit == "-" else ex.unit
+    if answer is None:
+        _show(f"**{ex.question}** Put your number ({unit}) in `answer` and run the cell "
+              "again.")
+        return None
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        _show(f"`answer` must be a number ({unit}); got {answer!r}.")
+        return False
+    expected = float(ex.answer())
+    tol = max(ex.tolerance, 1e-9 * abs(expected))
+    if math.isfinite(value) and abs(value - expected) <= tol:
+        _show(f"✅ **Right** ({ex.question})")
+        return True
+    direction = "too high" if value > expected else "too low"
+    _show(f"❌ **Not yet**: {value:g} ({unit}) is {direction}. Hint: {ex.hint}")
+    return False
+
+
+# -- running lessons --------------------------------------------------------------------------
+def lesson_paths(folder: str | os.PathLike) -> list[pathlib.Path]:
+    """The lesson notebooks of a folder, in order (``NN_*.ipynb`` and ``explorer.ipynb``)."""
+    return sorted(pathlib.Path(folder).glob("*.ipynb"))
+
+
+def run_lesson(path: str | os.PathLike, *, timeout_s: int = 300, kernel_name: str = "python3"):
+    """Execute a lesson notebook from its own folder and return the executed notebook.
+
+    Raises ``nbclient.exceptions.CellExecutionError`` if a cell fails (a published check
+    that no longer agrees raises ``AssertionError``).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    import hydrocalc
+
+    path = pathlib.Path(path)
+    nb = nbformat.read(path, as_version=4)
+    # the kernel imports the same hydrocalc as this process (also from a source checkout)
+    env = dict(os.environ)
+    src = str(pathlib.Path(hydrocalc.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([src] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    NotebookClient(nb, timeout=timeout_s, kernel_name=kernel_name,
+                   resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
+    return nb
+
+
+def checked_outputs(nb) -> list[str]:
+    """Text printed by the cells that call :func:`published` or :func:`agrees` (the checked
+    worked examples)."""
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type == "code" and ("published(" in cell.source
+                                         or "agrees(" in cell.source):
+            out.append("".join(o.get("text", "") for o in cell.get("outputs", [])
+                               if o.get("output_type") == "stream"))
+    return out
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m hydrocalc.report.learn FOLDER|NOTEBOOK...``: execute and save in place."""
+    import nbformat
+
+    paths = [p for arg in argv for p in (lesson_paths(arg) if pathlib.Path(arg).is_dir()
+                                         else [pathlib.Path(arg)])]
+    for path in paths:
+        nb = run_lesson(path)
+        for cell in nb.cells:
+            cell.get("metadata", {}).pop("execution", None)
+        nb.metadata.pop("widgets", None)
+        nbformat.write(nb, path)
+        print(f"executed {path} ({path.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(_main(sys.argv[1:]))

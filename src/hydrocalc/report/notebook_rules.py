@@ -1,7 +1,9 @@
-"""The thin-notebook rules (STYLE 2.10), checked with :mod:`ast`.
+"""The thin-notebook rules (STYLE 2.10) and the lesson rules, checked with :mod:`ast`.
 
-A report or teaching notebook only presents what one call into ``hydrocalc.report``
-returns. :func:`notebook_problems` lists every way a notebook breaks that contract:
+A report notebook only presents what one call into ``hydrocalc.report`` returns.
+Lessons (``notebooks/learn/``) are the one exception: they show the arithmetic step by
+step before calling the package, so they follow :func:`lesson_problems` instead (listed
+at the end of this docstring). :func:`notebook_problems` lists every way a notebook breaks that contract:
 
 - a code cell that does not parse (IPython magics and shell escapes do not);
 - ``def``, ``class`` or ``lambda``; arithmetic (``BinOp``, ``AugAssign``, unary operators
@@ -17,6 +19,15 @@ returns. :func:`notebook_problems` lists every way a notebook breaks that contra
 - saved outputs or execution counts (notebooks are committed without outputs);
 - with ``markdown_numbers=False``, any digit in a Markdown cell (report notebooks' text
   must take every number from the computation).
+
+:func:`lesson_problems` lists what a lesson must and must not do: every code cell parses
+(no magics or shell escapes); imports only hydrocalc, numpy, pandas, matplotlib, datetime
+and IPython; no file writes or ``open``/``exec``/``eval``; committed *with* outputs (every
+code cell executed, in order, no error output, at least one figure); a Markdown cell
+naming its sources; for a lesson (``NN_*.ipynb``) at least one :func:`published` check of
+a worked example (or :func:`agrees` with a published equation or exact solution) and at
+least two exercises with a :func:`check` cell; no reference to
+folders outside the repository; a size budget so the repository stays light.
 """
 
 from __future__ import annotations
@@ -28,7 +39,14 @@ import tokenize
 
 import nbformat
 
-__all__ = ["notebook_problems", "parameters_of", "called_function", "MAX_CELL_LINES"]
+__all__ = [
+    "MAX_CELL_LINES",
+    "MAX_LESSON_KB",
+    "called_function",
+    "lesson_problems",
+    "notebook_problems",
+    "parameters_of",
+]
 
 MAX_CELL_LINES = 12
 _ALLOWED_IMPORTS = ("hydrocalc", "IPython")
@@ -240,4 +258,74 @@ def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True)
     if report_calls != 1:
         problems.append(f"{name}: must make exactly one call into hydrocalc.report; "
                         f"makes {report_calls}")
+    return problems
+
+
+# -- lessons -------------------------------------------------------------------------------
+#: Largest committed lesson notebook (outputs and figures included). [KiB]
+MAX_LESSON_KB = 250
+_LESSON_IMPORTS = ("hydrocalc", "numpy", "pandas", "matplotlib", "datetime", "IPython")
+_LESSON_FORBIDDEN_NAMES = {"open", "exec", "eval", "compile", "__import__", "input"}
+_OUTSIDE = ("/work/", "../shared", "shared/references", "shared/seeds")
+
+
+def lesson_problems(path: str | os.PathLike) -> list[str]:
+    """Every lesson rule the notebook at ``path`` breaks (empty list: it complies)."""
+    path = os.fspath(path)
+    nb = nbformat.read(path, as_version=4)
+    name = os.path.basename(path)
+    is_lesson = name[:2].isdigit()
+    problems: list[str] = []
+    size_kb = os.path.getsize(path) / 1024
+    if size_kb > MAX_LESSON_KB:
+        problems.append(f"{name}: {size_kb:.0f} KiB; at most {MAX_LESSON_KB} KiB (figures at "
+                        "modest dpi)")
+    counts, pngs, published, checks = [], 0, 0, 0
+    markdown = "".join(_source(c) for c in nb.cells if c.cell_type == "markdown")
+    if "Source" not in markdown:
+        problems.append(f"{name}: no Markdown cell names its sources ('Sources.')")
+    for index, cell in enumerate(nb.cells):
+        where = f"{name} cell {index}"
+        src = _source(cell)
+        for bad in _OUTSIDE:
+            if bad in src:
+                problems.append(f"{where}: refers to {bad!r}, outside the repository")
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as exc:
+            problems.append(f"{where}: does not parse as Python ({exc.msg})")
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                mods = [node.module or ""]
+            else:
+                mods = []
+            for mod in mods:
+                if mod.split(".")[0] not in _LESSON_IMPORTS:
+                    problems.append(f"{where} line {node.lineno}: import {mod}; lessons import "
+                                    f"only {', '.join(_LESSON_IMPORTS)}")
+            if isinstance(node, ast.Name) and node.id in _LESSON_FORBIDDEN_NAMES:
+                problems.append(f"{where} line {node.lineno}: {node.id} is not allowed")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                published += node.func.id in ("published", "agrees")
+                checks += node.func.id == "check"
+        counts.append(cell.get("execution_count"))
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                problems.append(f"{where}: saved output is an error ({out.get('ename')})")
+            data = out.get("data", {})
+            pngs += "image/png" in data or "data:image/png" in str(data.get("text/html", ""))
+    if counts and (None in counts or counts != sorted(counts) or len(set(counts)) != len(counts)):
+        problems.append(f"{name}: not executed top to bottom before committing (execution "
+                        "counts missing or out of order); run python -m hydrocalc.report.learn")
+    if not pngs:
+        problems.append(f"{name}: no figure among the saved outputs")
+    if is_lesson and not published:
+        problems.append(f"{name}: no published(...) or agrees(...) check of a worked example")
+    if is_lesson and checks < 2:
+        problems.append(f"{name}: {checks} exercise check(...) cells; at least 2")
     return problems
