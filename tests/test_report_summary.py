@@ -278,6 +278,8 @@ def test_no_internal_text_in_sources_docs_and_data():
         if not path.is_file() or path.suffix not in (".py", ".md", ".toml", ".csv", ".ipynb",
                                                      ".html", ".css", ".txt", ".typ"):
             continue
+        if path.name == "notebook_rules.py":  # holds the same kind of list, to check lessons
+            continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for m in FORBIDDEN_SOURCE.finditer(text):
             hits.append(f"{path.relative_to(ROOT)}: {text[max(m.start() - 40, 0):m.end() + 40]!r}")
