@@ -66,7 +66,7 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
 
     sweep = pathlib.Path(sweep)
     if not sweep.is_file():
-        raise FileNotFoundError(f"{sweep} is missing (the issue-8 sweep of the Pelham example)")
+        raise FileNotFoundError(f"{sweep} is missing (the parameter sweep of the Pelham example)")
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench_batch_"))
     if quick:
         sweep = _quick_copy(sweep, tmp)

@@ -1,4 +1,4 @@
-"""Benchmark: NRCS runoff hydrographs for many subcatchments x storms (issue 3).
+"""Benchmark: NRCS runoff hydrographs for many subcatchments x storms.
 
 Times :func:`hydrocalc.hydrograph.runoff_hydrographs` (one vectorized call: all unit
 hydrographs by one interpolation, one FFT convolution per storm) against a plain Python loop

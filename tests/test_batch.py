@@ -408,3 +408,52 @@ def test_analyze_many_node_series_equal_analyze_and_pickle_per_variant():
     assert back._runs["post"]._net is None
     assert np.array_equal(back._runs["post"].outflow, many[1]._runs["post"].outflow)
     assert back.summary_rows() == many[1].summary_rows()
+
+
+def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
+    import warnings
+
+    from hydrocalc import _route_kernel, routing
+
+    if not _route_kernel.available():
+        pytest.skip("numba is not installed (the batch extra)")
+    monkeypatch.setattr(_route_kernel, "_WANTED", True)
+    q, ponds, outlets, _ = _overtopping_batch()
+    h0 = np.array([[0.2, 0.0, 1.0]] * 2)
+    names = ("outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs",
+             "time_of_peak_outflow_hr", "peak_stage_ft", "peak_storage_ft3",
+             "mass_balance_error_pct", "overtopped")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+        monkeypatch.setenv("HYDROCALC_NO_NUMBA", "1")
+        assert not _route_kernel.available()
+        plain = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+    for name in names:
+        assert np.array_equal(getattr(compiled, name), getattr(plain, name)), name
+    assert compiled.overtopped[:, 1].all()  # the loop ran above the table too
+
+
+def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monkeypatch):
+    from hydrocalc import _route_kernel
+
+    if not _route_kernel.available():
+        pytest.skip("numba is not installed (the batch extra)")
+    monkeypatch.setattr(_route_kernel, "_WANTED", False)
+    fast = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
+                           progress=False)
+    assert _route_kernel._WANTED  # batch tasks turn the compiled loop on
+    monkeypatch.setenv("HYDROCALC_NO_NUMBA", "1")
+    plain = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
+                            progress=False)
+    assert fast.n_failed == plain.n_failed == 0
+    assert_same_summary(fast.summary, plain.summary, rtol=0)
+
+
+def test_default_chunks_keep_a_task_small():
+    sweep_file = FIX.parents[2] / "examples" / "sweeps" / "pelham_sweep.toml"
+    tasks, _, info = batch.plan_tasks([sweep_file], workers=2)
+    sizes = {t["stop"] - t["start"] for t in tasks}
+    assert info[0]["n"] == 10_000
+    if batch.default_task_memory_mb(2) == batch.TASK_MEMORY_MB:
+        assert max(sizes) <= 20  # about 40 MB of arrays per task (Pelham: ~2.7 MB each)

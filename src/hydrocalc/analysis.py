@@ -430,10 +430,16 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
             where.append(ids[id(sc)])
         uniq[name], pick[name] = scs, where
     subs = [s for name in ("pre", "post") for sc in uniq[name] for s in sc.subcatchments]
-    hs = runoff_hydrographs([s.area_ac for s in subs], [s.cn for s in subs],
-                            [s.tc_hr for s in subs], hyetos, dt_hr=dt, prf=opt.prf,
-                            ia_ratio=opt.ia_ratio, end_hr=end_hr,
-                            names=[f"{i}:{s.id}" for i, s in enumerate(subs)])
+    # subcatchments with the same area, CN and Tc (variants that differ elsewhere) share
+    # one hydrograph computation
+    first: dict[tuple, int] = {}
+    pos = [first.setdefault((float(s.area_ac), float(s.cn), float(s.tc_hr)), len(first))
+           for s in subs]
+    keys = list(first)
+    hs = runoff_hydrographs([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys],
+                            hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
+                            end_hr=end_hr, names=[f"u{i}" for i in range(len(keys))])
+    all_flows = hs.flow_cfs if len(keys) == len(subs) else hs.flow_cfs[:, pos]
     time_hr = hs.time_hr
     m, nt = len(names), time_hr.size
     nets = {}
@@ -442,7 +448,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
         scs = uniq[name]
         n_sub = len(scs[0].subcatchments)
         stop = start + n_sub * len(scs)
-        flows = hs.flow_cfs[:, start:stop].reshape(m, len(scs), n_sub, nt)
+        flows = all_flows[:, start:stop].reshape(m, len(scs), n_sub, nt)
         start = stop
         nets[name] = _Net(name, scs, flows, m, nt)
     max_level = max([max(n.levels.values(), default=-1) for n in nets.values()])

@@ -39,9 +39,11 @@ chunk); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
 (``tests/test_batch.py`` checks this to 1e-9).
 
 A failing input or scenario becomes a row with ``status = "error"`` and its message; the
-others continue. A worker that dies takes only its task's rows with it (they are recorded as
-errors). Output files are written atomically (a temporary file beside the target, then
-``os.replace``), so a reader never sees a half-written table.
+others continue. The tasks of a worker that dies are re-run (a new local process pool, or
+the cluster's other workers); tasks that cannot be completed are error rows naming their
+scenarios, and ``batch.json`` then says ``"complete": false``. Output files are written
+atomically (a temporary file beside the target, then ``os.replace``), so a reader never
+sees a half-written table.
 
 Distributed runs need the input files at the same paths on every worker (a shared file
 system) and hydrocalc installed on the workers.
@@ -77,8 +79,11 @@ _TEXT = ("source", "site", "scenario", "design_point", "storm", "status", "error
 _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
          "criteria_pass")
 _LOCAL = ("processes", "threads", "synchronous")
-#: Bounds of the memory a sweep task aims to stay under (analysis arrays of one chunk). [MB]
-TASK_MEMORY_MB_RANGE = (256.0, 2048.0)
+#: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
+#: see :func:`default_task_memory_mb`. [MB]
+TASK_MEMORY_MB = 40.0
+#: The same without numba (the numpy routing loop needs larger chunks to be efficient). [MB]
+TASK_MEMORY_MB_NUMPY = 1024.0
 #: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
 #: routing's cost per pond-storm-step no longer falls (measured for the Pelham sweep:
 #: 10.5-12 ms per scenario on one core for chunks of 150 to 1,000), so larger chunks would
@@ -86,6 +91,12 @@ TASK_MEMORY_MB_RANGE = (256.0, 2048.0)
 MAX_CHUNK = 400
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
+#: Default seconds to wait for a dask.distributed scheduler to have a worker (at the start,
+#: or after every worker left mid-run) before failing with a message. [s]
+WORKER_WAIT_S = 60.0
+#: Times a local process pool broken by a lost worker is replaced to re-run the unfinished
+#: tasks before they are recorded as errors.
+POOL_RESTARTS = 2
 
 
 # ----------------------------------------------------------------------------------------
@@ -200,6 +211,9 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
+    from hydrocalc import _route_kernel
+
+    _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     t0 = time.perf_counter()
     c0 = time.thread_time()
     rows: list[dict] = []
@@ -290,19 +304,19 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
 
 
 def default_task_memory_mb(workers: int) -> float:
-    """Memory target of one sweep task: 40 % of the machine's RAM shared by the workers,
-    clipped to :data:`TASK_MEMORY_MB_RANGE`. [MB]
+    """Memory target of the arrays of one sweep task (``workers`` is accepted for callers
+    that size by worker count; the target does not depend on it). [MB]
 
-    Larger chunks amortize the per-time-step cost of batch routing over more ponds (up to a
-    few hundred scenarios per chunk, see :data:`MAX_CHUNK`), at about 3 MB per scenario for
-    the Pelham example.
+    With the compiled routing loop (numba, the ``batch`` extra) a chunk's cost per scenario
+    hardly depends on its size, so chunks are kept small: a worker's libraries (numpy,
+    pandas, pyarrow, scipy, numba) take about 230 MB, and :data:`TASK_MEMORY_MB` of arrays
+    keeps the worker near 300 MB. Without numba the per-step cost of the numpy loop is
+    amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
+    is used. ``--memory-mb`` overrides either.
     """
-    try:
-        total_mb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except (AttributeError, ValueError, OSError):
-        total_mb = 8000.0
-    lo, hi = TASK_MEMORY_MB_RANGE
-    return float(min(hi, max(lo, 0.4 * total_mb / max(int(workers), 1))))
+    from hydrocalc import _route_kernel
+
+    return TASK_MEMORY_MB if _route_kernel.installed() else TASK_MEMORY_MB_NUMPY
 
 
 def _bytes_per_variant(site) -> float:
@@ -467,24 +481,96 @@ def tune_worker_malloc() -> bool:
         return False
 
 
-def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None]) -> None:
+def _die_with_parent(parent_pid: int) -> bool:
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
+
+    A batch killed with SIGKILL cannot stop its workers itself; with this, the kernel does.
+    Exits at once if the parent is already gone. Returns True when the request was applied.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1  # <sys/prctl.h>
+        if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent_pid:  # the parent died before the request: follow it now
+        os._exit(1)
+    return True
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Initializer of the local worker processes: die with the batch; reuse freed memory."""
+    _die_with_parent(parent_pid)
+    tune_worker_malloc()
+
+
+def _stop_pool(pool) -> None:
+    """Stop a local process pool now: cancel queued work and terminate its processes."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(2.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(2.0)
+
+
+def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
+               done: set[int], retries: int = POOL_RESTARTS,
+               restarts: list | None = None) -> None:
+    """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
+    replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
+    appended to ``restarts``)."""
     import dask
     from dask.callbacks import Callback
-
-    delayed = [dask.delayed(run_task, pure=False)(t, dask_key_name=f"hydrocalc-task-{t['task']}")
-               for t in tasks]
 
     def posttask(key, result, dsk, state, worker_id):
         if isinstance(result, dict) and "rows" in result:
             on_result(result)
 
-    kwargs: dict[str, Any] = {"scheduler": scheduler}
-    if scheduler != "synchronous":
-        kwargs["num_workers"] = workers
-    if scheduler == "processes":
-        kwargs["initializer"] = tune_worker_malloc
-    with Callback(posttask=posttask):
-        dask.compute(*delayed, **kwargs)
+    attempt = 0
+    while True:
+        todo = [t for t in tasks if t["task"] not in done]
+        if not todo:
+            return
+        delayed = [dask.delayed(run_task, pure=False)(
+            t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
+        kwargs: dict[str, Any] = {"scheduler": scheduler}
+        pool = None
+        if scheduler == "threads":
+            kwargs["num_workers"] = workers
+        elif scheduler == "processes":
+            from concurrent.futures import ProcessPoolExecutor
+
+            from dask.multiprocessing import get_context
+
+            pool = ProcessPoolExecutor(workers, mp_context=get_context(),
+                                       initializer=_worker_init, initargs=(os.getpid(),))
+            kwargs.update(pool=pool, chunksize=1)
+        try:
+            with Callback(posttask=posttask):
+                dask.compute(*delayed, **kwargs)
+            return
+        except Exception as exc:  # only a lost worker is retried
+            from concurrent.futures.process import BrokenProcessPool
+
+            if not isinstance(exc, BrokenProcessPool) or attempt >= retries:
+                raise
+            attempt += 1
+            if restarts is not None:
+                restarts.append(len([t for t in tasks if t["task"] not in done]))
+        finally:
+            if pool is not None:
+                _stop_pool(pool)
 
 
 def _connect(address: str, timeout_s: float | None = None):
@@ -503,18 +589,66 @@ def _connect(address: str, timeout_s: float | None = None):
                          "Start one with `dask scheduler` or check the address") from None
 
 
-def _run_distributed(tasks, client, on_result: Callable[[dict], None],
-                     on_failure: Callable[[dict, BaseException], None]) -> None:
-    from distributed import as_completed
+def _n_workers(client) -> int:
+    try:
+        return len(client.scheduler_info().get("workers", {}))
+    except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
+        return 0
 
+
+def _wait_for_workers(client, address: str, wait_s: float) -> None:
+    if _n_workers(client) > 0:
+        return
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except Exception:  # noqa: BLE001 - distributed raises TimeoutError (its own or asyncio's)
+        if _n_workers(client) == 0:
+            raise InputError(f"scheduler {address} must have at least one worker; got none "
+                             f"after waiting {wait_s:g} s (--worker-wait). Start workers with "
+                             f"`dask worker {address}`") from None
+
+
+class _NoWorkers(RuntimeError):
+    """Every worker of the cluster left and none came back within the stated wait."""
+
+
+def _run_distributed(tasks, client, on_result: Callable[[dict], None],
+                     on_failure: Callable[[dict, BaseException], None], *,
+                     worker_wait_s: float = WORKER_WAIT_S, poll_s: float = 1.0) -> None:
+    """Submit every task; lost workers' tasks are re-run by the scheduler (up to its
+    ``distributed.scheduler.allowed-failures``); tasks still pending when the cluster has
+    had no worker for ``worker_wait_s`` fail with that message."""
+    from distributed import wait
+
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
     futures = {client.submit(run_task, t, pure=False,
-                             key=f"hydrocalc-task-{t['task']}-{os.getpid()}-"
-                                 f"{time.monotonic_ns()}"): t for t in tasks}
-    for fut in as_completed(futures):
-        try:
-            on_result(fut.result())
-        except Exception as exc:  # noqa: BLE001 - a lost worker; record, continue
-            on_failure(futures[fut], exc)
+                             key=f"hydrocalc-task-{t['task']}-{stamp}"): t for t in tasks}
+    pending = set(futures)
+    alone_since = None
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=poll_s, return_when="FIRST_COMPLETED")
+            except Exception:  # noqa: BLE001 - TimeoutError: nothing finished within poll_s
+                done = set()
+            for fut in done:
+                try:
+                    on_result(fut.result())
+                except Exception as exc:  # noqa: BLE001 - KilledWorker etc.; record, go on
+                    on_failure(futures[fut], exc)
+            if done or _n_workers(client) > 0:
+                alone_since = None
+                continue
+            alone_since = alone_since or time.monotonic()
+            if time.monotonic() - alone_since >= worker_wait_s:
+                exc = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
+                                 "(--worker-wait)")
+                for fut in pending:
+                    on_failure(futures[fut], exc)
+                pending = set()
+    finally:
+        for fut in pending:
+            fut.cancel()
 
 
 @dataclasses.dataclass
@@ -644,7 +778,8 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
 
 def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
               chunk_size: int | None = None, storms: Sequence[str] | None = None,
-              progress: bool = True, task_memory_mb: float | None = None) -> BatchResult:
+              progress: bool = True, task_memory_mb: float | None = None,
+              worker_wait_s: float = WORKER_WAIT_S) -> BatchResult:
     """Analyse many site files and sweep scenarios on Dask; write one summary table.
 
     Parameters
@@ -667,12 +802,26 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     progress : bool, default True
         Show a progress bar on stderr.
     task_memory_mb : float, optional
-        Memory target of one sweep task (default :func:`default_task_memory_mb`: 40 % of the
-        RAM shared by the workers, 256 to 2048 MB). [MB]
+        Memory target of the arrays of one sweep task (default
+        :func:`default_task_memory_mb`: 40 MB, 1 GB without numba). [MB]
+    worker_wait_s : float, default :data:`WORKER_WAIT_S`
+        With a cluster: how long to wait for a worker, at the start and whenever every
+        worker has left mid-run, before failing (InputError at the start; the pending
+        scenarios become error rows mid-run). [s]
 
     Returns
     -------
     BatchResult
+
+    Notes
+    -----
+    Lost workers: a local worker process that dies breaks the process pool; a new pool re-runs
+    the unfinished tasks (up to :data:`POOL_RESTARTS` times). On a cluster the scheduler
+    re-runs a lost worker's tasks on the others (Dask's ``allowed-failures``, 3 by default).
+    Tasks that still fail are error rows naming the scenarios not completed, ``batch.json``
+    has ``"complete": false`` and the command exits 1. Interrupting the batch (Ctrl-C or
+    SIGTERM) stops every worker process it started and writes the partial summary the same
+    way; on Linux the local workers also die with a batch killed by SIGKILL.
 
     Raises
     ------
@@ -695,20 +844,47 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     if not distributed and scheduler not in _LOCAL:
         raise InputError(f"scheduler must be one of {', '.join(_LOCAL)} or a dask.distributed "
                          f"address such as tcp://host:8786; got {scheduler!r}")
+    if not (isinstance(worker_wait_s, int | float) and worker_wait_s >= 0):
+        raise InputError(f"worker_wait_s must be a number of seconds >= 0; got "
+                         f"{worker_wait_s!r}")
     client, own_client = None, False
-    if distributed:
-        own_client = not _is_client(scheduler)
-        client = _connect(scheduler) if own_client else scheduler
+    restore = _terminate_as_interrupt()
     try:
+        if distributed:
+            own_client = not _is_client(scheduler)
+            client = _connect(scheduler) if own_client else scheduler
+            _wait_for_workers(client, scheduler if isinstance(scheduler, str) else
+                              getattr(client.scheduler, "address", "the scheduler"),
+                              float(worker_wait_s))
         return _run(inputs, client, scheduler, distributed, workers, chunk_size, storms,
-                    progress, task_memory_mb, out_dir, t0)
+                    progress, task_memory_mb, out_dir, t0, float(worker_wait_s))
     finally:
-        if own_client:
+        if own_client and client is not None:
             client.close()
+        restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
+    terminated batch stops its workers and writes its partial summary; returns the undo."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt("terminated")
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)
 
 
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
-         task_memory_mb, out_dir, t0) -> BatchResult:
+         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S) -> BatchResult:
     tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
                                    task_memory_mb=task_memory_mb, storms=storms)
     total = sum(i["n"] for i in info.values())
@@ -716,6 +892,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     done_tasks: set[int] = set()
     peaks: dict[int, float] = {}
     cpu = [0.0]
+    restarts: list[int] = []
     failed = sum(1 for _ in rows)
     bar.update(failed)
 
@@ -746,16 +923,17 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         getattr(getattr(client, "scheduler", None), "address", None) or "distributed client"
     try:
         if distributed:
-            _run_distributed(tasks, client, on_result, on_failure)
+            _run_distributed(tasks, client, on_result, on_failure,
+                             worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result)
+            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts)
     except KeyboardInterrupt:
         for t in tasks:
             if t["task"] not in done_tasks:
                 on_failure(t, KeyboardInterrupt("interrupted"))
         bar.close()
         _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-                cpu[0], interrupted=True)
+                cpu[0], interrupted=True, restarts=restarts)
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
@@ -763,11 +941,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, exc)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
-                   tasks, t0, failed, peaks, cpu[0])
+                   tasks, t0, failed, peaks, cpu[0], restarts=restarts)
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-            task_cpu_s=math.nan, interrupted=False) -> BatchResult:
+            task_cpu_s=math.nan, interrupted=False, restarts=()) -> BatchResult:
     import hydrocalc
 
     rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
@@ -789,6 +967,9 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
                     "scenarios": info[i]["n"]} for i in sorted(info)],
         "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
         "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
+        "complete": failed == 0 and not interrupted,
+        # local process pools replaced after a lost worker, with the tasks each re-ran
+        "pool_restarts": list(restarts),
         "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
         "task_cpu_s": round(task_cpu_s, 3),
     }

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import _route_kernel
 from hydrocalc._validate import as_float_array, check_choice, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
@@ -1323,7 +1324,15 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     last = _BUCKETS - 1
     add, sub, mul, less_equal, count = (np.add, np.subtract, np.multiply, np.less_equal,
                                         np.count_nonzero)
-    for b0 in range(0, nt, blk):
+    # the same recurrence compiled, when numba is installed (identical arithmetic)
+    v_compiled = _route_kernel.series_loop(
+        q2, x, x_max, bj[0], o, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo, hi,
+        half_dt_s, os_, storage, stage) if series and nt > 1 else None
+    if v_compiled is not None:
+        v_acc, nt_loop = v_compiled, 0
+    else:
+        nt_loop = nt
+    for b0 in range(0, nt_loop, blk):
         b1 = min(b0 + blk, nt)
         s0 = max(b0 - 1, 0)
         qb = qbuf[: b1 - s0]

@@ -57,7 +57,6 @@ import warnings
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
 
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, RangeWarning
@@ -168,6 +167,8 @@ def gamma_peak_rate_factor(m: npt.ArrayLike):
     >>> round(gamma_peak_rate_factor(3.7))
     484
     """
+    from scipy import special  # imported when needed: keeps the CLI start fast
+
     mm = as_float_array(m, "m", lower=0.0, lower_inclusive=False)
     log_area = mm + special.gammaln(mm + 1.0) - (mm + 1.0) * np.log(mm)
     return like(CFS_HR_PER_MI2_IN * np.exp(-log_area), m)
@@ -175,6 +176,8 @@ def gamma_peak_rate_factor(m: npt.ArrayLike):
 
 @functools.lru_cache(maxsize=256)
 def _gamma_m(prf: float) -> float:
+    from scipy import optimize  # imported when needed: keeps the CLI start fast
+
     return float(
         optimize.brentq(lambda m: gamma_peak_rate_factor(m) - prf, 1e-4, 1e4, xtol=1e-14)
     )
@@ -276,6 +279,8 @@ def dimensionless_unit_hydrograph(prf: float = PEAK_RATE_FACTOR, *, n_points: in
 
 def _gamma_end(m: float) -> float:
     """t/Tp beyond which less than _GAMMA_TAIL_FRAC of the gamma DUH volume remains."""
+    from scipy import special
+
     return float(special.gammainccinv(m + 1.0, _GAMMA_TAIL_FRAC) / m)
 
 

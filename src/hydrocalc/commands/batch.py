@@ -23,26 +23,33 @@ from hydrocalc.commands._output import check_dir
 @click.option("--chunk-size", type=click.IntRange(1, 100_000), default=None,
               help="Sweep scenarios per task (default: sized from --memory-mb, at most 1024).")
 @click.option("--memory-mb", type=click.FloatRange(16, None), default=None,
-              help="Memory target of one sweep task per worker [MB] (default: 40 % of RAM "
-                   "shared by the workers, 256 to 2048).")
+              help="Memory target of the arrays of one sweep task [MB] (default: 40, keeping a "
+                   "worker near 300 MB; 1024 without numba).")
 @click.option("--storm", "storms", multiple=True, metavar="NAME",
               help="Analyse only this storm (repeatable; default: all).")
+@click.option("--worker-wait", "worker_wait_s", type=click.FloatRange(0, None), default=60.0,
+              show_default=True, metavar="SECONDS",
+              help="With --scheduler ADDRESS: how long to wait for a worker (at the start, or "
+                   "after every worker left) before failing.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
-def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storms, quiet):
+def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storms,
+          worker_wait_s, quiet):
     """Analyse every site file, and every scenario of every sweep file, in INPUTS.
 
     A sweep file (base = "site.toml" plus [[vary]] entries; see docs/batch.md) expands
     into its scenarios. One summary row per input or scenario, design point and storm;
     a failing input is a row with its error and the others continue. Exit 0 when all
-    succeed, 1 when any failed (the summary is written either way).
+    succeed, 1 when any failed (the summary is written either way, batch.json then says
+    "complete": false). Lost workers' tasks are re-run; an interrupted batch stops every
+    worker process it started.
     """
     from hydrocalc.batch import run_batch
 
     check_dir(out_dir, "--out")
     result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
                        chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet,
-                       task_memory_mb=memory_mb)
+                       task_memory_mb=memory_mb, worker_wait_s=worker_wait_s)
     click.echo(result.describe())
     if not result.ok:
         errors = result.errors()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from hydrocalc import data
-
 
 @click.group("tables")
 def tables():
@@ -15,6 +13,8 @@ def tables():
 @tables.command("list")
 def list_():
     """List every shipped table: name, source location and title."""
+    from hydrocalc import data
+
     rows = [(name, data.table_info(name)) for name in data.list_tables(kind=None)]
     width = max(len(n) for n, _ in rows)
     for name, info in rows:
@@ -26,6 +26,8 @@ def list_():
 @click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
 def show(name, as_csv):
     """Print table NAME and its provenance (source, location, units, sha256)."""
+    from hydrocalc import data
+
     info = data.table_info(name)
     if info.get("kind", "table") != "table":
         from importlib.resources import files
