@@ -18,15 +18,18 @@ call is::
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import pathlib
 import pickle
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from hydrocalc.errors import InputError, ReportError
 
 __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_sections",
-           "compute_section", "PICKLE_DIR", "PICKLE_SCHEMA"]
+           "compute_section", "finish_section", "section_done", "figure_pool", "PICKLE_DIR",
+           "PICKLE_SCHEMA"]
 
 PICKLE_DIR = "pickles"  #: staging sub-folder holding one ``<key>.pkl`` per section
 PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/1"
@@ -64,16 +67,86 @@ def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> 
 
 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
-                    site_label: str | None = None, out_dir: str = ".", figures: bool = True):
+                    site_label: str | None = None, out_dir: str = ".", figures: bool = True,
+                    wait: bool = True):
     """One section of a report of ``keys``, from the site's one analysis (cached per
     process by :func:`hydrocalc.report.sections.context`); parameters recorded with
-    ``site_label`` (default ``site_file``)."""
+    ``site_label`` (default ``site_file``).
+
+    Inside :func:`figure_pool` with ``wait=False`` the section returns while its figures
+    are still being drawn in the pool; :func:`finish_section` completes it.
+    """
     from hydrocalc.report import sections as S
 
     res = S.build_section(key, site_file, sections=list(keys), figures=figures)
     label = str(site_file) if site_label is None else site_label
     res.parameters = _parameters(key, label, out_dir, keys)
+    return finish_section(res) if wait else res
+
+
+def section_done(res) -> bool:
+    """True when every figure of ``res`` drawn in a :func:`figure_pool` is finished."""
+    from hydrocalc.report import sections as S
+
+    return all(fut.done() for _, fut in S.PENDING_FIGURES.get(id(res), ()))
+
+
+def finish_section(res):
+    """``res`` with the figures drawn in a :func:`figure_pool` in place (waits for them;
+    a drawing error is raised here)."""
+    from hydrocalc.report import sections as S
+
+    pending = S.PENDING_FIGURES.pop(id(res), [])
+    if pending:
+        drawn = {id(placeholder): fut.result() for placeholder, fut in pending}
+        res.blocks = [(kind, dataclasses.replace(v, png=drawn[id(v)].png,
+                                                 caption=drawn[id(v)].caption))
+                      if kind == "figure" and id(v) in drawn else (kind, v)
+                      for kind, v in res.blocks]
     return res
+
+
+def _warm_worker() -> None:
+    """Import the drawing code in a pool worker before the first figure arrives."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+
+
+@contextlib.contextmanager
+def figure_pool(workers: int = 2) -> Iterator[object]:
+    """Draw report figures in ``workers`` processes while this process computes.
+
+    matplotlib is not thread-safe, so the figures are drawn in separate processes; each
+    drawing function called inside the block returns a future, and a section built with
+    ``compute_section(..., wait=False)`` is completed by :func:`finish_section`. The figures
+    are the same bytes as when drawn in this process (same code, same matplotlib).
+
+    The workers are forked from this process, all at once, when the block is entered, so
+    they share its loaded modules and never re-run the calling script (a ``spawn`` or
+    ``forkserver`` worker re-imports an unguarded ``__main__``). Enter the block before
+    starting threads of your own. Where ``fork`` is not available (Windows; macOS, where
+    it is unsafe) or ``workers`` is 0, the figures are drawn in this process.
+    """
+    import multiprocessing
+    import sys
+
+    from hydrocalc.report import figures as F
+
+    if (workers <= 0 or F._POOL is not None or sys.platform == "darwin"
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        yield None
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_warm_worker)
+    pool.submit(int)  # forks every worker now: they warm up while this process computes
+    F._POOL = pool
+    try:
+        yield pool
+    finally:
+        F._POOL = None
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,

@@ -34,6 +34,7 @@ notebook that imports hydrocalc, measured in the same run).
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import dataclasses
 import datetime as _dt
@@ -619,7 +620,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None) -> ReportRun:
+               fresh_kernels: bool = False, echo=None, figure_workers: int = 2) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -646,6 +647,9 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
+    figure_workers : int, default 2
+        Processes drawing the figures while this process computes the sections (see
+        :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process.
 
     Returns
     -------
@@ -699,8 +703,12 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             raise _Aborted()
 
     presenter = ThreadPoolExecutor(max_workers=1)
+    drawing = contextlib.ExitStack()
     try:
-        pool.start_background()  # kernels start while this process computes
+        # figure workers forked first (before this process starts threads), then kernels:
+        # both start while this process analyses the site
+        drawing.enter_context(build.figure_pool(figure_workers))
+        pool.start_background()
         ctx = S.context(site_path)
         ctx.results  # noqa: B018 - analysed once, before any section is presented
         site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
@@ -710,16 +718,28 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
                                       progress=progress, pool=pool, wait_for=wait_for)
         # compute each section here while the kernel presents the ones already computed
+        # (figures drawn in a pool of processes meanwhile; each section is handed over, in
+        # report order, as soon as its figures are drawn)
         computed = {}
-        try:
-            for key in keys:
-                if presenting.done():
-                    break  # a notebook failed: its error is raised below
-                res = build.compute_section(key, site_path, keys, site_label=site_rel)
+        waiting: list = []
+
+        def hand_over(block: bool) -> None:
+            while waiting and (block or build.section_done(waiting[0][1])):
+                key, res = waiting.pop(0)
+                build.finish_section(res)
                 res.write(staging)
                 build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
                 computed[key] = res
                 ready[key].set()
+
+        try:
+            for key in keys:
+                if presenting.done():
+                    break  # a notebook failed: its error is raised below
+                waiting.append((key, build.compute_section(key, site_path, keys,
+                                                           site_label=site_rel, wait=False)))
+                hand_over(block=False)
+            hand_over(block=True)
         except BaseException:
             abort.set()
             for event in ready.values():
@@ -729,6 +749,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
                 pass
             raise
+        finally:
+            drawing.close()
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
         # the PDF and the workbook need the results only: made while notebooks finish
         sections_out = {key: json.loads(json.dumps(
@@ -771,6 +793,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
+        drawing.close()
         presenter.shutdown(wait=True)
     pool.close()
     _swap_into_place(staging, target)

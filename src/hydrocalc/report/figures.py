@@ -9,6 +9,7 @@ elsewhere and does no arithmetic beyond what plotting needs (axis limits).
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 from collections.abc import Sequence
@@ -66,6 +67,30 @@ class Figure:
         return f"Figure({self.name!r}, {len(self.png)} bytes PNG)"
 
 
+# An executor drawing figures in other processes while this one computes, or None (draw here).
+# Set only by :func:`hydrocalc.report.build.figure_pool`; a drawing function then returns a
+# future of its Figure instead of the Figure.
+_POOL = None
+
+
+def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
+    """Run one drawing function in a worker process (module-level, so it pickles)."""
+    return globals()[func_name].__wrapped__(*args, **kwargs)
+
+
+def _poolable(func):
+    """Draw in :data:`_POOL` when one is set (returns a future), else here (the Figure)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        pool = _POOL
+        if pool is None:
+            return func(*args, **kwargs)
+        return pool.submit(_draw_in_worker, func.__name__, args, kwargs)
+
+    return wrapper
+
+
 def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex=False,
                left_in: float = 0.62, right_in: float = 0.22, bottom_in: float = 0.45,
                top_in: float = 0.1, wspace_in: float = 0.0, hspace_in: float = 0.0,
@@ -114,6 +139,7 @@ def _legend(ax, **kw):
         ax.legend(fontsize=7.5, frameon=False, **kw)
 
 
+@_poolable
 def line_figure(name: str, title: str, series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                 xlabel: str, ylabel: str, caption: str = "", height_in: float = 3.0,
                 xlim=None, drawstyle: str = "default") -> Figure:
@@ -132,6 +158,7 @@ def line_figure(name: str, title: str, series: Sequence[tuple[str, np.ndarray, n
     return render(fig, name, title, caption)
 
 
+@_poolable
 def hyetograph_figure(name: str, title: str,
                       storms: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], *,
                       caption: str = "") -> Figure:
@@ -160,6 +187,7 @@ def hyetograph_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
+@_poolable
 def hydrograph_comparison_figure(name: str, title: str,
                                  series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                                  caption: str = "", xlim=None, height_in: float = 2.6
@@ -184,6 +212,7 @@ def hydrograph_comparison_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
+@_poolable
 def stage_storage_discharge_figure(name: str, title: str, stage_ft: np.ndarray,
                                    storage_ft3: np.ndarray, discharge_cfs: np.ndarray, *,
                                    marks: Sequence[tuple[str, float]] = (),
@@ -207,6 +236,7 @@ def stage_storage_discharge_figure(name: str, title: str, stage_ft: np.ndarray,
     return render(fig, name, title, caption)
 
 
+@_poolable
 def accumulation_figure(name: str, title: str,
                         series: Sequence[tuple[str, np.ndarray, np.ndarray, float]], *,
                         caption: str = "") -> Figure:
@@ -228,6 +258,7 @@ def accumulation_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
+@_poolable
 def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections, *,
                                threshold_in: float, caption: str = "") -> Figure:
     """Daily rainfall bars with inspection dates marked by reason.
@@ -254,6 +285,7 @@ def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections
     return render(fig, name, title, caption)
 
 
+@_poolable
 def routing_figure(name: str, title: str,
                    series: Sequence[tuple[str, np.ndarray, np.ndarray]], *, caption: str = "",
                    xlim=None) -> Figure:
@@ -277,6 +309,7 @@ def routing_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
+@_poolable
 def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
                             caption: str = "") -> Figure:
     """Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
@@ -378,6 +411,7 @@ def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str
             "arrows": [(a, b) for a, b in edges if a in pos and b in pos]}
 
 
+@_poolable
 def routing_diagram_figure(name: str, title: str,
                            scenarios: Sequence[tuple[str, Sequence[tuple[str, str]],
                                                      Sequence[tuple[str, str]]]]) -> Figure:

@@ -417,6 +417,11 @@ def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
                  key_columns=["input"])
 
 
+# Figures still being drawn in worker processes: id(SectionResult) -> [(placeholder, future)];
+# resolved and removed by hydrocalc.report.build.finish_section.
+PENDING_FIGURES: dict[int, list] = {}
+
+
 class _Builder:
     """Builds one section: figures drawn or skipped, warnings collected."""
 
@@ -430,8 +435,12 @@ class _Builder:
         """Add a figure; when figures are off (verify), keep its name only."""
         if self.draw:
             fig = draw()
-            self.res.add_figure(Figure(name=name, title=title, png=fig.png,
-                                       caption=fig.caption))
+            if isinstance(fig, Figure):
+                self.res.add_figure(Figure(name=name, title=title, png=fig.png,
+                                           caption=fig.caption))
+            else:  # a future: drawn in another process, see build.figure_pool
+                placeholder = self.res.add_figure(Figure(name=name, title=title, png=b""))
+                PENDING_FIGURES.setdefault(id(self.res), []).append((placeholder, fig))
         else:
             self.res.add_figure(Figure(name=name, title=title, png=b""))
 

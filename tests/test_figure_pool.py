@@ -1,0 +1,43 @@
+"""Figures drawn in the report's process pool are the figures drawn in this process."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from hydrocalc.report import build
+from hydrocalc.report import figures as F
+from hydrocalc.report import sections as S
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "pelham" / "site.toml"
+KEYS = ["storms", "ponds"]
+
+
+def test_pool_figures_equal_in_process_figures():
+    here = {k: build.compute_section(k, EXAMPLE, KEYS) for k in KEYS}
+    with build.figure_pool(2) as pool:
+        if pool is None:
+            pytest.skip("no fork start method here: figures are drawn in-process")
+        assert F._POOL is pool
+        pending = {k: build.compute_section(k, EXAMPLE, KEYS, wait=False) for k in KEYS}
+        assert any(f.png == b"" for r in pending.values() for f in r.figures.values())
+        done = {k: build.finish_section(r) for k, r in pending.items()}
+    assert F._POOL is None
+    assert not S.PENDING_FIGURES
+    for k in KEYS:
+        assert list(done[k].figures) == list(here[k].figures)
+        for name, fig in here[k].figures.items():
+            assert fig.png, name
+            assert done[k].figures[name] == fig, name
+        assert [kind for kind, _ in done[k].blocks] == [kind for kind, _ in here[k].blocks]
+
+
+def test_drawing_error_in_a_worker_is_raised_when_the_section_is_finished():
+    with build.figure_pool(1) as pool:
+        if pool is None:
+            pytest.skip("no fork start method here")
+        fut = F.line_figure("bad", "Bad", [("x", [0.0, 1.0], [0.0])], xlabel="x", ylabel="y")
+        with pytest.raises(ValueError):
+            fut.result()
