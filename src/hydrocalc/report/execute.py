@@ -11,8 +11,10 @@
    file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
    background meanwhile.
 3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
-   and builds every section (tables, figures, warnings) in this process; their CSV tables,
-   PNG figures and JSON are written, and the sections are pickled to ``sections.pkl``.
+   and builds every section (tables, figures, warnings) in this process, the figures drawn
+   meanwhile by two forked worker processes (:func:`hydrocalc.report.build.figure_pool`);
+   as each section's figures are done, in report order, its CSV tables, PNG figures and
+   JSON are written and it is pickled to ``pickles/<key>.pkl``.
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
    ``results_file="sections.pkl"``, and executed with Papermill in the warm kernel (its
