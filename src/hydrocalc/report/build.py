@@ -3,8 +3,8 @@
 A report analyses its site **once**, in the process that runs ``hydrocalc report``:
 :func:`compute_sections` loads and analyses the site (:func:`hydrocalc.report.sections.context`)
 and builds every requested :class:`~hydrocalc.report.result.SectionResult`, figures included
-(in a report run the figures are drawn by a pool of worker processes, :func:`figure_pool`,
-while the next sections compute).
+(a report run may have the figures drawn by worker processes, :func:`figure_pool`, while
+the next sections compute).
 :func:`save_sections` pickles each into the report's staging folder (``pickles/<key>.pkl``),
 and its section notebook, executed by Papermill with ``results_file`` pointing at that file,
 only unpickles the section and displays it (while the next section is being computed). The pickle is written and read by the same run

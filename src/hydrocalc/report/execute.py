@@ -11,10 +11,11 @@
    file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
    background meanwhile.
 3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
-   and builds every section (tables, figures, warnings) in this process, the figures drawn
-   meanwhile by two forked worker processes (:func:`hydrocalc.report.build.figure_pool`);
-   as each section's figures are done, in report order, its CSV tables, PNG figures and
-   JSON are written and it is pickled to ``pickles/<key>.pkl``.
+   and builds every section (tables, figures, warnings) in this process (optionally with
+   the figures drawn by forked worker processes, ``figure_workers``, see
+   :func:`hydrocalc.report.build.figure_pool`); as each section's figures are done, in
+   report order, its CSV tables, PNG figures and JSON are written and it is pickled to
+   ``pickles/<key>.pkl``.
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
    ``results_file="sections.pkl"``, and executed with Papermill in the warm kernel (its
@@ -622,7 +623,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None, figure_workers: int = 2) -> ReportRun:
+               fresh_kernels: bool = False, echo=None, figure_workers: int = 0) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -649,9 +650,13 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
-    figure_workers : int, default 2
+    figure_workers : int, default 0
         Processes drawing the figures while this process computes the sections (see
-        :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process.
+        :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process. On a
+        2-core machine shared with other work the pool saved no wall time (the warm kernel
+        presenting the notebooks is the critical path) and cost about 1-3 s more CPU in all
+        (each worker imports matplotlib), so it is off by default; it can pay on a machine
+        with idle cores.
 
     Returns
     -------
