@@ -183,7 +183,7 @@ def cached_table(build, stage_storage, structure, dt_s: float, points: int):
         table = build(stage_storage, structure, dt_s, points)
         for _, _, q in table.parts:
             q.setflags(write=False)
-        if len(_TABLES) >= TABLE_CACHE_SIZE:
+        while _TABLES and len(_TABLES) >= TABLE_CACHE_SIZE:  # the least recently used
             _TABLES.pop(next(iter(_TABLES)))
     _TABLES[key] = table
     return table
