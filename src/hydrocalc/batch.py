@@ -81,7 +81,7 @@ _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass"
 _LOCAL = ("processes", "threads", "synchronous")
 #: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
 #: see :func:`default_task_memory_mb`. [MB]
-TASK_MEMORY_MB = 40.0
+TASK_MEMORY_MB = 20.0
 #: The same without numba (the numpy routing loop needs larger chunks to be efficient). [MB]
 TASK_MEMORY_MB_NUMPY = 1024.0
 #: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
@@ -803,7 +803,7 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         Show a progress bar on stderr.
     task_memory_mb : float, optional
         Memory target of the arrays of one sweep task (default
-        :func:`default_task_memory_mb`: 40 MB, 1 GB without numba). [MB]
+        :func:`default_task_memory_mb`: 20 MB, 1 GB without numba). [MB]
     worker_wait_s : float, default :data:`WORKER_WAIT_S`
         With a cluster: how long to wait for a worker, at the start and whenever every
         worker has left mid-run, before failing (InputError at the start; the pending
