@@ -310,7 +310,7 @@ def default_task_memory_mb(workers: int) -> float:
     With the compiled routing loop (numba, the ``batch`` extra) a chunk's cost per scenario
     hardly depends on its size, so chunks are kept small: a worker's libraries (numpy,
     pandas, pyarrow, scipy, numba) take about 230 MB, and :data:`TASK_MEMORY_MB` of arrays
-    keeps the worker near 300 MB. Without numba the per-step cost of the numpy loop is
+    keeps the worker under 300 MB. Without numba the per-step cost of the numpy loop is
     amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
     is used. ``--memory-mb`` overrides either.
     """
