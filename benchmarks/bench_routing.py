@@ -136,6 +136,32 @@ def run(n_ponds: int = 1000, swmm_sample: int = 24, loop_sample: int = 120,
     out["speedup_batch_vs_loop"] = out["loop_median_per_pond_storm_ms"] / out[
         "batch_per_pond_storm_ms"]
 
+    # tailwater: constant (batch, one table per pond) and series (route_reservoir, one
+    # table row per step), against the free outfall on the same ponds and storms
+    tw_const = np.array([0.5 * min(d.lowest_ft for d in st.leaves() if d.lowest_ft > 0)
+                         for st in structures])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        route_reservoirs(q, DT_HR, ponds, structures, tailwater_ft=tw_const)
+        out["batch_constant_tailwater_per_pond_storm_ms"] = (
+            1e3 * (time.perf_counter() - t0) / (m * k))
+        free_t, series_t = [], []
+        for i_s, j_p in picks[: max(1, loop_sample // 4)]:
+            tw = (np.array([0.0, 2.0, 6.0, DURATION_HR]),
+                  np.array([0.0, 1.0, 0.5, 0.0]) * tw_const[j_p])
+            inflow = Hydrograph(t, q[i_s, j_p])
+            t0 = time.perf_counter()
+            route_reservoir(inflow, ponds[j_p], structures[j_p])
+            free_t.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            route_reservoir(inflow, ponds[j_p], structures[j_p], tailwater_ft=tw)
+            series_t.append(time.perf_counter() - t0)
+    out["tailwater_constant_batch_factor"] = (out["batch_constant_tailwater_per_pond_storm_ms"]
+                                              / out["batch_per_pond_storm_ms"])
+    out["tailwater_series_single_factor"] = statistics.median(series_t) / statistics.median(free_t)
+    out["tailwater_series_single_median_ms"] = 1e3 * statistics.median(series_t)
+
     # SWMM 5 via pyswmm
     try:
         import pyswmm  # noqa: F401
@@ -179,6 +205,10 @@ def _print(out: dict) -> None:
     print(f"  loop of route_reservoir: {out['loop_median_per_pond_storm_ms']:.2f} ms median "
           f"per pond-storm -> batch {out['speedup_batch_vs_loop']:.0f}x faster; max rel. "
           f"peak difference {out['loop_vs_batch_max_rel_diff_peak']:.1e}")
+    print(f"  tailwater: constant, batch {out['batch_constant_tailwater_per_pond_storm_ms']:.3f} "
+          f"ms per pond-storm ({out['tailwater_constant_batch_factor']:.2f}x the free outfall); "
+          f"series, route_reservoir {out['tailwater_series_single_median_ms']:.1f} ms median "
+          f"({out['tailwater_series_single_factor']:.2f}x the free outfall)")
     if isinstance(out.get("swmm"), str):
         print(f"  SWMM: {out['swmm']}")
     for key, val in out.items():

@@ -167,6 +167,180 @@ def _device_flows(xs, table, scale, count):
     return devices
 
 
+def _pond_hydraulics(pond, res):
+    """Row fields of a pond's water levels and tailwater for storm ``i``: bottom, peak and
+    top elevations (None for a pond given by stage only), the tailwater kind ("free",
+    "constant", "series") and its peak level in the file's frame, and reverse flow."""
+    datum = getattr(pond, "bottom_elevation_ft", None)
+    tw = getattr(pond, "tailwater", None)
+    kind = getattr(pond, "tailwater_kind", "free")
+    if tw is None:
+        tw_peak = None
+    elif isinstance(tw, float):
+        tw_peak = tw + (datum or 0.0)
+    else:
+        tw_peak = max(tw[1]) + (datum or 0.0)
+    batch, j = res.get("_batch"), res.get("_index")
+    out_q = None if batch is None or batch.outflow_cfs is None else batch.outflow_cfs[:, j]
+
+    singles = res.get("_results")
+
+    def fields(i, peak_stage, top):
+        if singles is not None:
+            r = singles[i]
+            return {
+                "bottom_elevation_ft": datum,
+                "peak_elevation_ft": None if datum is None else datum + peak_stage,
+                "top_elevation_ft": None if datum is None else datum + top,
+                "tailwater": kind,
+                "peak_tailwater_ft": (r.peak_tailwater_ft if kind == "interconnected"
+                                      else tw_peak),
+                "reverse_flow": bool(r.reverse_flow),
+                "peak_reverse_cfs": float(r.peak_reverse_cfs) * pond.count,
+            }
+        rev = 0.0 if out_q is None else max(-float(out_q[i].min()), 0.0) * pond.count
+        rev = rev if rev > 1e-6 else 0.0   # round-off below an empty pond is not a flow
+        return {
+            "bottom_elevation_ft": datum,
+            "peak_elevation_ft": None if datum is None else datum + peak_stage,
+            "top_elevation_ft": None if datum is None else datum + top,
+            "tailwater": kind, "peak_tailwater_ft": tw_peak,
+            "reverse_flow": rev > 0.0, "peak_reverse_cfs": rev,
+        }
+    return fields
+
+
+def _route_pair(net, a_id: str, b_id: str, time_hr, dt_hr: float) -> None:
+    """Route pond ``a_id`` and the pond ``b_id`` it discharges into together, storm by
+    storm and variant by variant, and replace both ponds' series (site-file ponds are in
+    stages; both are put back in elevations so the devices see the right relative level)."""
+    import warnings
+
+    from hydrocalc.hydrograph import Hydrograph
+    from hydrocalc.interconnected import route_interconnected
+    from hydrocalc.outlets import unique_names
+    from hydrocalc.routing import RoutingResult
+
+    for u, sc in enumerate(net.scs):
+        a, b = sc.nodes[a_id], sc.nodes[b_id]
+        za, zb = a.bottom_elevation_ft, b.bottom_elevation_ft
+        ss_a, ss_b = a.stage_storage.with_datum(za), b.stage_storage.with_datum(zb)
+        st_a, st_b = a.structure(), b.structure()
+        tw_b = None if b.tailwater is None else b.tailwater + zb
+        res_a, res_b = net.ponds[u][a_id], net.ponds[u][b_id]
+        m = net.m
+        out = {k: {f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
+               for k in "ab"}
+        flows = {"a": {}, "b": {}}
+        results = {"a": [], "b": []}
+        mb = {"a": np.empty(m), "b": np.empty(m)}
+        for i in range(m):
+            q_up = net.inn[a_id][i, u]
+            local = np.clip(net.inn[b_id][i, u] - net.pond_out[a_id][i, u], 0.0, None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = route_interconnected(
+                    Hydrograph(time_hr, q_up), ss_a, st_a.shifted(za), ss_b, st_b.shifted(zb),
+                    inflow_down=Hydrograph(time_hr, local), initial_stage_up_ft=a.initial_stage_ft,
+                    initial_stage_down_ft=b.initial_stage_ft, tailwater_ft=tw_b)
+            tw_a = r.stage_down_ft + (zb - za)            # B's level in A's stage frame
+            comps_a = st_a.bind(a.stage_storage)._components_tw(r.stage_up_ft, tw_a)
+            sb = st_b.bind(b.stage_storage)
+            comps_b = (sb._components(r.stage_down_ft) if b.tailwater is None else
+                       sb._components_tw(r.stage_down_ft, np.full(r.stage_down_ft.shape,
+                                                                  b.tailwater)))
+            for key, comps in (("a", comps_a), ("b", comps_b)):
+                for nm, (_, q) in zip(unique_names([d for d, _ in comps]), comps):
+                    flows[key].setdefault(nm, np.empty((m, net.nt)))[i] = q
+            series = {"a": (q_up, r.link_cfs + r.discarded_up_cfs, r.link_cfs,
+                            r.discarded_up_cfs, r.stage_up_ft, r.storage_up_ft3,
+                            r.mass_balance_error_up_pct, a, za, r.elevation_down_ft),
+                      "b": (net.inn[b_id][i, u] - net.pond_out[a_id][i, u] + r.link_cfs,
+                            r.outflow_down_cfs, r.outflow_down_cfs,
+                            np.zeros_like(r.outflow_down_cfs), r.stage_down_ft,
+                            r.storage_down_ft3, r.mass_balance_error_down_pct, b, zb,
+                            None if tw_b is None else np.full(r.time_hr.shape, tw_b))}
+            for key, (qin, qout, prim, disc, stage, stor, err, pond, z, tw) in series.items():
+                out[key]["stage"][i], out[key]["storage"][i] = stage, stor
+                out[key]["primary"][i], out[key]["disc"][i] = prim, disc
+                mb[key][i] = err
+                top = pond.stage_storage.top_stage_ft
+                rev = float(max(-prim.min(), 0.0))
+                results[key].append(RoutingResult(
+                    time_hr=r.time_hr, inflow_cfs=qin, outflow_cfs=qout, stage_ft=stage,
+                    storage_ft3=stor, primary_cfs=prim, discarded_cfs=disc,
+                    device_flows_cfs={nm: v[i] for nm, v in flows[key].items()},
+                    peak_outflow_cfs=float(qout.max()),
+                    time_of_peak_outflow_hr=float(r.time_hr[int(np.argmax(qout))]),
+                    peak_primary_cfs=float(prim.max()), peak_stage_ft=float(stage.max()),
+                    time_of_peak_stage_hr=float(r.time_hr[int(np.argmax(stage))]),
+                    peak_storage_ft3=float(stor.max()), peak_inflow_cfs=float(qin.max()),
+                    time_of_peak_inflow_hr=float(r.time_hr[int(np.argmax(qin))]),
+                    mass_balance_error_pct=float(err), overtopped=bool(stage.max() > top),
+                    top_stage_ft=top, freeboard_ft=top - float(stage.max()), dt_hr=dt_hr,
+                    name=pond.id, datum_ft=z, tailwater_ft=tw, reverse_flow=rev > 1e-6,
+                    peak_reverse_cfs=rev if rev > 1e-6 else 0.0))
+        for key, res, nid in (("a", res_a, a_id), ("b", res_b, b_id)):
+            o = out[key]
+            res.update({
+                "primary_cfs": o["primary"], "discarded_cfs": o["disc"], "stage_ft": o["stage"],
+                "storage_ft3": o["storage"], "device_cfs": flows[key],
+                "overtopped": np.array([rr.overtopped for rr in results[key]]),
+                "mass_balance_error_pct": mb[key], "_results": results[key], "_pair": True})
+            net.pond_out[nid][:, u] = o["primary"]
+
+
+def _single_device_flows(results, scale, count):
+    """Device flows (m, nt) of a pond routed one storm at a time (see _device_flows)."""
+    def devices():
+        flows = {}
+        for nm in results[0].device_flows_cfs:
+            q = np.stack([r.device_flows_cfs[nm] for r in results])
+            q[np.abs(q) < scale] = 0.0
+            flows[nm] = q * count
+        return flows
+    return devices
+
+
+def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
+    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
+    by :func:`hydrocalc.routing.route_reservoir` (same table, stage frame); their series
+    replace the batch's (free-outfall) ones."""
+    import dataclasses
+    import warnings
+
+    from hydrocalc import routing
+    from hydrocalc.hydrograph import Hydrograph
+
+    nt = q.shape[-1]
+    t = dt_hr * np.arange(nt)
+    results = {}
+    out = {k: np.array(getattr(batch, k)) for k in (
+        "outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs", "time_of_peak_outflow_hr",
+        "peak_stage_ft", "peak_storage_ft3", "mass_balance_error_pct", "overtopped")}
+    for j in series:
+        pond = items[j][0]
+        results[j] = []
+        for i in range(q.shape[0]):
+            with warnings.catch_warnings():   # reverse flow and overtopping reported per row
+                warnings.simplefilter("ignore")
+                r = routing.route_reservoir(Hydrograph(t, q[i, j]), pond.stage_storage,
+                                            pond.structure(), initial_stage_ft=h0[i, j],
+                                            tailwater_ft=pond.tailwater,
+                                            flap_gate=bool(pond.flap_gate))
+            out["outflow_cfs"][i, j] = r.outflow_cfs
+            out["stage_ft"][i, j] = r.stage_ft
+            out["storage_ft3"][i, j] = r.storage_ft3
+            out["peak_outflow_cfs"][i, j] = r.peak_outflow_cfs
+            out["time_of_peak_outflow_hr"][i, j] = r.time_of_peak_outflow_hr
+            out["peak_stage_ft"][i, j] = r.peak_stage_ft
+            out["peak_storage_ft3"][i, j] = r.peak_storage_ft3
+            out["mass_balance_error_pct"][i, j] = r.mass_balance_error_pct
+            out["overtopped"][i, j] = r.overtopped
+            results[j].append(r)
+    return dataclasses.replace(batch, **out), results
+
+
 def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
 
@@ -184,10 +358,22 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     for j, (pond, inflow) in enumerate(items):
         np.divide(inflow, pond.count, out=q[:, j])
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _ in items], dtype=float), (m, k))
+    # a constant tailwater goes into the batch (one table per pond); a series is routed pond
+    # by pond below (its table changes every step); NaN = free outfall (stages: the site
+    # parser converts elevations to stages above each pond's bottom)
+    tw = [getattr(p, "tailwater", None) for p, _ in items]
+    tw_const = np.array([t if isinstance(t, float) else np.nan for t in tw])
+    flaps = [bool(getattr(p, "flap_gate", False)) for p, _ in items]
     # overtopping is reported per pond and storm by _check_ponds
     batch = routing.route_reservoirs(q, dt_hr, [p.stage_storage for p, _ in items],
                                      [p.structure() for p, _ in items], initial_stage_ft=h0,
-                                     overtopping_warning=False)
+                                     overtopping_warning=False,
+                                     tailwater_ft=None if np.isnan(tw_const).all() else tw_const,
+                                     flap_gate=flaps)
+    series = [j for j, t in enumerate(tw) if t is not None and not isinstance(t, float)]
+    singles = {}
+    if series:
+        batch, singles = _route_series_tailwater(batch, q, dt_hr, items, series, h0)
     del q
     tables = batch._tables
     out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
@@ -198,6 +384,9 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     xs += out_q
     discarded = np.zeros_like(out_q)
     for j, table in enumerate(tables):
+        if j in singles:
+            discarded[:, j] = [r.discarded_cfs for r in singles[j]]
+            continue
         for _, kind, qq in table.parts:
             if kind == "discarded":
                 discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
@@ -217,12 +406,14 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
             "discarded_cfs": discarded[:, j],
             "stage_ft": batch.stage_ft[:, j],
             "storage_ft3": storage[:, j],
-            "device_cfs": _DeviceFlows(_device_flows(xs[:, j], table=tables[j],
-                                                     scale=scale[:, j], count=count)),
+            "device_cfs": _DeviceFlows(
+                _device_flows(xs[:, j], table=tables[j], scale=scale[:, j], count=count)
+                if j not in singles else
+                _single_device_flows(singles[j], scale=scale[:, j], count=count)),
             "overtopped": np.asarray(batch.overtopped[:, j], dtype=bool),
             "mass_balance_error_pct": np.asarray(batch.mass_balance_error_pct[:, j],
                                                  dtype=float),
-            "_batch": batch, "_index": j, "_results": None,
+            "_batch": batch, "_index": j, "_results": singles.get(j),
         })
     return out, primary
 
@@ -465,6 +656,12 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
                 net.ponds[u][nid] = res
                 if u == 0:  # the variants of one pond are consecutive items
                     net.pond_out[nid] = primary[:, j:j + net.nv]
+            # a pond routed at this level whose upstream pond feels its level (backwater):
+            # the pair is routed again, together (hydrocalc.interconnected)
+            for net, _, nid in keys:
+                up = [p.id for p in net.first.ponds if p.to == nid and p.backwater]
+                if up and not net.ponds[0][nid].get("_pair"):
+                    _route_pair(net, up[0], nid, time_hr, dt)
     out = {}
     for name, net in nets.items():
         net.sweep(dt, None, final=True)
@@ -1292,6 +1489,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
             disc = _integrate(res["discarded_cfs"], dt)
             stage_pk = res["stage_ft"].max(axis=1)
             stor_pk = res["storage_ft3"].max(axis=1)
+            hyd = _pond_hydraulics(pond, res)
             for i, storm in enumerate(names):
                 row = {
                     "scenario": name, "storm": storm, "pond": pid,
@@ -1307,6 +1505,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
                     "overtopped": bool(res["overtopped"][i]),
                     "mass_balance_error_pct": float(res["mass_balance_error_pct"][i]),
                 }
+                row.update(hyd(i, float(stage_pk[i]), top))
                 for dev, q in res["device_cfs"].items():
                     row[f"peak_{dev}_cfs"] = float(q[i].max())
                 pond_rows.append(row)

@@ -37,6 +37,8 @@ References
 .. [4] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
    *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, 2012,
    Ch. 3 (outlet control, full flow: H = [1 + ke + 29 n^2 L / R^(4/3)] V^2 / 2g).
+.. [5] Villemonte, J.R., "Submerged-weir discharge studies", *Engineering News-Record*,
+   vol. 139, no. 26, pp. 54-56, 25 December 1947 (Q/Q1 = [1 - (H2/H1)^n]^0.385).
 """
 
 from __future__ import annotations
@@ -53,11 +55,16 @@ __all__ = [
     "vnotch_weir_flow",
     "full_pipe_flow",
     "manning_full_pipe_flow",
+    "villemonte_factor",
 ]
 
-#: Manning's constant in US customary units, 1.486 ft^(1/3)/s (HDS-5 writes 1.49 / 1.486).
-MANNING_KU = 1.486
-#: Friction-loss constant of HDS-5's full-flow equation: 2 g / ku^2 = 29.16 (printed 29).
+#: Manning's constant in US customary units, 1.49 ft^(1/3)/s: the one value used across the
+#: package (Tc channel flow, reaches, pipes, barrels). It is the value of TR-55 (1986) Eq. 3-4
+#: and NEH 630 Ch. 15, so the NRCS worked examples reproduce at their printed precision; the
+#: unrounded conversion (1 m / 0.3048 m)^(1/3) = 1.4859 (Chow, *Open-Channel Hydraulics*,
+#: 1959, Sec. 6-2; FHWA HDS-5, 2012, Ch. 3: k_u = 1.486) is 0.27 % lower.
+MANNING_KU = 1.49
+#: Friction-loss constant of HDS-5's full-flow equation: 2 g / ku^2 = 29.01 (printed 29).
 _KF_CONSTANT = 2.0 * GRAVITY_FT_S2 / MANNING_KU**2
 
 
@@ -206,7 +213,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
        H = \left(1 + k_e + \frac{29\,n^2 L}{R^{4/3}}\right)\frac{V^2}{2g}, \qquad
        Q = A V, \quad A = \pi D^2 / 4, \quad R = D / 4
 
-    (29 is 2g/1.486^2 = 29.16, used unrounded here).
+    (29 is 2g/k_u^2 = 29.01 with k_u = 1.49, used unrounded here).
 
     Parameters
     ----------
@@ -233,7 +240,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
     Examples
     --------
     >>> round(full_pipe_flow(2.0, 1.5, 50.0), 3)
-    12.915
+    12.928
     """
     h = np.clip(as_float_array(head_ft, "head_ft"), 0.0, None)
     d = float(as_float_array(diameter_ft, "diameter_ft", lower=0.0, lower_inclusive=False))
@@ -246,7 +253,7 @@ def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float,
 
 
 def manning_full_pipe_flow(diameter_ft: float, slope_ftft: float, *, n: float = 0.013) -> float:
-    r"""Manning capacity of a circular pipe flowing just full, Q = (1.486/n) A R^(2/3) S^(1/2).
+    r"""Manning capacity of a circular pipe flowing just full, Q = (1.49/n) A R^(2/3) S^(1/2).
 
     Parameters
     ----------
@@ -269,9 +276,59 @@ def manning_full_pipe_flow(diameter_ft: float, slope_ftft: float, *, n: float = 
     Examples
     --------
     >>> round(manning_full_pipe_flow(1.5, 0.01), 3)
-    10.504
+    10.533
     """
     d = float(as_float_array(diameter_ft, "diameter_ft", lower=0.0, lower_inclusive=False))
     s = float(as_float_array(slope_ftft, "slope_ftft", lower=0.0))
     area = np.pi * d**2 / 4.0
     return float(MANNING_KU / n * area * (d / 4.0) ** (2.0 / 3.0) * np.sqrt(s))
+
+
+def villemonte_factor(upstream_head_ft: npt.ArrayLike, downstream_head_ft: npt.ArrayLike,
+                      exponent: float = 1.5):
+    r"""Villemonte's submerged-weir reduction factor, Q_s / Q_free = [1 - (H2/H1)^n]^0.385.
+
+    Parameters
+    ----------
+    upstream_head_ft : array_like
+        Head H1 of the upstream water level above the crest (or invert). [ft]
+    downstream_head_ft : array_like
+        Head H2 of the downstream (tailwater) level above the same crest; <= 0 is a free
+        outfall. [ft]
+    exponent : float, default 1.5
+        n, the exponent of the weir's free-flow equation Q = C H^n: 1.5 for rectangular
+        weirs, 2.5 for V-notch weirs. [-]
+
+    Returns
+    -------
+    float or ndarray
+        Factor in [0, 1]: 1 when H2 <= 0, 0 when H2 >= H1 (no head difference). [-]
+
+    Notes
+    -----
+    Villemonte (1947) [5]_, from sharp-crested weir tests: :math:`Q_s = Q_1 [1 - (H_2/H_1)^n]
+    ^{0.385}`, with :math:`Q_1` the free discharge at the upstream head :math:`H_1`. SWMM 5
+    applies the same equation to submerged weirs and to partly submerged orifices ([3]_
+    ``weir_getInflow``, ``orifice_getInflow``).
+
+    Examples
+    --------
+    >>> round(float(villemonte_factor(1.0, 0.5)), 4)      # (1 - 0.5**1.5)**0.385
+    0.8454
+    >>> float(villemonte_factor(1.0, -0.2))
+    1.0
+    """
+    h1 = as_float_array(upstream_head_ft, "upstream_head_ft")
+    h2 = as_float_array(downstream_head_ft, "downstream_head_ft")
+    return like(_villemonte(h1, h2, float(exponent)), upstream_head_ft)
+
+
+def _villemonte(h1: np.ndarray, h2: np.ndarray, n: float) -> np.ndarray:
+    """Villemonte factor on float arrays (no validation); see :func:`villemonte_factor`."""
+    h1, h2 = np.broadcast_arrays(np.asarray(h1, dtype=float), np.asarray(h2, dtype=float))
+    out = np.where(h2 >= h1, 0.0, 1.0)      # no head difference: no flow; H2 <= 0: free
+    part = (h2 > 0.0) & (h2 < h1)           # only the submerged points need the powers
+    if part.any():
+        ratio = h2[part] / h1[part]
+        out[part] = (1.0 - ratio**n) ** 0.385
+    return out

@@ -2,7 +2,11 @@ r"""Outlet devices of detention ponds and their stage-discharge ratings.
 
 Each device is a small frozen object with a ``discharge_cfs(stage_ft)`` method, vectorized
 over stage. Stage is measured from the pond bottom (0), the same datum as
-:class:`hydrocalc.routing.StageStorage`. Devices discharge freely (no tailwater).
+:class:`hydrocalc.routing.StageStorage` (a pond given in elevations is routed with its
+devices moved into that frame by :meth:`Device.shifted`). Devices discharge freely unless a
+tailwater level is given (``discharge_cfs(stage_ft, tailwater_ft=...)``): orifices and barrels
+then use the head difference, weirs Villemonte's submergence factor, and a tailwater above the
+pond level drives flow back into the pond (negative discharge).
 
 * :class:`CircularOrifice`, :class:`RectangularOrifice`: vertical orifices,
   Q = cd A sqrt(2 g h) with h to the centre of the opening once the crown is submerged; while
@@ -70,7 +74,7 @@ import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, check_choice, fmt_value, like
 from hydrocalc.errors import InputError
-from hydrocalc.hydraulics import MANNING_KU, _KF_CONSTANT
+from hydrocalc.hydraulics import MANNING_KU, _KF_CONSTANT, _villemonte
 from hydrocalc.units import GRAVITY_FT_S2, IN_PER_FT, S_PER_HR
 
 __all__ = [
@@ -133,23 +137,45 @@ class Device:
     kind = "primary"
     name: str
 
-    def discharge_cfs(self, stage_ft: npt.ArrayLike):
+    def discharge_cfs(self, stage_ft: npt.ArrayLike, tailwater_ft: npt.ArrayLike | None = None):
         """Discharge at ``stage_ft`` (stage above the pond bottom). [ft3/s]
 
         Parameters
         ----------
         stage_ft : array_like
             Water level above the pond bottom. [ft]
+        tailwater_ft : array_like, optional
+            Downstream water level in the same frame (stage above the pond bottom; may be
+            negative, i.e. below the bottom). None: free outfall. [ft]
 
         Returns
         -------
         float, ndarray or Series
-            Discharge, following the container of ``stage_ft``. [ft3/s]
+            Discharge, following the container of ``stage_ft``; negative when the tailwater
+            is above the pond level and drives flow back into the pond. [ft3/s]
         """
-        return like(self._flow(_stage(stage_ft)), stage_ft)
+        stage = _stage(stage_ft)
+        if tailwater_ft is None:
+            return like(self._flow(stage), stage_ft)
+        tw = as_float_array(tailwater_ft, "tailwater_ft")
+        stage, tw = np.broadcast_arrays(stage, tw)
+        return like(self._flow_tw(stage, tw), stage_ft)
 
     def _flow(self, stage: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _flow_tw(self, stage: np.ndarray, tw: np.ndarray) -> np.ndarray:
+        """Discharge with a tailwater ``tw`` (stage frame); default: the free rating when the
+        tailwater is below the device, else a refusal (device without a submerged rule)."""
+        raise InputError(f"{type(self).__name__} '{self.name}' has no tailwater rule; got a "
+                         "tailwater. Route it with a free outfall")
+
+    def shifted(self, by_ft: float) -> "Device":
+        """A copy with every invert and crest moved by ``by_ft`` (e.g. from elevations to
+        stages above the pond bottom: ``by_ft = -bottom elevation``)."""
+        changes = {k: getattr(self, k) + by_ft for k in ("invert_ft", "crest_ft")
+                   if hasattr(self, k)}
+        return dataclasses.replace(self, **changes) if changes else self
 
     @property
     def lowest_ft(self) -> float:  # pragma: no cover - abstract
@@ -172,6 +198,29 @@ class Device:
     def _components(self, stage: np.ndarray) -> list[tuple["Device", np.ndarray]]:
         """(device, flow) for every elementary device, after any series cap."""
         return [(self, self._flow(stage))]
+
+    def _components_tw(self, stage: np.ndarray,
+                       tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
+        """(device, flow) with a tailwater ``tw`` (stage frame). On a 2-D grid the rows
+        (first axis) hold one tailwater each and every row the same stages; rows whose
+        tailwater is at or below :attr:`free_below_ft` take the free rating,
+        which is then identical, so only the rows the tailwater reaches are evaluated."""
+        free_below = self.free_below_ft
+        if np.ndim(stage) == 2 and stage.shape[0] > 1:
+            wet = tw[:, 0] > free_below
+            if not wet.all():
+                q = np.broadcast_to(self._flow(stage[0]), stage.shape).copy()
+                if wet.any():
+                    q[wet] = self._flow_tw(stage[wet], tw[wet])
+                return [(self, q)]
+        elif not (tw > free_below).any():
+            return [(self, self._flow(stage))]
+        return [(self, self._flow_tw(stage, tw))]
+
+    @property
+    def free_below_ft(self) -> float:
+        """A tailwater at or below this stage leaves the rating free (identical). [ft]"""
+        return self.lowest_ft
 
     def __add__(self, other):
         if isinstance(other, Device):
@@ -225,6 +274,21 @@ class _VerticalOrifice(Device):
         head = np.clip(stage - (self.invert_ft + height / 2.0), 0.0, None)
         submerged = stage >= self.crown_ft
         return np.where(submerged, c_orif * np.sqrt(head), c_weir * frac**1.5)
+
+    def _flow_tw(self, stage, tw):
+        # SWMM 5 orifice_getInflow [3]_: h1/h2 the higher/lower level, flow from h1 to h2;
+        # inlet fully submerged: head = h1 - max(h2, centre); partly submerged: weir-type
+        # flow reduced by Villemonte's factor (exponent 1.5) when h2 is above the invert.
+        height = self.height_ft
+        c_orif = self.cd * self.area_ft2 * _SQRT_2G
+        c_weir = c_orif * np.sqrt(height / 2.0)
+        h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
+        sign = np.where(stage >= tw, 1.0, -1.0)
+        inv = self.invert_ft
+        frac = np.clip((h1 - inv) / height, 0.0, 1.0)
+        head = np.clip(h1 - np.maximum(h2, inv + height / 2.0), 0.0, None)
+        weir = c_weir * frac * np.sqrt(frac) * _villemonte(h1 - inv, h2 - inv, 1.5)
+        return sign * np.where(h1 >= self.crown_ft, c_orif * np.sqrt(head), weir)
 
 
 _ORIFICE_NOTES = r"""
@@ -435,6 +499,9 @@ class RectangularWeir(Device):
                          0.4 * self.length_ft)
         return self.cw * eff * head**1.5
 
+    def _flow_tw(self, stage, tw):
+        return _submerged_weir(self, stage, tw, 1.5)
+
 
 @dataclass(frozen=True, eq=False)
 class VNotchWeir(Device):
@@ -497,6 +564,9 @@ class VNotchWeir(Device):
         head = np.clip(stage - self.crest_ft, 0.0, None)
         return self.cw * np.tan(np.radians(self.angle_deg) / 2.0) * head**2.5
 
+    def _flow_tw(self, stage, tw):
+        return _submerged_weir(self, stage, tw, 2.5)
+
 
 @dataclass(frozen=True, eq=False)
 class BroadCrestedWeir(Device):
@@ -556,6 +626,9 @@ class BroadCrestedWeir(Device):
     def _flow(self, stage):
         head = np.clip(stage - self.crest_ft, 0.0, None)
         return self.cw * self.length_ft * head**1.5
+
+    def _flow_tw(self, stage, tw):
+        return _submerged_weir(self, stage, tw, 1.5)
 
 
 @dataclass(frozen=True, eq=False)
@@ -644,6 +717,19 @@ class Riser(Device):
         q_orifice = self.cd * np.pi * d**2 / 4.0 * _SQRT_2G * np.sqrt(head)
         return np.minimum(q_weir, q_orifice)
 
+    def _flow_tw(self, stage, tw):
+        # weir over the rim reduced by Villemonte's factor; orifice through the top with the
+        # head difference to the higher of the tailwater and the rim
+        d = self.diameter_in / IN_PER_FT
+        h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
+        sign = np.where(stage >= tw, 1.0, -1.0)
+        head = np.clip(h1 - self.crest_ft, 0.0, None)
+        q_weir = (self.cw * np.pi * d * head**1.5
+                  * _villemonte(head, h2 - self.crest_ft, 1.5))
+        dh = np.clip(h1 - np.maximum(h2, self.crest_ft), 0.0, None)
+        q_orifice = self.cd * np.pi * d**2 / 4.0 * _SQRT_2G * np.sqrt(dh)
+        return sign * np.minimum(q_weir, q_orifice)
+
 
 @dataclass(frozen=True, eq=False)
 class Barrel(Device):
@@ -689,7 +775,7 @@ class Barrel(Device):
       H = [1 + ke + 29 n^2 L / R^(4/3)] V^2 / 2g with H = stage - (outlet invert + D), i.e.
       the hydraulic grade line at the outlet crown (HDS-5's h_o = (dc + D)/2 with dc = D,
       conservative), and (b) the Manning capacity of the barrel flowing just full
-      (1.486/n) A R^(2/3) S^(1/2), which a sloping barrel carries part-full before it
+      (1.49/n) A R^(2/3) S^(1/2), which a sloping barrel carries part-full before it
       pressurises.
 
     Tailwater is ignored (free outfall). Both parts are continuous and non-decreasing in
@@ -760,6 +846,31 @@ class Barrel(Device):
         manning = MANNING_KU / self.n * area * (d / 4.0) ** (2.0 / 3.0) * np.sqrt(self.slope_ftft)
         outlet = np.maximum(full, manning)
         return np.where(stage > self.invert_ft, np.minimum(inlet, outlet), 0.0)
+
+    @property
+    def free_below_ft(self) -> float:
+        return min(self.invert_ft, self.outlet_invert_ft + self.diameter_ft)
+
+    def _flow_tw(self, stage, tw):
+        # Forward (pond above tailwater): inlet control as without tailwater; outlet control
+        # by the full-flow energy equation with h_o = max(TW, outlet crown) (HDS-5 Ch. 3), the
+        # Manning just-full capacity only while the tailwater is below the outlet crown.
+        # Reverse (tailwater above the pond): full flow back with the head from the tailwater
+        # to the higher of the pond level and the inlet crown.
+        d = self.diameter_ft
+        area = np.pi * d**2 / 4.0
+        kf = _KF_CONSTANT * self.n**2 * self.length_ft / (d / 4.0) ** (4.0 / 3.0)
+        resist = 1.0 + self.ke + kf
+        crown_out = self.outlet_invert_ft + d
+        inlet = CircularOrifice(self.diameter_in, self.invert_ft, cd=self.cd)._flow(stage)
+        head = np.clip(stage - np.maximum(tw, crown_out), 0.0, None)
+        full = area * np.sqrt(2.0 * GRAVITY_FT_S2 * head / resist)
+        manning = MANNING_KU / self.n * area * (d / 4.0) ** (2.0 / 3.0) * np.sqrt(self.slope_ftft)
+        outlet = np.where(tw < crown_out, np.maximum(full, manning), full)
+        fwd = np.where(stage > self.invert_ft, np.minimum(inlet, outlet), 0.0)
+        back_head = np.clip(tw - np.maximum(stage, self.invert_ft + d), 0.0, None)
+        back = area * np.sqrt(2.0 * GRAVITY_FT_S2 * back_head / resist)
+        return np.where(stage >= tw, fwd, -back)
 
 
 # -- exfiltration --------------------------------------------------------------------------
@@ -842,6 +953,13 @@ class Exfiltration(Device):
             area = np.full(np.shape(stage), ss._area_ext(np.array([0.0]))[0])
         rate_fps = self.rate_in_hr / IN_PER_FT / S_PER_HR
         return np.where(stage > 0.0, rate_fps * area, 0.0)
+
+    def _flow_tw(self, stage, tw):
+        return self._flow(stage)   # to the ground: the tailwater does not act on it
+
+    @property
+    def free_below_ft(self) -> float:
+        return np.inf
 
 
 # -- composite -----------------------------------------------------------------------------
@@ -928,6 +1046,29 @@ class OutletStructure(Device):
         return OutletStructure([d.bind(stage_storage) for d in self.devices],
                                barrel=self.barrel, name=self.name)
 
+    def shifted(self, by_ft: float) -> "OutletStructure":
+        return OutletStructure([d.shifted(by_ft) for d in self.devices],
+                               barrel=None if self.barrel is None else self.barrel.shifted(by_ft),
+                               name=self.name)
+
+    def _components_tw(self, stage, tw):
+        """(device, flow) with a tailwater ``tw``. Devices feeding a barrel see the same
+        tailwater (the box level is taken as the tailwater); series rule on magnitudes:
+        |Q| = min(|sum of devices|, |barrel|), both signed by the pond-tailwater difference."""
+        parts = [pair for d in self.devices for pair in d._components_tw(stage, tw)]
+        if self.barrel is None:
+            return parts
+        total = np.sum([q for _, q in parts], axis=0)
+        cap = self.barrel._flow_tw(stage, tw)
+        mag = np.minimum(np.abs(total), np.abs(cap))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(np.abs(total) > mag, mag / np.where(total != 0, np.abs(total), 1.0),
+                             1.0)
+        return [(dev, q * scale) for dev, q in parts]
+
+    def _flow_tw(self, stage, tw):
+        return np.sum([q for _, q in self._components_tw(stage, tw)], axis=0)
+
     def leaves(self) -> list[Device]:
         return [leaf for d in self.devices for leaf in d.leaves()]
 
@@ -949,6 +1090,16 @@ class OutletStructure(Device):
         stage = _stage(stage_ft)
         names = unique_names([dev for dev, _ in self._components(stage)])
         return {n: q for n, (_, q) in zip(names, self._components(stage))}
+
+
+def _submerged_weir(dev, stage, tw, exponent):
+    """Weir flow with a tailwater: the free equation at the higher level's head times
+    Villemonte's factor [1 - (H2/H1)^n]^0.385 (Villemonte 1947; SWMM 5 ``weir_getInflow``),
+    negative (back into the pond) when the tailwater is the higher level."""
+    h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
+    sign = np.where(stage >= tw, 1.0, -1.0)
+    return (sign * dev._flow(h1)
+            * _villemonte(h1 - dev.crest_ft, h2 - dev.crest_ft, exponent))
 
 
 def unique_names(devices: Sequence[Device]) -> list[str]:

@@ -45,6 +45,7 @@ from scipy import optimize, signal
 
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
+from hydrocalc.hydraulics import MANNING_KU
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
 
@@ -56,8 +57,9 @@ __all__ = [
     "muskingum_cunge",
 ]
 
-#: Manning's constant in US customary units [ft^(1/3)/s].
-MANNING_K = 1.49
+#: Manning's constant in US customary units: the package's one value
+#: (:data:`hydrocalc.hydraulics.MANNING_KU`). [ft^(1/3)/s]
+MANNING_K = MANNING_KU
 
 
 def _hydrograph(value) -> Hydrograph:

@@ -47,33 +47,19 @@ References
 from __future__ import annotations
 
 import math
-import pathlib
-import tomllib
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from hydrocalc import _route_kernel
-from hydrocalc._validate import as_float_array, check_choice, fmt_value, like, suggest
+from hydrocalc._validate import as_float_array, check_choice, fmt_value
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
-    Barrel,
-    BroadCrestedWeir,
-    CircularOrifice,
-    Device,
-    Exfiltration,
-    OutletStructure,
-    RectangularOrifice,
-    RectangularWeir,
-    Riser,
-    VNotchWeir,
-    as_structure,
-    unique_names,
-)
+from hydrocalc.outlets import Device, OutletStructure, as_structure, unique_names
+from hydrocalc.stage_storage import StageStorage, _frustum_wetted  # noqa: F401
 from hydrocalc.units import S_PER_HR
 
 __all__ = [
@@ -97,544 +83,6 @@ __all__ = [
 
 class OvertoppingWarning(RangeWarning):
     """The routed stage rose above the top of the structure (reported, never hidden)."""
-
-
-_METHODS = ("conic", "average_end_area")
-
-
-# =========================================================================================
-# Stage-storage
-# =========================================================================================
-class StageStorage:
-    r"""Storage versus stage above the pond bottom (stage 0), monotone and validated.
-
-    Build it with a constructor: :meth:`from_areas`, :meth:`from_volumes`, :meth:`basin`
-    (rectangular/trapezoidal), :meth:`drywell`; combine with ``+`` (parallel storages sharing
-    one water level, e.g. a basin plus chambers), ``k * ss`` (k identical units) and
-    :meth:`raised` (a unit whose bottom is above the system's bottom).
-
-    Notes
-    -----
-    Representation: stage points :math:`h_i`, storage :math:`S_i` and, on each interval, the
-    plan area at its two ends (:math:`A^+_i` just above :math:`h_i`, :math:`A^-_{i+1}` just
-    below :math:`h_{i+1}`). Within an interval the storage is the cubic Hermite interpolant of
-    :math:`S` with slopes :math:`dS/dh = A`. This is exact for every constructor:
-
-    * conic method: :math:`\Delta S = \frac{\Delta h}{3}(A_1 + A_2 + \sqrt{A_1 A_2})`, the
-      frustum formula (plan area quadratic in stage, storage cubic; HydroCAD/PondPack
-      "conic" method);
-    * average end area: :math:`\Delta S = \frac{\Delta h}{2}(A_1 + A_2)` (area linear in
-      stage, storage quadratic); the method SWMM 5 uses for tabular storage curves [3]_;
-    * stage-storage tables: storage linear between points (area constant per interval);
-    * basins (cubic storage) and drywells (piecewise linear).
-
-    Sums keep every breakpoint, so they stay exact. Above a component's own top (e.g.
-    chambers under a basin), that component holds its full capacity and adds no area.
-    The wetted area (for exfiltration) is linear between stage points; for tables it assumes
-    each interval is a frustum of a cone with the given end areas (lateral area
-    :math:`\pi (r_1 + r_2)\sqrt{(r_2 - r_1)^2 + \Delta h^2}`, :math:`r = \sqrt{A/\pi}`).
-
-    Public queries accept stages in [0, ``top_stage_ft``]; above the top the pond overtops,
-    which routing reports (see :func:`route_reservoir`).
-    """
-
-    __slots__ = ("_h", "_s", "_alo", "_ahi", "_w", "name", "method")
-
-    def __init__(self, stage_ft, storage_ft3, area_lo_ft2, area_hi_ft2, wetted_area_ft2, *,
-                 name: str = "", method: str = "", _allow_flat: bool = False):
-        h = np.asarray(stage_ft, dtype=float)
-        s = np.asarray(storage_ft3, dtype=float)
-        alo = np.asarray(area_lo_ft2, dtype=float)
-        ahi = np.asarray(area_hi_ft2, dtype=float)
-        w = np.asarray(wetted_area_ft2, dtype=float)
-        k = h.size
-        if not (h.ndim == s.ndim == 1 and s.size == k and alo.size == ahi.size == k - 1
-                and w.size == k and k >= 2):
-            raise InputError("StageStorage tables must be 1-D with matching lengths; use "
-                             "StageStorage.from_areas / from_volumes / basin / drywell")
-        ds = np.diff(s)
-        bad = ds < 0 if _allow_flat else ds <= 0
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"storage_ft3 must increase with stage; got {fmt_value(s[i])} at "
-                f"{fmt_value(h[i])} ft and {fmt_value(s[i + 1])} at {fmt_value(h[i + 1])} ft. "
-                "Give a positive area on every stage interval")
-        for arr in (h, s, alo, ahi, w):
-            arr.setflags(write=False)
-        self._h, self._s, self._alo, self._ahi, self._w = h, s, alo, ahi, w
-        self.name = name
-        self.method = method
-
-    # -- constructors ---------------------------------------------------------------------
-    @staticmethod
-    def _check_stages(stage_ft) -> np.ndarray:
-        h = as_float_array(stage_ft, "stage_ft")
-        if h.ndim != 1 or h.size < 2:
-            raise InputError(f"stage_ft must be a 1-D table of at least 2 stages; got "
-                             f"{h.size} value(s). Give the stages from the bottom (0) up")
-        if h[0] != 0.0:
-            raise InputError(
-                f"stage_ft must start at 0 (the pond bottom); got {fmt_value(h[0])}. "
-                f"Measure stages from the bottom: stage = elevation - {fmt_value(h[0])}")
-        steps = np.diff(h)
-        if (steps <= 0).any():
-            bad = np.flatnonzero(steps <= 0)
-            i = int(bad[0]) + 1
-            raise InputError(
-                f"stage_ft must increase strictly; got {fmt_value(h[i])} after "
-                f"{fmt_value(h[i - 1])} at index {i} ({bad.size} of {steps.size} steps "
-                "invalid). Sort the table and remove repeated stages")
-        return h
-
-    @classmethod
-    def from_areas(cls, stage_ft: npt.ArrayLike, area_ft2: npt.ArrayLike, *,
-                   method: str = "conic", name: str = "") -> "StageStorage":
-        r"""Stage-storage from a stage-area table (contour areas).
-
-        Parameters
-        ----------
-        stage_ft : array_like
-            Stages from 0 (the bottom), strictly increasing; the last is the top. [ft]
-        area_ft2 : array_like
-            Plan area at each stage, >= 0. [ft2]
-        method : {"conic", "average_end_area"}, default "conic"
-            Volume between stages: frustum (conic) formula
-            :math:`\frac{\Delta h}{3}(A_1 + A_2 + \sqrt{A_1 A_2})` or average end area
-            :math:`\frac{\Delta h}{2}(A_1 + A_2)` (SWMM's tabular storage [3]_).
-        name : str, optional
-
-        Returns
-        -------
-        StageStorage
-
-        Raises
-        ------
-        InputError
-            If the stages do not start at 0 or do not increase strictly, an area is negative
-            or NaN, an interval has zero area at both ends, or the method is unknown.
-
-        Examples
-        --------
-        >>> ss = StageStorage.from_areas([0, 1, 2], [1000, 1500, 2100])
-        >>> round(ss.max_storage_ft3, 1)     # 1/3 (1000+1500+1224.7) + 1/3 (1500+2100+1774.8)
-        3033.2
-        >>> StageStorage.from_areas([0, 2], [100, 300], method="average_end_area").max_storage_ft3
-        400.0
-        """
-        check_choice(method, "method", _METHODS)
-        h = cls._check_stages(stage_ft)
-        a = as_float_array(area_ft2, "area_ft2", lower=0.0)
-        if a.shape != h.shape:
-            raise InputError(f"area_ft2 must have one value per stage; got {a.size} areas for "
-                             f"{h.size} stages")
-        dh = np.diff(h)
-        zero = (a[:-1] == 0) & (a[1:] == 0)
-        if zero.any():
-            i = int(np.flatnonzero(zero)[0])
-            raise InputError(
-                f"area_ft2 must be > 0 at one end of every stage interval at least; got 0 and "
-                f"0 between {fmt_value(h[i])} and {fmt_value(h[i + 1])} ft. Remove the "
-                "empty interval")
-        if method == "conic":
-            ds = dh / 3.0 * (a[:-1] + a[1:] + np.sqrt(a[:-1] * a[1:]))
-        else:
-            ds = dh / 2.0 * (a[:-1] + a[1:])
-        s = np.concatenate([[0.0], np.cumsum(ds)])
-        return cls(h, s, a[:-1], a[1:], _frustum_wetted(h, a), name=name, method=method)
-
-    @classmethod
-    def from_volumes(cls, stage_ft: npt.ArrayLike, storage_ft3: npt.ArrayLike, *,
-                     name: str = "") -> "StageStorage":
-        """Stage-storage from a stage-storage table (storage linear between points).
-
-        Parameters
-        ----------
-        stage_ft : array_like
-            Stages from 0, strictly increasing. [ft]
-        storage_ft3 : array_like
-            Storage at each stage: 0 at stage 0, strictly increasing. [ft3]
-        name : str, optional
-
-        Returns
-        -------
-        StageStorage
-            Plan area is constant on each interval (the slope of the table); the wetted
-            area uses a frustum through the mid-point areas (see the class Notes).
-
-        Raises
-        ------
-        InputError
-            If the stages are invalid, the storage does not start at 0 or does not increase.
-
-        Examples
-        --------
-        >>> ss = StageStorage.from_volumes([0, 1, 3], [0, 1000, 5000])
-        >>> ss.stage_ft(3000.0)
-        2.0
-        """
-        h = cls._check_stages(stage_ft)
-        s = as_float_array(storage_ft3, "storage_ft3", lower=0.0)
-        if s.shape != h.shape:
-            raise InputError(f"storage_ft3 must have one value per stage; got {s.size} values "
-                             f"for {h.size} stages")
-        if s[0] != 0.0:
-            raise InputError(f"storage_ft3 must be 0 at stage 0; got {fmt_value(s[0])}. "
-                             "Measure storage from the pond bottom (dead storage below the "
-                             "lowest outlet is part of the table)")
-        steps = np.diff(s)
-        if (steps <= 0).any():
-            bad = np.flatnonzero(steps <= 0)
-            i = int(bad[0]) + 1
-            raise InputError(
-                f"storage_ft3 must increase strictly with stage; got {fmt_value(s[i])} after "
-                f"{fmt_value(s[i - 1])} at index {i} ({bad.size} of {steps.size} steps "
-                "invalid). Check the table")
-        slope = steps / np.diff(h)
-        pts = np.concatenate([[slope[0]], (slope[:-1] + slope[1:]) / 2.0, [slope[-1]]])
-        return cls(h, s, slope, slope, _frustum_wetted(h, pts), name=name, method="volumes")
-
-    @classmethod
-    def basin(cls, bottom_length_ft: float, bottom_width_ft: float, depth_ft: float, *,
-              side_slope_h_per_v: float = 0.0, porosity_frac: float = 1.0,
-              name: str = "") -> "StageStorage":
-        r"""Rectangular (vertical walls) or trapezoidal basin with equal side slopes.
-
-        Parameters
-        ----------
-        bottom_length_ft, bottom_width_ft : float
-            Bottom dimensions L and W, > 0. [ft]
-        depth_ft : float
-            Depth to the top of the structure, > 0. [ft]
-        side_slope_h_per_v : float, default 0
-            Side slope z (horizontal per vertical), >= 0; 0 is a box. [-]
-        porosity_frac : float, default 1
-            Void fraction when the basin is filled with stone (e.g. a stone bed), in (0, 1];
-            storage and areas are multiplied by it, the wetted (soil) area is not. [-]
-        name : str, optional
-
-        Returns
-        -------
-        StageStorage
-
-        Raises
-        ------
-        InputError
-            If a dimension is not positive, the side slope negative or the porosity outside
-            (0, 1].
-
-        Notes
-        -----
-        Frustum of a rectangular pyramid (exact):
-        :math:`A(h) = (L + 2zh)(W + 2zh)`,
-        :math:`S(h) = LWh + z(L + W)h^2 + \tfrac{4}{3}z^2h^3`; wetted area
-        :math:`LW + 2h\sqrt{1 + z^2}(L + W + 2zh)`.
-
-        Examples
-        --------
-        >>> round(StageStorage.basin(40, 20, 4, side_slope_h_per_v=2).max_storage_ft3, 1)
-        5461.3
-        """
-        length = float(as_float_array(bottom_length_ft, "bottom_length_ft", lower=0.0,
-                                      lower_inclusive=False))
-        width = float(as_float_array(bottom_width_ft, "bottom_width_ft", lower=0.0,
-                                     lower_inclusive=False))
-        depth = float(as_float_array(depth_ft, "depth_ft", lower=0.0, lower_inclusive=False))
-        z = float(as_float_array(side_slope_h_per_v, "side_slope_h_per_v", lower=0.0))
-        por = float(as_float_array(porosity_frac, "porosity_frac", lower=0.0, upper=1.0,
-                                   lower_inclusive=False))
-        h = np.linspace(0.0, depth, 21)
-        area = (length + 2 * z * h) * (width + 2 * z * h)
-        stor = length * width * h + z * (length + width) * h**2 + 4.0 / 3.0 * z**2 * h**3
-        wet = length * width + 2 * h * np.sqrt(1 + z * z) * (length + width + 2 * z * h)
-        return cls(h, por * stor, por * area[:-1], por * area[1:], wet, name=name,
-                   method="basin")
-
-    rectangular_basin = basin
-    trapezoidal_basin = basin
-
-    @classmethod
-    def drywell(cls, diameter_ft: float, depth_ft: float, *,
-                stone_porosity_frac: float | None = None, stone_width_ft: float = 0.0,
-                stone_depth_below_ft: float = 0.0, wall_thickness_ft: float = 0.0,
-                count: int = 1, name: str = "") -> "StageStorage":
-        r"""Cylindrical drywell / leaching pool with an optional stone envelope.
-
-        Parameters
-        ----------
-        diameter_ft : float
-            Inside diameter d of the pool (open interior), > 0. [ft]
-        depth_ft : float
-            Effective depth of the pool (and of the side envelope), > 0. [ft]
-        stone_porosity_frac : float, optional
-            Void fraction n of the stone, in (0, 1); required when there is stone (no default:
-            use the value your manual prescribes). [-]
-        stone_width_ft : float, default 0
-            Radial width of the stone ring outside the pool wall. [ft]
-        stone_depth_below_ft : float, default 0
-            Thickness of the stone layer under the pool (stage 0 is its bottom). [ft]
-        wall_thickness_ft : float, default 0
-            Thickness of the pool wall (holds no water). [ft]
-        count : int, default 1
-            Number of identical pools sharing the water level.
-        name : str, optional
-
-        Returns
-        -------
-        StageStorage
-            Top = ``stone_depth_below_ft + depth_ft``.
-
-        Raises
-        ------
-        InputError
-            If a size is not positive/negative as required, the porosity is missing with
-            stone present or outside (0, 1), or count < 1.
-
-        Notes
-        -----
-        With :math:`R_i = d/2`, :math:`R_o = R_i + t_{wall}`, :math:`R_e = R_o + w`:
-        plan area of the stone layer below the pool :math:`n \pi R_e^2`; beside the pool
-        :math:`\pi R_i^2 + n\pi(R_e^2 - R_o^2)`. Wetted (soil-interface) area
-        :math:`\pi R_e^2 + 2\pi R_e h`.
-
-        Examples
-        --------
-        >>> dw = StageStorage.drywell(8.0, 10.0, stone_porosity_frac=0.4, stone_width_ft=2.0)
-        >>> round(dw.max_storage_ft3, 1)       # pi*16*10 + 0.4*pi*(36-16)*10
-        754.0
-        """
-        d = float(as_float_array(diameter_ft, "diameter_ft", lower=0.0, lower_inclusive=False))
-        depth = float(as_float_array(depth_ft, "depth_ft", lower=0.0, lower_inclusive=False))
-        w = float(as_float_array(stone_width_ft, "stone_width_ft", lower=0.0))
-        below = float(as_float_array(stone_depth_below_ft, "stone_depth_below_ft", lower=0.0))
-        wall = float(as_float_array(wall_thickness_ft, "wall_thickness_ft", lower=0.0))
-        if isinstance(count, bool) or int(count) != count or count < 1:
-            raise InputError(f"count must be an integer >= 1; got {count!r}")
-        if (w > 0 or below > 0) and stone_porosity_frac is None:
-            raise InputError("stone_porosity_frac must be given when the drywell has stone; "
-                             "got None. Use the void ratio your design manual prescribes")
-        n = 0.0 if stone_porosity_frac is None else float(as_float_array(
-            stone_porosity_frac, "stone_porosity_frac", lower=0.0, upper=1.0,
-            lower_inclusive=False, upper_inclusive=False))
-        r_i, r_o = d / 2.0, d / 2.0 + wall
-        r_e = r_o + w
-        a_side = np.pi * r_i**2 + n * np.pi * (r_e**2 - r_o**2)
-        if below > 0:
-            h = np.array([0.0, below, below + depth])
-            alo = np.array([n * np.pi * r_e**2, a_side])
-            ahi = alo.copy()
-        else:
-            h = np.array([0.0, depth])
-            alo = ahi = np.array([a_side])
-        s = np.concatenate([[0.0], np.cumsum(alo * np.diff(h))])
-        wet = np.pi * r_e**2 + 2 * np.pi * r_e * h
-        k = int(count)
-        return cls(h, k * s, k * alo, k * ahi, k * wet, name=name, method="drywell")
-
-    leaching_pool = drywell
-
-    # -- combination ----------------------------------------------------------------------
-    def raised(self, by_ft: float) -> "StageStorage":
-        """The same storage with its bottom ``by_ft`` above the system's bottom (stage 0).
-
-        Raises
-        ------
-        InputError
-            If ``by_ft`` is negative.
-        """
-        dz = float(as_float_array(by_ft, "by_ft", lower=0.0))
-        if dz == 0.0:
-            return self
-        h = np.concatenate([[0.0], self._h + dz])
-        return StageStorage(h, np.concatenate([[0.0], self._s]),
-                            np.concatenate([[0.0], self._alo]),
-                            np.concatenate([[0.0], self._ahi]),
-                            np.concatenate([[0.0], self._w]), name=self.name,
-                            method=self.method, _allow_flat=True)
-
-    def _segments(self, a: np.ndarray, b: np.ndarray):
-        """S(a), S(b), area just above a, area just below b, wetted(a), wetted(b).
-
-        Every [a, b] must lie inside one of this table's intervals or outside its range
-        (below the bottom: empty; above the top: full, no area).
-        """
-        top = self.top_stage_ft
-        mid = (a + b) / 2.0
-        out_s_a = np.where(a >= top, self._s[-1], 0.0)
-        inside = (mid > 0.0) & (mid < top)
-        i = np.clip(np.searchsorted(self._h, mid, side="right") - 1, 0, self._h.size - 2)
-        sa = self._hermite(i, a)
-        sb = self._hermite(i, b)
-        aa = self._hermite_slope(i, a)
-        ab = self._hermite_slope(i, b)
-        wa = np.interp(a, self._h, self._w)
-        wb = np.interp(b, self._h, self._w)
-        s_a = np.where(inside, sa, out_s_a)
-        s_b = np.where(inside, sb, np.where(b >= top, self._s[-1], 0.0))
-        above = mid >= top
-        w_a = np.where(inside | above, wa, 0.0)
-        w_b = np.where(inside | above, wb, 0.0)
-        return (s_a, s_b, np.where(inside, aa, 0.0), np.where(inside, ab, 0.0), w_a, w_b)
-
-    def __add__(self, other: "StageStorage") -> "StageStorage":
-        if not isinstance(other, StageStorage):
-            return NotImplemented
-        h = np.unique(np.concatenate([self._h, other._h]))
-        a, b = h[:-1], h[1:]
-        p = self._segments(a, b)
-        q = other._segments(a, b)
-        s = np.concatenate([[p[0][0] + q[0][0]], p[1] + q[1]])
-        w = np.concatenate([[p[4][0] + q[4][0]], p[5] + q[5]])
-        name = " + ".join(n for n in (self.name, other.name) if n)
-        return StageStorage(h, s, p[2] + q[2], p[3] + q[3], w, name=name, method="sum")
-
-    def __radd__(self, other):
-        if other == 0:  # sum([...]) works
-            return self
-        return NotImplemented
-
-    def __mul__(self, count) -> "StageStorage":
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            return NotImplemented
-        k = int(count)
-        return StageStorage(self._h, k * self._s, k * self._alo, k * self._ahi, k * self._w,
-                            name=f"{k} x {self.name}" if self.name else "", method=self.method)
-
-    __rmul__ = __mul__
-
-    # -- evaluation -----------------------------------------------------------------------
-    def _hermite(self, i, h):
-        h0, h1 = self._h[i], self._h[i + 1]
-        dh = h1 - h0
-        t = (h - h0) / dh
-        t2, t3 = t * t, t * t * t
-        return ((2 * t3 - 3 * t2 + 1) * self._s[i] + (t3 - 2 * t2 + t) * dh * self._alo[i]
-                + (-2 * t3 + 3 * t2) * self._s[i + 1] + (t3 - t2) * dh * self._ahi[i])
-
-    def _hermite_slope(self, i, h):
-        h0, h1 = self._h[i], self._h[i + 1]
-        dh = h1 - h0
-        t = (h - h0) / dh
-        t2 = t * t
-        return ((6 * t2 - 6 * t) * (self._s[i] - self._s[i + 1]) / dh
-                + (3 * t2 - 4 * t + 1) * self._alo[i] + (3 * t2 - 2 * t) * self._ahi[i])
-
-    def _index(self, h):
-        return np.clip(np.searchsorted(self._h, h, side="right") - 1, 0, self._h.size - 2)
-
-    @property
-    def extension_area_ft2(self) -> float:
-        """Plan area assumed above the top (vertical walls at the largest area). [ft2]"""
-        return float(max(self._alo.max(), self._ahi.max()))
-
-    def _storage_ext(self, h):
-        h = np.asarray(h, dtype=float)
-        top = self.top_stage_ft
-        hc = np.clip(h, 0.0, top)
-        s = self._hermite(self._index(hc), hc)
-        return np.where(h > top, self._s[-1] + self.extension_area_ft2 * (h - top),
-                        np.where(h <= 0.0, 0.0, s))
-
-    def _area_ext(self, h):
-        h = np.asarray(h, dtype=float)
-        top = self.top_stage_ft
-        hc = np.clip(h, 0.0, top)
-        a = self._hermite_slope(self._index(hc), hc)
-        return np.where(h > top, self.extension_area_ft2, np.clip(a, 0.0, None))
-
-    def _wetted_ext(self, h):
-        h = np.asarray(h, dtype=float)
-        return np.interp(np.clip(h, 0.0, None), self._h, self._w)
-
-    def _check(self, stage_ft):
-        return as_float_array(stage_ft, "stage_ft", lower=0.0, upper=self.top_stage_ft,
-                              hint=f"The top of this structure is {fmt_value(self.top_stage_ft)} "
-                                   "ft; above it the pond overtops")
-
-    def storage_ft3(self, stage_ft: npt.ArrayLike):
-        """Storage at ``stage_ft`` in [0, top]. [ft3]
-
-        Examples
-        --------
-        >>> StageStorage.basin(100, 50, 4).storage_ft3([1.0, 2.5])
-        array([ 5000., 12500.])
-        """
-        h = self._check(stage_ft)
-        return like(self._storage_ext(h), stage_ft)
-
-    def area_ft2(self, stage_ft: npt.ArrayLike):
-        """Plan (water-surface) area at ``stage_ft`` in [0, top]; at a table breakpoint the
-        area just above it. [ft2]"""
-        h = self._check(stage_ft)
-        return like(self._area_ext(h), stage_ft)
-
-    def wetted_area_ft2(self, stage_ft: npt.ArrayLike):
-        """Bottom plus submerged side area at ``stage_ft`` in [0, top] (soil interface). [ft2]"""
-        h = self._check(stage_ft)
-        return like(self._wetted_ext(h), stage_ft)
-
-    def stage_ft(self, storage_ft3: npt.ArrayLike):
-        """Stage holding ``storage_ft3`` in [0, max_storage_ft3] (inverse of storage). [ft]
-
-        Solved on the Hermite interval by bisection to machine precision.
-        """
-        v = as_float_array(storage_ft3, "storage_ft3", lower=0.0, upper=self.max_storage_ft3,
-                           hint="Above the maximum storage the pond overtops")
-        flat = np.atleast_1d(v).ravel()
-        i = np.clip(np.searchsorted(self._s, flat, side="right") - 1, 0, self._s.size - 2)
-        lo, hi = self._h[i].copy(), self._h[i + 1].copy()
-        for _ in range(60):
-            mid = (lo + hi) / 2.0
-            below = self._hermite(i, mid) < flat
-            lo = np.where(below, mid, lo)
-            hi = np.where(below, hi, mid)
-        out = ((lo + hi) / 2.0).reshape(np.shape(v))
-        return like(out, storage_ft3)
-
-    @property
-    def top_stage_ft(self) -> float:
-        """Stage of the top of the structure (last table stage). [ft]"""
-        return float(self._h[-1])
-
-    @property
-    def max_storage_ft3(self) -> float:
-        """Storage at the top. [ft3]"""
-        return float(self._s[-1])
-
-    @property
-    def bottom_area_ft2(self) -> float:
-        """Plan area just above stage 0. [ft2]"""
-        return float(self._alo[0])
-
-    @property
-    def breakpoints_ft(self) -> np.ndarray:
-        """Stages of the table points. [ft]"""
-        return self._h.copy()
-
-    def to_frame(self):
-        """DataFrame of the table points: stage_ft, area_ft2, storage_ft3, wetted_area_ft2."""
-        import pandas as pd
-
-        area = np.concatenate([self._alo, [self._ahi[-1]]])
-        return pd.DataFrame({"stage_ft": self._h, "area_ft2": area, "storage_ft3": self._s,
-                             "wetted_area_ft2": self._w})
-
-    def __repr__(self) -> str:
-        return (f"StageStorage(name={self.name!r}, method={self.method!r}, "
-                f"top_stage_ft={self.top_stage_ft:g}, max_storage_ft3={self.max_storage_ft3:.6g},"
-                f" points={self._h.size})")
-
-    def _repr_html_(self) -> str:
-        from hydrocalc import display
-
-        return display.html(self)
-
-
-def _frustum_wetted(h: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Bottom area + cumulative lateral area of conical frusta through the given areas."""
-    r = np.sqrt(np.clip(a, 0.0, None) / np.pi)
-    lateral = np.pi * (r[:-1] + r[1:]) * np.sqrt(np.diff(r) ** 2 + np.diff(h) ** 2)
-    return a[0] + np.concatenate([[0.0], np.cumsum(lateral)])
 
 
 # =========================================================================================
@@ -670,11 +118,24 @@ def _table_stages(ss: StageStorage, structure: OutletStructure, points: int) -> 
     return h[keep]
 
 
+def _components(structure: OutletStructure, h: np.ndarray, tailwater, flap_gate: bool):
+    """(device, flow) at stages ``h`` with a free outfall (tailwater None) or a tailwater
+    (scalar or array broadcastable with ``h``, stage frame); a flap gate stops reverse flow."""
+    if tailwater is None:
+        return structure._components(h)
+    hh, tw = np.broadcast_arrays(h, np.asarray(tailwater, dtype=float))
+    comps = structure._components_tw(hh, tw)
+    if flap_gate:
+        comps = [(d, np.clip(q, 0.0, None)) for d, q in comps]
+    return comps
+
+
 def _build_table(ss: StageStorage, structure: OutletStructure, dt_s: float,
-                 points: int = TABLE_POINTS) -> _Table:
+                 points: int = TABLE_POINTS, tailwater: float | None = None,
+                 flap_gate: bool = False) -> _Table:
     h = _table_stages(ss, structure, points)
     s = ss._storage_ext(h)
-    comps = structure._components(h)
+    comps = _components(structure, h, tailwater, flap_gate)
     names = unique_names([d for d, _ in comps])
     parts = tuple((n, d.kind, q) for n, (d, q) in zip(names, comps))
     o = np.sum([q for _, q in comps], axis=0)
@@ -722,6 +183,41 @@ def _check_devices(structure: OutletStructure, ss: StageStorage) -> None:
                 "top never flows: lower it or extend the stage-storage table")
 
 
+def _all_devices(structure: OutletStructure) -> list:
+    items = list(structure.leaves())
+    stack = [structure]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, OutletStructure):
+            if node.barrel is not None:
+                items.append(node.barrel)
+            stack.extend(node.devices)
+    return items
+
+
+def _to_stage_frame(structure: OutletStructure, ss: StageStorage) -> OutletStructure:
+    """Devices of a pond given in elevations moved to stages above its bottom.
+
+    Raises
+    ------
+    InputError
+        If a device's invert or crest (an elevation) is below the pond bottom.
+    """
+    base = ss.datum_ft
+    if base is None:
+        return structure
+    for dev in _all_devices(structure):
+        if dev.kind == "discarded":
+            continue
+        if dev.lowest_ft < base - 1e-9 * max(abs(base), 1.0):
+            key = "crest_ft" if hasattr(dev, "crest_ft") else "invert_ft"
+            raise InputError(
+                f"{type(dev).__name__} '{dev.name}' {key} must be at or above the pond bottom "
+                f"(elevation {fmt_value(base)} ft); got {fmt_value(dev.lowest_ft)}. The pond is "
+                "given in elevations, so inverts and crests are elevations too")
+    return structure.shifted(-base)
+
+
 def _stability(table: _Table, max_index: int) -> str | None:
     """Warning text when 2S/dt - O decreases on a visited interval (step too coarse)."""
     k = min(max(max_index, 1), table.stage.size - 1)
@@ -767,7 +263,19 @@ class RoutingResult:
     top_stage_ft, freeboard_ft, dt_hr : float
         Top of the structure, top minus peak stage (negative when overtopped), step. [ft, h]
     warnings : tuple of str
-        Messages also emitted as warnings (overtopping, coarse step).
+        Messages also emitted as warnings (overtopping, coarse step, reverse flow).
+    datum_ft : float or None
+        Elevation of the pond bottom (None: a pond described by stage only). [ft]
+    tailwater_ft : ndarray or None
+        Tailwater level at every step in the devices' frame (an elevation when the pond has
+        a datum, else a stage above the pond bottom); None for a free outfall. [ft]
+    reverse_flow : bool
+        True when the tailwater drove flow back into the pond (``primary_cfs`` < 0).
+    peak_reverse_cfs : float
+        Largest flow back into the pond (>= 0). [ft3/s]
+
+    Properties ``elevation_ft`` (series), ``peak_elevation_ft``, ``top_elevation_ft`` and
+    ``bottom_elevation_ft`` give water levels as elevations (equal to stages without a datum).
     """
 
     time_hr: np.ndarray
@@ -793,6 +301,35 @@ class RoutingResult:
     dt_hr: float
     warnings: tuple = field(default=())
     name: str = ""
+    datum_ft: float | None = None
+    tailwater_ft: np.ndarray | None = None
+    reverse_flow: bool = False
+    peak_reverse_cfs: float = 0.0
+
+    @property
+    def bottom_elevation_ft(self) -> float:
+        """Elevation of the pond bottom (0 without a datum). [ft]"""
+        return 0.0 if self.datum_ft is None else float(self.datum_ft)
+
+    @property
+    def elevation_ft(self) -> np.ndarray:
+        """Water-surface elevation at every step (stage + bottom elevation). [ft]"""
+        return self.stage_ft + self.bottom_elevation_ft
+
+    @property
+    def peak_elevation_ft(self) -> float:
+        """Peak water-surface elevation. [ft]"""
+        return self.peak_stage_ft + self.bottom_elevation_ft
+
+    @property
+    def top_elevation_ft(self) -> float:
+        """Elevation of the top of the structure. [ft]"""
+        return self.top_stage_ft + self.bottom_elevation_ft
+
+    @property
+    def peak_tailwater_ft(self) -> float | None:
+        """Highest tailwater level in the devices' frame (None for a free outfall). [ft]"""
+        return None if self.tailwater_ft is None else float(np.max(self.tailwater_ft))
 
     def outflow_hydrograph(self, which: str = "total") -> Hydrograph:
         """The outflow as a Hydrograph: ``which`` = "total" (default), "primary" (to the
@@ -814,6 +351,10 @@ class RoutingResult:
                 "stage_ft": self.stage_ft, "storage_ft3": self.storage_ft3,
                 "outflow_cfs": self.outflow_cfs, "primary_cfs": self.primary_cfs,
                 "discarded_cfs": self.discarded_cfs}
+        if self.datum_ft is not None:
+            cols["elevation_ft"] = self.elevation_ft
+        if self.tailwater_ft is not None:
+            cols["tailwater_ft"] = self.tailwater_ft
         for k, v in self.device_flows_cfs.items():
             cols[f"{k}_cfs"] = v
         return pd.DataFrame(cols)
@@ -833,6 +374,12 @@ class RoutingResult:
             "overtopped": self.overtopped,
             "mass_balance_error_pct": self.mass_balance_error_pct,
             "dt_hr": self.dt_hr,
+            "bottom_elevation_ft": self.bottom_elevation_ft,
+            "peak_elevation_ft": self.peak_elevation_ft,
+            "top_elevation_ft": self.top_elevation_ft,
+            "peak_tailwater_ft": self.peak_tailwater_ft,
+            "reverse_flow": self.reverse_flow,
+            "peak_reverse_cfs": self.peak_reverse_cfs,
         }
 
     def _repr_html_(self) -> str:
@@ -892,7 +439,7 @@ def _prepare(inflow, stage_storage, outlets, dt_hr, duration_hr):
     if not isinstance(stage_storage, StageStorage):
         raise InputError(f"stage_storage must be a StageStorage; got {stage_storage!r}. Build "
                          "one with StageStorage.from_areas(...) or a geometry constructor")
-    structure = as_structure(outlets).bind(stage_storage)
+    structure = _to_stage_frame(as_structure(outlets), stage_storage).bind(stage_storage)
     _check_devices(structure, stage_storage)
     t_in, q_in, dt_in, t_end = _inflow_series(inflow, dt_hr, duration_hr)
     if dt_hr is None:
@@ -914,7 +461,8 @@ def _prepare(inflow, stage_storage, outlets, dt_hr, duration_hr):
 def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
                     initial_stage_ft: float = 0.0, dt_hr: float | str | None = None,
                     duration_hr: float | None = None,
-                    table_points: int = TABLE_POINTS) -> RoutingResult:
+                    table_points: int = TABLE_POINTS, tailwater_ft=None,
+                    flap_gate: bool = False) -> RoutingResult:
     r"""Route a hydrograph through a pond by the storage-indication (modified Puls) method.
 
     Parameters
@@ -939,6 +487,15 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
         the pond drain. Default: the inflow's span. [h]
     table_points : int, default 400
         Evenly spaced stages of the storage-indication table (plus every breakpoint).
+    tailwater_ft : None, float, (time_hr, level) pair or mapping, optional
+        Downstream water level at the outlets, in the devices' vertical frame (an elevation
+        when ``stage_storage`` has a ``datum_ft``, else a stage above the pond bottom, which
+        may be negative). None: free outfall (the routing is then exactly that without this
+        argument). A float: a constant level. A series: ``(time_hr, level)`` arrays or a
+        mapping with keys ``time_hr`` and ``elevation_ft`` (or ``stage_ft``), interpolated
+        linearly onto the routing steps and held constant beyond its ends. [ft]
+    flap_gate : bool, default False
+        True: the outlets have flap gates, so no flow runs back into the pond.
 
     Returns
     -------
@@ -947,15 +504,17 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     Raises
     ------
     InputError
-        For an invalid inflow, a device above the top of the structure, an initial stage
-        outside [0, top], a step coarser than the inflow's, or a decreasing rating.
+        For an invalid inflow, a device above the top of the structure or (pond in
+        elevations) below its bottom, an initial stage outside [0, top], a step coarser than
+        the inflow's, a decreasing rating, or a tailwater above the top of the pond.
 
     Warns
     -----
     OvertoppingWarning
         When the routed stage exceeds the top of the structure (also ``overtopped=True``).
     RangeWarning
-        When the step is too coarse for the pond (the outflow may oscillate).
+        When the step is too coarse for the pond (the outflow may oscillate), or when the
+        tailwater drives flow back into the pond (reverse flow is routed, not hidden).
 
     Notes
     -----
@@ -976,6 +535,16 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     table within each interval, so :math:`S = (x - O)\Delta t/2` holds exactly and the mass
     balance closes to round-off; the accuracy of the route is that of the table and the step
     (compare with SWMM in ``tests/test_swmm_agreement.py``).
+
+    With a tailwater the outflow depends on the pond level and on the tailwater
+    :math:`T_{j+1}` at the end of the step, :math:`O = O(h, T)`; the recursion is unchanged
+    with :math:`O_{j+1} = O(h_{j+1}, T_{j+1})`. A constant tailwater gives one table as
+    above; a tailwater series gives one table row per step (every stage of the table at that
+    step's tailwater, computed at once as an (steps x stages) array), and each step
+    interpolates in its own row, so the mass balance still closes to round-off. Device
+    rules with a tailwater (see :mod:`hydrocalc.outlets`): orifices and barrels use the head
+    difference, weirs Villemonte's factor; a tailwater above the pond level gives a negative
+    (reverse) flow, routed like any other, reported in ``reverse_flow`` and warned about.
 
     References
     ----------
@@ -998,7 +567,15 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     h0 = float(as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0,
                               upper=stage_storage.top_stage_ft))
     dt_s = dt * S_PER_HR
-    table = _build_table(stage_storage, structure, dt_s, table_points)
+    tw = _tailwater_series(tailwater_ft, t, stage_storage)
+    if tw is not None and not np.all(tw == tw[0]):
+        from hydrocalc.tailwater import route_with_tailwater_series
+
+        return route_with_tailwater_series(
+            getattr(inflow, "name", ""), t, q, dt, stage_storage, structure, h0, tw,
+            table_points, flap_gate)
+    table = _build_table(stage_storage, structure, dt_s, table_points,
+                         tailwater=None if tw is None else float(tw[0]), flap_gate=flap_gate)
     si, o_tab = table.si, table.outflow
     si_last = float(si[-1])
     o_last, slope_last = float(o_tab[-1]), float(table.slope[-1])
@@ -1019,14 +596,71 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
             o = o_last + slope_last * (x - si_last)
         xs[i] = x
         os_[i] = o
-    return _result(getattr(inflow, "name", ""), t, q, xs, os_, table, dt)
+    return _result(getattr(inflow, "name", ""), t, q, xs, os_, table, dt,
+                   datum=stage_storage.datum_ft,
+                   tailwater=None if tw is None else tw + stage_storage.bottom_elevation_ft)
 
 
-def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
+def _tailwater_series(tailwater_ft, t: np.ndarray, ss: StageStorage) -> np.ndarray | None:
+    """The tailwater at every routing time, in stages above the pond bottom (None: free).
+
+    Raises
+    ------
+    InputError
+        For a malformed series or a tailwater above the top of the pond.
+    """
+    if tailwater_ft is None:
+        return None
+    base = ss.bottom_elevation_ft
+    frame = "elevation" if ss.datum_ft is not None else "stage above the pond bottom"
+    if isinstance(tailwater_ft, Mapping):
+        keys = [k for k in ("elevation_ft", "stage_ft", "tailwater_ft") if k in tailwater_ft]
+        if "time_hr" not in tailwater_ft or len(keys) != 1:
+            raise InputError(
+                "tailwater_ft as a mapping must have the keys time_hr and one of elevation_ft, "
+                f"stage_ft, tailwater_ft; got {sorted(tailwater_ft)}")
+        pair = (tailwater_ft["time_hr"], tailwater_ft[keys[0]])
+    elif np.ndim(tailwater_ft) == 0:
+        level = float(as_float_array(tailwater_ft, "tailwater_ft"))
+        pair = None
+    else:
+        pair = tailwater_ft
+    if pair is not None:
+        try:
+            t_tw, lv = pair
+        except (TypeError, ValueError):
+            raise InputError(
+                "tailwater_ft must be None, a number or a (time_hr, level) pair of arrays; got "
+                f"{type(tailwater_ft).__name__} of shape {np.shape(tailwater_ft)}") from None
+        t_tw = as_float_array(t_tw, "tailwater time_hr")
+        lv = as_float_array(lv, "tailwater_ft")
+        if t_tw.ndim != 1 or t_tw.shape != lv.shape or t_tw.size < 1:
+            raise InputError(f"tailwater_ft series must be two 1-D arrays of equal length; got "
+                             f"{t_tw.shape} times and {lv.shape} levels")
+        if t_tw.size > 1 and (np.diff(t_tw) <= 0).any():
+            raise InputError("tailwater time_hr must increase strictly; got "
+                             f"{t_tw.tolist()[:6]}...")
+        level = np.interp(t, t_tw, lv)
+    tw = np.broadcast_to(np.asarray(level, dtype=float), t.shape) - base
+    top = ss.top_stage_ft
+    if (tw > top + 1e-9 * max(top, 1.0)).any():
+        i = int(np.argmax(tw))
+        raise InputError(
+            f"tailwater_ft must be <= the top of the pond ({fmt_value(top + base)} ft, "
+            f"{frame}); got {fmt_value(tw[i] + base)} at {fmt_value(t[i])} h. A tailwater "
+            "above the embankment floods the pond from downstream: check the level's frame "
+            "(elevation or stage) and datum")
+    return np.array(tw, dtype=float)
+
+
+def _result(name, t, q, xs, os_, table: _Table, dt, *, stage=None, flows=None, datum=None,
+            tailwater=None) -> RoutingResult:
     dt_s = dt * S_PER_HR
     storage = (xs - os_) * dt_s / 2.0
-    stage = _interp_ext(xs, table.si, table.stage)
-    flows = {nm: _interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
+    if stage is None:
+        stage = _interp_ext(xs, table.si, table.stage)
+    if flows is None:
+        flows = {nm: _interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
     kinds = {nm: k for nm, k, _ in table.parts}
     discarded = np.sum([v for k, v in flows.items() if kinds[k] == "discarded"] or
                        [np.zeros_like(os_)], axis=0)
@@ -1054,6 +688,17 @@ def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
     if stab is not None:
         messages.append(stab)
         warnings.warn(stab, RangeWarning, stacklevel=3)
+    reverse = float(-min(primary.min(), 0.0))
+    has_reverse = tailwater is not None and reverse > 1e-9 * max(float(np.abs(primary).max()),
+                                                                  1e-12)
+    if has_reverse:
+        back = primary < 0
+        msg = (f"{name + ': ' if name else ''}the tailwater is above the pond level for "
+               f"{fmt_value(float(back.sum()) * dt)} h and drives up to "
+               f"{fmt_value(reverse)} cfs back into the pond (reverse flow is routed: "
+               "outflow is negative then). Give flap_gate=True if the outlet has a flap gate")
+        messages.append(msg)
+        warnings.warn(msg, RangeWarning, stacklevel=3)
     i_in = int(np.argmax(q))
     return RoutingResult(
         time_hr=t, inflow_cfs=q, outflow_cfs=os_, stage_ft=stage, storage_ft3=storage,
@@ -1063,7 +708,9 @@ def _result(name, t, q, xs, os_, table: _Table, dt) -> RoutingResult:
         time_of_peak_stage_hr=float(t[j_pk]), peak_storage_ft3=float(storage.max()),
         peak_inflow_cfs=float(q[i_in]), time_of_peak_inflow_hr=float(t[i_in]),
         mass_balance_error_pct=mb, overtopped=bool(over), top_stage_ft=table.top,
-        freeboard_ft=table.top - peak_stage, dt_hr=dt, warnings=tuple(messages), name=name)
+        freeboard_ft=table.top - peak_stage, dt_hr=dt, warnings=tuple(messages), name=name,
+        datum_ft=datum, tailwater_ft=tailwater, reverse_flow=bool(has_reverse),
+        peak_reverse_cfs=reverse if has_reverse else 0.0)
 
 
 # =========================================================================================
@@ -1100,6 +747,13 @@ class BatchRoutingResult:
     top_stage_ft: np.ndarray
     dt_hr: float
     _tables: tuple = field(repr=False, default=())
+    bottom_elevation_ft: np.ndarray | None = None
+
+    @property
+    def peak_elevation_ft(self) -> np.ndarray:
+        """Peak water-surface elevation (peak stage + each pond's bottom elevation). [ft]"""
+        base = 0.0 if self.bottom_elevation_ft is None else self.bottom_elevation_ft
+        return self.peak_stage_ft + base
 
     @property
     def shape(self) -> tuple:
@@ -1145,7 +799,8 @@ def _batch_inflow(inflow_cfs, dt_hr):
 def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_list, *,
                      initial_stage_ft: npt.ArrayLike = 0.0, keep: str = "series",
                      table_points: int = TABLE_POINTS,
-                     overtopping_warning: bool = True) -> BatchRoutingResult:
+                     overtopping_warning: bool = True, tailwater_ft=None,
+                     flap_gate: bool = False) -> BatchRoutingResult:
     r"""Route many ponds x storms at once: one loop over time, vectorized across the batch.
 
     Parameters
@@ -1173,6 +828,13 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         False: no :class:`OvertoppingWarning` (``overtopped`` still flags the pond-storms),
         for callers that report overtopping themselves; thread-safe, unlike filtering the
         warning with :func:`warnings.catch_warnings`.
+    tailwater_ft : None, float or array_like (k,), optional
+        Constant tailwater level of every pond (or one per pond, NaN for a free outfall),
+        in each pond's devices' frame (elevation when its stage-storage has a datum). Each
+        pond's table is then built at its tailwater, so the batch costs the same as with
+        free outfalls. A tailwater that varies in time: :func:`route_reservoir`. [ft]
+    flap_gate : bool or sequence of k bool, default False
+        True: no flow back into the pond(s).
 
     Returns
     -------
@@ -1238,12 +900,18 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         raise InputError(f"outlets_list must be a device, a structure or a list of k outlet "
                          f"specs; got {outlets_list!r}")
     dt_s = dt * S_PER_HR
+    tw_k = _batch_tailwater(tailwater_ft, ss_list, k)
+    flaps = (list(flap_gate) if isinstance(flap_gate, (list, tuple, np.ndarray))
+             else [bool(flap_gate)] * k)
+    if len(flaps) != k:
+        raise InputError(f"flap_gate must be a bool or one per pond ({k}); got {len(flaps)}")
     tables = []
     for ss, outl in zip(ss_list, out_list):
-        structure = as_structure(outl).bind(ss)
+        structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
         _check_devices(structure, ss)
-        tables.append(_route_kernel.cached_table(_build_table, ss, structure, dt_s,
-                                                 table_points))
+        tables.append(_route_kernel.cached_table(
+            _build_table, ss, structure, dt_s, table_points,
+            tailwater=tw_k[len(tables)], flap_gate=bool(flaps[len(tables)])))
     tops = np.array([tb.top for tb in tables])
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)
@@ -1428,7 +1096,31 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         peak_outflow_cfs=shaped(o_max), time_of_peak_outflow_hr=shaped(time_hr[io_max]),
         peak_stage_ft=shaped(peak_stage), peak_storage_ft3=shaped(peak_storage),
         mass_balance_error_pct=shaped(mb), overtopped=shaped(over), top_stage_ft=tops,
-        dt_hr=dt, _tables=tuple(tables))
+        dt_hr=dt, _tables=tuple(tables),
+        bottom_elevation_ft=np.array([ss.bottom_elevation_ft for ss in ss_list]))
+
+
+def _batch_tailwater(tailwater_ft, ss_list, k) -> list:
+    """Per-pond constant tailwater in stage frame (None: free outfall)."""
+    if tailwater_ft is None:
+        return [None] * k
+    if isinstance(tailwater_ft, Mapping) or (np.ndim(tailwater_ft) == 2):
+        raise InputError("route_reservoirs takes a constant tailwater per pond; got a series. "
+                         "Route a time-varying tailwater with route_reservoir")
+    tw = np.broadcast_to(as_float_array(tailwater_ft, "tailwater_ft", allow_nan=True), (k,))
+    out = []
+    for p, (level, ss) in enumerate(zip(tw, ss_list)):
+        if np.isnan(level):
+            out.append(None)
+            continue
+        st = float(level) - ss.bottom_elevation_ft
+        if st > ss.top_stage_ft * (1 + 1e-12):
+            raise InputError(
+                f"tailwater_ft must be <= the top of each pond; got {fmt_value(level)} for pond "
+                f"{p} (top {fmt_value(ss.top_elevation_ft)} ft). Check the level's frame "
+                "(elevation or stage) and datum")
+        out.append(st)
+    return out
 
 
 #: Buckets per pond over the normalized storage indication (batch interval search).
@@ -1473,573 +1165,16 @@ def _per_pond(value, k, name, cls):
     return items
 
 
-# =========================================================================================
-# Sizing
-# =========================================================================================
-@dataclass(frozen=True)
-class SizingResult:
-    """Outcome of :func:`size_outlet` (one row per storm in :meth:`to_frame`).
-
-    Attributes
-    ----------
-    size : float
-        The smallest size meeting every storm's target without exceeding the stage limit
-        (NaN when no size in the range does). [in or ft]
-    largest_size : float
-        The largest size meeting every target (NaN when infeasible). [in or ft]
-    feasible : bool
-    storm_names : tuple of str
-    target_peak_cfs, peak_outflow_cfs, margin_cfs, margin_pct, peak_stage_ft : ndarray (m,)
-        Per storm, routed with ``size`` (margin = target - peak; at the smallest size of the
-        range when infeasible).
-    max_stage_ft : float
-        The stage limit used (the top of the structure unless given). [ft]
-    reason : str
-        Why the design is infeasible (empty when feasible).
-    """
-
-    size: float
-    largest_size: float
-    feasible: bool
-    size_unit: str
-    storm_names: tuple
-    target_peak_cfs: np.ndarray
-    peak_outflow_cfs: np.ndarray
-    margin_cfs: np.ndarray
-    margin_pct: np.ndarray
-    peak_stage_ft: np.ndarray
-    overtopped: np.ndarray
-    max_stage_ft: float
-    device: object = None
-    reason: str = ""
-
-    @property
-    def diameter_in(self) -> float:
-        """The (smallest feasible) size, for an orifice. [in]"""
-        return self.size
-
-    @property
-    def length_ft(self) -> float:
-        """The (smallest feasible) size, for a weir. [ft]"""
-        return self.size
-
-    def to_frame(self):
-        """One row per storm: target, peak, margin, peak stage."""
-        import pandas as pd
-
-        return pd.DataFrame({"storm": list(self.storm_names),
-                             "target_peak_cfs": self.target_peak_cfs,
-                             "peak_outflow_cfs": self.peak_outflow_cfs,
-                             "margin_cfs": self.margin_cfs, "margin_pct": self.margin_pct,
-                             "peak_stage_ft": self.peak_stage_ft,
-                             "overtopped": self.overtopped})
-
-
-def _common_inflows(inflows, dt_hr):
-    if isinstance(inflows, Hydrograph) or (hasattr(inflows, "time_hr")
-                                           and hasattr(inflows, "flow_cfs")):
-        inflows = [inflows]
-    inflows = list(inflows)
-    if not inflows:
-        raise InputError("inflows must hold at least one Hydrograph; got none")
-    for i, h in enumerate(inflows):
-        if not isinstance(h, Hydrograph):
-            raise InputError(f"inflows must be Hydrographs; got {h!r} at index {i}")
-    dt = min(h.dt_hr for h in inflows) if dt_hr is None else float(
-        as_float_array(dt_hr, "dt_hr", lower=0.0, lower_inclusive=False))
-    t0 = min(float(h.time_hr[0]) for h in inflows)
-    t1 = max(float(h.time_hr[-1]) for h in inflows)
-    n = int(math.ceil((t1 - t0) / dt - 1e-9)) + 1
-    t = t0 + dt * np.arange(n)
-    q = np.stack([np.interp(t, h.time_hr, h.flow_cfs, left=0.0, right=0.0) for h in inflows])
-    names = tuple(h.name or f"storm {i + 1}" for i, h in enumerate(inflows))
-    return inflows, t, q, dt, names
-
-
-#: Candidate sizes per batched evaluation of the sizing search.
-_SIZING_GRID = 65
-
-
-def size_outlet(inflows, stage_storage: StageStorage, make_device: Callable[[float], Device],
-                target_peak_cfs: npt.ArrayLike, *, size_range: tuple[float, float],
-                other_outlets=(), max_stage_ft: float | None = None,
-                tolerance: float | None = None, dt_hr: float | None = None,
-                size_unit: str = "") -> SizingResult:
-    """Smallest (and largest) device size whose routed peaks meet every storm's target.
-
-    Parameters
-    ----------
-    inflows : Hydrograph or sequence of m Hydrographs
-        Design storms' inflows (put on a common step: the finest of them, or ``dt_hr``).
-    stage_storage : StageStorage
-    make_device : callable
-        ``make_device(size) -> Device``, the device being sized.
-    target_peak_cfs : float or array_like (m,)
-        Allowable peak outflow per storm (e.g. the pre-development peaks); the primary
-        outflow (to the downstream system) is compared. [ft3/s]
-    size_range : (float, float)
-        Smallest and largest size to consider, 0 < lo < hi.
-    other_outlets : Device or sequence of Device, optional
-        Fixed devices in parallel with the sized one (e.g. an overflow weir, exfiltration).
-    max_stage_ft : float, optional
-        Stage no storm may exceed; default the top of the structure (no overtopping). [ft]
-    tolerance : float, optional
-        Resolution of the answer (default (hi - lo) / 10,000).
-    dt_hr : float, optional
-        Routing step (default: the finest inflow step). [h]
-    size_unit : str
-        Unit label of the size ("in", "ft").
-
-    Returns
-    -------
-    SizingResult
-        ``size``: the smallest feasible size; ``largest_size``: the largest; margins per
-        storm from routing ``size`` with :func:`route_reservoir`.
-
-    Notes
-    -----
-    A size is feasible when, for every storm, the routed peak primary outflow is at most
-    the target and the peak stage at most ``max_stage_ft``. A small opening holds the peak
-    outflow down until the pond fills (then it overtops, or spills over the other outlets,
-    so the peak rises again); a large one releases too much. The feasible sizes therefore
-    usually form one interval: its lower end is the most restrictive design that still
-    contains the storms (most detention), its upper end the least restrictive one (least
-    storage used). The search routes 65 candidate sizes, evenly spaced in log(size), x m
-    storms in one batched call (:func:`route_reservoirs`), then narrows each end of the
-    feasible set with further batched rounds until it is known to ``tolerance``. A feasible
-    range narrower than one grid step, a factor (hi/lo)^(1/64), could be missed: narrow
-    ``size_range`` when it is wide.
-    """
-    inflows, t, q, dt, names = _common_inflows(inflows, dt_hr)
-    m = len(inflows)
-    target = np.broadcast_to(as_float_array(target_peak_cfs, "target_peak_cfs", lower=0.0),
-                             (m,)).astype(float)
-    try:
-        lo, hi = (float(v) for v in size_range)
-    except (TypeError, ValueError):
-        raise InputError(f"size_range must be (lo, hi); got {size_range!r}") from None
-    if not (0 < lo < hi):
-        raise InputError(f"size_range must be (lo, hi) with 0 < lo < hi; got {size_range!r}")
-    tol = (hi - lo) / 1e4 if tolerance is None else float(
-        as_float_array(tolerance, "tolerance", lower=0.0, lower_inclusive=False))
-    stage_cap = stage_storage.top_stage_ft if max_stage_ft is None else float(
-        as_float_array(max_stage_ft, "max_stage_ft", lower=0.0))
-    if isinstance(other_outlets, Device):
-        other_outlets = [other_outlets]
-    others = list(other_outlets)
-
-    def structure(size):
-        return OutletStructure([make_device(size), *others])
-
-    def feasible(sizes):
-        sizes = list(sizes)
-        qq = np.broadcast_to(q[:, None, :], (m, len(sizes), q.shape[-1]))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RangeWarning)
-            res = route_reservoirs(qq, dt, stage_storage, [structure(s) for s in sizes],
-                                   keep="series" if _has_discarded(others) else "peaks")
-            peak = (res.peak_outflow_cfs if not _has_discarded(others) else
-                    np.array([[res.routing_result((i, j)).peak_primary_cfs
-                               for j in range(len(sizes))] for i in range(m)]))
-        ok = (peak <= target[:, None] * (1 + 1e-12)).all(axis=0)
-        return ok & (res.peak_stage_ft <= stage_cap * (1 + 1e-12)).all(axis=0)
-
-    grid = np.geomspace(lo, hi, _SIZING_GRID)
-    ok = feasible(grid)
-    size = largest = math.nan
-    reason = ""
-    if not ok.any():
-        reason = (f"no size in [{fmt_value(lo)}, {fmt_value(hi)}] {size_unit} meets every "
-                  f"target with the peak stage <= {fmt_value(stage_cap)} ft; the pond needs "
-                  "more storage (or other outlets)")
-    else:
-        first, last = int(np.flatnonzero(ok)[0]), int(np.flatnonzero(ok)[-1])
-        size = grid[first]
-        if first > 0:                          # bracket [infeasible, feasible]: narrow it
-            a, b = grid[first - 1], grid[first]
-            while b - a > tol:
-                cand = np.linspace(a, b, 33)
-                okc = feasible(cand[1:-1])
-                hit = np.flatnonzero(okc)
-                k = int(hit[0]) + 1 if hit.size else 32
-                a, b = cand[k - 1], cand[k]
-            size = b
-        largest = grid[last]
-        if last < grid.size - 1:               # bracket [feasible, infeasible]
-            a, b = grid[last], grid[last + 1]
-            while b - a > tol:
-                cand = np.linspace(a, b, 33)
-                okc = feasible(cand[1:-1])
-                hit = np.flatnonzero(~okc)
-                k = int(hit[0]) + 1 if hit.size else 32
-                a, b = cand[k - 1], cand[k]
-            largest = a
-    chosen = size if math.isfinite(size) else lo
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RangeWarning)
-        final = [route_reservoir(h, stage_storage, structure(chosen),
-                                 dt_hr=dt if dt < h.dt_hr else None) for h in inflows]
-    peaks = np.array([r.peak_primary_cfs for r in final])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pct = np.where(target > 0, 100.0 * (target - peaks) / target, np.nan)
-    return SizingResult(
-        size=size, largest_size=largest, feasible=math.isfinite(size), size_unit=size_unit,
-        storm_names=names, target_peak_cfs=target, peak_outflow_cfs=peaks,
-        margin_cfs=target - peaks, margin_pct=pct,
-        peak_stage_ft=np.array([r.peak_stage_ft for r in final]),
-        overtopped=np.array([r.overtopped for r in final]), max_stage_ft=stage_cap,
-        device=make_device(chosen) if math.isfinite(size) else None, reason=reason)
-
-
-def _has_discarded(devices) -> bool:
-    return any(leaf.kind == "discarded" for d in devices for leaf in d.leaves())
-
-
-def size_orifice(inflows, stage_storage: StageStorage, target_peak_cfs: npt.ArrayLike, *,
-                 invert_ft: float = 0.0, cd: float = 0.6, other_outlets=(),
-                 min_diameter_in: float = 0.5, max_diameter_in: float | None = None,
-                 max_stage_ft: float | None = None, tolerance_in: float = 0.01,
-                 dt_hr: float | None = None) -> SizingResult:
-    """Smallest circular-orifice diameter whose routed peaks meet every storm's target.
-
-    Parameters
-    ----------
-    inflows : Hydrograph or sequence of Hydrograph
-    stage_storage : StageStorage
-    target_peak_cfs : float or array_like (m,)
-        Allowable peak outflow per storm. [ft3/s]
-    invert_ft, cd : float
-        Orifice invert [ft] and discharge coefficient [-].
-    other_outlets : Device or sequence of Device
-        Fixed devices in parallel (e.g. a weir for larger storms).
-    min_diameter_in, max_diameter_in : float
-        Search range [in]; the default maximum is the largest orifice that fits below the top.
-    max_stage_ft : float, optional
-        Stage no storm may exceed (default: the top of the structure). [ft]
-    tolerance_in : float, default 0.01
-        Resolution of the diameter. [in]
-    dt_hr : float, optional
-        Routing step. [h]
-
-    Returns
-    -------
-    SizingResult
-        ``diameter_in`` (smallest feasible), ``largest_size`` and per-storm margins (see
-        :func:`size_outlet`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = np.arange(0, 8.01, 0.05)
-    >>> q = 30.0 * np.clip(1 - np.abs(t - 1.5) / 1.5, 0, None)
-    >>> r = size_orifice(Hydrograph(t, q, name="10-yr"), StageStorage.basin(200, 150, 6), 8.0)
-    >>> bool(r.feasible and r.margin_cfs[0] >= 0 and r.largest_size > r.diameter_in)
-    True
-    """
-    top = stage_storage.top_stage_ft
-    hi = max_diameter_in if max_diameter_in is not None else 12.0 * (top - float(invert_ft))
-    return size_outlet(inflows, stage_storage,
-                       lambda d: CircularOrifice(d, invert_ft, cd=cd, name="sized_orifice"),
-                       target_peak_cfs, size_range=(min_diameter_in, hi),
-                       other_outlets=other_outlets, max_stage_ft=max_stage_ft,
-                       tolerance=tolerance_in, dt_hr=dt_hr, size_unit="in")
-
-
-def size_weir(inflows, stage_storage: StageStorage, target_peak_cfs: npt.ArrayLike, *,
-              crest_ft: float, cw: float = 3.33, end_contractions: int = 0, other_outlets=(),
-              min_length_ft: float = 0.1, max_length_ft: float = 100.0,
-              max_stage_ft: float | None = None, tolerance_ft: float = 0.01,
-              dt_hr: float | None = None) -> SizingResult:
-    """Smallest rectangular-weir length whose routed peaks meet every storm's target.
-
-    Same as :func:`size_orifice` for :class:`~hydrocalc.outlets.RectangularWeir`
-    (``length_ft`` in [``min_length_ft``, ``max_length_ft``], resolution ``tolerance_ft``).
-    """
-    return size_outlet(inflows, stage_storage,
-                       lambda L: RectangularWeir(L, crest_ft, cw=cw,
-                                                 end_contractions=end_contractions,
-                                                 name="sized_weir"),
-                       target_peak_cfs, size_range=(min_length_ft, max_length_ft),
-                       other_outlets=other_outlets, max_stage_ft=max_stage_ft,
-                       tolerance=tolerance_ft, dt_hr=dt_hr, size_unit="ft")
-
-
-# =========================================================================================
-# Pond files
-# =========================================================================================
-_DEVICE_TYPES = {
-    "circular_orifice": (CircularOrifice, ("diameter_in", "invert_ft"), ("cd",)),
-    "rectangular_orifice": (RectangularOrifice, ("width_in", "height_in", "invert_ft"), ("cd",)),
-    "rectangular_weir": (RectangularWeir, ("length_ft", "crest_ft"), ("cw", "end_contractions")),
-    "vnotch_weir": (VNotchWeir, ("angle_deg", "crest_ft"), ("cw",)),
-    "broad_crested_weir": (BroadCrestedWeir, ("length_ft", "crest_ft"), ("cw",)),
-    "riser": (Riser, ("diameter_in", "crest_ft"), ("cw", "cd")),
-    "exfiltration": (Exfiltration, ("rate_in_hr",), ("over",)),
-}
-_BARREL_KEYS = (("diameter_in", "invert_ft", "length_ft", "slope_ftft"), ("n", "ke", "cd"))
-
-
-@dataclass(frozen=True)
-class Pond:
-    """A pond read from a file: its stage-storage and outlet structure."""
-
-    name: str
-    stage_storage: StageStorage
-    outlets: OutletStructure
-
-
-def _storage_from(spec: Mapping, where: str, problems: list[str]):
-    kinds = [k for k in ("area_ft2", "storage_ft3", "basin", "drywell") if k in spec]
-    if len(kinds) != 1:
-        problems.append(f"{where}: [storage] must give exactly one of area_ft2, storage_ft3, "
-                        f"[storage.basin] or [storage.drywell]; got {kinds or 'none'}")
-        return None
-    try:
-        if kinds[0] == "area_ft2":
-            return StageStorage.from_areas(spec.get("stage_ft"), spec["area_ft2"],
-                                           method=spec.get("method", "conic"))
-        if kinds[0] == "storage_ft3":
-            return StageStorage.from_volumes(spec.get("stage_ft"), spec["storage_ft3"])
-        if kinds[0] == "basin":
-            return StageStorage.basin(**spec["basin"])
-        return StageStorage.drywell(**spec["drywell"])
-    except InputError as exc:
-        problems.append(f"{where}: storage: {exc}")
-    except TypeError as exc:
-        problems.append(f"{where}: storage: {exc}")
-    return None
-
-
-def _device_from(spec: Mapping, label: str, problems: list[str]):
-    kind = spec.get("type")
-    if kind not in _DEVICE_TYPES:
-        problems.append(f"{label}.type must be one of {', '.join(_DEVICE_TYPES)}; got "
-                        f"{kind!r}{suggest(str(kind), _DEVICE_TYPES)}")
-        return None
-    cls, required, optional = _DEVICE_TYPES[kind]
-    allowed = set(required) | set(optional) | {"type", "name", "into_barrel"}
-    for key in spec:
-        if key not in allowed:
-            problems.append(f"{label}: unknown key {key!r}{suggest(key, allowed)}")
-    missing = [k for k in required if k not in spec]
-    if missing:
-        problems.append(f"{label}: missing {', '.join(missing)}")
-        return None
-    try:
-        return cls(*[spec[k] for k in required],
-                   **{k: spec[k] for k in optional if k in spec}, name=spec.get("name", ""))
-    except InputError as exc:
-        problems.append(f"{label}: {exc}")
-    return None
-
-
-def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
-    """A :class:`Pond` from a mapping (a parsed TOML pond file).
-
-    Layout::
-
-        name = "Pond A"
-        [storage]                 # exactly one of the four forms
-        stage_ft = [0, 1, 2, 3]
-        area_ft2 = [1000, 1400, 1900, 2500]
-        method = "conic"          # or "average_end_area"
-        # storage_ft3 = [...]     (with stage_ft)
-        # [storage.basin]   bottom_length_ft, bottom_width_ft, depth_ft, side_slope_h_per_v
-        # [storage.drywell] diameter_ft, depth_ft, stone_porosity_frac, stone_width_ft, ...
-        [[outlet]]
-        type = "circular_orifice" # circular_orifice, rectangular_orifice, rectangular_weir,
-        diameter_in = 6           # vnotch_weir, broad_crested_weir, riser, exfiltration
-        invert_ft = 0
-        into_barrel = true        # optional: discharges through [barrel]
-        [barrel]                  # optional
-        diameter_in = 18; invert_ft = 0; length_ft = 60; slope_ftft = 0.01
-
-    Raises
-    ------
-    InputError
-        Listing every problem found, one per line.
-    """
-    problems: list[str] = []
-    allowed = {"name", "storage", "outlet", "barrel"}
-    for key in mapping:
-        if key not in allowed:
-            problems.append(f"{where}: unknown key {key!r}{suggest(key, allowed)}")
-    ss = _storage_from(mapping.get("storage", {}), where, problems)
-    devices, into = [], []
-    specs = mapping.get("outlet", [])
-    if not specs:
-        problems.append(f"{where}: at least one [[outlet]] is required; got none")
-    for i, spec in enumerate(specs):
-        dev = _device_from(spec, f"{where}: outlet[{i}]", problems)
-        if dev is not None:
-            (into if spec.get("into_barrel") else devices).append(dev)
-    barrel = None
-    if "barrel" in mapping:
-        b = dict(mapping["barrel"])
-        req, opt = _BARREL_KEYS
-        missing = [k for k in req if k not in b]
-        if missing:
-            problems.append(f"{where}: barrel: missing {', '.join(missing)}")
-        else:
-            try:
-                barrel = Barrel(*[b[k] for k in req], **{k: b[k] for k in opt if k in b})
-            except InputError as exc:
-                problems.append(f"{where}: barrel: {exc}")
-    elif into:
-        problems.append(f"{where}: outlets marked into_barrel need a [barrel]; got none")
-    if problems:
-        raise InputError("\n".join(problems))
-    parts = list(devices)
-    if into:
-        parts.insert(0, OutletStructure(into, barrel=barrel, name="riser"))
-    elif barrel is not None:
-        parts.append(barrel)
-    name = str(mapping.get("name", ""))
-    structure = OutletStructure(parts, name=name or "outlets")
-    try:
-        _check_devices(structure.bind(ss), ss)
-    except InputError as exc:
-        raise InputError(f"{where}: {exc}") from None
-    return Pond(name, ss, structure)
-
-
-def load_pond(path) -> Pond:
-    """Read a pond TOML file (layout in :func:`pond_from_mapping`).
-
-    Raises
-    ------
-    InputError
-        If the file is missing, is not valid TOML, or describes an invalid pond.
-    """
-    p = pathlib.Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"pond file must be readable; got {str(p)!r} ({exc.strerror})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p.name} must be valid TOML; got: {exc}") from None
-    return pond_from_mapping(data, where=p.name)
-
-
-# =========================================================================================
-# Export to EPA SWMM 5 (independent check)
-# =========================================================================================
-def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
-                initial_stage_ft: float = 0.0, routing_step_s: float = 1.0,
-                flow_routing: str = "DYNWAVE", duration_hr: float | None = None,
-                storage_points: int = 200) -> str:
-    """The pond as an EPA SWMM 5 input file (text), for an independent check of a route.
-
-    The inflow is an external inflow time series on a storage unit ``SU1`` (tabular
-    depth-area curve; SWMM integrates it by average end areas [3]_). Each device is one link
-    to its own free outfall (``OUT<i>``, fixed stage 100 ft below the pond bottom, so there is
-    never tailwater); because every device's flow rises with stage, the peak total outflow
-    is the sum of the outfalls' peak flows. Coefficient conventions, identical to hydrocalc's:
-
-    * CircularOrifice / RectangularOrifice -> SIDE orifice (CIRCULAR / RECT_CLOSED), Qcoeff =
-      cd; SWMM: Q = cd A sqrt(2 g h) submerged, cd A sqrt(2 g D/2) f^1.5 partly submerged.
-    * RectangularWeir -> TRANSVERSE weir, Qcoeff = cw (US units), EndCon = end_contractions.
-    * BroadCrestedWeir -> TRANSVERSE weir, Qcoeff = cw (same equation, no contractions).
-    * VNotchWeir -> V-NOTCH weir on a TRIANGULAR section whose top width is
-      2 height tan(theta/2), Qcoeff = cw (SWMM: Q = Cw S H^2.5, S = tan(theta/2)).
-
-    Weir openings are made 100 ft high so SWMM never switches them to orifice flow. Risers,
-    barrels and exfiltration have no exact SWMM equivalent here and raise InputError.
-
-    Parameters
-    ----------
-    inflow : Hydrograph
-    stage_storage : StageStorage
-        Exported as a depth-area curve: the table points plus ``storage_points`` even stages
-        (exact for ``from_areas(..., method="average_end_area")``), extended at the largest
-        area to three times the top (SWMM's maximum depth) so a small overtopping is routed
-        the same way hydrocalc routes it.
-    outlets : Device, list or OutletStructure (without barrel)
-    initial_stage_ft : float
-    routing_step_s : float, default 1
-        SWMM routing step (fixed, no variable step). [s]
-    flow_routing : {"DYNWAVE", "KINWAVE"}
-    duration_hr : float, optional
-        Simulation length (default: the inflow's span). [h]
-    storage_points : int, default 200
-
-    Returns
-    -------
-    str
-        The .inp text. Run it with pyswmm; read ``SU1``'s maximum depth and the outfalls'
-        peak flows.
-    """
-    import datetime
-
-    check_choice(flow_routing, "flow_routing", ("DYNWAVE", "KINWAVE"))
-    structure = as_structure(outlets)
-    if structure.barrel is not None:
-        raise InputError("to_swmm_inp supports devices in parallel only; got a structure with "
-                         "a barrel")
-    leaves = structure.leaves()
-    top = stage_storage.top_stage_ft
-    h = np.unique(np.concatenate([stage_storage._h, np.linspace(0.0, top, storage_points)]))
-    area = stage_storage._area_ext(h)
-    if stage_storage.method != "average_end_area":
-        # midpoint areas reproduce the stage-storage's own volume between points best
-        area = np.concatenate([[area[0]], np.diff(stage_storage._storage_ext(h)) / np.diff(h)])
-        area = np.concatenate([[area[1]], (area[1:-1] + area[2:]) / 2.0, [area[-1]]])
-    a_ext = stage_storage.extension_area_ft2
-    h = np.concatenate([h, [3.0 * top]])
-    area = np.concatenate([area, [a_ext]])
-    t = np.asarray(inflow.time_hr, dtype=float)
-    q = np.asarray(inflow.flow_cfs, dtype=float)
-    t_end = float(t[-1]) if duration_hr is None else float(t[0]) + float(duration_hr)
-    start = datetime.datetime(2020, 1, 1)
-    end = start + datetime.timedelta(hours=t_end)
-    lines = [
-        "[TITLE]", "hydrocalc pond export", "",
-        "[OPTIONS]", "FLOW_UNITS CFS", "INFILTRATION HORTON", f"FLOW_ROUTING {flow_routing}",
-        "LINK_OFFSETS DEPTH", "START_DATE 01/01/2020", "START_TIME 00:00:00",
-        "REPORT_START_DATE 01/01/2020", "REPORT_START_TIME 00:00:00",
-        f"END_DATE {end:%m/%d/%Y}", f"END_TIME {end:%H:%M:%S}",
-        "DRY_DAYS 0", "REPORT_STEP 00:15:00", "WET_STEP 00:15:00", "DRY_STEP 01:00:00",
-        f"ROUTING_STEP {routing_step_s:g}", "ALLOW_PONDING NO", "INERTIAL_DAMPING PARTIAL",
-        "VARIABLE_STEP 0.00", "LENGTHENING_STEP 0", "MIN_SURFAREA 0",
-        "NORMAL_FLOW_LIMITED BOTH", "SKIP_STEADY_STATE NO", "MAX_TRIALS 20",
-        "HEAD_TOLERANCE 0.00001", "SYS_FLOW_TOL 5", "LAT_FLOW_TOL 5", "MINIMUM_STEP 0.1",
-        "THREADS 1", "",
-        "[STORAGE]",
-        f"SU1 0 {3.0 * top:.6f} {float(initial_stage_ft):.6f} TABULAR SC1 0 0", "",
-        "[OUTFALLS]",
-    ]
-    lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
-    orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
-    for i, dev in enumerate(leaves):
-        link, out = f"L{i + 1}", f"OUT{i + 1}"
-        if isinstance(dev, CircularOrifice):
-            orifices.append(f"{link} SU1 {out} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
-            xsect.append(f"{link} CIRCULAR {dev.height_ft:.8f} 0 0 0")
-        elif isinstance(dev, RectangularOrifice):
-            orifices.append(f"{link} SU1 {out} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
-            xsect.append(f"{link} RECT_CLOSED {dev.height_ft:.8f} {dev.width_in / 12.0:.8f} 0 0")
-        elif isinstance(dev, (RectangularWeir, BroadCrestedWeir)):
-            nc = getattr(dev, "end_contractions", 0)
-            weirs.append(f"{link} SU1 {out} TRANSVERSE {dev.crest_ft:.6f} {dev.cw:g} NO {nc} 0 NO")
-            xsect.append(f"{link} RECT_OPEN 100 {dev.length_ft:.8f} 0 0")
-        elif isinstance(dev, VNotchWeir):
-            width = 2.0 * 100.0 * math.tan(math.radians(dev.angle_deg) / 2.0)
-            weirs.append(f"{link} SU1 {out} V-NOTCH {dev.crest_ft:.6f} {dev.cw:g} NO 0 0 NO")
-            xsect.append(f"{link} TRIANGULAR 100 {width:.8f} 0 0")
-        else:
-            raise InputError(f"to_swmm_inp supports orifices and weirs; got "
-                             f"{type(dev).__name__} '{dev.name}'")
-    lines += orifices + weirs + xsect
-    lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
-    lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
-    lines += ["", "[CURVES]"]
-    lines += [f"SC1 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
-              for i, (hi, ai) in enumerate(zip(h, area))]
-    lines += ["", "[REPORT]", "INPUT NO", "CONTROLS NO", ""]
-    return "\n".join(lines)
-
-
 # Re-export of the TR-55 Chapter 6 planning estimate (issue #2).
 from hydrocalc.storage_estimate import estimate_storage_volume  # noqa: E402
+
+
+# Re-exports: the stage-storage relation, sizing, pond files and the SWMM export live in their
+# own modules (one concept each); their names stay importable from here.
+from hydrocalc.sizing import (  # noqa: E402
+    SizingResult,
+    size_orifice,
+    size_outlet,
+    size_weir,
+)
+from hydrocalc.pond_file import Pond, load_pond, pond_from_mapping, to_swmm_inp  # noqa: E402

@@ -197,10 +197,29 @@ class Pond:
     barrel: Any = None
     barrel_spec: Mapping | None = None
     description: str = ""
+    bottom_elevation_ft: float | None = None
+    tailwater: Any = None
+    tailwater_spec: Any = None
+    flap_gate: bool = False
+    backwater: bool = False
 
     @property
     def kind(self) -> str:
         return "pond"
+
+    @property
+    def tailwater_kind(self) -> str:
+        """"free", "constant" or "series" (the tailwater at the pond's outlets)."""
+        if self.backwater:
+            return "interconnected"
+        if self.tailwater is None:
+            return "free"
+        return "constant" if isinstance(self.tailwater, float) else "series"
+
+    def tailwater_level_ft(self, stage_ft):
+        """A stage (array) above the pond bottom as a level in the file's frame (elevation
+        when the pond has ``bottom_elevation_ft``)."""
+        return stage_ft + (self.bottom_elevation_ft or 0.0)
 
     def structure(self):
         """Outlet devices as one :class:`hydrocalc.outlets.OutletStructure` for routing.
@@ -1221,7 +1240,8 @@ _SEG_KEYS = {
     "channel": ("type", "length_ft", "slope_ftft", "n", "area_ft2", "wetted_perimeter_ft"),
 }
 _POND_KEYS = ("id", "to", "description", "storage", "outlet", "barrel", "initial_stage_ft",
-              "count", "rrv_credit_pct")
+              "count", "rrv_credit_pct", "bottom_elevation_ft", "tailwater_ft", "flap_gate",
+              "backwater")
 _STORAGE_KEYS = {
     "stage_area": ("type", "stage_ft", "area_ft2", "csv", "method", "bottom_ft"),
     "stage_storage": ("type", "stage_ft", "storage_ft3", "csv", "bottom_ft"),
@@ -1628,9 +1648,116 @@ def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
     return spec, obj
 
 
+def _pond_in_stages(P: _Problems, e: Mapping, path: str) -> tuple[Mapping, float | None]:
+    """The pond table with elevations turned into stages above its bottom, and the bottom
+    elevation (None for a pond given by stage only).
+
+    A pond is in elevations when it gives ``bottom_elevation_ft`` or a storage table with
+    ``elevation_ft`` rows (the bottom is then the first elevation of the first such table);
+    its device inverts and crests, barrel invert and tailwater are then elevations too.
+    """
+    datum = P.number(e, "bottom_elevation_ft", path, lower=-1e4, upper=1e5)
+    raw = e.get("storage")
+    storages = [raw] if isinstance(raw, Mapping) else (raw if isinstance(raw, list) else [])
+    if datum is None:
+        for st in storages:
+            if isinstance(st, Mapping) and isinstance(st.get("elevation_ft"), list) \
+                    and st["elevation_ft"] and isinstance(st["elevation_ft"][0], int | float):
+                datum = float(st["elevation_ft"][0])
+                break
+    if datum is None:
+        return e, None
+    out = dict(e)
+    new_st = []
+    for i, st in enumerate(storages):
+        if not isinstance(st, Mapping) or "elevation_ft" not in st:
+            new_st.append(st)
+            continue
+        sp = f"{path}.storage[{i}]" if isinstance(raw, list) else f"{path}.storage"
+        if "stage_ft" in st:
+            P.add(f"{sp}.elevation_ft", "and stage_ft must not both be given; got both. Keep one.")
+        el = P.numbers(st, "elevation_ft", sp, lower=None)
+        st = {k: v for k, v in st.items() if k != "elevation_ft"}
+        if el is not None:
+            if el[0] < datum:
+                P.add(f"{sp}.elevation_ft", f"must start at or above the pond bottom "
+                                            f"(bottom_elevation_ft {fmt_value(datum)}); got "
+                                            f"{fmt_value(el[0])}")
+            st["stage_ft"] = [x - datum for x in el]
+        new_st.append(st)
+    if storages:
+        out["storage"] = new_st if isinstance(raw, list) else new_st[0]
+
+    def shift(spec, where):
+        if not isinstance(spec, Mapping):
+            return spec
+        spec = dict(spec)
+        for key in ("invert_ft", "crest_ft"):
+            v = spec.get(key)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                if v < datum:
+                    P.add(f"{where}.{key}", f"must be at or above the pond bottom (elevation "
+                                            f"{fmt_value(datum)} ft); got {fmt_value(v)}. The "
+                                            "pond is in elevations, so inverts and crests are "
+                                            "elevations")
+                    spec[key] = 0.0
+                else:
+                    spec[key] = float(v) - datum
+        return spec
+
+    if isinstance(e.get("outlet"), list):
+        out["outlet"] = [shift(o, f"{path}.outlet[{_label(o, i) if isinstance(o, Mapping) else i}]")
+                         for i, o in enumerate(e["outlet"])]
+    if isinstance(e.get("barrel"), Mapping):
+        out["barrel"] = shift(e["barrel"], f"{path}.barrel")
+    return out, datum
+
+
+def _pond_tailwater(P: _Problems, e: Mapping, path: str, datum: float | None,
+                    top: float | None):
+    """(tailwater in stages above the bottom: None, a float or (time_hr, stage) lists, spec)."""
+    if "tailwater_ft" not in e:
+        return None, None
+    v = e["tailwater_ft"]
+    base = datum or 0.0
+    frame = "elevation" if datum is not None else "stage above the pond bottom"
+    key = f"{path}.tailwater_ft"
+    if isinstance(v, Mapping):
+        level_key = "elevation_ft" if datum is not None else "stage_ft"
+        P.unknown_keys(v, ("time_hr", level_key), key)
+        t = P.numbers(v, "time_hr", key, lower=0.0, min_len=1)
+        lv = P.numbers(v, level_key, key, lower=None, min_len=1)
+        if t is None or lv is None:
+            return None, None
+        if len(t) != len(lv):
+            P.add(f"{key}.{level_key}", f"must have as many values as time_hr ({len(t)}); got "
+                                        f"{len(lv)}")
+            return None, None
+        if any(b <= a for a, b in zip(t, t[1:])):
+            P.add(f"{key}.time_hr", f"must be strictly increasing; got {t}")
+            return None, None
+        stages = [x - base for x in lv]
+        value, spec = (t, stages), {"time_hr": t, level_key: lv}
+    else:
+        x = P.check_number(v, key, lower=-1e5, upper=1e5)
+        if x is None:
+            return None, None
+        stages = [x - base]
+        value, spec = x - base, x
+    if top is not None and max(stages) > top + 1e-9:
+        P.add(key, f"must be <= the top of the pond ({fmt_value(top + base)} ft, {frame}); got "
+                   f"{fmt_value(max(stages) + base)}. A tailwater above the embankment floods "
+                   "the pond from downstream")
+        return None, None
+    return value, spec
+
+
 def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     n0 = len(P.items)
     P.unknown_keys(e, _POND_KEYS, path)
+    e, datum = _pond_in_stages(P, e, path)
+    flap = P.boolean(e, "flap_gate", path, default=False)
+    backwater = P.boolean(e, "backwater", path, default=False)
     pid = P.text(e, "id", path, required=True)
     to = _to(P, e, path)
     desc = P.text(e, "description", path, default="") or ""
@@ -1706,13 +1833,15 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                 key = "invert_ft" if "invert_ft" in spec else "crest_ft"
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "
                                                     f"({fmt_value(top)} ft); got {fmt_value(lvl)}")
+    tailwater, tw_spec = _pond_tailwater(P, e, path, datum, top)
     if len(P.items) > n0:
         return None
     return Pond(id=pid, to=to, stage_storage=ss, outlets=tuple(oobjs), outlet_ids=tuple(oids),
                 outlet_types=tuple(s["type"] for s in ospecs), initial_stage_ft=init,
                 count=int(count), rrv_credit_pct=rrv, storage_spec=tuple(specs),
                 outlet_spec=tuple(ospecs), barrel=barrel, barrel_spec=barrel_spec,
-                description=desc)
+                description=desc, bottom_elevation_ft=datum, tailwater=tailwater,
+                tailwater_spec=tw_spec, flap_gate=bool(flap), backwater=bool(backwater))
 
 
 def _top_stage(ss) -> float | None:
@@ -1801,10 +1930,47 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         if len(P.items) == k0:
             dps.append(DesignPoint(id=did, to=to, description=d))
     _check_topology(P, name, raw_nodes)
+    _check_backwater(P, prefix, ponds)
     if len(P.items) > n0:
         return None
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
                     reaches=tuple(reaches), design_points=tuple(dps), description=desc)
+
+
+def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
+    """A pond with ``backwater = true`` discharges into another pond that feels no other
+    backwater pond; both are in elevations, single units, and the downstream one has at most
+    a constant tailwater (the pair is routed together, see hydrocalc.interconnected)."""
+    by_id = {p.id: p for p in ponds}
+    seen: dict[str, str] = {}
+    for p in ponds:
+        if not p.backwater:
+            continue
+        path = f"{prefix}.pond[{p.id}].backwater"
+        down = by_id.get(p.to)
+        if down is None:
+            P.add(path, f"needs the pond to discharge into another pond; got to = {p.to!r}")
+            continue
+        if p.to in seen:
+            P.add(path, f"allows one backwater pond per downstream pond; got {seen[p.to]!r} "
+                        f"and {p.id!r} into {p.to!r}")
+        seen[p.to] = p.id
+        if p.bottom_elevation_ft is None or down.bottom_elevation_ft is None:
+            P.add(path, "needs both ponds in elevations (bottom_elevation_ft); got "
+                        f"{p.id!r}: {p.bottom_elevation_ft}, {down.id!r}: "
+                        f"{down.bottom_elevation_ft}")
+        if p.tailwater is not None:
+            P.add(path, "and tailwater_ft must not both be given (the downstream pond's level is "
+                        "the tailwater); got both")
+        if down.backwater:
+            P.add(path, f"supports one pair of ponds; got a chain ({p.id!r} -> {down.id!r} -> "
+                        f"{down.to!r})")
+        if p.count != 1 or down.count != 1:
+            P.add(path, "needs single units (count = 1) in both ponds")
+        if down.tailwater is not None and not isinstance(down.tailwater, float):
+            P.add(path, f"supports a constant tailwater at pond {down.id!r}; got a series")
+        if any(t == "exfiltration" for t in down.outlet_types):
+            P.add(path, f"does not support exfiltration in the downstream pond {down.id!r}")
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:
