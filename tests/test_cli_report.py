@@ -92,8 +92,8 @@ def test_notebooks_whose_parameters_differ_from_the_sections_are_refused(runner,
     result = runner.invoke(main, ["report", str(EXAMPLE), "--notebooks", str(books),
                                   "--out", str(tmp_path / "r")])
     assert result.exit_code == 1
-    assert ("error: notebook 04_ponds.ipynb parameters must equal the arguments of "
-            "hydrocalc.report.sections.ponds; missing: none; unexpected: storm") in result.output
+    assert ("error: notebook 04_ponds.ipynb parameters must be out_dir, results_file, "
+            "site_file (section 'ponds'); missing: none; unexpected: storm") in result.output
     assert not (tmp_path / "r").exists()
 
 

@@ -104,8 +104,9 @@ def test_gap_between_visits_never_exceeds_the_interval():
 def test_multiday_event_option():
     p = record(**{"2027_04_10": 0.30, "2027_04_11": 0.25})
     assert not any(v.storm for v in insp.inspection_schedule("2027-04-01", "2027-04-30",
-                                                             p).visits)
-    s = insp.inspection_schedule("2027-04-01", "2027-04-30", p, multiday_events=True)
+                                                             p, multiday_events=False).visits)
+    s = insp.inspection_schedule("2027-04-01", "2027-04-30", p)  # the law's reading: default
+    assert s.storm_event_reading == "multi_day"
     (v,) = [v for v in s.visits if v.storm]
     assert v.date == D(2027, 4, 12) and "0.55 in over 2027-04-10..2027-04-11" in v.reasons[0]
 
@@ -134,7 +135,8 @@ def test_worcester_record_has_an_exact_half_inch_day(shared_rainfall):
 
     rec = read_daily_rainfall(shared_rainfall / "daily" /
                               "ghcnd_custom_csv_worcester_ma_USW00094746_2003-01_excerpt.csv")
-    s = insp.inspection_schedule("2003-01-01", "2003-02-14", rec.precip_in)
+    s = insp.inspection_schedule("2003-01-01", "2003-02-14", rec.precip_in,
+                                 multiday_events=False)
     # storm days from the file: 2003-01-01 0.68 in and 2003-02-02 0.50 in (exactly)
     assert s.storm_days == [D(2003, 1, 1), D(2003, 2, 2)]
     assert [v.date for v in s.visits if v.storm] == [D(2003, 1, 2), D(2003, 2, 3)]

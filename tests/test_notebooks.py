@@ -1,12 +1,13 @@
-"""Thin-notebook rules, parameter sync and the shipped copy of the report notebooks.
+"""Thin-notebook rules, parameter sync, the one copy of the report notebooks, each executed
+as shipped.
 
-The report notebooks themselves are executed by tests/test_report.py (one shared run); the
+The report notebooks are executed with injected parameters by tests/test_report.py (one
+shared run); here each is also executed with its own defaults from its own folder. The
 lessons in notebooks/learn/ are checked and re-run by tests/test_learn.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import pathlib
 
 import nbformat
@@ -20,12 +21,12 @@ from hydrocalc.report.execute import notebook_dir, parameterize_safely
 from hydrocalc.report.notebook_rules import called_function, notebook_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-REPORT_NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+REPORT_NOTEBOOKS = sorted((ROOT / "src" / "hydrocalc" / "report" / "notebooks").glob("*.ipynb"))
 ALL = REPORT_NOTEBOOKS
 
 
 def _id(path):
-    return path.relative_to(ROOT / "notebooks").as_posix()
+    return path.name
 
 
 def test_every_section_has_its_notebook_and_no_notebook_is_orphaned():
@@ -48,31 +49,53 @@ def test_notebook_is_committed_without_outputs(path):
     assert "papermill" not in nb.metadata
 
 
-def _function_of(path):
-    module, name = called_function(nbformat.read(path, as_version=4))
-    return getattr({"hydrocalc.report.sections": sections}[module], name)
-
-
-@pytest.mark.parametrize("path", ALL, ids=_id)
-def test_notebook_parameters_equal_its_function_signature(path):
-    declared = papermill.inspect_notebook(str(path))
-    function = _function_of(path)
-    assert list(declared) == list(inspect.signature(function).parameters)
-    if path in REPORT_NOTEBOOKS:
-        specs = [s for s in sections.SECTIONS.values() if s.notebook == path.name]
-        assert {s.function for s in specs} == {function.__name__}
-
-
 @pytest.mark.parametrize("path", REPORT_NOTEBOOKS, ids=_id)
-def test_shipped_copy_equals_the_repository_notebook(path):
-    shipped = notebook_dir() / path.name
-    assert shipped.is_file(), f"cp notebooks/{path.name} src/hydrocalc/report/notebooks/"
-    assert shipped.read_bytes() == path.read_bytes(), (
-        "the shipped copy differs; run: cp notebooks/*.ipynb src/hydrocalc/report/notebooks/")
+def test_report_notebook_calls_build_section_with_the_parameters_it_receives(path):
+    from hydrocalc.report.execute import check_notebook_parameters, notebook_parameters
+
+    assert called_function(nbformat.read(path, as_version=4)) == (
+        "hydrocalc.report.build", "section")
+    specs = [s for s in sections.SECTIONS.values() if s.notebook == path.name]
+    assert specs
+    declared = papermill.inspect_notebook(str(path))
+    assert list(declared)[:2] == ["site_file", "results_file"]
+    for spec in specs:
+        check_notebook_parameters(path, spec.key)  # raises on any mismatch
+        assert set(notebook_parameters(spec.key, site_file="", results_file="", out_dir="",
+                                       sections=[])) == set(declared)
 
 
-def test_shipped_copy_has_no_extra_notebooks():
-    assert {p.name for p in notebook_dir().glob("*.ipynb")} == {p.name for p in REPORT_NOTEBOOKS}
+def test_report_notebooks_exist_once_in_the_repository():
+    names = {p.name for p in REPORT_NOTEBOOKS}
+    everywhere = [p for p in ROOT.rglob("*.ipynb") if p.name in names
+                  and not {".venv", ".ipynb_checkpoints", "build"} & set(p.parts)]
+    assert sorted(everywhere) == REPORT_NOTEBOOKS
+    assert notebook_dir().resolve() == REPORT_NOTEBOOKS[0].parent.resolve()
+    assert (ROOT / "notebooks" / "README.md").is_file()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("path", REPORT_NOTEBOOKS, ids=_id)
+def test_report_notebook_runs_as_shipped_from_its_folder(path):
+    """Each report notebook, unmodified, with its default parameters, in its own folder
+    (the default site_file is the shipped example relative to that folder)."""
+    import ast
+
+    from nbclient import NotebookClient
+
+    from hydrocalc.report.execute import kernel_env
+
+    nb = nbformat.read(path, as_version=4)
+    defaults = papermill.inspect_notebook(str(path))
+    assert ast.literal_eval(defaults["results_file"]["default"]) == ""
+    assert (path.parent / ast.literal_eval(defaults["site_file"]["default"])).is_file()
+    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute(env=kernel_env())
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    assert '<h2 class="section"' in html
 
 
 def _bad_notebook(tmp_path):

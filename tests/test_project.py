@@ -40,7 +40,8 @@ def test_good_project_parses_without_problems():
 
 def test_area_given_in_square_feet_is_kept_exactly():
     # 2000 / 43560 * 43560 != 2000 in floating point; the typed value must survive.
-    facts, _ = parse_project({**_without(GOOD, "disturbed_area_ac"), "disturbed_area_ft2": 2000})
+    facts, _ = parse_project({**_without(GOOD, "disturbed_area_ac", "new_impervious_area_ft2"),
+                            "disturbed_area_ft2": 2000, "new_impervious_area_ft2": 1500})
     assert facts.disturbed_area_ft2 == 2000.0
 
 

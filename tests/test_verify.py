@@ -29,17 +29,11 @@ EXAMPLE = ROOT / "examples" / "pelham" / "site.toml"
 
 @pytest.fixture(scope="module")
 def computed_report(tmp_path_factory):
-    """A report folder (inputs + results.json) computed in this process."""
-    site = S.validate_site(EXAMPLE)
+    """A full report folder (HTML, PDF, Excel, CSV, results.json) of the example."""
+    from hydrocalc.report.execute import run_report
+
     out = tmp_path_factory.mktemp("verify") / "report"
-    site_rel, hashes = copy_inputs(site, EXAMPLE, out / "inputs")
-    keys = list(S.SECTIONS)
-    sections = {k: json.loads(json.dumps(S.build_section(k, out / site_rel, sections=keys,
-                                                         figures=False).to_dict()))
-                for k in keys}
-    doc = results_document(site, out / site_rel, site_rel, hashes, keys, [], sections,
-                           {"started_utc": "2027-01-01T00:00:00+00:00"})
-    (out / "results.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    run_report(EXAMPLE, out, progress=False)
     return out
 
 
@@ -120,10 +114,14 @@ def test_edited_number_and_text_are_found_and_named_version_is_a_note(report_cop
     _save(report_copy, doc)
     result = verify_report(report_copy)
     assert not result.ok
-    assert sorted(d.where for d in result.differences) == [
+    wheres = sorted(d.where for d in result.differences)
+    assert [w for w in wheres if not w.startswith(("report.pdf", "results.json"))] == [
         "comparison / peak_comparison / sha256 (of the reported rows)",
         "comparison / peak_comparison [DP-1, 10yr] / post_peak_cfs",
         "criteria / narrative_md"]
+    # the PDF still carries the results.json it was built with
+    assert any(w.startswith("report.pdf (attached results.json) / sections / comparison")
+               for w in wheres)
     # a different hydrocalc version explains differences; it is not one itself
     assert [n.where for n in result.notes] == ["hydrocalc_version"]
 
@@ -194,3 +192,200 @@ def test_cli_exit_codes_and_difference_table(computed_report, report_copy):
     missing = runner.invoke(main, ["verify", str(report_copy / "nope")])
     assert missing.exit_code == 1
     assert "REPORT_DIR must hold a results.json" in missing.output
+
+
+# -- what a person reads: edited, gutted, swapped, linked ---------------------------------
+def _wheres(result):
+    return [d.where for d in result.differences]
+
+
+def test_gutted_results_json_fails_naming_every_missing_section(report_copy):
+    doc = _load(report_copy)
+    _save(report_copy, {"project": doc["project"], "parameters": doc["parameters"],
+                        "inputs": doc["inputs"], "sections": {}})
+    result = verify_report(report_copy)
+    assert not result.ok
+    wheres = _wheres(result)
+    for key in S.SECTIONS:
+        assert f"sections / {key}" in wheres
+    assert "comparison / peak_comparison" in wheres
+    assert "analysis" in wheres and "artifacts" in wheres
+
+
+def test_removed_section_and_table_csv_are_named(report_copy):
+    doc = _load(report_copy)
+    del doc["sections"]["ponds"]
+    _save(report_copy, doc)
+    (report_copy / "tables" / "comparison__peak_comparison.csv").unlink()
+    wheres = _wheres(verify_report(report_copy))
+    assert "sections / ponds" in wheres
+    assert "tables/comparison__peak_comparison.csv" in wheres
+
+
+def test_edited_number_in_the_html_is_named_with_row_and_column(report_copy):
+    from hydrocalc.report import sections as S_
+
+    table = S_.build_section("comparison", EXAMPLE, figures=False).table("peak_comparison")
+    row = next(r for r in table.rows() if r[1] == "10yr")
+    shown, _ = table._format_cell("post_peak_cfs", row[table.columns.index("post_peak_cfs")])
+    page = (report_copy / "report.html").read_text(encoding="utf-8")
+    wrap = page.index('id="table-peak_comparison"')
+    cell = page.index(f'<td class="num">{shown}</td>', wrap)
+    edited = page[:cell] + '<td class="num">0.01</td>' + page[cell + len(shown) + 21:]
+    (report_copy / "report.html").write_text(edited, encoding="utf-8")
+    result = verify_report(report_copy)
+    diffs = [d for d in result.differences if "(report.html)" in d.where]
+    assert len(diffs) == 1
+    assert diffs[0].where == "comparison / peak_comparison (report.html) [DP-1, 10yr] / " \
+        "Post peak [cfs]"
+    assert (diffs[0].reported, diffs[0].recomputed) == ("0.01", shown)
+    assert "report.html (sha256)" in _wheres(result)
+
+
+def test_edited_csv_cell_is_named_at_reporting_precision(report_copy):
+    path = report_copy / "tables" / "comparison__peak_comparison.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    head = lines[0].split(",")
+    col = head.index("post_peak_cfs")
+    i = next(n for n, ln in enumerate(lines) if ",10yr," in ln)
+    cells = lines[i].split(",")
+    true_value = float(cells[col])
+    cells[col] = repr(true_value * 1.1)
+    lines[i] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = verify_report(report_copy)
+    diff = next(d for d in result.differences if d.where.endswith(
+        "(tables/comparison__peak_comparison.csv) [DP-1, 10yr] / post_peak_cfs"))
+    _, where, found, expected = diff.row()
+    assert len(found) <= 8 and len(expected) <= 8 and "e" not in found  # readable
+    assert abs(float(expected) - true_value) < 1e-3 * true_value
+
+
+def test_edited_xlsx_cell_and_a_formula_are_named(report_copy):
+    from openpyxl import load_workbook
+
+    path = report_copy / "tables.xlsx"
+    wb = load_workbook(path)
+    sheet = next(r[0] for r in wb["contents"].iter_rows(values_only=True)
+                 if r and len(r) > 2 and r[1:3] == ("comparison", "peak_comparison"))
+    ws = wb[sheet]
+    col = [c.value for c in ws[2]].index("post_peak_cfs") + 1
+    row = next(r for r in range(3, ws.max_row + 1) if ws.cell(r, 2).value == "10yr")
+    ws.cell(row, col).value = 0.01
+    ws.cell(row, 1).value = '=HYPERLINK("http://example.invalid","DP-1")'
+    wb.save(path)
+    wheres = _wheres(verify_report(report_copy))
+    assert any(w.startswith("comparison / peak_comparison (tables.xlsx)") and
+               w.endswith("/ post_peak_cfs") for w in wheres)
+    assert any("(tables.xlsx) sheet" in w for w in wheres)  # the formula cell
+
+
+def test_text_starting_with_equals_is_written_as_text_in_excel(tmp_path):
+    from openpyxl import load_workbook
+
+    from hydrocalc.report.execute import _write_workbook
+
+    rows = [['=HYPERLINK("http://x","y")', 1.5], ["+cmd|' /C calc'!A0", 2.0]]
+    doc = {"project": {"name": "=1+1"}, "inputs": {}, "sections": {"s": {"tables": {"t": {
+        "title": "@SUM(A1)", "columns": ["name", "peak_cfs"], "rows": rows,
+        "sha256": "x"}}}}}
+    _write_workbook(tmp_path / "t.xlsx", doc)
+    wb = load_workbook(tmp_path / "t.xlsx")
+    cells = [c for ws in wb.worksheets for row in ws.iter_rows() for c in row
+             if c.value is not None]
+    assert not [c.coordinate for c in cells if c.data_type == "f"]
+    values = {c.value for c in cells}
+    assert {'=HYPERLINK("http://x","y")', "=1+1", "@SUM(A1)"} <= values
+
+
+def test_swapped_pdf_fails_verify(report_copy, tmp_path):
+    from hydrocalc.report.typeset import write_pdf
+
+    # a PDF typeset from the same sections but carrying another results.json
+    doc = _load(report_copy)
+    doc["sections"]["comparison"]["narrative_md"] = "All is well."
+    sections = {k: S.build_section(k, EXAMPLE, figures=False) for k in S.SECTIONS}
+    write_pdf(list(sections.values()), S.cover_meta(doc), report_copy / "report.pdf",
+              attachments={"results.json": json.dumps(doc).encode()})
+    wheres = _wheres(verify_report(report_copy))
+    assert "report.pdf (sha256)" in wheres
+    assert "report.pdf (attached results.json) / sections / comparison / narrative_md" in wheres
+    assert any(w.startswith("report.pdf (attached inputs/") for w in wheres)
+
+
+def test_the_pdf_alone_verifies_and_an_edited_attachment_fails(computed_report, tmp_path):
+    pdf = tmp_path / "report.pdf"
+    shutil.copyfile(computed_report / "report.pdf", pdf)
+    result = verify_report(pdf)
+    assert result.ok, result.table()
+    assert "attachments of" in result.summary() and result.numbers_compared > 500
+
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(pdf))
+    names = [doc.get_attachment(i).get_name() for i in range(doc.count_attachments())]
+    assert "results.json" in names and any(n.endswith("site.toml") for n in names)
+    i = next(i for i, n in enumerate(names) if n.endswith("site.toml"))
+    att = doc.get_attachment(i)
+    text = bytes(att.get_data()).decode().replace("area_ft2 = 15400", "area_ft2 = 14400")
+    att.set_data(text.encode())
+    doc.save(str(tmp_path / "edited.pdf"))
+    doc.close()
+    bad = verify_report(tmp_path / "edited.pdf")
+    assert not bad.ok and any(d.kind == "input" for d in bad.differences)
+
+
+def test_symlinked_table_file_is_refused(report_copy):
+    path = report_copy / "tables" / "comparison__peak_comparison.csv"
+    real = report_copy.parent / "elsewhere.csv"
+    path.rename(real)
+    path.symlink_to(real)
+    result = verify_report(report_copy)
+    refused = [d for d in result.differences if d.kind == "refused"]
+    assert [d.where for d in refused] == ["tables/comparison__peak_comparison.csv"]
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(inputs=["site.toml"]), "field 'inputs' must be a JSON object"),
+    (lambda d: d["sections"].update(ponds="ponds"), "section 'ponds' must be a JSON object"),
+    (lambda d: d["inputs"].update({"site.toml": 12}), "must be a SHA-256 text"),
+    (lambda d: d["parameters"].update(site_file=3.5), "parameters.site_file must be a text"),
+])
+def test_malformed_results_json_is_one_clear_line(report_copy, mutate, message):
+    doc = _load(report_copy)
+    mutate(doc)
+    _save(report_copy, doc)
+    result = CliRunner().invoke(main, ["verify", str(report_copy)])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_deeply_nested_json_is_one_clear_line(report_copy):
+    (report_copy / "results.json").write_text('{"sections": ' + "[" * 100_000 + "]" * 100_000
+                                              + "}", encoding="utf-8")
+    result = CliRunner().invoke(main, ["verify", str(report_copy)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "nested at most 64 levels" in result.output
+
+
+def test_stale_staging_folders_of_killed_runs_are_cleaned(tmp_path):
+    import os
+    import socket
+
+    from hydrocalc.report.execute import STAGING_MARKER, clean_stale_staging
+
+    target = tmp_path / "lot"
+    dead = tmp_path / ".lot.partial-abc123"
+    dead.mkdir()
+    (dead / STAGING_MARKER).write_text(f"999999999 {socket.gethostname()}\n")
+    alive = tmp_path / ".lot.partial-live"
+    alive.mkdir()
+    (alive / STAGING_MARKER).write_text(f"{os.getppid()} {socket.gethostname()}\n")
+    unmarked = tmp_path / ".lot.partial-user"
+    unmarked.mkdir()
+    other = tmp_path / "something.partial-x"
+    other.mkdir()
+    (other / STAGING_MARKER).write_text(f"999999999 {socket.gethostname()}\n")
+    assert clean_stale_staging(target) == [dead]
+    assert not dead.exists() and alive.exists() and unmarked.exists() and other.exists()

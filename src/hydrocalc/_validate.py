@@ -9,13 +9,26 @@ Series, as pvlib does); ``suggest`` and ``check_choice`` give "did you mean" mes
 from __future__ import annotations
 
 import difflib
+import os
+import pathlib
 from collections.abc import Iterable
 
 import numpy as np
 
 from hydrocalc.errors import InputError
 
-__all__ = ["as_float_array", "like", "suggest", "check_choice", "fmt_value"]
+__all__ = [
+    "as_float_array",
+    "like",
+    "suggest",
+    "check_choice",
+    "fmt_value",
+    "number_problem",
+    "text_problem",
+    "excerpt",
+    "control_char",
+    "confined_path",
+]
 
 
 def fmt_value(value) -> str:
@@ -200,4 +213,168 @@ def check_choice(value, name: str, choices: Iterable[str], *, where: str = "") -
     raise InputError(
         f"unknown {name} {value!r}{extra}{suggest(str(value), choices)} "
         f"Valid: {', '.join(map(str, choices))}"
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# shared scalar rules: the site loader (which collects problems) and the public constructors
+# (which raise) call the same functions, so a value is judged alike on every path.
+
+
+def number_problem(value, *, lower=None, upper=None, lower_inclusive: bool = True,
+                   upper_inclusive: bool = True, integer: bool = False) -> str | None:
+    """The requirement a scalar number breaks, or None when it is valid.
+
+    Returns a fragment such as ``"must be >= 0; got -2"`` that callers prefix with the
+    field name (and the file name). Booleans, strings and non-finite values are refused.
+
+    Examples
+    --------
+    >>> number_problem(-2, lower=0)
+    'must be >= 0; got -2'
+    >>> number_problem(float("nan"), lower=0)
+    'must be a finite number; got nan'
+    >>> number_problem(3, lower=0) is None
+    True
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        return f"must be a number; got {_short_repr(value)}"
+    if integer and not float(value).is_integer():
+        return f"must be a whole number; got {fmt_value(value)}"
+    v = float(value)
+    if not np.isfinite(v):
+        return f"must be a finite number; got {fmt_value(v)}"
+    if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
+        return f"must be {'>=' if lower_inclusive else '>'} {fmt_value(lower)}; got {fmt_value(v)}"
+    if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
+        return f"must be {'<=' if upper_inclusive else '<'} {fmt_value(upper)}; got {fmt_value(v)}"
+    return None
+
+
+def control_char(text: str) -> str | None:
+    """The first control character of ``text`` (escaped, e.g. ``'\\x1b'``), or None.
+
+    Tab is allowed; every other C0/C1 control character (ESC, NUL, BEL, CR, LF, DEL, ...)
+    is not: it breaks the one-line messages, the terminal, the CSV/Excel writers and the PDF.
+    """
+    for ch in text:
+        o = ord(ch)
+        if (o < 32 and ch != "\t") or 127 <= o < 160:
+            return repr(ch)[1:-1]
+    return None
+
+
+def text_problem(value, *, required: bool = False, max_chars: int = 1000) -> str | None:
+    """The requirement a text field breaks, or None when it is valid.
+
+    A text field is a string without control characters (see :func:`control_char`), at
+    most ``max_chars`` characters long, and non-blank when ``required``.
+    """
+    if not isinstance(value, str):
+        return f"must be a string; got {_short_repr(value)}"
+    if required and not value.strip():
+        return f"must be a non-empty string; got {value!r}"
+    bad = control_char(value)
+    if bad is not None:
+        return (f"must not contain control characters; got {bad} in \""
+                f"{excerpt(value)}\". Remove it (a pasted escape sequence or line break)")
+    if len(value) > max_chars:
+        return f"must be at most {max_chars} characters; got {len(value)}"
+    return None
+
+
+def excerpt(text, limit: int = 40) -> str:
+    """A short, one-line, escaped excerpt of ``text`` for an error message.
+
+    Control and non-printable characters are escaped and the excerpt is cut at ``limit``
+    characters, so a message never echoes more than a few words of any file.
+    """
+    text = str(text)
+    out = text[: limit + 1]
+    out = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in out)
+    return out if len(out) <= limit else out[:limit] + "..."
+
+
+def _short_repr(value) -> str:
+    return excerpt(repr(value), 60)
+
+
+# ----------------------------------------------------------------------------------------
+# paths named in a site file: confined to the site's folder
+
+
+def _design_storm_roots(base: pathlib.Path) -> list[pathlib.Path]:
+    """``design_storms/`` folders a site may read depth files from.
+
+    The shipped ``design_storms/`` folder of the hydrocalc project (beside ``src/``), and a
+    folder named ``design_storms`` directly inside the site's folder or any folder above it
+    (``../../design_storms/pelham.toml`` from ``examples/pelham/site.toml``, also in the
+    ``inputs/`` copy a report keeps).
+    """
+    roots = []
+    shipped = pathlib.Path(__file__).resolve().parents[2] / "design_storms"
+    if shipped.is_dir():
+        roots.append(shipped)
+    for folder in (base, *base.parents):
+        cand = folder / "design_storms"
+        if cand.is_dir():
+            roots.append(cand.resolve())
+    return roots
+
+
+def confined_path(raw, base_dir, *, field: str, allow_outside: bool = False,
+                  design_storms: bool = False) -> pathlib.Path:
+    """Resolve a file name given in a site file, refusing one outside the site's folder.
+
+    Parameters
+    ----------
+    raw : str
+        The path as written (relative to ``base_dir`` or absolute).
+    base_dir : path-like
+        The site file's folder.
+    field : str
+        Key path used in the message (e.g. ``construction.rainfall_file``).
+    allow_outside : bool
+        Accept any path (CLI ``--allow-outside-paths``; API ``allow_outside_paths=True``):
+        for site files you wrote yourself.
+    design_storms : bool
+        Also accept files inside a ``design_storms/`` folder (see :func:`_design_storm_roots`).
+
+    Returns
+    -------
+    pathlib.Path
+        The path (not resolved, so messages keep the user's spelling).
+
+    Raises
+    ------
+    InputError
+        The path leaves the folder (``..``, an absolute path elsewhere, or a symbolic link
+        pointing out of it), or contains control characters. The message quotes the path
+        written in the site file (shortened and escaped), never the file's contents.
+    """
+    bad = text_problem(raw, required=True, max_chars=1000)
+    if bad:
+        raise InputError(f"{field} {bad}")
+    base = pathlib.Path(base_dir)
+    p = pathlib.Path(raw)
+    cand = p if p.is_absolute() else base / p
+    if allow_outside:
+        return cand
+    try:
+        real = cand.resolve(strict=False)
+        base_real = base.resolve(strict=False)
+    except (OSError, RuntimeError):  # symlink loop
+        raise InputError(f"{field} must name a readable file; got {excerpt(raw, 80)!r} (a "
+                         "symbolic-link loop)") from None
+    roots = [base_real] + (_design_storm_roots(base_real) if design_storms else [])
+    if any(real == r or r in real.parents for r in roots):
+        return cand
+    lexical = pathlib.Path(os.path.normpath(cand.absolute()))
+    via_link = any(lexical == r or r in lexical.parents for r in roots)
+    how = "through a symbolic link that points outside it" if via_link else "outside it"
+    where = "the site file's folder" + (" or a design_storms/ folder" if design_storms else "")
+    raise InputError(
+        f"{field} must name a file inside {where}; got {excerpt(raw, 80)!r}, which resolves "
+        f"{how}. Move the file into the folder, or, for a site file you trust, pass "
+        "--allow-outside-paths (API: allow_outside_paths=True)"
     )

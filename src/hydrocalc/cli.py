@@ -74,11 +74,18 @@ def _unexpected(exc: Exception) -> str:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hydrocalc")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option("--allow-outside-paths", is_flag=True,
+              help="Let site files name files outside their own folder (only for site files "
+                   "you trust; by default such paths are refused).")
 @click.pass_context
-def main(ctx, debug):
+def main(ctx, debug, allow_outside_paths):
     """hydrocalc: TR-55/TR-20 hydrology, ponds, NY criteria and SWPPP reports."""
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    if allow_outside_paths:  # read by hydrocalc.site (and by report kernels it starts)
+        import os
+
+        os.environ["HYDROCALC_ALLOW_OUTSIDE_PATHS"] = "1"
 
 
 def _register():

@@ -52,11 +52,171 @@ import pandas as pd
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import InputError
 
-__all__ = ["DailyRainfall", "read_daily_rainfall", "rainfall_for_plan", "MAX_DAILY_PRECIP_IN"]
+__all__ = [
+    "DailyRainfall",
+    "read_daily_rainfall",
+    "rainfall_for_plan",
+    "as_daily_series",
+    "MAX_DAILY_PRECIP_IN",
+    "MAX_RAIN_FILE_BYTES",
+    "MAX_RAIN_LINE_CHARS",
+    "MAX_RAIN_ROWS",
+]
 
 #: Sanity bound for a daily depth [in]; the US record 24-h rainfall is about 43 in.
 MAX_DAILY_PRECIP_IN = 50.0
+#: Largest rainfall file read (64 MiB: a century of hourly values in the CDO layout).
+MAX_RAIN_FILE_BYTES = 64 * 1024 * 1024
+#: Longest line of a rainfall file (a CDO "all data types" row is about 2,000 characters).
+MAX_RAIN_LINE_CHARS = 10_000
+#: Most data rows (or series values) accepted: 1,000,000 (a century of hourly values).
+MAX_RAIN_ROWS = 1_000_000
 _MM_PER_IN = 25.4
+_DAY_NS = 86_400 * 10**9
+
+
+def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = False,
+                    max_daily_in: float = MAX_DAILY_PRECIP_IN) -> pd.Series:
+    """The one rule for every daily-rainfall input: a validated daily Series of depths.
+
+    Every function that takes a daily rainfall record (the file reader, the inspection
+    schedule, the sediment cleanout schedule) passes it through this rule, so a record is
+    read alike wherever it enters.
+
+    Rules
+    -----
+    * A :class:`DailyRainfall` or a pandas Series indexed by date (``DatetimeIndex``, or
+      ``datetime.date``/``datetime`` values, or ISO date strings); at most
+      :data:`MAX_RAIN_ROWS` values; depths are numbers ``>= 0`` [in].
+    * Order does not matter: the record is sorted by date (the result is the same for any
+      permutation of the same values).
+    * A repeated timestamp is refused (naming it), never summed or overwritten.
+    * Sub-daily data (two or more values on one calendar day) are summed to calendar-day
+      totals; they must be regularly spaced with a step that divides 24 h and cover whole
+      days, otherwise they are refused. The value at time ``t`` is the rain of the step that
+      starts at ``t`` (period-beginning labels), so it counts on ``t``'s calendar day.
+    * Time-zone-aware stamps are read in their own local time.
+    * Missing days (absent dates or NaN) are refused unless ``allow_gaps``, which keeps them
+      as NaN; a daily total above ``max_daily_in`` is refused as a unit slip (mm as in).
+
+    Returns
+    -------
+    pandas.Series
+        Daily depths [in] on a complete daily ``DatetimeIndex`` at midnight, named
+        ``precip_in``.
+
+    Raises
+    ------
+    InputError
+        One line naming the rule broken and the first offending date.
+
+    Examples
+    --------
+    >>> p = pd.Series([0.2, 0.3], index=pd.to_datetime(["2027-04-02", "2027-04-01"]))
+    >>> as_daily_series(p).tolist()
+    [0.3, 0.2]
+    >>> h = pd.Series(0.05, index=pd.date_range("2027-04-01", periods=48, freq="h"))
+    >>> as_daily_series(h).round(6).tolist()
+    [1.2, 1.2]
+    """
+    if isinstance(precip_in, DailyRainfall):
+        precip_in = precip_in.precip_in
+    if not isinstance(precip_in, pd.Series):
+        raise InputError(
+            f"{name} must be a pandas Series on a daily DatetimeIndex (depths [in] by date; "
+            "see hydrocalc.daily_rain.read_daily_rainfall); got "
+            f"{type(precip_in).__name__}"
+        )
+    n = len(precip_in)
+    if n == 0:
+        raise InputError(f"{name} must hold at least one day; got an empty series")
+    if n > MAX_RAIN_ROWS:
+        raise InputError(f"{name} must have at most {MAX_RAIN_ROWS:,} values; got {n:,}. "
+                         "Pass only the period needed")
+    idx = precip_in.index
+    if not isinstance(idx, pd.DatetimeIndex):
+        if idx.dtype == object and all(
+                isinstance(v, _dt.date | str | pd.Timestamp) for v in idx[:1000]):
+            try:
+                idx = pd.DatetimeIndex(pd.to_datetime(list(idx), format="ISO8601"))
+            except (ValueError, TypeError, OverflowError):
+                raise InputError(
+                    f"{name} must be indexed by dates (YYYY-MM-DD); got index values such as "
+                    f"{_printable(str(idx[0]), 40)!r}"
+                ) from None
+        else:
+            raise InputError(
+                f"{name} must be indexed by dates (a DatetimeIndex); got a "
+                f"{type(idx).__name__} of {idx.dtype}. Index the depths by date"
+            )
+    if idx.hasnans:
+        raise InputError(f"{name} index must be dates; got a missing date (NaT)")
+    if idx.tz is not None:
+        idx = idx.tz_localize(None)
+    from hydrocalc._validate import as_float_array
+
+    values = as_float_array(precip_in.to_numpy(), name, lower=0.0, allow_nan=True,
+                            hint="Depths are daily rainfall in inches")
+    s = pd.Series(values, index=idx).sort_index(kind="stable")
+    dup = s.index.duplicated()
+    if dup.any():
+        first = s.index[dup][0]
+        raise InputError(
+            f"{name} must not repeat a date; got {_stamp(first)} {int(dup.sum()) + 1} times"
+            f"{'' if dup.sum() == 1 else ' (or more dates repeated)'}. Remove the duplicate "
+            "(a record is one value per day, or a regular sub-daily series)"
+        )
+    days = s.index.normalize()
+    if days.has_duplicates:  # sub-daily values: daily totals
+        step = np.diff(s.index.to_numpy().astype("datetime64[ns]").astype(np.int64))
+        if step.size and (step.min() != step.max() or _DAY_NS % int(step[0]) != 0):
+            i = int(np.flatnonzero(step != step[0])[0]) if step.min() != step.max() else 0
+            raise InputError(
+                f"{name} holds sub-daily values that must be regularly spaced with a step "
+                f"that divides 24 h to be summed to daily totals; got a step of "
+                f"{pd.Timedelta(int(step[i]))} after {_stamp(s.index[i])}. Fill the gap or "
+                "sum to daily totals first"
+            )
+        per_day = _DAY_NS // int(step[0])
+        counts = s.groupby(days).size()
+        short = counts[counts != per_day]
+        if len(short):
+            raise InputError(
+                f"{name} holds sub-daily values ({pd.Timedelta(int(step[0]))} step) that must "
+                f"cover whole days to be summed to daily totals; got {int(short.iloc[0])} of "
+                f"{per_day} values on {short.index[0].date()}. Trim the series to whole days"
+            )
+        s = s.groupby(days).sum(min_count=per_day)
+    else:
+        s.index = days
+    full = pd.date_range(s.index[0], s.index[-1], freq="D")
+    if len(full) > MAX_RAIN_ROWS:
+        raise InputError(f"{name} must span at most {MAX_RAIN_ROWS:,} days; got "
+                         f"{s.index[0].date()}..{s.index[-1].date()}")
+    s = s.reindex(full)
+    s.name = "precip_in"
+    if not allow_gaps and s.isna().any():
+        nan_at = s.index[s.isna().to_numpy()]
+        raise InputError(
+            f"{name} must have a value for every day; got {len(nan_at)} missing day(s) "
+            f"between {s.index[0].date()} and {s.index[-1].date()}, first "
+            f"{nan_at[0].date()}. A missing day may hide a storm: fill it from a nearby "
+            "station"
+        )
+    over = np.flatnonzero(np.nan_to_num(s.to_numpy()) > max_daily_in)
+    if over.size:
+        i = int(over[0])
+        raise InputError(
+            f"{name} must be <= {fmt_value(max_daily_in)} in per day; got "
+            f"{fmt_value(round(float(s.iloc[i]), 4))} on {s.index[i].date()}. Check the units "
+            "(inches, not millimetres)"
+        )
+    return s
+
+
+def _stamp(ts) -> str:
+    ts = pd.Timestamp(ts)
+    return str(ts.date()) if ts == ts.normalize() else ts.isoformat()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,14 +320,19 @@ class DailyRainfall:
         return dataclasses.replace(self, precip_in=series, notes=tuple(notes))
 
 
-_DATE_RE = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
+_DATE_RE = re.compile(
+    r"^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$")
 
 
 def _parse_date(raw: str) -> _dt.date | None:
+    """A date, or a datetime for a sub-daily stamp (``YYYY-MM-DDTHH:MM[:SS]``)."""
     m = _DATE_RE.match(raw.strip())
     if not m:
         return None
     try:
+        if m.group(4) is not None:
+            return _dt.datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)),
+                                int(m.group(4)), int(m.group(5)), int(m.group(6) or 0))
         return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     except ValueError:
         return None
@@ -182,6 +347,51 @@ def _printable(text: str, limit: int = 120) -> str:
     """``text`` on one line for a message: control and undecodable bytes escaped, shortened."""
     out = text if text.isprintable() else repr(text)[1:-1]
     return out if len(out) <= limit else out[:limit] + "..."
+
+
+def _read_limited(path: pathlib.Path, name: str) -> bytes:
+    """Bytes of a regular file within the size, line-length and row limits (fails fast)."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"rainfall file {name} must be a readable file; got "
+                         f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a device, pipe or socket"
+        raise InputError(f"rainfall file {name} must be a regular file; got {kind}")
+    if st.st_size > MAX_RAIN_FILE_BYTES:
+        raise InputError(
+            f"rainfall file {name} must be at most {MAX_RAIN_FILE_BYTES // 2**20} MiB; got "
+            f"{st.st_size / 2**20:.1f} MiB. Keep only the station and years needed"
+        )
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RAIN_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"rainfall file {name} must be a readable file; got "
+                         f"{exc.strerror or exc}") from None
+    if len(raw) > MAX_RAIN_FILE_BYTES:
+        raise InputError(f"rainfall file {name} must be at most "
+                         f"{MAX_RAIN_FILE_BYTES // 2**20} MiB; got more (the file grew)")
+    if len(raw) > MAX_RAIN_LINE_CHARS:
+        ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+        bounds = np.concatenate(([-1], ends, [len(raw)]))
+        lengths = np.diff(bounds) - 1
+        worst = int(np.argmax(lengths))
+        if lengths[worst] > MAX_RAIN_LINE_CHARS:
+            raise InputError(
+                f"rainfall file {name} line {worst + 1}: lines must be at most "
+                f"{MAX_RAIN_LINE_CHARS:,} characters; got {int(lengths[worst]):,}. Is this a "
+                "daily rainfall CSV?"
+            )
+    n_lines = raw.count(b"\n")
+    if n_lines > MAX_RAIN_ROWS + 1:
+        raise InputError(f"rainfall file {name} must have at most {MAX_RAIN_ROWS:,} rows; "
+                         f"got {n_lines:,}. Keep only the station and years needed")
+    return raw
 
 
 def read_daily_rainfall(
@@ -234,11 +444,7 @@ def read_daily_rainfall(
         raise InputError(f"units must be one of auto, in, mm; got {units!r}")
     if flagged not in ("error", "missing"):
         raise InputError(f"flagged must be one of error, missing; got {flagged!r}")
-    try:
-        raw_bytes = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"rainfall file {name} must be a readable file; got {exc.strerror}") \
-            from None
+    raw_bytes = _read_limited(path, name)
     try:
         text = raw_bytes.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -312,8 +518,9 @@ def read_daily_rainfall(
             f"rainfall file {name} must hold one station or station= must choose one; got "
             f"{len(stations)} stations: {listing}"
         )
-    st_id = rows[0][1]
-    st_name = rows[0][2]
+    # control characters (ESC, ...) in the station fields never reach a report: escaped
+    st_id = _printable(rows[0][1], 200)
+    st_name = _printable(rows[0][2], 200)
 
     dates, values, lines = [], [], []
     trace = 0
@@ -324,7 +531,7 @@ def read_daily_rainfall(
         if d is None:
             raise InputError(
                 f"rainfall file {name} line {line}: DATE must be a calendar date YYYY-MM-DD; "
-                f"got {raw_date!r}"
+                f"got {_printable(raw_date, 40)!r} (sub-daily values: YYYY-MM-DDTHH:MM)"
             )
         flags = attrs.split(",") if attrs else []
         mflag = flags[0].strip() if len(flags) > 0 else ""
@@ -337,12 +544,12 @@ def read_daily_rainfall(
             except ValueError:
                 raise InputError(
                     f"rainfall file {name} line {line}: PRCP must be a number (a daily depth); "
-                    f"got {raw_val!r} on {d.isoformat()}"
+                    f"got {_printable(raw_val, 40)!r} on {d.isoformat()}"
                 ) from None
             if not np.isfinite(v):
                 raise InputError(
                     f"rainfall file {name} line {line}: PRCP must be a finite number; got "
-                    f"{raw_val!r} on {d.isoformat()}"
+                    f"{_printable(raw_val, 40)!r} on {d.isoformat()}"
                 )
             if v < 0:
                 hint = (" -9999 is NOAA's missing-value code: leave PRCP blank instead."
@@ -407,6 +614,16 @@ def read_daily_rainfall(
             f"{dates[i].isoformat()}. If the file is in millimetres pass units='mm'."
         )
 
+    if any(isinstance(d, _dt.datetime) for d in dates):  # sub-daily values: daily totals
+        stamps = pd.DatetimeIndex(pd.to_datetime([pd.Timestamp(d) for d in dates]))
+        daily = as_daily_series(pd.Series(depth, index=stamps),
+                                name=f"rainfall file {name} PRCP", allow_gaps=allow_gaps)
+        notes.append(f"{len(dates)} sub-daily values summed to {len(daily)} daily totals")
+        if daily.isna().any():
+            notes.append(f"{int(daily.isna().sum())} missing day(s) kept as NaN")
+        return DailyRainfall(precip_in=daily, station=st_id, station_name=st_name, source=name,
+                             file_format=fmt, units_in_file=file_units, trace_days=trace,
+                             notes=tuple(notes))
     series = pd.Series(depth, index=pd.DatetimeIndex(pd.to_datetime(dates)), name="precip_in")
     series = series.sort_index()
     full = pd.date_range(series.index[0], series.index[-1], freq="D")

@@ -154,6 +154,130 @@ def _duration_key(label: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
+# the physics a hydrologist checks in a depth-duration-frequency table
+# --------------------------------------------------------------------------------------
+
+#: Return periods accepted [yr]: NOAA Atlas 14 and NRCC tabulate 1 to 1,000 years.
+RETURN_PERIOD_RANGE_YR = (1.0, 10_000.0)
+#: Factor on the world-record envelope above which a depth is refused as impossible.
+WORLD_RECORD_MARGIN = 1.5
+#: How far a 90 % bound may sit on the wrong side of the mean (fraction of the mean). NRCC's
+#: published smoothed tables put the upper bound up to 4 % below the mean at 2-3 h, 2-5 yr
+#: (the bounds and the mean are smoothed separately); beyond 5 % the table is refused.
+BOUND_TOLERANCE_FRAC = 0.05
+
+
+def world_record_depth_in(duration_hr):
+    r"""Envelope of the world's greatest observed point rainfalls, :math:`R = 16.6\,D^{0.475}`.
+
+    Jennings (1950) fitted the envelope of world-record point rainfalls with ``R`` in inches
+    and ``D`` in hours; later records (e.g. 71.8 in in 24 h, Foc-Foc, La Reunion, 1966) lie
+    close to it. hydrocalc refuses depths above :data:`WORLD_RECORD_MARGIN` times this
+    envelope as unit slips or corrupt values.
+
+    References
+    ----------
+    .. [1] Jennings, A. H., 1950: "World's greatest observed point rainfalls," Monthly
+       Weather Review, 78(1), 4-5.
+
+    Examples
+    --------
+    >>> round(float(world_record_depth_in(24.0)), 1)
+    75.1
+    """
+    return 16.6 * np.asarray(duration_hr, dtype=float) ** 0.475
+
+
+def ddf_physics_problems(depth_in: pd.DataFrame, upper_in: pd.DataFrame | None = None,
+                         lower_in: pd.DataFrame | None = None) -> list[str]:
+    """Every physical inconsistency of a DDF table, naming the row (duration) and column.
+
+    Rules (a hydrologist's checks of a precipitation-frequency table):
+
+    * return periods lie in :data:`RETURN_PERIOD_RANGE_YR` and strictly increase (no
+      duplicate, none out of order); durations strictly increase (no duplicate row, none
+      out of order);
+    * the mean depth never falls as the return period rises (along a row) nor as the
+      duration rises (down a column: a 24-hour depth is never below the 1-hour depth);
+    * the 90 % bounds bracket the mean (``lower <= mean <= upper``, within
+      :data:`BOUND_TOLERANCE_FRAC` of the mean, see there) and ``lower <= upper``;
+    * no depth exceeds :data:`WORLD_RECORD_MARGIN` times the world-record envelope
+      (:func:`world_record_depth_in`) for its duration.
+
+    The bounds themselves need not be monotonic (NRCC's published bounds are not).
+    """
+    out: list[str] = []
+    rps = [float(c) for c in depth_in.columns]
+    lo, hi = RETURN_PERIOD_RANGE_YR
+    for c in rps:
+        if not lo <= c <= hi:
+            out.append(f"return_period_yr must be in [{fmt_value(lo)}, {fmt_value(hi)}]; got "
+                       f"{fmt_value(c)}")
+    for a, b in zip(rps, rps[1:], strict=False):
+        if b <= a:
+            what = "repeats" if b == a else "is out of order"
+            out.append(f"return_period_yr must strictly increase; {fmt_value(b)} yr {what} "
+                       f"after {fmt_value(a)} yr")
+            break
+    hours = [parse_duration(d)[1] for d in depth_in.index]
+    for (la, a), (lb, b) in zip(zip(depth_in.index, hours, strict=True),
+                                list(zip(depth_in.index, hours, strict=True))[1:], strict=False):
+        if b <= a:
+            what = "repeats" if b == a else "is out of order"
+            out.append(f"durations must strictly increase; row {lb} {what} after row {la}")
+            break
+    if out:
+        return out
+    v = depth_in.to_numpy(dtype=float)
+    limit = WORLD_RECORD_MARGIN * world_record_depth_in(np.array(hours))[:, None]
+    big = np.argwhere(v > limit)
+    if big.size:
+        r, c = big[0]
+        out.append(
+            f"depth_in row {depth_in.index[r]}, {fmt_value(rps[c])} yr: must be <= "
+            f"{fmt_value(round(float(limit[r, 0]), 1))} in ({fmt_value(WORLD_RECORD_MARGIN)} x "
+            f"the world-record point rainfall for {depth_in.index[r]}); got "
+            f"{fmt_value(v[r, c])}. Check the units (inches) and the file")
+    tol = 1e-9
+    fall = np.argwhere(np.diff(v, axis=1) < -tol)
+    if fall.size:
+        r, c = fall[0]
+        out.append(
+            f"depth_in row {depth_in.index[r]}: depth must not fall as the return period rises; "
+            f"got {fmt_value(v[r, c + 1])} in at {fmt_value(rps[c + 1])} yr < "
+            f"{fmt_value(v[r, c])} in at {fmt_value(rps[c])} yr")
+    fall = np.argwhere(np.diff(v, axis=0) < -tol)
+    if fall.size:
+        r, c = fall[0]
+        out.append(
+            f"depth_in column {fmt_value(rps[c])} yr: depth must not fall as the duration rises; "
+            f"got {fmt_value(v[r + 1, c])} in for {depth_in.index[r + 1]} < "
+            f"{fmt_value(v[r, c])} in for {depth_in.index[r]}")
+    for key, frame, sign in (("upper_in", upper_in, 1), ("lower_in", lower_in, -1)):
+        if frame is None:
+            continue
+        b = frame.to_numpy(dtype=float)
+        bad = np.argwhere(sign * (b - v) < -(BOUND_TOLERANCE_FRAC * v + tol))
+        if bad.size:
+            r, c = bad[0]
+            word = "upper bound must be >= the mean" if sign > 0 else \
+                "lower bound must be <= the mean"
+            out.append(
+                f"{key} row {depth_in.index[r]}, {fmt_value(rps[c])} yr: the 90 % {word}; got "
+                f"{fmt_value(b[r, c])} vs mean {fmt_value(v[r, c])} "
+                f"({len(bad)} of {b.size} values)")
+    if upper_in is not None and lower_in is not None:
+        u, lw = upper_in.to_numpy(dtype=float), lower_in.to_numpy(dtype=float)
+        bad = np.argwhere(u < lw - tol)
+        if bad.size:
+            r, c = bad[0]
+            out.append(f"upper_in row {depth_in.index[r]}, {fmt_value(rps[c])} yr: the upper "
+                       f"bound must be >= the lower bound; got {fmt_value(u[r, c])} < "
+                       f"{fmt_value(lw[r, c])}")
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # the DDF container
 # --------------------------------------------------------------------------------------
 
@@ -242,6 +366,11 @@ class DepthFrequencyTable:
                 problems.append(
                     f"{key} must have the same durations and return periods as depth_in"
                 )
+        if not problems:
+            problems += ddf_physics_problems(clean["depth_in"], clean["upper_in"],
+                                             clean["lower_in"])
+        elif base is not None and not base.index.has_duplicates:
+            problems[:0] = ddf_physics_problems(base)  # the mean's own faults first
         if problems:
             raise InputError("\n".join(problems))
         for key, f in clean.items():
@@ -359,9 +488,11 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
         problems.append(f"{where}: units must be \"in\"; got {units!r}. Convert to inches")
     rps = doc.get("return_period_yr")
     if not isinstance(rps, list) or not rps or not all(
-            isinstance(r, (int, float)) and r > 0 for r in rps):
+            isinstance(r, (int, float)) and not isinstance(r, bool) and math.isfinite(r)
+            and r > 0 for r in rps):
         problems.append(
-            f"{where}: return_period_yr must be a list of positive numbers; got {rps!r}"
+            f"{where}: return_period_yr must be a list of positive numbers; got "
+            f"{_excerpt(repr(rps))}"
         )
         rps = None
     for key in ("latitude_deg", "longitude_deg"):
@@ -397,7 +528,18 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
                     f"return_period_yr); got {n}"
                 )
                 continue
+            bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int | float)]
+            if bad:
+                problems.append(f"{where}: [{key}] {label!r} must be numbers (depths in "
+                                f"inches); got {_excerpt(repr(bad[0]))}")
+                continue
+            if canon in rows:
+                problems.append(f"{where}: [{key}] lists duration {canon} twice")
+                continue
             rows[canon] = values
+        if rows and "24-hr" not in rows:
+            problems.append(f"{where}: [{key}] must have a 24-hr row (design storms are "
+                            f"24-hour depths); got {', '.join(rows)}")
         frames[key] = pd.DataFrame.from_dict(rows, orient="index", columns=rps) if (
             rps is not None and rows) else None
     if problems:
@@ -443,17 +585,24 @@ def load_depth_file(path, *, warn: bool = True) -> DepthFrequencyTable:
         The file's warning text, when it has one.
     """
     p = pathlib.Path(path)
+    if not p.exists():
+        raise InputError(f"depth file {str(p)!r} does not exist")
+    if p.is_dir():
+        raise InputError(f"depth file must be a file; got the folder {str(p)!r}")
+    raw = _read_limited(p)
     try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"depth file {str(p)!r} does not exist") from None
-    except IsADirectoryError:
-        raise InputError(f"depth file must be a file; got the folder {str(p)!r}") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{p.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
                          "file as UTF-8.") from None
+    _check_nul(text, p.name)  # (TOML itself refuses other control characters)
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p.name}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{p.name}: not valid TOML (arrays or tables nested too deeply)") \
+            from None
     table = _parse_ddf(doc, p.name)
     if warn and table.warning:
         warnings.warn(f"{p.name}: {table.warning}", UserWarning, stacklevel=2)
@@ -563,18 +712,88 @@ def _decode(raw: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: Largest depth-frequency or distribution file read (a PFDS CSV is about 4 kB).
+MAX_DDF_FILE_BYTES = 1024 * 1024
+
+
+def _read_limited(p: pathlib.Path) -> bytes:
+    """Bytes of a regular file of at most :data:`MAX_DDF_FILE_BYTES` (fails fast)."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InputError(f"file {str(p)!r} does not exist") from None
+    except OSError as exc:
+        raise InputError(f"file {str(p)!r} must be readable; got {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"file must be a file; got the folder {str(p)!r}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"file {str(p)!r} must be a regular file; got a device, pipe or socket")
+    if st.st_size > MAX_DDF_FILE_BYTES:
+        raise InputError(f"{p.name}: must be at most {MAX_DDF_FILE_BYTES // 1024} KiB; got "
+                         f"{st.st_size / 1024:.0f} KiB. Is this a precipitation-frequency file?")
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_DDF_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"file {str(p)!r} must be readable; got {exc.strerror or exc}") from None
+    if len(raw) > MAX_DDF_FILE_BYTES:
+        raise InputError(f"{p.name}: must be at most {MAX_DDF_FILE_BYTES // 1024} KiB")
+    return raw
+
+
+_CONTROL_RE = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _check_nul(text: str, name: str) -> str:
+    """Refuse NUL bytes; other control characters become U+FFFD (never reach a report)."""
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"{name} line {line}: must be text; got a NUL byte (a binary or "
+                         "damaged file)")
+    return _CONTROL_RE.sub("\ufffd", text)
+
+
 def _read_text(source) -> tuple[str, str]:
     """(text, display name) of a path, bytes or already-decoded text."""
     if isinstance(source, bytes):
-        return _decode(source), "<bytes>"
-    if isinstance(source, str) and "\n" in source:
-        return source.replace("\r\n", "\n").replace("\r", "\n"), "<text>"
-    p = pathlib.Path(source)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"file {str(p)!r} does not exist") from None
-    return _decode(raw), p.name
+        text, name = _decode(source), "<bytes>"
+    elif isinstance(source, str) and "\n" in source:
+        text, name = source.replace("\r\n", "\n").replace("\r", "\n"), "<text>"
+    else:
+        p = pathlib.Path(source)
+        text, name = _decode(_read_limited(p)), p.name
+    return _check_nul(text, name), name
+
+
+_CELL_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.\d+|\d+|\.\d+)$")
+
+
+def _excerpt(text) -> str:
+    from hydrocalc._validate import excerpt
+
+    return excerpt(text, 40)
+
+
+def _require_24hr(tables: Mapping, name: str) -> None:
+    """Refuse a table without the 24-hour row (a file truncated before it)."""
+    for key, rows in tables.items():
+        if rows and "24-hr" not in rows:
+            raise InputError(
+                f"{name}: the {key} table must have a 24-hr row (design storms are 24-hour "
+                f"depths); got rows {', '.join(map(str, list(rows)[:12]))}. Was the file "
+                "truncated?"
+            )
+
+
+def _cells_problem(values: list[str]) -> str | None:
+    """None when every cell is a complete decimal number, else the first bad cell."""
+    for v in values:
+        if not _CELL_NUMBER_RE.match(v):
+            return v
+    return None
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -689,19 +908,33 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
             except ValueError:
                 raise InputError(
                     f"{name}: expected the return periods after the "
-                    f"'PRECIPITATION FREQUENCY ESTIMATES' line; got {','.join(row)!r}"
+                    f"'PRECIPITATION FREQUENCY ESTIMATES' line; got {_excerpt(','.join(row))!r}"
                 ) from None
         if current:
             try:
                 label = _duration_key(first)
             except InputError:
+                if not first.lower().startswith(("date/time", "pyruntime")):
+                    raise InputError(
+                        f"{name}: row {_excerpt(first)!r} of the {current} table must start "
+                        "with a duration such as '5-min', '2-hr' or '2-day'; got an unknown "
+                        "label. Correct it or delete the row"
+                    ) from None
                 current = None  # the table ended without a blank line
             else:
                 values = row[1:]
-                if len(values) != len(header[current]) or not all(_is_float(v) for v in values):
+                bad = _cells_problem(values)
+                if len(values) != len(header[current]) or bad is not None:
                     raise InputError(
-                        f"{name}: row {first!r} must have {len(header[current])} numbers (one "
-                        f"per return period); got {','.join(values)!r}"
+                        f"{name}: row {_excerpt(first)!r} must have "
+                        f"{len(header[current])} numbers (one per return period); got "
+                        f"{_excerpt(','.join(values))!r} ({current} table). Was the file "
+                        "truncated?"
+                    )
+                if label in tables[current]:
+                    raise InputError(
+                        f"{name}: row {_excerpt(first)!r} of the {current} table repeats "
+                        f"duration {label}; each duration must appear once"
                     )
                 tables[current][label] = [float(v) for v in values]
                 continue
@@ -714,24 +947,25 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
     up_title = title.upper()
     if "PRECIPITATION FREQUENCY" not in up_title and "depth_in" not in tables:
         raise InputError(
-            f"{name}: not a NOAA Atlas 14 PFDS CSV (first line {title!r}). Download "
+            f"{name}: not a NOAA Atlas 14 PFDS CSV (first line {_excerpt(title)!r}). Download "
             "'Estimates from the table in csv format' from the PFDS page"
         )
     data_type = meta.get("Data type", "Precipitation depth")
     if "depth" not in data_type.lower():
         raise InputError(
-            f"{name}: data type must be 'Precipitation depth'; got {data_type!r}. Download the "
+            f"{name}: data type must be 'Precipitation depth'; got {_excerpt(data_type)!r}. Download the "
             "depth table, not intensity"
         )
     lower_title = title.lower()
     if "(inches)" not in lower_title and ("millimet" in lower_title or "(mm)" in lower_title):
         raise InputError(
-            f"{name}: depths must be in inches; got {title!r}. Download the English-units table"
+            f"{name}: depths must be in inches; got {_excerpt(title)!r}. Download the English-units table"
         )
     if "depth_in" not in tables or not tables["depth_in"]:
         raise InputError(
             f"{name}: no 'PRECIPITATION FREQUENCY ESTIMATES' table found; is this a PFDS CSV?"
         )
+    _require_24hr(tables, name)
     series_text = meta.get("Time series type", "").lower()
     series = ("annual_maximum" if "annual" in series_text else
               "partial_duration" if "partial" in series_text else "")
@@ -831,13 +1065,23 @@ def _parse_nrcc(text: str, name: str, site: str | None) -> DepthFrequencyTable:
             continue
         if current and _is_float(first):
             values = row[1:]
-            if len(values) != len(header[current]) or not all(_is_float(v) for v in values):
+            bad = _cells_problem(values)
+            if len(values) != len(header[current]) or bad is not None:
                 raise InputError(
-                    f"{name}: row for {first} yr must have {len(header[current])} numbers (one "
-                    f"per duration); got {','.join(values)!r}"
+                    f"{name}: row for {_excerpt(first)} yr must have "
+                    f"{len(header[current])} numbers (one per duration); got "
+                    f"{_excerpt(','.join(values))!r} ({current} table). Was the file truncated?"
                 )
+            if float(first) in tables[current]:
+                raise InputError(f"{name}: the {current} table repeats the row for "
+                                 f"{_excerpt(first)} yr; each return period must appear once")
             tables[current][float(first)] = [float(v) for v in values]
             continue
+        if current:
+            raise InputError(
+                f"{name}: row {_excerpt(first)!r} of the {current} table must start with a "
+                "return period in years; got an unknown label. Correct it or delete the row"
+            )
         current = None
         key = first.rstrip(":").strip()
         value = ",".join(row[1:]).strip()
@@ -851,7 +1095,13 @@ def _parse_nrcc(text: str, name: str, site: str | None) -> DepthFrequencyTable:
             "extreme-precipitation CSV?"
         )
     if "(inches)" not in title.lower() and "inch" not in title.lower():
-        raise InputError(f"{name}: depths must be in inches; got title {title!r}")
+        raise InputError(f"{name}: depths must be in inches; got title {_excerpt(title)!r}")
+    for key, hdr in header.items():
+        if len(set(hdr)) != len(hdr):
+            twice = next(h for h in hdr if hdr.count(h) > 1)
+            raise InputError(f"{name}: the {key} table lists duration {twice} twice; each "
+                             "duration must appear once")
+    _require_24hr({k: dict.fromkeys(header.get(k, [])) for k in tables}, name)
     frames = {}
     for key, rows_ in tables.items():
         if rows_:
@@ -891,7 +1141,7 @@ def read_precipitation_frequency(source, *, site: str | None = None) -> DepthFre
     first = text.strip().splitlines()[0] if text.strip() else ""
     raise InputError(
         f"{name}: not a NOAA Atlas 14 PFDS or NRCC precipitation-frequency CSV (first line "
-        f"{first[:80]!r})"
+        f"{_excerpt(first)!r})"
     )
 
 
@@ -974,7 +1224,7 @@ def _read_user_csv(path) -> tuple[pd.DataFrame, str]:
             if values.isna().any():
                 i = int(np.flatnonzero(values.isna().to_numpy())[0])
                 raise InputError(
-                    f"{name}: {col} must be numeric; got {frame[col].iloc[i]!r} at row {i + 1}"
+                    f"{name}: {col} must be numeric; got {_excerpt(repr(frame[col].iloc[i]))} at row {i + 1}"
                 )
             frame[col] = values.astype(float)
     return frame, name
@@ -1132,7 +1382,7 @@ def read_a14_temporal_csv(source) -> dict[str, pd.DataFrame]:
         if _is_float(row[0]) and columns:
             if len(row) - 1 != len(columns) or not all(_is_float(c) for c in row[1:]):
                 raise InputError(
-                    f"{name}: row {','.join(row)!r} must have {len(columns)} percentages"
+                    f"{name}: row {_excerpt(','.join(row))!r} must have {len(columns)} percentages"
                 )
             rows.append([float(c) for c in row])
     close()

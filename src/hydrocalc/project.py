@@ -39,7 +39,7 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import fmt_value, number_problem, suggest, text_problem
 from hydrocalc.errors import InputError
 from hydrocalc.units import FT2_PER_AC
 
@@ -54,7 +54,25 @@ __all__ = [
     "parse_construction",
     "RAINFALL_TYPES",
     "INSPECTION_CLOCKS",
+    "STORM_EVENT_READINGS",
+    "MAX_PROJECT_AREA_AC",
+    "project_problems",
+    "project_warnings",
+    "trap_problems",
+    "construction_problems",
 ]
+
+#: Largest project area accepted [ac] (156 square miles): a construction project disturbing
+#: more is not a site; the value is a unit slip (square feet typed as acres, or a typo).
+MAX_PROJECT_AREA_AC = 100_000.0
+
+#: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
+_PROJECT_NUMBER_RULES = {
+    "disturbed_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "disturbed_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+    "new_impervious_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "new_impervious_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+}
 
 #: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
 MUNICIPALITIES = ("shelter_island", "pelham", "nys_generic")
@@ -93,6 +111,7 @@ class ProjectFacts:
     new_impervious_area_ac: float | None = None
     part_of_larger_common_plan: bool = False
     exemptions_claimed: tuple[str, ...] = ()
+    exemption_approved_on: Mapping[str, _dt.date] = dataclasses.field(default_factory=dict)
     address: str = ""
     tax_map: str = ""
     owner: str = ""
@@ -102,26 +121,133 @@ class ProjectFacts:
     state_permit: Any = None
 
     def __post_init__(self):
+        problems = project_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ProjectFacts: {p}" for p in problems))
         for ac, ft2 in (
             ("disturbed_area_ac", "disturbed_area_ft2"),
             ("new_impervious_area_ac", "new_impervious_area_ft2"),
         ):
             v_ac, v_ft2 = getattr(self, ac), getattr(self, ft2)
-            if v_ac is None and v_ft2 is None:
-                raise InputError(f"{ac} or {ft2} must be given; got neither")
             if v_ac is None:
                 object.__setattr__(self, ac, float(v_ft2) / FT2_PER_AC)
             elif v_ft2 is None:
                 object.__setattr__(self, ft2, float(v_ac) * FT2_PER_AC)
+            else:
+                object.__setattr__(self, ac, float(v_ac))
+                object.__setattr__(self, ft2, float(v_ft2))
         object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
+        object.__setattr__(self, "exemption_approved_on",
+                           dict(self.exemption_approved_on or {}))
 
     def to_dict(self) -> dict:
         """Plain dict (JSON-serialisable) of the facts."""
         out = dataclasses.asdict(self)
         out["exemptions_claimed"] = list(self.exemptions_claimed)
+        out["exemption_approved_on"] = {k: v.isoformat()
+                                        for k, v in self.exemption_approved_on.items()}
         if self.state_permit is None:
             out.pop("state_permit")
         return out
+
+
+def project_problems(facts) -> list[str]:
+    """Every rule a :class:`ProjectFacts` (or the same fields) breaks, one line each.
+
+    The single rule set of the project facts: :func:`parse_project` (the site file) and
+    ``ProjectFacts(...)`` (the API) both apply it. Rules: text fields are non-empty strings
+    without control characters; ``municipality`` and ``project_type`` are known keys; flags
+    are ``True``/``False``; each area is given in one unit at least, finite, ``>= 0`` and at
+    most :data:`MAX_PROJECT_AREA_AC`; when both units are given they agree within 0.1 %.
+    Implausible but possible facts are :func:`project_warnings`.
+    """
+    get = (facts.get if isinstance(facts, Mapping) else
+           lambda k, d=None: getattr(facts, k, d))
+    out: list[str] = []
+    for key in _PROJECT_REQUIRED:
+        if key == "drains_to_impaired_water":
+            continue
+        bad = text_problem(get(key), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key in _PROJECT_OPTIONAL_TEXT:
+        value = get(key, "")
+        if value not in (None, ""):
+            bad = text_problem(value)
+            if bad:
+                out.append(f"{key} {bad}")
+    muni, ptype = get("municipality"), get("project_type")
+    if isinstance(muni, str) and muni.strip() and muni not in MUNICIPALITIES:
+        out.append(f"municipality must be one of {', '.join(MUNICIPALITIES)}; got {muni!r}"
+                   f"{suggest(muni, MUNICIPALITIES)}")
+    if isinstance(ptype, str) and ptype.strip() and ptype not in PROJECT_TYPES:
+        out.append(f"project_type must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
+                   f"{suggest(ptype, PROJECT_TYPES)}")
+    for key in ("drains_to_impaired_water", "part_of_larger_common_plan"):
+        value = get(key, False)
+        if not isinstance(value, bool):
+            out.append(f"{key} must be true or false; got {value!r}")
+    ex = get("exemptions_claimed", ())
+    if isinstance(ex, str) or not isinstance(ex, list | tuple) or not all(
+            isinstance(e, str) for e in ex):
+        out.append(f"exemptions_claimed must be a list of strings; got {ex!r}")
+    dates = get("exemption_approved_on", {}) or {}
+    if not isinstance(dates, Mapping):
+        out.append(f"exemption_approved_on must be a table of exemption key = date; got "
+                   f"{dates!r}"[:200])
+    else:
+        for k, v in dates.items():
+            if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+                out.append(f"exemption_approved_on.{str(k)[:40]} must be a date (YYYY-MM-DD); got "
+                           f"{v!r}"[:200])
+            elif isinstance(ex, list | tuple) and k not in ex:
+                out.append(f"exemption_approved_on.{str(k)[:40]} must name a claimed exemption "
+                           f"(exemptions_claimed); got {k!r}")
+    values: dict[str, float] = {}
+    for ac, ft2 in (("disturbed_area_ac", "disturbed_area_ft2"),
+                    ("new_impervious_area_ac", "new_impervious_area_ft2")):
+        v_ac, v_ft2 = get(ac), get(ft2)
+        if v_ac is None and v_ft2 is None:
+            out.append(f"{ac} or {ft2} must be given; got neither")
+            continue
+        ok = True
+        for key, v in ((ac, v_ac), (ft2, v_ft2)):
+            if v is None:
+                continue
+            bad = number_problem(v, **_PROJECT_NUMBER_RULES[key])
+            if bad:
+                out.append(f"{key} {bad}")
+                ok = False
+        if not ok:
+            continue
+        a = float(v_ac) if v_ac is not None else float(v_ft2) / FT2_PER_AC
+        if v_ac is not None and v_ft2 is not None and not math.isclose(
+                float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3, abs_tol=1.0):
+            out.append(f"{ac} and {ft2} must agree; got {fmt_value(v_ac)} ac = "
+                       f"{fmt_value(float(v_ac) * FT2_PER_AC)} ft2 and {fmt_value(v_ft2)} ft2. "
+                       "Give one of them")
+            continue
+        values[ac] = a
+    return out
+
+
+def project_warnings(facts: ProjectFacts) -> list[str]:
+    """Implausible (not impossible) project facts, one line each, with how to silence them.
+
+    New impervious area larger than the disturbed area is possible (a cantilevered deck or
+    roof over undisturbed ground) but is far more often two areas swapped or a unit slip, and
+    it decides whether a SWPPP is required: it is warned, not refused. Silence it with
+    ``[checks] accept = ["impervious_exceeds_disturbed"]`` in the site file.
+    """
+    dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
+    if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
+        return [
+            f"impervious_exceeds_disturbed: project.new_impervious_area ({fmt_value(round(imp, 1))} "
+            f"ft2) is larger than project.disturbed_area ({fmt_value(round(dist, 1))} ft2); new "
+            "impervious cover is normally built on disturbed soil. Check both areas and their "
+            "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
+        ]
+    return []
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,6 +256,14 @@ class Milestone:
 
     key: str
     when: _dt.date | _dt.datetime
+
+    def __post_init__(self):
+        bad = text_problem(self.key, required=True, max_chars=100)
+        if bad:
+            raise InputError(f"Milestone key {bad}")
+        if not isinstance(self.when, _dt.date):
+            raise InputError(f"Milestone {self.key} when must be a date or datetime; got "
+                             f"{self.when!r}"[:200])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +298,11 @@ class TrapPlan:
     trap_efficiency_frac: float | None = None
     design_precip_in: float | None = None
 
+    def __post_init__(self):
+        problems = trap_problems(self)
+        if problems:
+            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
+
     @property
     def geometry(self) -> str | None:
         """``"trapezoidal"``, ``"stage_area"`` or ``None``."""
@@ -193,13 +332,50 @@ class ConstructionPlan:
     inspection_threshold_in: float | None = None
     inspection_interval_days: int | None = None
     inspection_clock: str = "fixed"
+    storm_event: str = "multi_day"
     milestones: tuple[Milestone, ...] = ()
     traps: tuple[TrapPlan, ...] = ()
+
+    def __post_init__(self):
+        problems = construction_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ConstructionPlan: {p}" for p in problems))
 
     @property
     def duration_days(self) -> int:
         """Calendar days from start to end, both included."""
         return (self.end_date - self.start_date).days + 1
+
+
+def construction_problems(plan) -> list[str]:
+    """Every rule a :class:`ConstructionPlan` breaks (the rules of ``[construction]``)."""
+    out: list[str] = []
+    start, end = plan.start_date, plan.end_date
+    for key, v in (("start_date", start), ("end_date", end)):
+        if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+            out.append(f"{key} must be a date (YYYY-MM-DD); got {v!r}"[:200])
+    if not out and end < start:
+        out.append(f"end_date must be on or after start_date ({start.isoformat()}); got "
+                   f"{end.isoformat()}")
+    if plan.inspection_threshold_in is not None:
+        bad = number_problem(plan.inspection_threshold_in, lower=0.0, lower_inclusive=False)
+        if bad:
+            out.append(f"inspection_threshold_in {bad}")
+    iv = plan.inspection_interval_days
+    if iv is not None and (isinstance(iv, bool) or not isinstance(iv, int) or iv < 1):
+        out.append(f"inspection_interval_days must be a whole number of days >= 1; got {iv!r}")
+    for key, value, valid in (("inspection_clock", plan.inspection_clock, INSPECTION_CLOCKS),
+                              ("storm_event", plan.storm_event, STORM_EVENT_READINGS),
+                              ("rainfall_units", plan.rainfall_units, ("auto", "in", "mm"))):
+        if value not in valid:
+            out.append(f"{key} must be one of {', '.join(valid)}; got {value!r}"[:200])
+    if plan.rainfall_type is not None and plan.rainfall_type not in RAINFALL_TYPES:
+        out.append(f"rainfall_type must be one of {', '.join(RAINFALL_TYPES)}; got "
+                   f"{plan.rainfall_type!r}"[:200])
+    sh = plan.rainfall_shift_years
+    if isinstance(sh, bool) or not isinstance(sh, int):
+        out.append(f"rainfall_shift_years must be a whole number of years; got {sh!r}")
+    return out
 
 
 # ----------------------------------------------------------------------------------------
@@ -223,6 +399,7 @@ _PROJECT_KEYS = (
     *(k for pair in _PROJECT_ALTERNATIVES for k in pair),
     "part_of_larger_common_plan",
     "exemptions_claimed",
+    "exemption_approved_on",
     "state_permit",
 )
 
@@ -258,6 +435,7 @@ _CONSTRUCTION_KEYS = (
     "inspection_threshold_in",
     "inspection_interval_days",
     "inspection_clock",
+    "storm_event",
     "milestone",
     "trap",
 )
@@ -265,6 +443,9 @@ _CONSTRUCTION_KEYS = (
 RAINFALL_TYPES = ("I", "IA", "II", "III")
 #: How the 7-day inspection clock runs (see hydrocalc.inspections).
 INSPECTION_CLOCKS = ("fixed", "rolling")
+#: Readings of the laws' "storm event" (see hydrocalc.inspections): ``"multi_day"`` (default:
+#: a run of consecutive wet days is one event) or ``"calendar_day"`` (each day alone).
+STORM_EVENT_READINGS = ("multi_day", "calendar_day")
 _MILESTONE_KEYS = ("key", "date")
 
 
@@ -293,8 +474,11 @@ class _Collector:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return None
         value = mapping[key]
-        if not isinstance(value, str) or (required and not value.strip()):
-            self.add(f"{prefix}.{key}", f"must be a non-empty string; got {value!r}")
+        if isinstance(value, str) and not required and not value.strip():
+            return value
+        bad = text_problem(value, required=True)
+        if bad:
+            self.add(f"{prefix}.{key}", bad)
             return None
         return value
 
@@ -330,24 +514,13 @@ class _Collector:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return None
         value = mapping[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.add(f"{prefix}.{key}", f"must be a number; got {value!r}")
+        bad = number_problem(value, lower=lower, upper=upper, lower_inclusive=lower_inclusive,
+                             upper_inclusive=upper_inclusive)
+        if bad:
+            in_range = not bad.startswith(("must be a number", "must be a finite"))
+            self.add(f"{prefix}.{key}", bad + (hint if in_range else ""))
             return None
-        v = float(value)
-        if not math.isfinite(v):
-            self.add(f"{prefix}.{key}", f"must be a finite number; got {fmt_value(v)}")
-            return None
-        if lower is not None and (v < lower or (v == lower and not lower_inclusive)):
-            op = ">=" if lower_inclusive else ">"
-            self.add(f"{prefix}.{key}",
-                     f"must be {op} {fmt_value(lower)}; got {fmt_value(v)}{hint}")
-            return None
-        if upper is not None and (v > upper or (v == upper and not upper_inclusive)):
-            op = "<=" if upper_inclusive else "<"
-            self.add(f"{prefix}.{key}",
-                     f"must be {op} {fmt_value(upper)}; got {fmt_value(v)}{hint}")
-            return None
-        return v
+        return float(value)
 
     def date(self, mapping, key, prefix, *, required, allow_time=False):
         if key not in mapping:
@@ -507,7 +680,7 @@ def parse_project(
             )
         else:
             key = k_main if has_main else k_alt
-            areas[key] = col.number(mapping, key, prefix, lower=0.0)
+            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
 
     exemptions: tuple[str, ...] = ()
     if "exemptions_claimed" in mapping:
@@ -537,6 +710,26 @@ def parse_project(
 
         state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
 
+    approved_on: dict[str, _dt.date] = {}
+    if "exemption_approved_on" in mapping:
+        raw_d = mapping["exemption_approved_on"]
+        if not isinstance(raw_d, Mapping):
+            col.add(f"{prefix}.exemption_approved_on",
+                    "must be a table of exemption key = date, e.g. { approved_building_permit "
+                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
+        else:
+            for k in raw_d:
+                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
+                if d is not None:
+                    approved_on[str(k)] = d
+    if not col.problems:  # the cross-field rules of the one shared rule set
+        for line in project_problems({
+            "name": name, "municipality": municipality, "receiving_water": receiving,
+            "drains_to_impaired_water": impaired, "project_type": ptype,
+            "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
+            "exemption_approved_on": approved_on, **areas, **texts,
+        }):
+            col.problems.append(f"{where}: {prefix}.{line}")
     if col.problems:
         return None, col.problems
     facts = ProjectFacts(
@@ -548,10 +741,80 @@ def parse_project(
         project_type=ptype,
         part_of_larger_common_plan=larger,
         exemptions_claimed=exemptions,
+        exemption_approved_on=approved_on,
         state_permit=state_permit,
         **texts,
     )
     return facts, []
+
+
+#: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
+#: ``hydrocalc.sediment.SedimentTrap``).
+_TRAP_NUMBER_RULES = {
+    "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
+    "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "bottom_width_ft": dict(lower=0.0, lower_inclusive=False),
+    "depth_ft": dict(lower=0.0, lower_inclusive=False),
+    "side_slope_h_per_v": dict(lower=0.0),
+    "k_factor": dict(lower=0.0, upper=1.0),
+    "c_factor": dict(lower=0.0, upper=1.0),
+    "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
+    "ls_factor": dict(lower=0.0),
+    "slope_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "slope_pct": dict(lower=0.0, upper=100.0),
+    "cn": dict(lower=40.0, upper=98.0,
+               hint=". The TR-55 graphical peak method covers CN 40-98."),
+    "tc_hr": dict(lower=0.1, upper=10.0,
+                  hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
+                       "0.1 h as the minimum Tc."),
+    "design_precip_in": dict(lower=0.0, lower_inclusive=False),
+    "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
+    "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
+}
+
+
+def trap_problems(trap) -> list[str]:
+    """Every rule a trap object (``TrapPlan`` or ``SedimentTrap``) breaks, one line each.
+
+    The same numeric rules as ``[[construction.trap]]`` in a site file: id text,
+    criteria text, every given number in its range, a stage-area table with as many areas as
+    stages, stages strictly increasing and areas >= 0, and not both geometries.
+    """
+    out: list[str] = []
+    for key in ("id", "criteria"):
+        bad = text_problem(getattr(trap, key, None), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key, rule in _TRAP_NUMBER_RULES.items():
+        v = getattr(trap, key, None)
+        if v is None and key != "drainage_area_ac":
+            continue
+        r = {k: val for k, val in rule.items() if k != "hint"}
+        bad = number_problem(v, **r)
+        if bad:
+            out.append(f"{key} {bad}")
+    st, ar = getattr(trap, "stage_ft", None), getattr(trap, "area_ft2", None)
+    if (st is None) != (ar is None):
+        out.append("stage_ft and area_ft2 must be given together; got one of them")
+    elif st is not None:
+        try:
+            st_f, ar_f = [float(x) for x in st], [float(x) for x in ar]
+        except (TypeError, ValueError):
+            out.append("stage_ft and area_ft2 must be lists of numbers")
+        else:
+            if len(st_f) < 2 or len(st_f) != len(ar_f):
+                out.append(f"area_ft2 must have as many values as stage_ft (at least 2); got "
+                           f"{len(ar_f)} and {len(st_f)}")
+            elif not all(math.isfinite(x) for x in st_f + ar_f):
+                out.append("stage_ft and area_ft2 must be finite numbers")
+            elif any(b <= a for a, b in zip(st_f, st_f[1:], strict=False)):
+                out.append(f"stage_ft must be strictly increasing; got {st_f}"[:200])
+            elif any(a < 0 for a in ar_f):
+                out.append(f"area_ft2 must be >= 0; got {ar_f}"[:200])
+        if getattr(trap, "bottom_length_ft", None) is not None:
+            out.append("geometry must be either the basin dimensions or stage_ft/area_ft2; "
+                       "got both")
+    return out
 
 
 def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
@@ -619,19 +882,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             else:
                 values.update(arrays)
 
-    bounds = {
-        "k_factor": dict(lower=0.0, upper=1.0),
-        "c_factor": dict(lower=0.0, upper=1.0),
-        "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
-        "cn": dict(lower=40.0, upper=98.0,
-                   hint=". The TR-55 graphical peak method covers CN 40-98."),
-        "tc_hr": dict(lower=0.1, upper=10.0,
-                      hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
-                           "0.1 h as the minimum Tc."),
-        "design_precip_in": dict(lower=0.0, lower_inclusive=False),
-        "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
-        "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
-    }
+    bounds = _TRAP_NUMBER_RULES
     for k in _TRAP_HYDRO:
         values[k] = col.number(entry, k, prefix, **bounds[k])
     if "design_precip_in" in entry and "cn" not in entry:
@@ -675,6 +926,7 @@ def parse_construction(
     where: str = "site.toml",
     base_dir: pathlib.Path | str | None = None,
     municipality: str | None = None,
+    allow_outside_paths: bool = False,
 ) -> tuple[ConstructionPlan | None, list[str]]:
     """Validate a ``[construction]`` table and build :class:`ConstructionPlan`.
 
@@ -690,6 +942,8 @@ def parse_construction(
     municipality : str, optional
         When given, milestone keys are checked against that profile; otherwise against the
         milestone keys of all profiles.
+    allow_outside_paths : bool, default False
+        Accept a ``rainfall_file`` outside ``base_dir`` (by default it must lie inside).
 
     Returns
     -------
@@ -730,14 +984,21 @@ def parse_construction(
     if "rainfall_file" in mapping:
         raw = col.text(mapping, "rainfall_file", prefix, required=True)
         if raw is not None:
-            rain = pathlib.Path(raw)
-            if not rain.is_absolute():
-                rain = base / rain
-            if not rain.is_file():
+            from hydrocalc._validate import confined_path, excerpt
+
+            try:
+                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
+                                     allow_outside=allow_outside_paths)
+            except InputError as exc:
+                col.problems.append(f"{where}: {exc}")
+                rain = None
+            if rain is not None and not rain.is_file():
                 col.add(
                     f"{prefix}.rainfall_file",
-                    f"must be an existing file (relative to {base}); got {raw!r}",
+                    f"must be an existing file (relative to the site file's folder); got "
+                    f"{excerpt(raw, 80)!r}",
                 )
+                rain = None
     station = col.text(mapping, "rainfall_station", prefix, required=False)
     units = "auto"
     if "rainfall_units" in mapping:
@@ -793,6 +1054,15 @@ def parse_construction(
             f"{suggest(str(clock), INSPECTION_CLOCKS)}",
         )
         clock = "fixed"
+
+    storm_event = mapping.get("storm_event", "multi_day")
+    if storm_event not in STORM_EVENT_READINGS:
+        col.add(
+            f"{prefix}.storm_event",
+            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
+            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
+        )
+        storm_event = "multi_day"
 
     milestones: list[Milestone] = []
     raw_ms = mapping.get("milestone", [])
@@ -857,6 +1127,7 @@ def parse_construction(
             inspection_threshold_in=threshold,
             inspection_interval_days=interval,
             inspection_clock=clock,
+            storm_event=storm_event,
             milestones=tuple(milestones),
             traps=tuple(traps),
         ),

@@ -829,10 +829,21 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
                 accepted = False
                 reason = f"rejected: the exemption requires disturbance of less than " \
                          f"{ex.disturbed_area_ft2_less_than:,.0f} sq ft; {text}"
+        checked = None
+        if accepted and "effective date" in ex.text:  # date-dependent: recorded as unchecked
+            dates = getattr(facts, "exemption_approved_on", {}) or {}
+            when = dates.get(ex.key) or dates.get(ex.letter)
+            stated = (f" Approval date stated: {when.isoformat()}." if when is not None else
+                      " No approval date given (project.exemption_approved_on).")
+            reason += (f"{stated} UNCHECKED: the law's effective date is not recorded in the "
+                       f"{prof.key} profile, so hydrocalc cannot check that the approval came on "
+                       "or before it; the reviewer must.")
+            checked = False
         if accepted and ex.note:
             reason += f" Note: {ex.note}"
         exemptions.append(dict(key=ex.key, letter=ex.letter, citation=ex.citation,
-                               accepted=accepted, reason=f"{reason} ({ex.citation})"))
+                               accepted=accepted, reason=f"{reason} ({ex.citation})",
+                               date_checked=checked))
     accepted_ex = [e for e in exemptions if e["accepted"]]
     exempt = bool(accepted_ex)
 

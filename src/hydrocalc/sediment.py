@@ -796,6 +796,13 @@ class SedimentTrap:
     trap_efficiency_frac: float | None = None
     design_precip_in: float | None = None
 
+    def __post_init__(self):
+        from hydrocalc.project import trap_problems  # the rules of [[construction.trap]]
+
+        problems = trap_problems(self)
+        if problems:
+            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
+
     @classmethod
     def from_plan(cls, plan) -> SedimentTrap:
         """Build from a :class:`hydrocalc.project.TrapPlan`."""
@@ -1034,8 +1041,10 @@ def cleanout_schedule(
     ----------
     trap : SedimentTrap
         With MUSLE inputs (K, LS or slope, C, P, CN, Tc, dry unit weight, trap efficiency).
-    precip_in : pandas.Series
-        Daily rainfall over the construction period, indexed by date, no missing days. [in]
+    precip_in : pandas.Series or DailyRainfall
+        Daily rainfall over the construction period, indexed by date, no missing days; read
+        by :func:`hydrocalc.daily_rain.as_daily_series` (any order, duplicates refused,
+        sub-daily values summed to daily totals). [in]
     rainfall_type : {"I", "IA", "II", "III"}
         NRCS 24-hour distribution assumed for every rain day (TR-55 graphical peak).
     cleanout_frac : float
@@ -1068,12 +1077,10 @@ def cleanout_schedule(
 
     trap.require_musle()
     chk = trap.check(cleanout_frac=cleanout_frac)
-    if not isinstance(precip_in, pd.Series):
-        raise InputError(
-            f"precip_in must be a pandas Series indexed by date; got {type(precip_in).__name__}"
-        )
-    p = as_float_array(precip_in, "precip_in", lower=0.0,
-                       hint="Fill missing days in the rainfall record first.")
+    from hydrocalc.daily_rain import as_daily_series
+
+    precip_in = as_daily_series(precip_in)  # the one daily-rain rule: sorted, no duplicates
+    p = precip_in.to_numpy()
     area_ac = float(trap.drainage_area_ac)
     from hydrocalc.runoff import runoff_depth
 
@@ -1163,6 +1170,9 @@ def plan_cleanout_schedules(
             "rainfall_type must be given for the daily peak discharges (construction."
             "rainfall_type = \"II\" or \"III\", TR-55 distribution); got nothing"
         )
+    from hydrocalc.daily_rain import as_daily_series
+
+    precip_in = as_daily_series(precip_in, allow_gaps=True)
     s, e = pd.Timestamp(plan.start_date), pd.Timestamp(plan.end_date)
     if precip_in.index[0] > s or precip_in.index[-1] < e:
         raise InputError(

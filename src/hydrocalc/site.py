@@ -53,6 +53,7 @@ References
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import dataclasses
 import functools
@@ -65,7 +66,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc import network
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import (
+    confined_path,
+    excerpt,
+    fmt_value,
+    number_problem,
+    suggest,
+    text_problem,
+)
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.units import FT2_PER_AC
 
@@ -157,6 +165,24 @@ class Subcatchment:
     cn_method: str = "given"
     tc_method: str = "given"
     description: str = ""
+
+    def __post_init__(self):
+        # the site loader's rules, for subcatchments built or varied from Python too
+        problems = []
+        for key, rule in (("area_ac", dict(lower=0.0, lower_inclusive=False)),
+                          ("cn", dict(lower=0.0, lower_inclusive=False, upper=100.0)),
+                          ("tc_hr", dict(lower=0.0, lower_inclusive=False, upper=100.0)),
+                          ("impervious_connected_ac", dict(lower=0.0)),
+                          ("impervious_unconnected_ac", dict(lower=0.0))):
+            bad = number_problem(getattr(self, key), **rule)
+            if bad:
+                problems.append(f"{key} {bad}")
+        if not problems and self.impervious_ac > self.area_ac * (1 + 1e-9):
+            problems.append(f"impervious_connected_ac plus impervious_unconnected_ac must be <= "
+                            f"area_ac ({fmt_value(self.area_ac)}); got "
+                            f"{fmt_value(self.impervious_ac)}")
+        if problems:
+            raise InputError("\n".join(f"subcatchment {self.id}: {p}" for p in problems))
 
     @property
     def impervious_ac(self) -> float:
@@ -587,6 +613,11 @@ def key_lines(text: str) -> dict[str, int]:
 # problem collection
 
 
+def _short(value) -> str:
+    """A value for a message: its repr, shortened and escaped (never a whole file)."""
+    return excerpt(repr(value), 60)
+
+
 class _Problems:
     """Collects one-line problems ``<where>: <path> <text>[ (line n)]``."""
 
@@ -634,8 +665,9 @@ class _Problems:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return default
         v = m[key]
-        if not isinstance(v, str) or not v.strip():
-            self.add(f"{prefix}.{key}", f"must be a non-empty string; got {v!r}")
+        bad = text_problem(v, required=True)
+        if bad:
+            self.add(f"{prefix}.{key}", bad)
             return None
         return v
 
@@ -653,7 +685,7 @@ class _Problems:
     def check_number(self, v, path, *, lower=None, upper=None, lower_inclusive=True,
                      upper_inclusive=True, integer=False):
         if isinstance(v, bool) or not isinstance(v, int | float):
-            self.add(path, f"must be a number; got {v!r}")
+            self.add(path, f"must be a number; got {_short(v)}")
             return None
         if integer and not isinstance(v, int):
             self.add(path, f"must be a whole number; got {fmt_value(v)}")
@@ -675,7 +707,7 @@ class _Problems:
             return default
         v = m[key]
         if not isinstance(v, bool):
-            self.add(f"{prefix}.{key}", f"must be true or false; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be true or false; got {_short(v)}")
             return None
         return v
 
@@ -688,7 +720,7 @@ class _Problems:
         v = m[key]
         if not isinstance(v, str) or v not in choices:
             hint = suggest(str(v), choices) if isinstance(v, str) else ""
-            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {v!r}{hint}")
+            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
             return None
         return v
 
@@ -714,7 +746,7 @@ class _Problems:
         if v is None:
             return None
         if not isinstance(v, Mapping):
-            self.add(f"{prefix}.{key}", f"must be a table; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be a table; got {_short(v)}")
             return None
         return v
 
@@ -724,7 +756,7 @@ class _Problems:
         if single_ok and isinstance(v, Mapping):
             return [v]
         if not isinstance(v, list) or not all(isinstance(e, Mapping) for e in v):
-            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
             return []
         return v
 
@@ -736,7 +768,7 @@ class _Problems:
         v = m[key]
         if (not isinstance(v, list) or len(v) < min_len
                 or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)):
-            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {v!r}")
+            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {_short(v)}")
             return None
         arr = [float(x) for x in v]
         for i, x in enumerate(arr):
@@ -895,27 +927,82 @@ def _msg(exc: Exception) -> str:
 # CSV helpers
 
 
+#: Limits of a CSV table named in a site file (subcatchments, stage-storage).
+MAX_CSV_BYTES = 8 * 1024 * 1024
+MAX_CSV_LINE_CHARS = 10_000
+MAX_CSV_ROWS = 100_000
+
+
 def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments."""
+    """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments.
+
+    Refused with one line naming the file and line: not a regular file, larger than
+    :data:`MAX_CSV_BYTES`, a line longer than :data:`MAX_CSV_LINE_CHARS`, more than
+    :data:`MAX_CSV_ROWS` rows, not UTF-8, a NUL or other control character, an unbalanced
+    quote (a cell may not span lines), a row with more cells than the header.
+    """
+    import os
+    import stat
+
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            text = fh.read()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path.name}: must be a regular file; got a folder, device or pipe")
+        if st.st_size > MAX_CSV_BYTES:
+            raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB; got "
+                             f"{st.st_size / 2**20:.1f} MiB")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CSV_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path.name}: must be a readable file; got {exc.strerror or exc}") \
+            from None
+    if len(data) > MAX_CSV_BYTES:
+        raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB")
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
                          "CSV as UTF-8.") from None
     lines = text.splitlines()
-    numbered = [(i + 1, ln) for i, ln in enumerate(lines)
-                if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) > MAX_CSV_ROWS + 1:
+        raise InputError(f"{path.name}: must have at most {MAX_CSV_ROWS:,} rows; got "
+                         f"{len(lines):,}")
+    numbered = []
+    for i, ln in enumerate(lines):
+        if len(ln) > MAX_CSV_LINE_CHARS:
+            raise InputError(f"{path.name} line {i + 1}: lines must be at most "
+                             f"{MAX_CSV_LINE_CHARS:,} characters; got {len(ln):,}")
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            continue
+        bad = next((repr(ch)[1:-1] for ch in ln if (ord(ch) < 32 and ch != "\t")
+                    or 127 <= ord(ch) < 160), None)
+        if bad is not None:
+            raise InputError(f"{path.name} line {i + 1}: must not contain control characters; "
+                             f"got {bad}")
+        numbered.append((i + 1, ln))
     if not numbered:
         return [], []
-    reader = csv.reader([ln for _, ln in numbered])
-    try:
-        rows = list(reader)
-    except csv.Error as exc:
-        raise InputError(f"{path.name}: must be a valid CSV; got {exc}") from None
+    rows = []
+    for lineno, ln in numbered:
+        if ln.count('"') % 2:
+            raise InputError(f"{path.name} line {lineno}: a quote is not closed (an odd number "
+                             "of '\"'); a cell may not span lines. Close or remove the quote")
+        try:
+            parsed = list(csv.reader([ln], strict=True))
+        except csv.Error as exc:
+            raise InputError(f"{path.name} line {lineno}: must be valid CSV; got {exc}") from None
+        rows.append(parsed[0] if parsed else [])
     header = [h.strip() for h in rows[0]]
+    if len(set(header)) != len(header):
+        twice = next(h for h in header if header.count(h) > 1)
+        raise InputError(f"{path.name} line {numbered[0][0]}: column {excerpt(twice)!r} appears "
+                         "twice in the header")
     out = []
     for (lineno, _), row in zip(numbered[1:], rows[1:], strict=True):
+        if len(row) > len(header):
+            raise InputError(
+                f"{path.name} line {lineno}: row must have at most {len(header)} cells like the "
+                f"header; got {len(row)}. Check for a stray comma or a missing column name")
         out.append((lineno, {h: (row[i].strip() if i < len(row) else "")
                              for i, h in enumerate(header)}))
     return header, out
@@ -936,9 +1023,42 @@ def _csv_value(text: str):
         return text
 
 
-def _resolve(base_dir: pathlib.Path, raw: str) -> pathlib.Path:
-    p = pathlib.Path(raw)
-    return p if p.is_absolute() else (base_dir / p)
+def _resolve(base_dir: pathlib.Path, raw: str, *, field: str = "path",
+             design_storms: bool = False) -> pathlib.Path:
+    """A file named in the site file, confined to the site's folder (see ``confined_path``).
+
+    Raises InputError for a path outside the folder unless the load was called with
+    ``allow_outside_paths=True``.
+    """
+    return confined_path(raw, base_dir, field=field, allow_outside=_ALLOW_OUTSIDE.get(),
+                         design_storms=design_storms)
+
+
+def outside_paths_default() -> bool:
+    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``hydrocalc --allow-outside-paths``)."""
+    import os
+
+    return os.environ.get("HYDROCALC_ALLOW_OUTSIDE_PATHS", "") == "1"
+
+
+#: Set by :func:`site_problems` for the duration of one load (thread- and task-safe).
+_ALLOW_OUTSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "hydrocalc_allow_outside_paths", default=False)
+
+
+def _site_path(P: _Problems, field: str, base_dir: pathlib.Path, raw: str, *,
+               what: str = "file", design_storms: bool = False) -> pathlib.Path | None:
+    """Confined, existing path of a file named at ``field``; None (problem recorded) else."""
+    try:
+        path = _resolve(base_dir, raw, field=field, design_storms=design_storms)
+    except InputError as exc:
+        P.raw(f"{P.where}: {exc}{P.line_of(field)}")
+        return None
+    if not path.is_file():
+        P.add(field, f"must be an existing {what} (relative to the site file); got "
+                     f"{excerpt(raw, 80)!r}")
+        return None
+    return path
 
 
 # ----------------------------------------------------------------------------------------
@@ -981,16 +1101,15 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if "file" in m:
         raw = P.text(m, "file", prefix)
         if raw is not None:
-            file_path = _resolve(base_dir, raw)
-            if not file_path.is_file():
-                P.add(f"{prefix}.file", f"must be an existing file (relative to the site file); "
-                                        f"got {raw!r}")
-            else:
+            file_path = _site_path(P, f"{prefix}.file", base_dir, raw, design_storms=True)
+            if file_path is not None:
                 try:
                     file_info = _load_storm_file(file_path)
                     _register_input(input_files, base_dir, file_path)
-                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError) as exc:
-                    P.add(f"{prefix}.file", f"could not be read: {_msg(exc)}")
+                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError,
+                        RecursionError) as exc:
+                    for line in (str(exc).strip().splitlines() or [type(exc).__name__])[:20]:
+                        P.add(f"{prefix}.file", f"could not be read: {line}")
     depths: dict[str, float] = {}
     if file_info is not None:
         for k, v in file_info["depths_in"].items():
@@ -1002,8 +1121,8 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if file_info is None and own is None and "file" not in m:
         P.add(f"{prefix}.depths_in", "is required (or storms.file); got nothing. Add "
                                      "[storms.depths_in] with e.g. \"10yr\" = 5.0")
-    if "use" in m:
-        use = m["use"]
+    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
+        use = m["use"]                                           # failure is reported
         if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
             P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
         else:
@@ -1284,13 +1403,15 @@ def _relpath(path: pathlib.Path, base: pathlib.Path) -> str:
 
 
 def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> list[dict]:
-    path = _resolve(ctx.base_dir, raw)
-    if not path.is_file():
-        P.add(f"{prefix}.subcatchments_csv", f"must be an existing CSV file (relative to the site "
-                                             f"file); got {raw!r}")
+    path = _site_path(P, f"{prefix}.subcatchments_csv", ctx.base_dir, raw, what="CSV file")
+    if path is None:
+        return []
+    try:
+        header, rows = _read_csv_rows(path)
+    except InputError as exc:  # names the CSV file and line
+        P.raw(f"{exc}")
         return []
     _register_input(ctx.input_files, ctx.base_dir, path)
-    header, rows = _read_csv_rows(path)
     allowed = (*_SUB_CSV_SCALARS, *_SUB_CSV_COVER)
     bad = [h for h in header if h not in allowed]
     for h in bad:
@@ -1348,7 +1469,15 @@ def _hsg(P: _Problems, m: Mapping, key: str, path: str, *, required: bool) -> st
 
 def _parse_cover(P, c, path) -> Cover | None:
     n0 = len(P.items)
-    P.unknown_keys(c, _COVER_KEYS, path)
+    for key in c:  # the TOML trap: a subcatchment key written after a [[...cover]] header
+        if key not in _COVER_KEYS and key in _SUB_KEYS:
+            P.items.append(
+                f"{P.where}: unknown key {path}.{key}: {key} is a subcatchment key; TOML puts "
+                f"every key after a [[...cover]] header into that cover row, so move {key} "
+                f"above the first [[...cover]] header of the subcatchment"
+                f"{P.line_of(f'{path}.{key}')}")
+    P.unknown_keys({k: v for k, v in c.items() if k not in _SUB_KEYS or k in _COVER_KEYS},
+                   _COVER_KEYS, path)
     key = P.text(c, "cover", path, required=True)
     hsg = _hsg(P, c, "hsg", path, required=True)
     area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
@@ -1458,7 +1587,10 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
     if has_tc and segs_raw:
         P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
-    elif not has_tc and not segs_raw:
+    elif not has_tc and not segs_raw and not any(
+            isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c)
+            for c in (e.get("cover") if isinstance(e.get("cover"), list) else [])):
+        # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
     tc_hr = P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_tc else None
     segs = []
@@ -1542,13 +1674,15 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
             raw = P.text(s, "csv", path)
             if raw is None:
                 return None
-            fpath = _resolve(ctx.base_dir, raw)
-            if not fpath.is_file():
-                P.add(f"{path}.csv", f"must be an existing CSV file (relative to the site file); "
-                                     f"got {raw!r}")
+            fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
+            if fpath is None:
+                return None
+            try:
+                header, rows = _read_csv_rows(fpath)
+            except InputError as exc:  # names the CSV file and line
+                P.raw(f"{exc}")
                 return None
             _register_input(ctx.input_files, ctx.base_dir, fpath)
-            header, rows = _read_csv_rows(fpath)
             if header[:2] != ["stage_ft", col2] or len(header) != 2:
                 P.add(f"{path}.csv", f"must have exactly the columns stage_ft,{col2}; got "
                                      f"{','.join(header)} in {fpath.name}")
@@ -1867,11 +2001,14 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     P.unknown_keys(m, _SCENARIO_KEYS, prefix)
     desc = P.text(m, "description", prefix, default="") or ""
     sub_entries = list(P.tables(m, "subcatchment", prefix)) if "subcatchment" in m else []
+    csv_failed = False
     if "subcatchments_csv" in m:
         raw = P.text(m, "subcatchments_csv", prefix)
+        k_csv = len(P.items)
         if raw is not None:
             sub_entries += _subcatchments_from_csv(P, prefix, raw, ctx)
-    if not sub_entries:
+        csv_failed = raw is None or len(P.items) > k_csv
+    if not sub_entries and not csv_failed:
         P.add(f"{prefix}.subcatchment", "must have at least one entry; got none.")
     subs, ponds, reaches, dps = [], [], [], []
     seen: dict[str, str] = {}
@@ -1929,7 +2066,8 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         d = P.text(e, "description", path, default="") or ""
         if len(P.items) == k0:
             dps.append(DesignPoint(id=did, to=to, description=d))
-    _check_topology(P, name, raw_nodes)
+    if not csv_failed:  # with unread CSV rows the network is incomplete: no false alarms
+        _check_topology(P, name, raw_nodes)
     _check_backwater(P, prefix, ponds)
     if len(P.items) > n0:
         return None
@@ -2027,7 +2165,8 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # ----------------------------------------------------------------------------------------
 # entry points
 
-_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "pre", "post")
+_TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
+             "post")
 
 
 def _where(path) -> str:
@@ -2047,10 +2186,55 @@ def _annotate(problems: list[str], P: _Problems) -> list[str]:
     return out
 
 
+def _p2_fallback(doc: Mapping, base: pathlib.Path) -> float | None:
+    """The 2-yr depth when ``[storms]`` has other problems, so that every problem is
+    reported in one pass without false "no 2yr storm" errors.
+
+    The inline ``depths_in."2yr"`` or the depth file's 2-yr depth when readable; when the
+    depths cannot be known (the storms problems are reported), a placeholder of 3 in lets
+    the Tc checks run (the site is refused anyway).
+    """
+    m = doc.get("storms")
+    if not isinstance(m, Mapping):
+        return None
+    own = m.get("depths_in")
+    if isinstance(own, Mapping):
+        v = own.get("2yr")
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
+            return float(v)
+    raw = m.get("file")
+    if isinstance(raw, str):
+        try:
+            info = _load_storm_file(_resolve(base, raw, field="storms.file", design_storms=True))
+            v = info["depths_in"].get("2yr")
+            if v is not None:
+                return float(v)
+        except (HydrocalcError, OSError, ValueError, RecursionError, tomllib.TOMLDecodeError):
+            return 3.0
+        return None
+    return None if isinstance(own, Mapping) else 3.0
+
+
 def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                   base_dir: pathlib.Path | str | None = None, text: str | None = None,
                   input_files: dict[str, str] | None = None,
-                  path: pathlib.Path | None = None) -> tuple[Site | None, list[str]]:
+                  path: pathlib.Path | None = None,
+                  allow_outside_paths: bool | None = None) -> tuple[Site | None, list[str]]:
+    if allow_outside_paths is None:
+        allow_outside_paths = outside_paths_default()
+    token = _ALLOW_OUTSIDE.set(bool(allow_outside_paths))
+    try:
+        return _site_problems(doc, where=where, base_dir=base_dir, text=text,
+                              input_files=input_files, path=path,
+                              allow_outside_paths=bool(allow_outside_paths))
+    finally:
+        _ALLOW_OUTSIDE.reset(token)
+
+
+
+
+def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_files, path,
+                   allow_outside_paths: bool) -> tuple[Site | None, list[str]]:
     """Validate a parsed site mapping; return ``(site or None, problems)`` without raising.
 
     Parameters
@@ -2068,6 +2252,13 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
         every file the site references.
     path : pathlib.Path, optional
         The site file, stored on the :class:`Site`.
+    allow_outside_paths : bool, optional
+        Accept file names that leave the site's folder (``..``, absolute paths, symbolic
+        links out of it). Default (None): False unless the environment variable
+        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``). By default every file a site names (CSV tables, rainfall record,
+        depth files) must lie inside the site file's folder, and a depth file may also lie
+        in a ``design_storms/`` folder (see ``docs/validation.md``), so a site file from a
+        stranger cannot read the rest of the machine.
     """
     base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
     P = _Problems(where, key_lines(text) if text else None)
@@ -2087,7 +2278,8 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     if "construction" in doc:
         municipality = facts.municipality if facts is not None else None
         construction, probs = project_mod.parse_construction(
-            doc.get("construction"), where=where, base_dir=base, municipality=municipality)
+            doc.get("construction"), where=where, base_dir=base, municipality=municipality,
+            allow_outside_paths=allow_outside_paths)
         P.items += _annotate(probs, P)
         rf = getattr(construction, "rainfall_file", None)
         if rf is not None and pathlib.Path(rf).is_file():
@@ -2095,7 +2287,7 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     storms = _parse_storms(P, doc.get("storms"), base, files)
     options = _parse_analysis(P, doc.get("analysis"))
     criteria = _parse_criteria(P, doc.get("criteria"), storms)
-    p2 = storms.depths_in.get("2yr") if storms is not None else None
+    p2 = storms.depths_in.get("2yr") if storms is not None else _p2_fallback(doc, base)
     ctx = _Ctx(base, files, p2)
     scenarios = {}
     for name in SCENARIOS:
@@ -2130,18 +2322,31 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
+    from hydrocalc import plausibility
+
+    checks, probs = plausibility.parse_checks(doc.get("checks"), where)
+    P.items += _annotate(probs, P)
     if P.items:
         return None, P.items
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
                 input_files=dict(sorted(files.items())), notes=tuple(notes))
+    # the site as a whole: refuse the impossible, warn on the implausible
+    impossible, implausible = plausibility.site_checks(site, checks)
+    if impossible:
+        return None, _annotate([f"{where}: {line}" for line in impossible], P)
+    if implausible:
+        site = dataclasses.replace(site, notes=site.notes + tuple(implausible))
     return site, []
+
+
+site_problems.__doc__ = _site_problems.__doc__
 
 
 def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
                base_dir: pathlib.Path | str | None = None, text: str | None = None,
                input_files: dict[str, str] | None = None,
-               path: pathlib.Path | None = None) -> Site:
+               path: pathlib.Path | None = None, allow_outside_paths: bool | None = None) -> Site:
     """Validate a parsed site mapping and build a :class:`Site` (see :func:`site_problems`).
 
     Raises
@@ -2150,20 +2355,38 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
         Listing every problem, one per line.
     """
     site, problems = site_problems(doc, where=where, base_dir=base_dir, text=text,
-                                   input_files=input_files, path=path)
+                                   input_files=input_files, path=path,
+                                   allow_outside_paths=allow_outside_paths)
     if problems:
         raise InputError("\n".join(problems))
     return site
 
 
+#: Largest site file read (a large site is about 50 kB).
+MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
+
+
 def _read(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
+    import os
+    import stat
+
     p = pathlib.Path(path)
     where = _where(p)
     try:
-        raw = p.read_bytes()
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"site file must be a regular file; got {excerpt(str(path), 80)!r}"
+                             " (a folder, device or pipe)")
+        if st.st_size > MAX_SITE_FILE_BYTES:
+            raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB; got "
+                             f"{st.st_size / 2**20:.1f} MiB")
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_SITE_FILE_BYTES + 1)
     except OSError as exc:
-        raise InputError(f"site file must be a readable file; got {str(path)!r} "
+        raise InputError(f"site file must be a readable file; got {excerpt(str(path), 80)!r} "
                          f"({exc.strerror or exc})") from None
+    if len(raw) > MAX_SITE_FILE_BYTES:
+        raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -2172,11 +2395,14 @@ def _read(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where}: TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: TOML syntax error: arrays or tables nested too deeply "
+                         "(a site file needs at most a few levels)") from None
     files = {p.name: hashlib.sha256(raw).hexdigest()}
     return p, text, doc, files
 
 
-def check_site(path) -> list[str]:
+def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
     """Every problem of site file ``path`` (empty list if it is valid); never raises on content.
 
     Examples
@@ -2192,18 +2418,24 @@ def check_site(path) -> list[str]:
     except InputError as exc:
         return str(exc).splitlines()
     _, problems = site_problems(doc, where=_where(p), base_dir=p.parent, text=text,
-                                input_files=files, path=p)
+                                input_files=files, path=p,
+                                allow_outside_paths=allow_outside_paths)
     return problems
 
 
-def load_site(path) -> Site:
+def load_site(path, *, allow_outside_paths: bool | None = None) -> Site:
     """Read, validate and build the site in TOML file ``path``.
 
     Parameters
     ----------
     path : path-like
         The site file. Relative file names inside it (CSV tables, ``storms.file``,
-        ``construction.rainfall_file``) resolve against its folder.
+        ``construction.rainfall_file``) resolve against its folder and must lie inside it
+        (a depth file may also lie in a ``design_storms/`` folder).
+    allow_outside_paths : bool, optional
+        Accept file names outside the folder (for a site file you wrote yourself). Default:
+        the ``HYDROCALC_ALLOW_OUTSIDE_PATHS`` environment variable (CLI
+        ``--allow-outside-paths``), else False.
 
     Returns
     -------
@@ -2217,4 +2449,4 @@ def load_site(path) -> Site:
     """
     p, text, doc, files = _read(path)
     return parse_site(doc, where=_where(p), base_dir=p.parent, text=text, input_files=files,
-                      path=p)
+                      path=p, allow_outside_paths=allow_outside_paths)

@@ -23,23 +23,17 @@ def _read_site(path: str, *, with_doc: bool = False):
     """(ProjectFacts, ConstructionPlan | None) from a site TOML; every problem in one error."""
     from hydrocalc.project import parse_construction, parse_project
 
-    p = pathlib.Path(path)
+    from hydrocalc.site import _read, outside_paths_default
+
+    p, _text, doc, _files = _read(path)  # size limit, UTF-8, TOML (one line on failure)
     where = p.name
-    try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"site file {path} must be readable; got {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: must be UTF-8 text; byte {exc.start} is not. Save the file "
-                         "as UTF-8.") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: must be valid TOML; got {exc}") from None
     facts, problems = parse_project(doc.get("project"), where=where)
     plan = None
     if "construction" in doc:
         plan, more = parse_construction(
             doc["construction"], where=where, base_dir=p.resolve().parent,
             municipality=facts.municipality if facts is not None else None,
+            allow_outside_paths=outside_paths_default(),
         )
         problems += more
     if problems:
@@ -47,6 +41,25 @@ def _read_site(path: str, *, with_doc: bool = False):
     if with_doc:
         return facts, plan, doc
     return facts, plan
+
+
+def _declared_vs_site(path, doc) -> list[str]:
+    """Warnings comparing the declared areas with the site's own networks (when it has them).
+
+    A file with only ``[project]`` (and ``[construction]``) has nothing to compare; a full
+    site that fails to load is reported by ``check``, not here.
+    """
+    if not (isinstance(doc, dict) and "pre" in doc and "post" in doc):
+        return []
+    from hydrocalc.site import load_site
+
+    try:
+        site = load_site(path)
+    except InputError:
+        return ["the site's networks could not be compared with the declared areas (the site "
+                "file has problems; run hydrocalc check)"]
+    keys = ("declared_vs_network:", "impervious_exceeds_disturbed:")
+    return [n for n in site.notes if n.startswith(keys)]
 
 
 def _rainfall_type(plan, doc) -> tuple[str | None, str]:
@@ -110,12 +123,17 @@ def assess(site, profile, as_json, csv_path):
     from hydrocalc import regulations
 
     check_file(csv_path, "--csv")
-    facts, _ = _read_site(site)
+    facts, _, doc = _read_site(site, with_doc=True)
     result = regulations.assess(profile or facts.municipality, facts)
     _write_csv(result.to_frame(), csv_path)
+    site_warnings = _declared_vs_site(site, doc)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        out = result.to_dict()
+        out["site_warnings"] = site_warnings
+        click.echo(json.dumps(out, indent=2, default=str))
         return
+    for w in site_warnings:
+        click.echo(f"warning: {w}", err=True)
     for line in result.summary_lines():
         click.echo(line)
     for e in result.exemptions:
@@ -150,7 +168,12 @@ def assess(site, profile, as_json, csv_path):
               help="Routine 7-day clock: fixed weekly cadence (default) or restart after any "
                    "visit.")
 @click.option("--multiday", is_flag=True,
-              help="Also treat runs of wet days totalling the threshold as storm events.")
+              help="Storm events may span consecutive wet days (the default; kept for "
+                   "compatibility).")
+@click.option("--storm-event", "storm_event", type=click.Choice(["multi_day", "calendar_day"]),
+              default=None,
+              help="Reading of 'storm event': multi_day (default, as the law reads; or "
+                   "construction.storm_event) or calendar_day (each day alone).")
 @click.option("--force", is_flag=True,
               help="Compute the schedule even when the law does not require inspections.")
 @click.option("--figure", "figure_path", type=click.Path(dir_okay=False), default=None,
@@ -158,7 +181,7 @@ def assess(site, profile, as_json, csv_path):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
               help="Write the visits to this CSV.")
-def inspections(site, rain, station, units, shift_years, clock, multiday, force,
+def inspections(site, rain, station, units, shift_years, clock, multiday, storm_event, force,
                 figure_path, as_json, csv_path):
     """Required inspection dates (7-day and storm) and advance notices for SITE."""
     from hydrocalc import inspections as insp
@@ -190,7 +213,8 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
         facts.municipality, plan.start_date, plan.end_date, record.precip_in,
         threshold_in=plan.inspection_threshold_in,
         interval_days=plan.inspection_interval_days,
-        clock=clock or plan.inspection_clock, multiday_events=multiday,
+        clock=clock or plan.inspection_clock,
+        multiday_events=multiday or (storm_event or plan.storm_event) == "multi_day",
     )
     frame = schedule.to_frame()
     _write_csv(frame, csv_path)
@@ -215,6 +239,7 @@ def inspections(site, rain, station, units, shift_years, clock, multiday, force,
                f"every {schedule.interval_days} days and the day after each day with >= "
                f"{schedule.threshold_in:g} in ({schedule.citation or 'explicit values'}; "
                f"clock={schedule.clock})")
+    click.echo(schedule.storm_event_text)
     click.echo(_table(frame, ["date", "weekday", "routine", "storm", "storm_precip_in",
                               "reasons"]))
     click.echo("\nper month:")

@@ -1,4 +1,4 @@
-"""``hydrocalc report SITE.toml`` and ``hydrocalc verify REPORT_DIR``."""
+"""``hydrocalc report SITE.toml`` and ``hydrocalc verify REPORT``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def _list_sections(ctx, param, value):
     from hydrocalc.report.sections import ALIASES, SECTIONS
 
     for key, spec in SECTIONS.items():
-        click.echo(f"{key:<16} {spec.title}  (notebooks/{spec.notebook})")
+        click.echo(f"{key:<16} {spec.title}  (src/hydrocalc/report/notebooks/{spec.notebook})")
     click.echo("aliases: " + ", ".join(f"{a} = {'+'.join(k)}" for a, k in ALIASES.items()))
     ctx.exit(0)
 
@@ -29,12 +29,12 @@ def _list_sections(ctx, param, value):
               help="Comma-separated outputs: html, pdf, xlsx. Notebooks, CSV, PNG and "
                    "results.json are always written.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
-              help="Notebooks executed at once (default: number of CPUs).")
+              help="Warm kernels presenting notebooks at once (default 1).")
 @click.option("--notebooks", type=click.Path(file_okay=False, exists=True), default=None,
               help="Folder with section notebooks to use instead of the shipped ones.")
 @click.option("--fresh-kernels", is_flag=True,
-              help="Start a new kernel for every notebook (slower; default: one kernel per "
-                   "worker, its namespace reset between notebooks).")
+              help="Start a new kernel for every notebook (slower; default: warm kernels, "
+                   "their namespace reset between notebooks).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--list-sections", is_flag=True, is_eager=True, expose_value=False,
               callback=_list_sections, help="List the section keys and exit.")
@@ -56,19 +56,22 @@ def report(site_file, out, sections, formats, jobs, notebooks, fresh_kernels, qu
 
 
 @click.command("verify")
-@click.argument("report_dir", type=click.Path(file_okay=False))
+@click.argument("report", type=click.Path())
 @click.option("--rtol", type=float, default=None, help="Relative tolerance (default 1e-6).")
 @click.option("--atol", type=float, default=None, help="Absolute tolerance (default 1e-9).")
 @click.pass_context
-def verify(ctx, report_dir, rtol, atol):
-    """Re-compute REPORT_DIR from its stored inputs and compare every number.
+def verify(ctx, report, rtol, atol):
+    """Re-compute REPORT (a report folder, or its report.pdf alone) and compare everything.
 
-    Never executes anything from the report folder (notebooks are not read). Exit 0 when
-    every value agrees and every input's SHA-256 matches, 1 otherwise.
+    A folder: results.json, every table CSV, sections/*.json, tables.xlsx, report.html and
+    report.pdf are checked against a re-computation from the stored inputs (and the SHA-256
+    recorded at build time). A PDF: its attached inputs and results.json are extracted into
+    an empty temporary folder and the report is re-computed from them alone. Nothing from
+    the report is executed or unpickled. Exit 0 when everything agrees, 1 otherwise.
     """
     from hydrocalc.report.verify import DEFAULT_ATOL, DEFAULT_RTOL, verify_report
 
-    result = verify_report(report_dir, rtol=DEFAULT_RTOL if rtol is None else rtol,
+    result = verify_report(report, rtol=DEFAULT_RTOL if rtol is None else rtol,
                            atol=DEFAULT_ATOL if atol is None else atol)
     table = result.table()
     if table:

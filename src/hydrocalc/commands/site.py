@@ -70,8 +70,11 @@ def check(site_file):
         f"{site_file}: OK - {site.name!r}: {_n(n_sub, 'subcatchment')}, {_n(n_pond, 'pond')}, "
         f"{_n(n_dp, 'design point')} ({', '.join(site.design_point_ids)}), "
         f"{_n(n_storm, 'storm')} ({', '.join(site.storms.names)})")
+    from hydrocalc.plausibility import ACCEPT_KEYS
+
     for note in site.notes:
-        click.echo(f"note: {note}")
+        label = "warning" if note.split(":", 1)[0] in ACCEPT_KEYS else "note"
+        click.echo(f"{label}: {note}")
 
 
 @click.command("run")

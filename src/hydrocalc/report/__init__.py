@@ -6,11 +6,14 @@ Modules (imported on use; none is imported by ``import hydrocalc``):
   :class:`~hydrocalc.report.result.SectionResult` (narrative, tables, figures, warnings);
 - :mod:`~hydrocalc.report.tables`, :mod:`~hydrocalc.report.figures` -- unit-labelled tables
   and PNG figures;
+- :mod:`~hydrocalc.report.build` -- every section computed once per report and handed to
+  the notebooks (``build.section``, the notebooks' one call);
 - :mod:`~hydrocalc.report.execute` -- :func:`~hydrocalc.report.execute.run_report`:
-  validation, Papermill execution of ``notebooks/`` (shipped in ``report/notebooks``),
-  assembly, atomic replacement of the report folder;
-- :mod:`~hydrocalc.report.assemble`, :mod:`~hydrocalc.report.pdf` -- the self-contained HTML
-  and its PDF (WeasyPrint), PDF pages to PNG;
+  validation, Papermill execution of the section notebooks (``report/notebooks``) in a warm
+  kernel, assembly, atomic replacement of the report folder;
+- :mod:`~hydrocalc.report.assemble` -- the self-contained HTML from the executed notebooks;
+- :mod:`~hydrocalc.report.typeset` -- the PDF (typst) from the section results, with the
+  inputs and results.json attached; :mod:`~hydrocalc.report.pdf` -- PDF pages to PNG;
 - :mod:`~hydrocalc.report.verify` -- re-computation and comparison of a report folder;
 - :mod:`~hydrocalc.report.notebook_rules` -- the thin-notebook rules;
 - :mod:`~hydrocalc.report.learn` -- the teaching notebooks' lessons.
@@ -20,5 +23,5 @@ See ``docs/report.md``.
 
 from __future__ import annotations
 
-__all__ = ["sections", "tables", "figures", "execute", "assemble", "pdf", "verify",
+__all__ = ["build", "typeset", "sections", "tables", "figures", "execute", "assemble", "pdf", "verify",
            "notebook_rules", "learn", "result"]

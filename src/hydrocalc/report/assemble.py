@@ -145,9 +145,14 @@ def _cover_html(meta: Mapping) -> str:
     inputs_table = (f'<table class="hc-table inputs"><caption>Input files (SHA-256)</caption>'
                     f"<thead><tr><th>File</th><th>SHA-256</th></tr></thead>"
                     f"<tbody>{inputs}</tbody></table>") if inputs else ""
+    verdict = ""
+    if meta.get("verdict_text"):
+        cls = "meets" if meta.get("verdict") == "meets" else "fails"
+        verdict = (f'<p class="verdict {cls}">{html.escape(str(meta["verdict_text"]))}</p>')
+    summary = "".join(t.to_html() for t in meta.get("summary_tables") or [])
     return (f'<header class="cover"><p class="doc-kind">{html.escape(meta.get("kind", ""))}</p>'
-            f'<h1 class="title">{html.escape(meta.get("project_name", ""))}</h1>'
-            f'<table class="cover-facts">{rows}</table>{inputs_table}'
+            f'<h1 class="title">{html.escape(meta.get("project_name", ""))}</h1>{verdict}'
+            f'<table class="cover-facts">{rows}</table>{summary}{inputs_table}'
             f'<p class="cover-note">{html.escape(meta.get("note", ""))}</p></header>')
 
 

@@ -1,28 +1,34 @@
-"""Run the SWPPP hydrology report: validate, execute the section notebooks, assemble, swap in.
+"""Run the SWPPP hydrology report: compute once, present with notebooks, assemble, swap in.
 
 :func:`run_report` is what ``hydrocalc report`` calls:
 
-1. **Validate first.** The site file is loaded and analysed in this process
-   (:func:`hydrocalc.site.load_site` reports every input problem at once), the requested
-   sections and formats are checked, and every notebook's parameters must equal its section
-   function's signature. Nothing runs on any error.
-2. **Stage.** A temporary folder is made *beside* the target (same file system), and the
-   site file and every input file it reads are copied into ``inputs/`` with their SHA-256.
-3. **Execute.** Each section notebook is parameterized (parameters are literals only: the
-   injected cell is parsed back and must hold exactly the values passed) and executed with
-   Papermill in its own kernel, whose working directory is the staging folder; up to
-   ``jobs`` kernels run at once (default: the number of CPUs), with a progress bar.
-4. **Assemble.** ``results.json`` (every section's tables at full precision, their SHA-256,
+1. **Validate first.** The requested sections and formats are checked, every section
+   notebook's parameters must be those :func:`notebook_parameters` gives it, and the site
+   file is loaded (:func:`hydrocalc.site.load_site` reports every input problem at once).
+2. **Stage.** A folder ``.<name>.partial-XXXX`` is made *beside* the target (same file
+   system) with a marker file (:data:`STAGING_MARKER`); staging folders of earlier runs that
+   were killed are removed first (:func:`clean_stale_staging`). The site file and every input
+   file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
+   background meanwhile.
+3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
+   and builds every section (tables, figures, warnings) in this process; their CSV tables,
+   PNG figures and JSON are written, and the sections are pickled to ``sections.pkl``.
+4. **Present.** Each section notebook is parameterized (parameters are literals only: the
+   injected cell is parsed back and must hold exactly the values passed), with
+   ``results_file="sections.pkl"``, and executed with Papermill in the warm kernel (its
+   namespace reset between notebooks): it unpickles its section and displays it.
+5. **Assemble.** ``results.json`` (every section's tables at full precision, their SHA-256,
    the inputs' SHA-256, the hydrocalc version, the shipped data tables' hashes, the
-   parameters, and timestamps), ``report.html`` (self-contained), ``report.pdf``,
-   ``tables.xlsx``; the sections' CSV tables and PNG figures are already in place.
-5. **Swap.** The finished folder replaces the target in two renames. If any section fails,
+   parameters, the SHA-256 of every artefact, and timestamps), ``report.html`` (from the
+   executed notebooks), ``report.pdf`` (typst, from the same section results, with the
+   inputs and ``results.json`` attached), ``tables.xlsx``.
+6. **Swap.** The finished folder replaces the target in two renames. If any section fails,
    the target is left untouched, the staging folder is kept as ``.<name>.failed`` beside it,
    and :class:`~hydrocalc.errors.ReportError` names the section, the cell and the executed
    notebook to open.
 
-Timing: each notebook costs a kernel start and the imports (about 1.5-3 s on the 2-core
-development machine); see ``benchmarks/bench_report.py`` for the measured floor.
+Timing: see ``benchmarks/bench_report.py`` (the full report against one empty Papermill
+notebook that imports hydrocalc, measured in the same run).
 """
 
 from __future__ import annotations
@@ -38,9 +44,10 @@ import os
 import pathlib
 import shutil
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from importlib.resources import files
 
@@ -52,6 +59,10 @@ __all__ = [
     "run_report",
     "notebook_dir",
     "check_notebook_parameters",
+    "notebook_parameters",
+    "clean_stale_staging",
+    "artifact_hashes",
+    "STAGING_MARKER",
     "KernelPool",
     "parameterize_safely",
     "execute_notebook",
@@ -72,12 +83,18 @@ _KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]  # silence kernel start-up c
 # notebooks and their parameters
 # --------------------------------------------------------------------------------------
 def notebook_dir() -> pathlib.Path:
-    """The section notebooks shipped with the package (a copy of the repository's notebooks/)."""
+    """The section notebooks: ``hydrocalc/report/notebooks/`` inside the package.
+
+    This is the only copy in the repository (``notebooks/README.md`` points there); it is
+    package data, so editable installs, a source checkout on ``PYTHONPATH`` and wheels all
+    find it at the same place.
+    """
     return pathlib.Path(str(files("hydrocalc.report").joinpath("notebooks")))
 
 
-def check_notebook_parameters(path: str | os.PathLike, function) -> None:
-    """Refuse a notebook whose ``parameters`` cell differs from ``function``'s signature.
+def check_notebook_parameters(path: str | os.PathLike, key: str) -> None:
+    """Refuse a notebook whose ``parameters`` cell differs from what section ``key`` receives
+    (see :func:`notebook_parameters`).
 
     Raises
     ------
@@ -87,13 +104,14 @@ def check_notebook_parameters(path: str | os.PathLike, function) -> None:
     import papermill
 
     declared = set(papermill.inspect_notebook(str(path)))
-    expected = set(inspect.signature(function).parameters)
+    expected = set(notebook_parameters(key, site_file="", results_file="", out_dir="",
+                                       sections=[]))
     if declared != expected:
         missing = ", ".join(sorted(expected - declared)) or "none"
         extra = ", ".join(sorted(declared - expected)) or "none"
         raise ReportError(
-            f"notebook {pathlib.Path(path).name} parameters must equal the arguments of "
-            f"hydrocalc.report.sections.{function.__name__}; missing: {missing}; "
+            f"notebook {pathlib.Path(path).name} parameters must be "
+            f"{', '.join(sorted(expected))} (section {key!r}); missing: {missing}; "
             f"unexpected: {extra}. Update the notebook's parameters cell.")
 
 
@@ -169,16 +187,15 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     nb = nbformat.read(str(source), as_version=4)
     nb = parameterize_safely(nb, parameters)
     output.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(output))
     shown = display_path or str(output)
     engine = {}
     if km is not None:
         _register_engine()
         engine = {"engine_name": ENGINE_NAME, "km": km}
     try:
-        papermill.execute_notebook(
-            str(output), str(output), parameters=None, kernel_name=KERNEL_NAME,
-            progress_bar=False, report_mode=True, start_timeout=120,
+        done = papermill.execute_notebook(
+            nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
+            request_save_on_cell_execute=False, progress_bar=False, report_mode=True, start_timeout=120,
             execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
             resources={"metadata": {"path": str(cwd)}}, **engine)
     except PapermillExecutionError as exc:
@@ -191,7 +208,6 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
         raise ReportError(f"section '{section}' could not be executed: "
                           f"{type(exc).__name__}: {exc}\nexecuted notebook: {shown}") from exc
     # Papermill records absolute staging paths; keep the executed notebook relocatable.
-    done = nbformat.read(str(output), as_version=4)
     meta = done.metadata.get("papermill", {})
     meta["input_path"] = f"hydrocalc/report/notebooks/{pathlib.Path(source).name}"
     meta["output_path"] = output.relative_to(cwd).as_posix()
@@ -252,33 +268,139 @@ def _register_engine() -> None:
     papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
 
 
-class KernelPool:
-    """One started kernel per worker thread, working directory ``cwd``; close() stops them."""
+def close_thread_loop() -> None:
+    """Close the event loop jupyter_core made for the calling (worker) thread.
 
-    def __init__(self, cwd: pathlib.Path):
+    Left open, it is garbage-collected later, in whatever thread runs then, as a
+    ``ResourceWarning: unclosed event loop`` -- which a section being computed meanwhile
+    would record as one of its warnings. Never closes the main thread's loop.
+    """
+    if threading.current_thread() is threading.main_thread():
+        return
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    try:
+        loop = ensure_event_loop()
+        if not loop.is_running():
+            loop.close()
+        asyncio.set_event_loop(None)
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
+def kernel_env() -> dict:
+    """The kernel's environment: this process's, with the folder holding the running
+    hydrocalc package first on ``PYTHONPATH`` (so the kernel presents with the very code that
+    computed the sections, also when this process found it through a relative path)."""
+    import hydrocalc
+
+    env = dict(os.environ)
+    here = str(pathlib.Path(hydrocalc.__file__).resolve().parents[1])
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    rest = [str(pathlib.Path(p).resolve()) for p in rest]
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in rest if p != here])
+    return env
+
+
+class KernelPool:
+    """Warm kernels (working directory ``cwd``) lent to one notebook at a time.
+
+    :meth:`start_background` starts ``size`` kernels in a background thread and imports
+    the report modules in each, so the start-up overlaps the parent's computation;
+    :meth:`acquire` waits for a free kernel, :meth:`release` returns it, :meth:`close`
+    stops them all.
+    """
+
+    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.sections"
+
+    def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
+        import queue
         import threading
 
         self.cwd = cwd
-        self._local = threading.local()
+        self.size = max(1, int(size))
+        self.fresh = fresh
+        self._free: queue.Queue = queue.Queue()
         self._managers: list = []
         self._lock = threading.Lock()
+        self._thread = None
+        self._error: BaseException | None = None
+        self._started = False
+        self._local = threading.local()
 
-    def get(self):
-        km = getattr(self._local, "km", None)
+    def _start_one(self):
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+        run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS),
+                                  env=kernel_env())
+        with self._lock:
+            self._managers.append(km)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            run_sync(kc.wait_for_ready)(timeout=120)
+            run_sync(kc.execute_interactive)(self.WARM_UP, silent=True, store_history=False,
+                                             timeout=120)
+        finally:
+            kc.stop_channels()
+        return km
+
+    def _start_all(self):
+        try:
+            for _ in range(self.size):
+                self._free.put(self._start_one())
+        except BaseException as exc:  # noqa: BLE001 - reported by acquire()
+            self._error = exc
+            for _ in range(self.size):
+                self._free.put(None)
+        finally:
+            close_thread_loop()
+
+    def start_background(self) -> None:
+        import threading
+
+        if not self._started and not self.fresh:
+            self._started = True
+            self._thread = threading.Thread(target=self._start_all, daemon=True)
+            self._thread.start()
+
+    def acquire(self):
+        if self.fresh:
+            return self._start_one()
+        self.start_background()
+        km = self._free.get()
         if km is None:
-            from jupyter_client.manager import AsyncKernelManager
+            raise ReportError(f"the report kernel could not be started: "
+                              f"{type(self._error).__name__}: {self._error}")
+        return km
+
+    def release(self, km) -> None:
+        if self.fresh:
             from jupyter_core.utils import run_sync
 
-            km = AsyncKernelManager(kernel_name=KERNEL_NAME)
-            run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS))
+            run_sync(km.shutdown_kernel)(now=True)
             with self._lock:
-                self._managers.append(km)
+                self._managers.remove(km)
+            return
+        self._free.put(km)
+
+    def get(self):
+        """The calling thread's own kernel, started on first use (kept until close())."""
+        km = getattr(self._local, "km", None)
+        if km is None:
+            km = self._start_one()
             self._local.km = km
         return km
 
     def close(self) -> None:
         from jupyter_core.utils import run_sync
 
+        if self._thread is not None:
+            self._thread.join()
         for km in self._managers:
             try:
                 run_sync(km.shutdown_kernel)(now=True)
@@ -362,6 +484,68 @@ def _utc_now() -> str:
 
 
 # --------------------------------------------------------------------------------------
+# staging folders: made by this module, recognised by name AND marker, cleaned when stale
+# --------------------------------------------------------------------------------------
+STAGING_MARKER = ".hydrocalc-staging"  #: file in every staging folder: "<pid> <host>"
+
+
+def _make_staging(target: pathlib.Path) -> pathlib.Path:
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-",
+                                            dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; a report is not
+    import socket
+
+    (staging / STAGING_MARKER).write_text(f"{os.getpid()} {socket.gethostname()}\n",
+                                          encoding="utf-8")
+    return staging
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:
+    """Remove staging folders of earlier, killed runs for the report folder ``target``.
+
+    Only folders named ``.<target name>.partial-*`` (or ``.<name>.old-*``) that hold the
+    :data:`STAGING_MARKER` file written by hydrocalc are removed, and only when the process
+    that made them (recorded in the marker, same host) is no longer running. Anything else
+    is left alone. Returns the folders removed.
+    """
+    import socket
+
+    target = pathlib.Path(target)
+    removed = []
+    if not target.parent.is_dir():
+        return removed
+    for pattern in (f".{target.name}.partial-*", f".{target.name}.old-*"):
+        for folder in target.parent.glob(pattern):
+            marker = folder / STAGING_MARKER
+            if folder.is_symlink() or not folder.is_dir() or not marker.is_file():
+                continue
+            try:
+                pid_text, host = marker.read_text(encoding="utf-8").split()[:2]
+                pid = int(pid_text)
+            except (OSError, ValueError):
+                continue
+            if host == socket.gethostname() and pid != os.getpid() and _pid_alive(pid):
+                continue  # a run in progress
+            if host != socket.gethostname():
+                continue  # another machine's run on a shared folder: not ours to judge
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+# --------------------------------------------------------------------------------------
 # the run
 # --------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
@@ -374,6 +558,7 @@ class ReportRun:
     seconds: float
     section_seconds: dict
     stage_seconds: dict = dataclasses.field(default_factory=dict)
+    pdf_pages: int | None = None
 
     def __str__(self) -> str:
         return f"report written to {self.out_dir} ({len(self.sections)} sections, " \
@@ -397,18 +582,34 @@ def _resolve_formats(formats) -> tuple[str, ...]:
     return tuple(out)
 
 
-def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path) -> list[dict]:
-    """One job per section: notebook, section function, parameters and output name."""
+def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir: str,
+                        sections: Sequence[str]) -> dict:
+    """The parameters a section notebook receives: ``site_file``, ``results_file``,
+    ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``)."""
+    from hydrocalc.report import sections as S
+
+    params = S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir,
+                                        sections=list(sections))
+    out = {"site_file": params.pop("site_file"), "results_file": results_file}
+    out.update(params)
+    return out
+
+
+def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
+              results_file: str = "") -> list[dict]:
+    """One job per section: notebook, parameters and output name (``results_file`` may
+    hold ``{key}``, replaced by the section key)."""
     from hydrocalc.report import sections as S
 
     jobs = []
     for n, key in enumerate(section_keys, start=1):
         spec = S.SECTIONS[key]
-        params = spec.parameters(site_file=site_rel, out_dir=".", sections=list(section_keys))
+        params = notebook_parameters(key, site_file=site_rel,
+                                     results_file=results_file.format(key=key),
+                                     out_dir="", sections=section_keys)
         jobs.append({
             "key": key,
             "source": nb_dir / spec.notebook,
-            "function": getattr(S, spec.function),
             "parameters": params,
             "output": f"notebooks/{n:02d}_{key}.ipynb",
         })
@@ -433,15 +634,16 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         Subset of ``html``, ``pdf``, ``xlsx`` (default all three). The executed notebooks,
         CSV tables, PNG figures and ``results.json`` are always written.
     jobs : int, optional
-        Kernels run at once; default the number of CPUs.
+        Kernels executing notebooks at once; default 1 (one warm kernel presents every
+        section: the notebooks only unpickle and display, so a second kernel's start-up
+        costs more than it saves on a small machine).
     progress : bool, default True
         Show a progress bar on stderr.
     notebooks : path, optional
         Folder holding the section notebooks (default: the ones shipped with hydrocalc).
     fresh_kernels : bool, default False
-        Start a new kernel for every notebook (Papermill's default) instead of one kernel
-        per worker reused with its namespace reset between notebooks (faster: the imports
-        and the site computation are paid once per worker).
+        Start a new kernel for every notebook (Papermill's default) instead of reusing
+        warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
 
@@ -456,6 +658,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     ReportError
         If a section fails (the previous report is left untouched).
     """
+    from hydrocalc.report import build
     from hydrocalc.report import sections as S
 
     t0 = time.perf_counter()
@@ -472,89 +675,175 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     if target.exists() and not target.is_dir():
         raise InputError(f"--out must be a folder; got the file {str(target)!r}. "
                          "Choose another path.")
-
-    # 1. validate everything before any kernel starts
-    for spec in {S.SECTIONS[k].notebook: S.SECTIONS[k] for k in keys}.values():
-        path = nb_dir / spec.notebook
+    for key in keys:
+        path = nb_dir / S.SECTIONS[key].notebook
         if not path.is_file():
             raise ReportError(f"section notebook {path} must exist; got a missing file. "
                               "Reinstall hydrocalc or pass --notebooks.")
-        check_notebook_parameters(path, getattr(S, spec.function))
-    site = S.validate_site(site_path, keys)  # raises InputError on any input problem
-    stages = {"validate_s": round(time.perf_counter() - t0, 3)}
+    for key in keys:
+        check_notebook_parameters(nb_dir / S.SECTIONS[key].notebook, key)
+    site = S.context(site_path).site  # loads the site: InputError before anything runs
 
-    # 2. stage
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{target.name}.partial-",
-                                            dir=target.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; a report is not
+    clean_stale_staging(target)
+    staging = _make_staging(target)
+    workers = max(1, min(jobs or 1, len(keys)))
+    pool = KernelPool(staging, size=workers, fresh=fresh_kernels)
+    stages: dict[str, float] = {}
+    ready = {key: threading.Event() for key in keys}
+    abort = threading.Event()
+
+    def wait_for(key):
+        ready[key].wait()
+        if abort.is_set():
+            raise _Aborted()
+
+    presenter = ThreadPoolExecutor(max_workers=1)
     try:
+        pool.start_background()  # kernels start while this process computes
+        ctx = S.context(site_path)
+        ctx.results  # noqa: B018 - analysed once, before any section is presented
         site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
-        job_list = plan_jobs(keys, site_rel, nb_dir)
+        job_list = plan_jobs(keys, site_rel, nb_dir,
+                             results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
         t1 = time.perf_counter()
-        section_seconds = _execute_all(job_list, staging, target, jobs=jobs,
-                                       progress=progress, fresh_kernels=fresh_kernels)
-        stages["execute_s"] = round(time.perf_counter() - t1, 3)
+        presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
+                                      progress=progress, pool=pool, wait_for=wait_for)
+        # compute each section here while the kernel presents the ones already computed
+        computed = {}
+        try:
+            for key in keys:
+                if presenting.done():
+                    break  # a notebook failed: its error is raised below
+                res = build.compute_section(key, site_path, keys, site_label=site_rel)
+                res.write(staging)
+                build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
+                computed[key] = res
+                ready[key].set()
+        except BaseException:
+            abort.set()
+            for event in ready.values():
+                event.set()
+            try:
+                presenting.result()
+            except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
+                pass
+            raise
+        stages["compute_s"] = round(time.perf_counter() - t1, 3)
+        # the PDF and the workbook need the results only: made while notebooks finish
+        sections_out = {key: json.loads(json.dumps(
+            json.loads(_canonical(res.to_dict())))) for key, res in computed.items()}
+        results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
+                                   sections_out, {"started_utc": started})
+        meta = S.cover_meta(results, site)
+        typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
+        if "xlsx" in fmts:
+            t = time.perf_counter()
+            _write_workbook(staging / "tables.xlsx", results)
+            stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+        section_seconds = presenting.result()
+        stages["present_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")
-        results = _results_json(staging, site, site_rel, input_hashes, keys, fmts,
-                                started, section_seconds)
-        written = _write_outputs(staging, results, fmts, site, stages)
+        if "html" in fmts:
+            from hydrocalc.report.assemble import assemble_html
+
+            t = time.perf_counter()
+            notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
+            (staging / "report.html").write_text(assemble_html(notebooks, meta),
+                                                 encoding="utf-8")
+            stages["html_s"] = round(time.perf_counter() - t, 3)
+        pages = typesetting.result() if typesetting is not None else None
+        results["timestamps"]["sections_seconds"] = section_seconds
+        shutil.rmtree(staging / build.PICKLE_DIR)
+        results["artifacts"] = artifact_hashes(staging)
         results["timestamps"]["finished_utc"] = _utc_now()
         results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
         results["timestamps"]["stages_seconds"] = stages
-        (staging / "results.json").write_text(
-            json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
-            + "\n", encoding="utf-8")
+        (staging / "results.json").write_text(dump_results(results), encoding="utf-8")
+        (staging / STAGING_MARKER).unlink()
     except ReportError:
+        pool.close()
         if staging.exists():
             _keep_failed(staging, target)
         raise
     except BaseException:
+        pool.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        presenter.shutdown(wait=True)
+    pool.close()
     _swap_into_place(staging, target)
     files_out = tuple(sorted(p.relative_to(target).as_posix()
                              for p in target.rglob("*") if p.is_file()))
     return ReportRun(out_dir=target, files=files_out, sections=tuple(keys),
                      seconds=time.perf_counter() - t0, section_seconds=section_seconds,
-                     stage_seconds=stages)
+                     stage_seconds=stages, pdf_pages=pages)
+
+
+def _canonical(value) -> str:
+    from hydrocalc.report.tables import canonical_json
+
+    return canonical_json(value)
+
+
+def dump_results(results: dict) -> str:
+    """results.json text (sorted keys, no NaN)."""
+    return json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True,
+                      allow_nan=False) + "\n"
+
+
+#: Files of a report folder whose SHA-256 results.json records (``artifacts``).
+ARTIFACT_GLOBS = ("report.html", "report.pdf", "tables.xlsx", "tables/*.csv",
+                  "figures/*.png", "sections/*.json")
+
+
+def artifact_hashes(folder: pathlib.Path) -> dict[str, str]:
+    """SHA-256 of every human-readable artefact in a report folder (relative path -> hash)."""
+    out = {}
+    for pattern in ARTIFACT_GLOBS:
+        for path in sorted(folder.glob(pattern)):
+            if path.is_file() and not path.is_symlink():
+                out[path.relative_to(folder).as_posix()] = sha256_file(path)
+    return dict(sorted(out.items()))
+
+
+class _Aborted(Exception):
+    """The computation failed; the notebooks waiting for it stop."""
 
 
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
-                 jobs: int | None, progress: bool, fresh_kernels: bool = False) -> dict:
+                 jobs: int, progress: bool, pool: KernelPool | None,
+                 wait_for=None) -> dict:
     """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
     folder as ``.<name>.failed`` and raise the first section's ReportError."""
     from tqdm.auto import tqdm
 
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(job_list)))
     failed_dir = target.parent / f".{target.name}.failed"
     seconds: dict[str, float] = {}
 
-    pool = None if fresh_kernels else KernelPool(staging)
-
     def run(job):
+        if wait_for is not None:
+            wait_for(job["key"])
         t = time.perf_counter()
-        execute_notebook(job["source"], staging / job["output"], job["parameters"],
-                         cwd=staging, section=job["key"],
-                         display_path=str(failed_dir / job["output"]),
-                         km=None if pool is None else pool.get())
+        km = None if pool is None else pool.acquire()
+        try:
+            execute_notebook(job["source"], staging / job["output"], job["parameters"],
+                             cwd=staging, section=job["key"],
+                             display_path=str(failed_dir / job["output"]), km=km)
+        finally:
+            if km is not None:
+                pool.release(km)
+            close_thread_loop()
         seconds[job["key"]] = round(time.perf_counter() - t, 3)
         return job["key"]
 
     bar = tqdm(total=len(job_list), desc="report sections", unit="section",
                disable=not progress, leave=False)
-    error = None
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as threads:
-            error = _drain(threads, run, job_list, bar)
-    finally:
-        if pool is not None:
-            pool.close()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
+        error = _drain(threads, run, job_list, bar)
     bar.close()
     if error is not None:
-        _keep_failed(staging, target)
         if isinstance(error, ReportError):
             raise ReportError(f"{error}\nthe previous report in {target} was left untouched"
                               ) from error
@@ -581,22 +870,6 @@ def _drain(threads, run, job_list, bar):
             wait(pending)
             pending = set()
     return error
-
-
-def _results_json(staging: pathlib.Path, site, site_rel: str, input_hashes: dict,
-                  keys: Sequence[str], fmts: Sequence[str], started: str,
-                  section_seconds: dict) -> dict:
-    """Gather the sections' JSON written by the notebooks into results.json."""
-    sections_out = {}
-    for key in keys:
-        path = staging / "sections" / f"{key}.json"
-        if not path.is_file():
-            raise ReportError(f"section '{key}' wrote no sections/{key}.json; the notebook "
-                              "must call its section function with out_dir")
-        sections_out[key] = json.loads(path.read_text(encoding="utf-8"))
-    return results_document(site, staging / site_rel, site_rel, input_hashes, keys, fmts,
-                            sections_out, {"started_utc": started,
-                                           "sections_seconds": section_seconds})
 
 
 def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes: dict,
@@ -638,34 +911,38 @@ def _verify_atol() -> float:
     return DEFAULT_ATOL
 
 
-def _write_outputs(staging: pathlib.Path, results: dict, fmts: Sequence[str], site,
-                   stages: dict) -> list[str]:
-    from hydrocalc.report import sections as S
+def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
+    """The files a report's PDF embeds: ``results.json`` and every stored input file."""
+    out = {"results.json": dump_results(results).encode("utf-8")}
+    for rel in results.get("inputs", {}):
+        out[f"inputs/{rel}"] = (staging / "inputs" / rel).read_bytes()
+    return out
 
-    written = []
-    notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
-    if "html" in fmts or "pdf" in fmts:
-        from hydrocalc.report.assemble import assemble_html
 
+def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
+               stages: dict, computed: Mapping):
+    """Typeset report.pdf in a background thread (typst releases the GIL); returns a
+    future of the page count, or None when no PDF is wanted."""
+    if "pdf" not in fmts:
+        return None
+    from concurrent.futures import Future
+
+    from hydrocalc.report.typeset import write_pdf
+
+    attachments = pdf_attachments(staging, results)
+    future: Future = Future()
+
+    def work():
         t = time.perf_counter()
-        html_text = assemble_html(notebooks, S.cover_meta(results, site))
-        stages["html_s"] = round(time.perf_counter() - t, 3)
-        if "html" in fmts:
-            (staging / "report.html").write_text(html_text, encoding="utf-8")
-            written.append("report.html")
-        if "pdf" in fmts:
-            from hydrocalc.report.pdf import write_pdf
+        try:
+            future.set_result(write_pdf(list(computed.values()), meta,
+                                        staging / "report.pdf", attachments=attachments))
+        except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
+            future.set_exception(exc)
+        stages["pdf_s"] = round(time.perf_counter() - t, 3)
 
-            t = time.perf_counter()
-            write_pdf(html_text, staging / "report.pdf")
-            stages["pdf_s"] = round(time.perf_counter() - t, 3)
-            written.append("report.pdf")
-    if "xlsx" in fmts:
-        t = time.perf_counter()
-        _write_workbook(staging / "tables.xlsx", results)
-        stages["xlsx_s"] = round(time.perf_counter() - t, 3)
-        written.append("tables.xlsx")
-    return written
+    threading.Thread(target=work, daemon=True, name="hydrocalc-typst").start()
+    return future
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
@@ -680,39 +957,59 @@ def _sheet_name(name: str, used: set[str]) -> str:
     return out
 
 
+def _text_cell(ws, value, font=None):
+    """A write-only cell; text is always stored as text (never a formula)."""
+    from openpyxl.cell import WriteOnlyCell
+
+    if isinstance(value, (list, dict)):
+        value = json.dumps(value, ensure_ascii=False)
+    cell = WriteOnlyCell(ws, value=value)
+    if isinstance(value, str):
+        cell.data_type = "s"  # "=HYPERLINK(...)" stays the text it is
+    if font is not None:
+        cell.font = font
+    return cell
+
+
 def _write_workbook(path: pathlib.Path, results: dict) -> None:
-    """One Excel workbook: a contents sheet, then one sheet per table (full precision)."""
+    """One Excel workbook: a contents sheet, then one sheet per table (full precision).
+
+    Every text cell is written as text: a name or description starting with ``=``, ``+``,
+    ``-`` or ``@`` is shown as typed, never evaluated as a formula.
+    """
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
-    wb = Workbook()
-    contents = wb.active
-    contents.title = "contents"
-    contents.append(["hydrocalc SWPPP hydrology report tables"])
-    contents["A1"].font = Font(bold=True, size=12)
-    contents.append(["project", results.get("project", {}).get("name", "")])
-    contents.append(["hydrocalc version", results.get("hydrocalc_version", "")])
+    bold, title = Font(bold=True), Font(bold=True, size=12)
+    wb = Workbook(write_only=True)
+    contents = wb.create_sheet("contents")
+    contents.column_dimensions["A"].width = 32
+    contents.column_dimensions["B"].width = 28
+
+    def row(ws, values, font=None):
+        ws.append([_text_cell(ws, v, font) for v in values])
+
+    row(contents, ["hydrocalc SWPPP hydrology report tables"], title)
+    row(contents, ["project", results.get("project", {}).get("name", "")])
+    row(contents, ["hydrocalc version", results.get("hydrocalc_version", "")])
     for rel, digest in results.get("inputs", {}).items():
-        contents.append(["input file", rel, digest])
-    contents.append([])
-    contents.append(["sheet", "section", "table", "title", "sha256"])
-    for cell in contents[contents.max_row]:
-        cell.font = Font(bold=True)
+        row(contents, ["input file", rel, digest])
+    row(contents, [])
+    row(contents, ["sheet", "section", "table", "title", "sha256"], bold)
     used = {"contents"}
+    sheets = []
     for key, section in results["sections"].items():
         for tname, table in section.get("tables", {}).items():
             sheet = _sheet_name(f"{key}.{tname}", used)
-            contents.append([sheet, key, tname, table.get("title", ""), table.get("sha256")])
-            ws = wb.create_sheet(sheet)
-            ws.append([table.get("title", "")])
-            ws["A1"].font = Font(bold=True)
-            ws.append(table["columns"])
-            for cell in ws[2]:
-                cell.font = Font(bold=True)
-            for row in table["rows"]:
-                ws.append([v if not isinstance(v, (list, dict)) else json.dumps(v)
-                           for v in row])
-            ws.freeze_panes = "A3"
-    contents.column_dimensions["A"].width = 32
-    contents.column_dimensions["B"].width = 28
-    wb.save(path)
+            row(contents, [sheet, key, tname, table.get("title", ""), table.get("sha256")])
+            sheets.append((sheet, table))
+    for sheet, table in sheets:
+        ws = wb.create_sheet(sheet)
+        ws.freeze_panes = "A3"
+        row(ws, [table.get("title", "")], bold)
+        row(ws, table["columns"], bold)
+        for values in table["rows"]:
+            row(ws, values)
+    tmp = path.with_name(f".{path.name}.tmp")
+    wb.save(tmp)
+    os.replace(tmp, path)

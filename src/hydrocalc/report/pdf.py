@@ -1,8 +1,5 @@
-"""PDF from the HTML report (WeasyPrint) and PDF pages to PNG (pypdfium2) for looking at.
-
-WeasyPrint lays out the report's ``@page`` rules (page size, running heads with the project
-name and section, "Page N of M"). It is given a URL fetcher that serves ``data:`` URLs only,
-so rendering a report can never read a local file or reach the network.
+"""PDF pages to PNG (pypdfium2) for looking at; the PDF itself is typeset by
+:mod:`hydrocalc.report.typeset` (typst).
 
 Run ``python -m hydrocalc.report.pdf PATH [PATH ...]`` to render every page of each PDF (or
 of every ``report.pdf`` under a folder) to ``pages/page-NNN.png`` beside it.
@@ -15,39 +12,7 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-from hydrocalc.errors import ReportError
-
-__all__ = ["write_pdf", "pdf_pages", "main"]
-
-
-def _data_only_fetcher():
-    """A WeasyPrint URL fetcher that serves ``data:`` URLs and refuses everything else."""
-    from weasyprint import urls
-
-    if hasattr(urls, "URLFetcher"):  # WeasyPrint >= 66: fetcher classes
-        return urls.URLFetcher(allowed_protocols=["data"], fail_on_errors=True)
-
-    def fetch(url, timeout=10, ssl_context=None):  # older WeasyPrint: fetcher functions
-        if not url.startswith("data:"):
-            raise ReportError(f"the report referenced an external resource {url[:80]!r}; "
-                              "reports must be self-contained")
-        return urls.default_url_fetcher(url, timeout=timeout, ssl_context=ssl_context)
-
-    return fetch
-
-
-def write_pdf(html_text: str, path: str | os.PathLike) -> pathlib.Path:
-    """Render the HTML report to a PDF at ``path`` (no external resources are fetched)."""
-    import logging
-
-    import weasyprint
-
-    # WeasyPrint logs every CSS property it ignores at WARNING; the stylesheet is ours.
-    logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    path = pathlib.Path(path)
-    doc = weasyprint.HTML(string=html_text, url_fetcher=_data_only_fetcher(), base_url=None)
-    doc.write_pdf(path)
-    return path
+__all__ = ["pdf_pages", "main"]
 
 
 def pdf_pages(pdf_path: str | os.PathLike, out_dir: str | os.PathLike | None = None, *,

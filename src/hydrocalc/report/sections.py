@@ -1060,7 +1060,9 @@ def _build_inspections(b: _Builder) -> None:
         sched = ctx._cached("inspections", insp.schedule_for_profile, profile,
                             plan.start_date, plan.end_date,
                             rain.window(plan.start_date, plan.end_date),
-                            threshold_in=plan.inspection_threshold_in)
+                            threshold_in=plan.inspection_threshold_in,
+                            clock=plan.inspection_clock,
+                            multiday_events=plan.storm_event == "multi_day")
         frame = sched.to_frame()
         by_month = sched.count_by_month().reset_index()
         n_storm = int(frame["storm"].sum())
@@ -1070,7 +1072,8 @@ def _build_inspections(b: _Builder) -> None:
             f"{_fmt(sched.threshold_in)} in of rain or more ({md_escape(sched.citation)}). "
             f"With the daily record {md_escape(rain.station_name or rain.source)} that is "
             f"{len(frame)} inspections, {n_storm} of them prompted by "
-            f"{len(sched.storm_days)} storm days.")
+            f"{len(sched.storm_days)} storm days. {sched.storm_event_text}")
+        b.res.values.update({"storm_event_reading": sched.storm_event_reading})
         b.res.values.update({"inspections": int(len(frame)),
                              "storm_days": int(len(sched.storm_days)),
                              "interval_days": sched.interval_days,

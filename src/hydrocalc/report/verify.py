@@ -1,22 +1,29 @@
-"""``hydrocalc verify REPORT_DIR``: re-compute a report from its stored inputs and compare.
+"""``hydrocalc verify REPORT``: re-compute a report from its inputs and compare everything.
 
-A reviewer receives a report folder. :func:`verify_report` reads only *data* from it: the
-``results.json`` file and the copies of the input files under ``inputs/`` (TOML and CSV,
-parsed, never executed). It checks each input's SHA-256 against the one recorded, loads the
-stored site file with :func:`hydrocalc.site.load_site`, re-computes every report section
-in this process with the installed hydrocalc (:func:`hydrocalc.report.sections.build_section`,
-no notebooks, no kernels), and compares every value in ``results.json``:
+A reviewer receives a report folder (or only its PDF). :func:`verify_report` reads only
+*data*: ``results.json`` and the copies of the input files under ``inputs/`` (TOML and CSV,
+parsed, never executed), or the same files attached to ``report.pdf``
+(:func:`verify_pdf`, which extracts them into an empty temporary folder). It checks each
+input's SHA-256, loads the stored site file with :func:`hydrocalc.site.load_site`,
+re-computes **every section the report's parameters call for** in this process
+(:func:`hydrocalc.report.sections.build_section`; no notebook, no kernel, no pickle), and
+fails on anything missing, extra or different:
 
-- numbers agree when ``|reported - recomputed| <= atol + rtol * |recomputed|``
-  (defaults ``rtol = 1e-6``, ``atol = 1e-9``, stated in the output);
-- texts, booleans, integers and missing values must be equal;
-- table rows are named by their key columns, so a difference reads
-  ``comparison / peak_comparison [DP-1, 10yr] / post_peak_cfs``.
+- every value of ``results.json``: sections, tables, the analysis, the project facts;
+  numbers agree when ``|reported - recomputed| <= atol + rtol * |recomputed|`` (defaults
+  ``rtol = 1e-6``, ``atol = 1e-9``, stated in the output); texts, booleans, integers and
+  missing values must be equal; a section or table the site calls for that is absent is
+  reported as missing;
+- every human-readable file of a folder (CSV tables, section JSON, ``tables.xlsx``,
+  ``report.html``, ``report.pdf``): see :mod:`hydrocalc.report.verify_artifacts`;
+- symbolic links anywhere in the folder are refused; malformed ``results.json`` (wrong
+  types, nesting deeper than 64 levels) is one :class:`~hydrocalc.errors.InputError` line.
 
-The executed notebooks, the HTML, the PDF and the figures are not read: a submitted
-notebook is data, not code to run, and verify gives the same answer when they were edited
-or removed. The hydrocalc version and the shipped data tables' hashes are compared and
-reported as notes (they explain differences; they are not differences themselves).
+A difference is named ``section / table [row keys] / column`` with the value the report
+shows and the recomputed one, at the fewest digits that tell them apart (never in
+scientific notation). The executed notebooks are not read (a submitted notebook is data,
+not code to run). The hydrocalc version and the shipped data tables' hashes are compared
+and reported as notes (they explain differences; they are not differences themselves).
 """
 
 from __future__ import annotations
@@ -26,11 +33,13 @@ import json
 import math
 import os
 import pathlib
+import re
+import tempfile
 from collections.abc import Sequence
 
 from hydrocalc.errors import HydrocalcError, InputError
 
-__all__ = ["Difference", "Verification", "verify_report", "compare_values", "DEFAULT_RTOL",
+__all__ = ["Difference", "Verification", "verify_report", "verify_pdf", "compare_values", "DEFAULT_RTOL",
            "DEFAULT_ATOL"]
 
 DEFAULT_RTOL = 1e-6  #: relative tolerance for numbers [-]
@@ -45,10 +54,39 @@ class Difference:
     where: str
     reported: object
     recomputed: object
-    kind: str = "value"  # value | missing | extra | input | note
+    kind: str = "value"  # value | missing | extra | input | artifact | refused | note
 
     def row(self) -> tuple[str, str, str, str]:
-        return (self.kind, self.where, _show(self.reported), _show(self.recomputed))
+        a, b = self.reported, self.recomputed
+        if _is_number(a) and _is_number(b) and isinstance(a, float) | isinstance(b, float):
+            return (self.kind, self.where) + _readable_pair(float(a), float(b))
+        return (self.kind, self.where, _show(a), _show(b))
+
+
+def _plain(value: float, sig: int) -> str:
+    """``value`` with ``sig`` significant digits, never in scientific notation."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(sig - 1 - math.floor(math.log10(abs(value))), 0)
+    text = f"{value:,.{min(decimals, 15)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _readable_pair(a: float, b: float) -> tuple[str, str]:
+    """Two numbers at the fewest significant digits (at least 4) that tell them apart.
+
+    Examples
+    --------
+    >>> _readable_pair(1.0850312345678, 1.0958815)
+    ('1.085', '1.096')
+    >>> _readable_pair(12.000001, 12.0)
+    ('12.000001', '12')
+    """
+    for sig in range(4, 16):
+        x, y = _plain(a, sig), _plain(b, sig)
+        if x != y:
+            return x, y
+    return _plain(a, 15), _plain(b, 15)
 
 
 @dataclasses.dataclass
@@ -62,14 +100,16 @@ class Verification:
     notes: list[Difference]
     numbers_compared: int
     values_compared: int
+    source: str = ""
 
     @property
     def ok(self) -> bool:
         return not self.differences
 
     def summary(self) -> str:
+        where = self.source or f"{self.report_dir / 'results.json'} and the report's files"
         return (f"compared {self.values_compared} values ({self.numbers_compared} numbers) "
-                f"from {self.report_dir / 'results.json'} with rtol={self.rtol:g}, "
+                f"from {where} with rtol={self.rtol:g}, "
                 f"atol={self.atol:g}: " + ("all agree" if self.ok else
                                            f"{len(self.differences)} differ"))
 
@@ -97,7 +137,7 @@ def _show(value) -> str:
     if value is _MISSING:
         return "(missing)"
     if isinstance(value, float):
-        return repr(value)
+        return _plain(value, 6)
     if isinstance(value, (dict, list)):
         text = json.dumps(value, ensure_ascii=False)
         return text
@@ -216,7 +256,14 @@ def _compare_tables(rep: dict, rec: dict, where: str, rtol: float, atol: float,
     return out
 
 
+_MAX_DEPTH = 64  #: deepest JSON nesting results.json may have (it needs about 8)
+_MAX_RESULTS_BYTES = 200 * 1024 * 1024
+_ATTACHMENT_NAME = re.compile(r"^(results\.json|inputs/[A-Za-z0-9_][A-Za-z0-9_ .,()+\-/]*)$")
+
+
 def _inside(base: pathlib.Path, rel: str) -> pathlib.Path:
+    if not isinstance(rel, str) or not rel:
+        raise InputError(f"results.json input path must be a non-empty text; got {rel!r}")
     path = (base / rel).resolve()
     if not path.is_relative_to(base.resolve()):
         raise InputError(f"results.json input path must stay inside the report folder; "
@@ -224,52 +271,171 @@ def _inside(base: pathlib.Path, rel: str) -> pathlib.Path:
     return path
 
 
-def verify_report(report_dir: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
+def _depth(value) -> int:
+    """Nesting depth of a JSON value, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > _MAX_DEPTH:
+            return d
+        if isinstance(item, dict):
+            stack.extend((v, d + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, d + 1) for v in item)
+    return deepest
+
+
+def _load_results(path: pathlib.Path, label: str) -> dict:
+    """results.json parsed and its shape checked; any problem is one InputError line."""
+    if path.is_symlink():
+        raise InputError(f"{label} must be a regular file; got a symbolic link (refused)")
+    if path.stat().st_size > _MAX_RESULTS_BYTES:
+        raise InputError(f"{label} must be at most {_MAX_RESULTS_BYTES // 2**20} MB; got "
+                         f"{path.stat().st_size // 2**20} MB")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise InputError(f"{label} must be JSON nested at most {_MAX_DEPTH} levels deep; got "
+                         "deeper nesting") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{label} must be valid JSON; got an error: {exc}") from None
+    if _depth(doc) > _MAX_DEPTH:
+        raise InputError(f"{label} must be JSON nested at most {_MAX_DEPTH} levels deep; got "
+                         "deeper nesting")
+    if not isinstance(doc, dict):
+        raise InputError(f"{label} must hold a JSON object; got {type(doc).__name__}")
+    if "sections" not in doc:
+        raise InputError(f"{label} must hold the 'sections' written by hydrocalc report; "
+                         "got none.")
+    shape = {"sections": dict, "inputs": dict, "parameters": dict, "project": dict,
+             "analysis": dict, "artifacts": dict, "data_tables": dict}
+    for key, kind in shape.items():
+        if key in doc and not isinstance(doc[key], kind):
+            raise InputError(f"{label} field {key!r} must be a JSON object; got "
+                             f"{type(doc[key]).__name__}")
+    for key, section in doc["sections"].items():
+        if not isinstance(section, dict):
+            raise InputError(f"{label} section {key!r} must be a JSON object; got "
+                             f"{type(section).__name__}")
+        tables = section.get("tables", {})
+        if not isinstance(tables, dict) or not all(isinstance(t, dict)
+                                                   for t in tables.values()):
+            raise InputError(f"{label} section {key!r} field 'tables' must map names to "
+                             "tables")
+    for key in ("inputs", "artifacts", "data_tables"):
+        for rel, digest in doc.get(key, {}).items():
+            if not isinstance(digest, str):
+                raise InputError(f"{label} {key} entry {rel!r} must be a SHA-256 text; got "
+                                 f"{type(digest).__name__}")
+    params = doc.get("parameters", {})
+    if "site_file" in params and not isinstance(params["site_file"], str):
+        raise InputError(f"{label} parameters.site_file must be a text; got "
+                         f"{type(params['site_file']).__name__}")
+    for key in ("sections", "formats"):
+        if key in params and not (isinstance(params[key], list)
+                                  and all(isinstance(v, str) for v in params[key])):
+            raise InputError(f"{label} parameters.{key} must be a list of texts; got "
+                             f"{params[key]!r:.60}")
+    return doc
+
+
+def _symlinks(base: pathlib.Path) -> list[str]:
+    """Every symbolic link under ``base`` (not followed)."""
+    out = []
+    for root, dirs, files in os.walk(base, followlinks=False):
+        for name in dirs + files:
+            p = pathlib.Path(root, name)
+            if p.is_symlink():
+                out.append(p.relative_to(base).as_posix())
+    return sorted(out)
+
+
+def verify_report(report: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
                   atol: float = DEFAULT_ATOL) -> Verification:
-    """Re-compute a report from the inputs stored in it and compare with ``results.json``.
+    """Re-compute a report from its inputs and compare everything it shows.
 
     Parameters
     ----------
-    report_dir : path
-        A folder written by ``hydrocalc report``.
+    report : path
+        A folder written by ``hydrocalc report``, or its ``report.pdf`` alone (the inputs
+        and ``results.json`` are read from the PDF's attachments into an empty temporary
+        folder; nothing else is used).
     rtol, atol : float
         Tolerances for numbers (see the module docstring).
 
     Returns
     -------
     Verification
-        ``.ok`` is True when every value agrees and every input's SHA-256 matches.
+        ``.ok`` is True when everything agrees.
 
     Raises
     ------
     InputError
-        If the folder has no readable ``results.json``.
+        If the report is unreadable or malformed (one line saying what and where).
     """
+    path = pathlib.Path(report)
+    if path.is_file() and path.suffix.lower() == ".pdf":
+        return verify_pdf(path, rtol=rtol, atol=atol)
+    return _verify_folder(path, rtol=rtol, atol=atol, artifacts=True)
+
+
+def verify_pdf(pdf: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
+               atol: float = DEFAULT_ATOL) -> Verification:
+    """Verify a report PDF on its own: extract its attachments (``results.json``,
+    ``inputs/...``) into an empty temporary folder, recompute from them alone, compare."""
+    from hydrocalc.report.typeset import pdf_attachments_of
+
+    pdf = pathlib.Path(pdf)
+    attachments = pdf_attachments_of(pdf)
+    if "results.json" not in attachments:
+        raise InputError(f"REPORT {str(pdf)!r} must carry the results.json attachment that "
+                         "hydrocalc report embeds; got none (not a hydrocalc report PDF, or "
+                         "its attachments were removed)")
+    with tempfile.TemporaryDirectory(prefix="hydrocalc-verify-") as tmp:
+        base = pathlib.Path(tmp)
+        for name, data in attachments.items():
+            parts = pathlib.PurePosixPath(name).parts
+            if not _ATTACHMENT_NAME.match(name) or ".." in parts:
+                raise InputError(f"REPORT attachment names must be results.json or "
+                                 f"inputs/<file>; got {name[:80]!r} (refused)")
+            target = base / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        result = _verify_folder(base, rtol=rtol, atol=atol, artifacts=False,
+                                label=f"{pdf.name} (attached results.json)")
+    result.report_dir = pdf
+    result.source = f"the attachments of {pdf}"
+    return result
+
+
+def _verify_folder(base: pathlib.Path, *, rtol: float, atol: float, artifacts: bool,
+                   label: str = "results.json") -> Verification:
     import hydrocalc
     from hydrocalc import data
     from hydrocalc.report import sections as S
     from hydrocalc.report.execute import sha256_file
 
-    base = pathlib.Path(report_dir)
     results_path = base / "results.json"
     if not results_path.is_file():
         raise InputError(f"REPORT_DIR must hold a results.json written by hydrocalc report; "
                          f"got {str(base)!r} without one.")
-    try:
-        reported = json.loads(results_path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"results.json must be valid JSON; got an error: {exc}") from None
-    if not isinstance(reported, dict) or "sections" not in reported:
-        raise InputError("results.json must hold the 'sections' written by hydrocalc report; "
-                         "got none.")
+    reported = _load_results(results_path, label)
     diffs: list[Difference] = []
     notes: list[Difference] = []
     counter = _Counter()
+    for rel in _symlinks(base):
+        diffs.append(Difference(rel, "symbolic link", "a regular file (links are refused)",
+                                "refused"))
 
     # inputs: present and unchanged
+    if not reported.get("inputs"):
+        diffs.append(Difference("inputs", _MISSING, "the input files' SHA-256", "missing"))
     for rel, digest in sorted(reported.get("inputs", {}).items()):
         path = _inside(base / "inputs", rel)
         where = f"inputs/{rel} (sha256)"
+        if (base / "inputs" / rel).is_symlink():
+            continue  # already refused above
         if not path.is_file():
             diffs.append(Difference(where, digest, _MISSING, "input"))
         else:
@@ -286,38 +452,74 @@ def verify_report(report_dir: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
         if a != b:
             notes.append(Difference(f"data table {name} (sha256)", a, b, "note"))
 
-    # re-compute every section from the stored site file
+    # which sections the report must hold
     params = reported.get("parameters", {})
+    for key in ("site_file", "sections", "formats"):
+        if key not in params:
+            diffs.append(Difference(f"parameters / {key}", _MISSING, "recorded", "missing"))
     site_rel = params.get("site_file", "")
+    if not site_rel:
+        return Verification(base, rtol, atol, diffs, notes, counter.numbers, counter.values)
     site_path = _inside(base, site_rel)
-    keys = list(reported["sections"])
     try:
-        S.validate_site(site_path)
+        expected_keys = S.resolve_sections(params.get("sections") or None)
     except HydrocalcError as exc:
-        diffs.append(Difference(f"{site_rel} (load_site)", "loads", str(exc).splitlines()[0],
+        diffs.append(Difference("parameters / sections", params.get("sections"),
+                                str(exc).splitlines()[0]))
+        expected_keys = list(S.SECTIONS)
+    try:
+        S.validate_site(site_path, [])
+    except HydrocalcError as exc:
+        diffs.append(Difference(f"{site_rel} (load_site)", str(exc).splitlines()[0], "loads",
                                 "input"))
         return Verification(base, rtol, atol, diffs, notes, counter.numbers, counter.values)
-    for key in keys:
-        if key not in S.SECTIONS:
-            diffs.append(Difference(f"sections / {key}", "present", "unknown section", "extra"))
-            continue
+
+    # re-compute every section the report must hold and compare
+    fresh_sections: dict = {}
+    for key in expected_keys:
         try:
-            fresh = S.build_section(key, str(site_path), sections=keys, figures=False).to_dict()
+            fresh_sections[key] = S.build_section(key, str(site_path), sections=expected_keys,
+                                                  figures=False)
         except HydrocalcError as exc:
             diffs.append(Difference(f"sections / {key}", "computed", f"error: {exc}"))
+    for key in reported["sections"]:
+        if key not in expected_keys:
+            diffs.append(Difference(f"sections / {key}", "present", "not part of this report",
+                                    "extra"))
+    fresh_json = {k: json.loads(json.dumps(v.to_dict())) for k, v in fresh_sections.items()}
+    for key, fresh in fresh_json.items():
+        if key not in reported["sections"]:
+            diffs.append(Difference(f"sections / {key}", _MISSING, "the section", "missing"))
+            for name in fresh.get("tables", {}):
+                diffs.append(Difference(f"{key} / {name}", _MISSING, "the table", "missing"))
             continue
-        fresh = json.loads(json.dumps(fresh))
         rep = {k: v for k, v in reported["sections"][key].items() if k not in _SKIP_SECTION_KEYS}
         fresh = {k: v for k, v in fresh.items() if k not in _SKIP_SECTION_KEYS}
         diffs.extend(compare_values(rep, fresh, key, rtol=rtol, atol=atol, _counter=counter))
-    if "analysis" in reported:
-        # version and table hashes are reported as notes above, not as differences
-        drop = ("format", "hydrocalc_version", "data_tables_sha256")
+    drop = ("format", "hydrocalc_version", "data_tables_sha256")
+    fresh_analysis = {k: v for k, v in S.analysis_dict(site_path).items() if k not in drop}
+    if "analysis" not in reported:
+        diffs.append(Difference("analysis", _MISSING, "the analysis", "missing"))
+    else:
         rep = {k: v for k, v in reported["analysis"].items() if k not in drop}
-        fresh = {k: v for k, v in S.analysis_dict(site_path).items() if k not in drop}
-        diffs.extend(compare_values(rep, fresh, "analysis", rtol=rtol, atol=atol,
+        diffs.extend(compare_values(rep, fresh_analysis, "analysis", rtol=rtol, atol=atol,
                                     _counter=counter))
-    project = S.project_facts_dict(S.validate_site(site_path))
-    diffs.extend(compare_values(reported.get("project"), json.loads(json.dumps(project)),
-                                "project", rtol=rtol, atol=atol, _counter=counter))
+    if hasattr(S, "summary_dict"):  # the compliance summary, when this hydrocalc has one
+        fresh_summary = json.loads(json.dumps(S.summary_dict(site_path)))
+        if "summary" not in reported:
+            diffs.append(Difference("summary", _MISSING, "the compliance summary", "missing"))
+        else:
+            diffs.extend(compare_values(reported["summary"], fresh_summary, "summary",
+                                        rtol=rtol, atol=atol, _counter=counter))
+    project = S.project_facts_dict(S.validate_site(site_path, []))
+    diffs.extend(compare_values(reported.get("project", _MISSING),
+                                json.loads(json.dumps(project)), "project", rtol=rtol,
+                                atol=atol, _counter=counter)
+                 if "project" in reported else
+                 [Difference("project", _MISSING, "the project facts", "missing")])
+
+    if artifacts:
+        from hydrocalc.report import verify_artifacts as VA
+
+        diffs.extend(VA.check_artifacts(base, reported, fresh_sections, rtol=rtol, atol=atol))
     return Verification(base, rtol, atol, diffs, notes, counter.numbers, counter.values)

@@ -1,0 +1,207 @@
+"""Compute a report's sections once, hand them to the notebooks, and present one section.
+
+A report analyses its site **once**, in the process that runs ``hydrocalc report``:
+:func:`compute_sections` loads and analyses the site (:func:`hydrocalc.report.sections.context`)
+and builds every requested :class:`~hydrocalc.report.result.SectionResult`, figures included.
+:func:`save_sections` pickles each into the report's staging folder (``pickles/<key>.pkl``),
+and its section notebook, executed by Papermill with ``results_file`` pointing at that file,
+only unpickles the section and displays it (while the next section is being computed). The pickle is written and read by the same run
+(a trusted file in a folder this run created); ``hydrocalc verify`` never reads it, and it
+are removed before the report folder is moved into place.
+
+A notebook opened on its own (JupyterLab, as shipped) has ``results_file = ""`` and
+computes its section from ``site_file``, so the same notebook works both ways. Its one code
+call is::
+
+    result = build.section(KEY, site_file=site_file, results_file=results_file, ...)
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import pickle
+from collections.abc import Mapping, Sequence
+
+from hydrocalc.errors import InputError, ReportError
+
+__all__ = ["section", "section_key", "compute_sections", "save_sections", "load_sections",
+           "compute_section", "PICKLE_DIR", "PICKLE_SCHEMA"]
+
+PICKLE_DIR = "pickles"  #: staging sub-folder holding one ``<key>.pkl`` per section
+PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/1"
+
+
+def section_key(key: str, scenario: str | None = None) -> str:
+    """The section key for a notebook's ``KEY`` (``"hydrology"`` + scenario -> ``hydrology_post``).
+
+    Examples
+    --------
+    >>> section_key("hydrology", "pre"), section_key("ponds")
+    ('hydrology_pre', 'ponds')
+    """
+    from hydrocalc.report import sections as S
+
+    if key == "hydrology":
+        if scenario not in ("pre", "post"):
+            from hydrocalc._validate import suggest
+
+            raise InputError(f"scenario must be 'pre' or 'post'; got {scenario!r}"
+                             f"{suggest(str(scenario), ('pre', 'post'))}")
+        key = f"hydrology_{scenario}"
+    if key not in S.SECTIONS:
+        from hydrocalc._validate import suggest
+
+        raise InputError(f"section must be one of {', '.join(S.SECTIONS)}; got {key!r}"
+                         f"{suggest(str(key), list(S.SECTIONS))}")
+    return key
+
+
+def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> dict:
+    from hydrocalc.report import sections as S
+
+    return S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir, sections=keys)
+
+
+def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
+                    site_label: str | None = None, out_dir: str = ".", figures: bool = True):
+    """One section of a report of ``keys``, from the site's one analysis (cached per
+    process by :func:`hydrocalc.report.sections.context`); parameters recorded with
+    ``site_label`` (default ``site_file``)."""
+    from hydrocalc.report import sections as S
+
+    res = S.build_section(key, site_file, sections=list(keys), figures=figures)
+    label = str(site_file) if site_label is None else site_label
+    res.parameters = _parameters(key, label, out_dir, keys)
+    return res
+
+
+def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,
+                     site_label: str | None = None, out_dir: str = ".",
+                     figures: bool = True) -> dict:
+    """Every section in ``keys`` computed from one analysis of the site, in report order.
+
+    Parameters
+    ----------
+    site_file : path
+        The site file (TOML).
+    keys : sequence of str
+        Section keys (see :data:`hydrocalc.report.sections.SECTIONS`).
+    site_label : str, optional
+        The site file as recorded in each section's ``parameters`` (default: ``site_file``).
+    out_dir : str, default "."
+        Recorded in each section's ``parameters``.
+    figures : bool, default True
+        Draw the figures.
+
+    Returns
+    -------
+    dict
+        Section key -> :class:`~hydrocalc.report.result.SectionResult`.
+
+    Raises
+    ------
+    InputError
+        On any input problem.
+    """
+    from hydrocalc.report import sections as S
+
+    ctx = S.context(site_file)
+    ctx.results  # noqa: B018 - the analysis is part of validation
+    return {key: compute_section(key, site_file, keys, site_label=site_label,
+                                 out_dir=out_dir, figures=figures) for key in keys}
+
+
+def save_sections(results: Mapping, path: str | os.PathLike) -> pathlib.Path:
+    """Pickle computed sections (key -> SectionResult) to ``path`` (a ``.pkl`` file in the
+    report's staging folder; trusted: read back only by the same run's notebooks)."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"schema": PICKLE_SCHEMA, "sections": dict(results)}
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+    return path
+
+
+def load_sections(results_file: str | os.PathLike) -> dict:
+    """The sections pickled by :func:`save_sections` (only for a file this run wrote).
+
+    Raises
+    ------
+    ReportError
+        If the file is not a sections pickle written by hydrocalc.
+    """
+    path = pathlib.Path(results_file)
+    if path.suffix == ".pkl" and path.is_file():
+        stat = path.stat()
+        stamp = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        if _LOADED.get("stamp") == stamp:
+            return _LOADED["payload"]
+    if path.suffix != ".pkl" or not path.is_file():
+        raise ReportError(f"results_file must be a sections file (.pkl) written by the same "
+                          f"report run; got {str(results_file)!r}. Leave results_file empty "
+                          "to compute the section from site_file.")
+    with open(path, "rb") as fh:
+        payload = pickle.load(fh)  # noqa: S301 - written by this run into its own folder
+    if not isinstance(payload, dict) or payload.get("schema") != PICKLE_SCHEMA:
+        raise ReportError(f"{results_file} is not a hydrocalc sections file "
+                          f"(schema {PICKLE_SCHEMA})")
+    _LOADED.clear()
+    _LOADED.update(stamp=stamp, payload=payload)
+    return payload
+
+
+# The last file loaded, kept per process: a warm kernel presenting eleven sections reads
+# the file once (its namespace is reset between notebooks; this module stays imported).
+_LOADED: dict = {}
+
+
+def section(key: str, site_file: str = "", results_file: str = "", out_dir: str = "", *,
+            scenario: str | None = None, section_keys: Sequence[str] | None = None):
+    """The one call a report notebook makes: its section's result, ready to display.
+
+    Parameters
+    ----------
+    key : str
+        Section key, or ``"hydrology"`` with ``scenario``.
+    site_file : str
+        The site file (TOML); with ``results_file`` empty the section is computed from it.
+    results_file : str, default ""
+        A sections file (``.pkl``) a report run wrote; the section is read from it (no
+        computation).
+    out_dir : str, default ""
+        When not empty, write ``sections/<key>.json``, the CSV tables and PNG figures there.
+    scenario : {"pre", "post"}, optional
+        For ``key="hydrology"``.
+    section_keys : sequence of str, optional
+        For ``key="warnings"``: the sections whose warnings are gathered (default all).
+
+    Returns
+    -------
+    SectionResult
+
+    Raises
+    ------
+    InputError
+        Unknown key, missing or invalid site file.
+    ReportError
+        ``results_file`` is not this run's sections file or lacks the section.
+    """
+    key = section_key(key, scenario)
+    if results_file:
+        payload = load_sections(results_file)
+        res = payload["sections"].get(key)
+        if res is None:
+            raise ReportError(f"section '{key}' is not in {results_file}; the report run "
+                              f"computed {', '.join(payload['sections']) or 'none'}")
+    else:
+        from hydrocalc.report import sections as S
+
+        keys = list(section_keys) if section_keys else None
+        res = S.build_section(key, site_file, sections=keys, figures=True)
+        res.parameters = _parameters(key, site_file, out_dir, keys or list(S.SECTIONS))
+    if out_dir:
+        res.write(out_dir)
+    return res

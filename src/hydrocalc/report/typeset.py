@@ -1,0 +1,460 @@
+"""The report PDF, typeset with typst from the section results (no system libraries).
+
+:func:`write_pdf` turns the report's :class:`~hydrocalc.report.result.SectionResult` objects
+(the same tables and PNG figures the HTML shows) into typst markup and compiles it with the
+``typst`` package (a self-contained binary wheel for Windows, macOS and Linux; fonts are the
+ones embedded in it, system fonts are ignored so every machine lays out the same pages).
+
+- a cover: the project facts, the verdict line and the compliance summary tables when the
+  cover data carries them (``verdict_text``, ``summary_tables``), and the input files with
+  their SHA-256;
+- a table of contents; numbered section headings; "Page N of M" and the project name in
+  the footer of every page;
+- tables with unit-labelled headers and numbers at reporting precision (the decimals of
+  :class:`~hydrocalc.report.tables.Table`, never scientific notation), header rows repeated
+  when a table breaks across pages, the font size stepped down for wide tables;
+- the narrative Markdown converted to typst.
+
+**Escaping.** Every string that comes from the site file, the results or the narrative
+reaches typst only as a typst *string literal* (``#"..."``, with ``\\``, ``"`` and control
+characters escaped by :func:`typst_string`), displayed as text: no user text is ever parsed
+as typst markup or code. Markdown structure (emphasis, lists, tables) is rebuilt from
+mistune's syntax tree with typst function calls.
+
+**Attachments.** The site file, every input file and ``results.json`` are embedded as PDF
+file attachments (typst ``pdf.attach``) under their report-folder names (``results.json``,
+``inputs/...``), so ``hydrocalc verify REPORT.pdf`` can recompute the report from the PDF
+alone.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+
+from hydrocalc.errors import ReportError
+
+__all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
+           "pdf_attachments_of"]
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_LONG_TOKEN = re.compile(r"\S{14,}")
+_ZWSP = "\u200b"
+
+
+def typst_string(text: object) -> str:
+    r"""``text`` as a typst string literal (quotes, backslashes, control characters escaped).
+
+    Examples
+    --------
+    >>> print(typst_string('Lot "7" \\ #set page(width: 1pt)'))
+    "Lot \"7\" \\ #set page(width: 1pt)"
+    >>> typst_string("a\nb\x00")
+    '"a\\nb\\u{0}"'
+    """
+    out = []
+    for ch in str(text):
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _t(text: object) -> str:
+    """Markup that displays ``text`` verbatim."""
+    return "#" + typst_string(text)
+
+
+def _breakable(text: str) -> str:
+    """Allow line breaks after ``_ / . -`` inside long tokens (identifiers, paths, URLs)."""
+    return _LONG_TOKEN.sub(lambda m: re.sub(r"([_/.\-])", r"\1" + _ZWSP, m.group(0)), text)
+
+
+# --------------------------------------------------------------------------------------
+# Markdown -> typst
+# --------------------------------------------------------------------------------------
+def _inline(tokens: Sequence[Mapping]) -> str:
+    out = []
+    for tok in tokens or []:
+        kind = tok.get("type")
+        children = tok.get("children")
+        if kind == "text":
+            out.append(_t(tok.get("raw", "")))
+        elif kind == "strong":
+            out.append(f"#strong[{_inline(children)}]")
+        elif kind == "emphasis":
+            out.append(f"#emph[{_inline(children)}]")
+        elif kind == "strikethrough":
+            out.append(f"#strike[{_inline(children)}]")
+        elif kind == "codespan":
+            out.append(f"#raw({typst_string(tok.get('raw', ''))})")
+        elif kind == "linebreak":
+            out.append("#linebreak()")
+        elif kind == "softbreak":
+            out.append(_t(" "))
+        elif kind == "link":
+            out.append(f"#link({typst_string(tok.get('attrs', {}).get('url', ''))})"
+                       f"[{_inline(children)}]")
+        elif children is not None:
+            out.append(_inline(children))
+        else:
+            out.append(_t(tok.get("raw", "")))
+    return "".join(out)
+
+
+def _blocks(tokens: Sequence[Mapping]) -> str:
+    out = []
+    for tok in tokens or []:
+        kind = tok.get("type")
+        children = tok.get("children")
+        if kind in ("paragraph", "block_text"):
+            out.append(f"#par[{_inline(children)}]\n")
+        elif kind == "heading":
+            out.append(f"#block(above: 0.9em, below: 0.5em)[#strong[{_inline(children)}]]\n")
+        elif kind == "list":
+            fn = "enum" if tok.get("attrs", {}).get("ordered") else "list"
+            items = ", ".join(f"[{_blocks(item.get('children'))}]" for item in children or [])
+            out.append(f"#{fn}({items})\n")
+        elif kind == "block_code":
+            out.append(f"#raw({typst_string(tok.get('raw', ''))}, block: true)\n")
+        elif kind == "block_quote":
+            out.append(f"#quote(block: true)[{_blocks(children)}]\n")
+        elif kind == "thematic_break":
+            out.append("#line(length: 100%, stroke: 0.5pt + gray)\n")
+        elif kind == "table":
+            out.append(_md_table(tok))
+        elif kind == "blank_line":
+            continue
+        elif children is not None:
+            out.append(f"#par[{_inline(children)}]\n")
+        elif tok.get("raw"):
+            out.append(f"#par[{_t(tok['raw'])}]\n")
+    return "".join(out)
+
+
+def _md_table(tok: Mapping) -> str:
+    head, rows = [], []
+    for part in tok.get("children", []):
+        if part.get("type") == "table_head":
+            head = [f"[#strong[{_inline(c.get('children'))}]]" for c in part["children"]]
+        elif part.get("type") == "table_body":
+            for row in part["children"]:
+                rows.append([f"[{_inline(c.get('children'))}]" for c in row["children"]])
+    n = max([len(head)] + [len(r) for r in rows] + [1])
+    cells = ", ".join(head + [c for r in rows for c in r])
+    return (f"#text(size: 8pt)[#table(columns: {n}, inset: 3pt, stroke: 0.4pt + gray, "
+            f"{cells})]\n")
+
+
+def markdown_to_typst(text: str) -> str:
+    """Typst markup for Markdown ``text`` (every text run a typst string literal).
+
+    Examples
+    --------
+    >>> markdown_to_typst("**Warning.** Lot #7 is *wet*")
+    '#par[#strong[#"Warning."]#" Lot #7 is "#emph[#"wet"]]\\n'
+    """
+    import mistune
+
+    if not text or not str(text).strip():
+        return ""
+    parse = mistune.create_markdown(renderer=None, plugins=["table", "strikethrough"])
+    return _blocks(parse(str(text)))
+
+
+# --------------------------------------------------------------------------------------
+# tables and figures
+# --------------------------------------------------------------------------------------
+def _font_size(ncols: int) -> str:
+    if ncols <= 5:
+        return "8.5pt"
+    if ncols <= 8:
+        return "7.5pt"
+    if ncols <= 11:
+        return "6.8pt"
+    return "6pt"
+
+
+def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
+             numeric: Sequence[bool]) -> list[int]:
+    """Relative column widths from the content: a number column is as wide as its widest
+    number (numbers never wrap), a text column as its longer texts (capped, they wrap);
+    neither narrower than the longest word of its header."""
+    out = []
+    for j, label in enumerate(labels):
+        head = max((len(w) for w in str(label).split()), default=1)
+        lengths = sorted(len(r[j]) for r in rows) or [1]
+        if numeric[j]:
+            body = lengths[-1]
+        else:
+            body = min(lengths[int(0.9 * (len(lengths) - 1))], 36)
+        out.append(max(head + 1, body, 3) + 2)  # + bold header, cell padding
+    return out
+
+
+def table_typst(table) -> str:
+    """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
+    the table's reporting precision, header repeated on every page the table spans)."""
+    import pandas as pd
+
+    from hydrocalc.report.tables import column_label
+
+    cols = table.columns
+    numeric = [pd.api.types.is_numeric_dtype(table.frame[c])
+               and not pd.api.types.is_bool_dtype(table.frame[c]) for c in cols]
+    labels = [table.labels.get(c, column_label(c)) for c in cols]
+    formatted = [[table._format_cell(c, v)[0] for c, v in zip(cols, row)]
+                 for row in table.frame.itertuples(index=False, name=None)]
+    widths = ", ".join(f"{w}fr" for w in _weights(labels, formatted, numeric)) or "1fr"
+    align = ", ".join("right" if num else "left" for num in numeric) or "left"
+    header = ", ".join(f"[#strong[{_t(_breakable(label))}]]" for label in labels)
+    cells = []
+    if table.frame.empty:
+        cells.append(f"table.cell(colspan: {max(len(cols), 1)})[#emph[{_t('(none)')}]]")
+    for row in formatted:
+        for num, text in zip(numeric, row):
+            if not num:
+                text = _breakable(text)
+            if text.strip().upper() in ("FAILS", "FAIL"):
+                cells.append(f"text(fill: rgb(\"#b00020\"), weight: \"bold\", "
+                             f"{typst_string(text)})")
+            else:
+                cells.append(typst_string(text))  # a string cell is displayed as text
+    parts = ["#block(breakable: true, width: 100%, above: 1em, below: 1em)["]
+    if table.title:
+        parts.append(f"#block(below: 0.4em, breakable: false)[#text(weight: \"bold\", "
+                     f"size: 9pt)[{_t(table.title)}]]")
+    parts.append(
+        f"#text(size: {_font_size(len(cols))})[#table(columns: ({widths},), "
+        f"align: ({align},), inset: (x: 3pt, y: 2.5pt), "
+        "stroke: (x, y) => (top: if y <= 1 { 0.6pt } else { 0.3pt + luma(180) }, "
+        "bottom: 0.6pt), fill: (x, y) => if y == 0 { luma(235) }, "
+        f"table.header({header}), {', '.join(cells)})]")
+    if table.caption:
+        parts.append(f"#block(above: 0.3em)[#text(size: 7.5pt, style: \"italic\")"
+                     f"[{_t(table.caption)}]]")
+    parts.append("]\n")
+    return "".join(parts)
+
+
+def _figure_typst(fig, file_name: str) -> str:
+    caption = _t(fig.title)
+    if fig.caption:
+        caption += f"#text(size: 8pt)[{_t(' ' + fig.caption)}]"
+    return (f"#figure(image({typst_string(file_name)}, width: 100%), "
+            f"caption: [{caption}])\n")
+
+
+# --------------------------------------------------------------------------------------
+# the document
+# --------------------------------------------------------------------------------------
+_PREAMBLE = """#set document(title: {title}, author: "hydrocalc")
+#set text(font: "Libertinus Serif", size: 10pt, lang: "en")
+#set par(justify: false, leading: 0.55em, spacing: 0.8em)
+#set heading(numbering: "1.1")
+#show heading.where(level: 1): it => {{ pagebreak(weak: true); block(below: 0.9em, text(size: 16pt, it)) }}
+#show heading.where(level: 2): it => block(above: 1.2em, below: 0.6em, text(size: 12pt, it))
+#show figure: set block(breakable: false, above: 1em, below: 1em)
+#show figure.caption: set text(size: 8.5pt)
+#set page(paper: "us-letter", margin: (x: 0.75in, top: 0.8in, bottom: 0.8in),
+  header: context {{ if counter(page).get().first() > 1 [
+    #set text(size: 8pt, fill: luma(90))
+    {project} #h(1fr) {kind}
+    #v(-0.6em) #line(length: 100%, stroke: 0.4pt + luma(160))
+  ] }},
+  footer: context [
+    #set text(size: 8pt, fill: luma(90))
+    {footer} #h(1fr) Page #counter(page).display() of #counter(page).final().first()
+  ])
+"""
+
+
+def _cover(meta: Mapping) -> str:
+    parts = [f"#block(above: 1.2in)[#text(size: 11pt, fill: luma(80))[{_t(meta.get('kind', ''))}]]",
+             f"#block(below: 1em)[#text(size: 22pt, weight: \"bold\")"
+             f"[{_t(meta.get('project_name', ''))}]]"]
+    verdict = meta.get("verdict_text")
+    if verdict:
+        good = meta.get("verdict") == "meets"
+        color = "rgb(\"#1b5e20\")" if good else "rgb(\"#b00020\")"
+        parts.append(f"#block(width: 100%, inset: 8pt, radius: 3pt, stroke: 1.2pt + {color})"
+                     f"[#text(size: 14pt, weight: \"bold\", fill: {color})[{_t(verdict)}]]")
+    rows = [(k, v) for k, v in meta.get("cover_rows", []) if v not in (None, "")]
+    if rows:
+        cells = ", ".join(f"[#strong[{_t(k)}]], [{_t(_breakable(str(v)))}]" for k, v in rows)
+        parts.append(f"#block(above: 1em)[#text(size: 9.5pt)[#table(columns: (auto, 1fr), "
+                     f"stroke: none, inset: (x: 4pt, y: 3pt), {cells})]]")
+    for table in meta.get("summary_tables") or []:
+        parts.append(table_typst(table))
+    inputs = list(meta.get("inputs", []))
+    if inputs:
+        cells = ", ".join(f"[{_t(_breakable(str(p)))}], [#text(font: \"DejaVu Sans Mono\", "
+                          f"size: 6.5pt)[{_t(h)}]]" for p, h in inputs)
+        parts.append(f"#block(above: 1em)[#text(weight: \"bold\", size: 9pt)"
+                     f"[{_t('Input files (SHA-256)')}]#text(size: 8pt)[#table(columns: "
+                     f"(1fr, auto), stroke: 0.3pt + luma(180), inset: 3pt, {cells})]]")
+    if meta.get("note"):
+        parts.append(f"#block(above: 1em)[#text(size: 8.5pt, style: \"italic\")"
+                     f"[{_t(meta['note'])}]]")
+    return "\n".join(parts) + "\n#pagebreak()\n"
+
+
+def _warnings(res) -> str:
+    if not res.warnings:
+        return (f"#block(above: 1em)[#text(size: 8.5pt, fill: luma(90))"
+                f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]]\n")
+    items = ", ".join(f"[{_t(_breakable(w))}]" for w in res.warnings)
+    title = f"Warnings raised in this section's computation ({len(res.warnings)})"
+    return (f"#block(above: 1em, width: 100%, inset: 6pt, stroke: 0.6pt + rgb(\"#b26a00\"))"
+            f"[#text(weight: \"bold\", size: 9pt)[{_t(title)}]#text(size: 8pt)"
+            f"[#list({items})]]\n")
+
+
+def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple, str],
+                   attachments: Mapping[str, str] | None = None) -> str:
+    """The whole report as typst markup.
+
+    Parameters
+    ----------
+    results : sequence of SectionResult
+        In report order.
+    meta : mapping
+        Cover data (:func:`hydrocalc.report.sections.cover_meta`).
+    figure_files : mapping
+        ``(section key, figure name)`` -> image file name (relative to the typst root).
+    attachments : mapping, optional
+        Attachment name -> file name (relative to the typst root) to embed.
+    """
+    out = [_PREAMBLE.format(title=typst_string(meta.get("project_name", "") or "report"),
+                            project=_t(meta.get("project_name", "")),
+                            kind=_t(meta.get("kind", "")),
+                            footer=_t(meta.get("project_name", "")))]
+    for name, file_name in (attachments or {}).items():
+        mime = {"json": "application/json", "csv": "text/csv",
+                "toml": "application/toml"}.get(name.rsplit(".", 1)[-1].lower(),
+                                                "application/octet-stream")
+        out.append(f"#pdf.attach({typst_string(name)}, read({typst_string(file_name)}, "
+                   f"encoding: none), mime-type: {typst_string(mime)}, relationship: "
+                   f"\"source\", description: {typst_string('hydrocalc report ' + name)})\n")
+    out.append(_cover(meta))
+    out.append("#outline(title: [Contents], depth: 2, indent: auto)\n#pagebreak()\n")
+    for res in results:
+        out.append(f"= {_t(res.title)} <sec-{res.key}>\n")
+        out.append(markdown_to_typst(res.narrative_md))
+        for kind, value in res.blocks:
+            if kind == "h3":
+                out.append(f"== {_t(value)}\n")
+            elif kind == "md":
+                out.append(f"#block(inset: (left: 6pt), stroke: (left: 1.5pt + luma(170)))"
+                           f"[{markdown_to_typst(value)}]\n")
+            elif kind == "table":
+                out.append(table_typst(value))
+            elif kind == "figure":
+                file_name = figure_files.get((res.key, value.name))
+                if file_name:
+                    out.append(_figure_typst(value, file_name))
+        out.append(_warnings(res))
+    return "".join(out)
+
+
+def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
+              attachments: Mapping[str, bytes] | None = None,
+              keep_source: bool = False) -> int:
+    """Typeset the report PDF at ``path``; return its page count.
+
+    Parameters
+    ----------
+    results : sequence of SectionResult
+        The report's sections, in order (figures as PNG bytes).
+    meta : mapping
+        Cover data (:func:`hydrocalc.report.sections.cover_meta`).
+    path : path
+        The PDF to write (written to a temporary name, then moved into place).
+    attachments : mapping, optional
+        Attachment name (``results.json``, ``inputs/site.toml`` ...) -> file bytes.
+    keep_source : bool, default False
+        Also write the typst source beside the PDF (``report.typ``, for debugging layout).
+
+    Raises
+    ------
+    ReportError
+        If typst cannot compile the document.
+    """
+    import typst
+
+    path = pathlib.Path(path)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="hydrocalc-typst-"))
+    try:
+        figure_files = {}
+        for res in results:
+            for name, fig in res.figures.items():
+                if fig.png:
+                    file_name = f"fig/{len(figure_files):03d}.png"
+                    (work / "fig").mkdir(exist_ok=True)
+                    (work / file_name).write_bytes(fig.png)
+                    figure_files[(res.key, name)] = file_name
+        attach_files = {}
+        for n, (name, data) in enumerate((attachments or {}).items()):
+            file_name = f"att/{n:03d}.bin"
+            (work / "att").mkdir(exist_ok=True)
+            (work / file_name).write_bytes(data)
+            attach_files[name] = file_name
+        source = document_typst(results, meta, figure_files, attach_files)
+        (work / "report.typ").write_text(source, encoding="utf-8")
+        if keep_source:
+            path.with_suffix(".typ").write_text(source, encoding="utf-8")
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            typst.compile(str(work / "report.typ"), output=str(tmp), root=str(work),
+                          ignore_system_fonts=True)
+        except Exception as exc:  # typst.TypstError and friends
+            raise ReportError(f"the PDF could not be typeset: {str(exc).splitlines()[0]}"
+                              ) from None
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return _page_count(path)
+
+
+def _page_count(path: pathlib.Path) -> int:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        return len(doc)
+    finally:
+        doc.close()
+
+
+def pdf_attachments_of(pdf_path: str | os.PathLike) -> dict[str, bytes]:
+    """The embedded files of a PDF (name -> bytes), read as data (nothing is executed).
+
+    Raises
+    ------
+    InputError
+        If the file is not a readable PDF.
+    """
+    import pypdfium2 as pdfium
+
+    from hydrocalc.errors import InputError
+
+    try:
+        doc = pdfium.PdfDocument(str(pdf_path))
+    except Exception as exc:  # pdfium raises PdfiumError on anything unreadable
+        raise InputError(f"REPORT must be a PDF written by hydrocalc report; got "
+                         f"{str(pdf_path)!r}, which cannot be read as a PDF ({exc})") from None
+    out: dict[str, bytes] = {}
+    try:
+        for i in range(doc.count_attachments()):
+            att = doc.get_attachment(i)
+            out[str(att.get_name())] = bytes(att.get_data())
+    finally:
+        doc.close()
+    return out
