@@ -23,7 +23,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# JupyterLab on notebooks/ (the report sections and the course in notebooks/learn/), with the
+# JupyterLab on notebooks/ (the course in notebooks/learn/ and the explorer; the report's section
+# notebooks live in src/hydrocalc/report/notebooks/, see notebooks/README.md), with the
 # project's kernel ("python3" of .venv, registered by the install step above).
 LAB_STAMP := $(VENV)/.lab-stamp
 $(LAB_STAMP): $(STAMP)

@@ -282,3 +282,36 @@ def test_section_functions_present_the_same_numbers_in_process():
     assert res.figures and all(f.png[:4] == b"\x89PNG" for f in res.figures.values())
     with pytest.raises(InputError, match="scenario must be 'pre' or 'post'; got 'mid'"):
         S.hydrology(str(EXAMPLE), "mid", "")
+
+
+# -- nothing internal --------------------------------------------------------------------
+#: Text that speaks of how hydrocalc was developed rather than of the project.
+FORBIDDEN = re.compile(
+    r"\bissues?\s*#?\d|\bissues show\b|\bbrief\b|\bsessions?\b|shared/|\.\./shared"
+    r"|\btag \[?[UVSD]\]?(?![a-z])|number inferred|/work/|ny_criteria\.md", re.IGNORECASE)
+
+
+def forbidden_hits(name: str, text: str) -> list[str]:
+    return [f"{name}: ...{text[max(m.start() - 40, 0):m.end() + 40]!r}..."
+            for m in FORBIDDEN.finditer(text)]
+
+
+def test_no_internal_text_in_any_generated_file(report):
+    hits = []
+    out = report[0]
+    for path in sorted(out.rglob("*")):
+        if path.suffix.lower() in (".html", ".csv", ".json", ".md", ".txt", ".ipynb", ".toml"):
+            hits += forbidden_hits(str(path.relative_to(out)),
+                                   path.read_text(encoding="utf-8", errors="replace"))
+    try:
+        import pypdfium2 as pdfium
+    except ImportError:  # pragma: no cover - the report extra installs it
+        pdfium = None
+    if pdfium is not None and (out / "report.pdf").is_file():
+        pdf = pdfium.PdfDocument(str(out / "report.pdf"))
+        text = "\n".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
+        hits += forbidden_hits("report.pdf", text)
+    assert hits == [], "\n".join(hits[:20])
+    doc = _results(out)
+    assert doc["summary"]["verdict"] in ("meets", "does_not_meet")
+    assert isinstance(doc["summary"]["failures"], list)

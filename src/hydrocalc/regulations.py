@@ -14,8 +14,8 @@ Profiles shipped
 ``shelter_island``
     Town of Shelter Island Code ch. 110 art. II (L.L. 5-2011), sections 110-31 to 110-41 [1]_.
 ``pelham``
-    Village of Pelham Code ch. 83 (L.L. 1-2008) [2]_. Section numbers after 83-8 are inferred
-    from the order of the published text and flagged ``inferred``.
+    Village of Pelham Code ch. 83 (L.L. 1-2008) [2]_. Section numbers after 83-8 are not known
+    from the published text; those provisions are cited by chapter (``inferred = true``).
 ``nys_generic``
     Generic New York State: only the one-acre threshold of the SPDES construction general
     permit is verified (through the permit definition quoted in both laws); post-construction
@@ -43,11 +43,11 @@ Name                           Meaning                                        Un
 References
 ----------
 .. [1] Town of Shelter Island, Code Chapter 110, Article II, Stormwater Management and Erosion
-   and Sediment Control, L.L. No. 5-2011 (text: shared/seeds/000_dbfd9e5f6c3850e4.txt).
+   and Sediment Control, L.L. No. 5-2011.
 .. [2] Village of Pelham, Code Chapter 83, Stormwater Management and Erosion and Sediment
-   Control Local Law, L.L. No. 1-2008 (text: shared/seeds/002_58ce88b020943296.txt).
-.. [3] NYSDEC, SPDES General Permit for Stormwater Discharges from Construction Activity;
-   research notes in shared/references/ny_criteria.md, section 5.
+   Control Local Law, L.L. No. 1-2008.
+.. [3] NYSDEC, SPDES General Permit for Stormwater Discharges from Construction Activity (GP-0-25-001);
+   see docs/provenance.md.
 """
 
 from __future__ import annotations
@@ -103,10 +103,14 @@ _EPS = 1e-9
 
 
 def _citation(section: str, inferred: bool) -> str:
+    """``§ 83-8A``; a section whose number is not known from the published text is cited by
+    its chapter alone (``Ch. 83``), the number left out (the profile's ``section_note`` says
+    how sections are cited)."""
     if not section:
         return "(no section)"
-    text = "§ " + section
-    return text + " (number inferred)" if inferred else text
+    if inferred:
+        return "Ch. " + section.split("-", 1)[0]
+    return "§ " + section
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +126,7 @@ class Rule:
 
     @property
     def citation(self) -> str:
-        """``§ 110-38E(1)-(3)`` (with "(number inferred)" when not confirmed)."""
+        """``§ 110-38E(1)-(3)``, or the chapter alone when the number is not known."""
         return _citation(self.section, self.inferred)
 
 
@@ -389,7 +393,7 @@ def load_profile(key: str | RegulationProfile) -> RegulationProfile:
     --------
     >>> p = load_profile("pelham")
     >>> p.cite("notices"), p.notices["hours_before"]
-    ('§ 83-15A(1) (number inferred)', 48)
+    ('Ch. 83', 48)
     >>> load_profile("shelter_island").exemption("C").key
     'routine_maintenance'
     """
@@ -767,7 +771,7 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
     4. *Post-construction controls*: Shelter Island when any condition is met (§ 110-38C);
        Pelham for every land development activity (§ 83-8B); generic: undetermined.
     5. *Qualified inspections*: Shelter Island only with Condition A, B or C (§ 110-39C);
-       Pelham always (§ 83-14B, inferred number); generic: undetermined.
+       Pelham always (Ch. 83); generic: undetermined.
     6. *State permit* (every profile): whether NYSDEC SPDES construction-permit coverage is
        needed as well as the local SWPPP (one acre or more, or less as part of a larger
        common plan; > 5,000 sq ft in the NYC East-of-Hudson watershed), and the construction

@@ -1165,7 +1165,7 @@ def _per_pond(value, k, name, cls):
     return items
 
 
-# Re-export of the TR-55 Chapter 6 planning estimate (issue #2).
+# Re-export of the TR-55 Chapter 6 planning estimate.
 from hydrocalc.storage_estimate import estimate_storage_volume  # noqa: E402
 
 

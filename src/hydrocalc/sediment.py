@@ -113,7 +113,7 @@ FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 MUSLE_A_METRIC = 11.8
 #: MUSLE exponent b (Williams 1975).
 MUSLE_B = 0.56
-#: Rounded US-customary coefficient found in practice (ny_criteria.md section 4.1, tag D).
+#: Rounded US-customary coefficient found in practice (derived from the metric form; docs/provenance.md).
 MUSLE_A_US_ROUNDED = 95.0
 
 M3_PER_ACFT = FT2_PER_AC * M3_PER_FT3  #: cubic metres per acre-foot (exact)
@@ -127,7 +127,7 @@ def musle_coefficient_us() -> float:
     .. math:: a_{US} = 11.8\,(1233.48\ \mathrm{m^3/ac\text{-}ft}\times
         0.0283168\ \mathrm{m^3 s^{-1}/cfs})^{0.56} / 0.907185\ \mathrm{t/ton} = 95.14
 
-    K keeps its usual US-customary numeric value in both forms (ny_criteria.md section 4.1;
+    K keeps its usual US-customary numeric value in both forms (docs/provenance.md;
     SWAT documents the same convention). The rounded 95 used in practice is
     :data:`MUSLE_A_US_ROUNDED`.
 
@@ -333,7 +333,7 @@ def musle_yield_t(
 
     Examples
     --------
-    ny_criteria.md section 4.1 (hand-computed): Q = 0.5 ac-ft, qp = 5 cfs, K = 0.30,
+    Hand-computed: Q = 0.5 ac-ft, qp = 5 cfs, K = 0.30,
     LS = 0.5, C = P = 1 gives 21.63 t.
 
     >>> round(musle_yield_t(0.5 * 1233.48183754752, 5 * 0.028316846592, 0.30, 0.5, 1, 1), 2)
@@ -380,7 +380,7 @@ def musle_yield_tons(
     -----
     .. math:: Y = a\,(Q\,q_p)^{0.56}\,K\,C\,P\,LS, \quad a = 95.14\ (\text{or } 95)
 
-    derived from Williams (1975) [1]_ by unit conversion (ny_criteria.md section 4.1).
+    derived from Williams (1975) [1]_ by unit conversion.
 
     Examples
     --------

@@ -418,6 +418,7 @@ class AnalysisOptions:
     prf: float = 484.0
     ia_ratio: float = 0.2
     duration_hr: float | None = None
+    area_tolerance_pct: float = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -434,6 +435,7 @@ class Site:
     path: pathlib.Path | None = None
     input_files: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def pre(self) -> Scenario:
@@ -2166,7 +2168,7 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # entry points
 
 _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
-             "post")
+             "post", "confirmations")
 
 
 def _where(path) -> str:
@@ -2326,11 +2328,15 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)
+    confirmations = _parse_confirmations(P, doc.get("confirmations"))
     if P.items:
         return None, P.items
+    # one pre/post area tolerance: [checks] area_tolerance_pct (plausibility and report alike)
+    options = dataclasses.replace(options, area_tolerance_pct=float(checks["area_tolerance_pct"]))
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
-                input_files=dict(sorted(files.items())), notes=tuple(notes))
+                input_files=dict(sorted(files.items())), notes=tuple(notes),
+                confirmations=confirmations)
     # the site as a whole: refuse the impossible, warn on the implausible
     impossible, implausible = plausibility.site_checks(site, checks)
     if impossible:
@@ -2341,6 +2347,25 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 
 
 site_problems.__doc__ = _site_problems.__doc__
+
+
+def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
+    """``[confirmations]``: item key -> the source the preparer checked the value against
+    (see ``docs/site_file.md``; the keys are those of the report's "Values to confirm
+    before submission" table)."""
+    if m is None:
+        return {}
+    if not isinstance(m, Mapping):
+        P.add("confirmations", f"must be a table of item = \"source\"; got {m!r}")
+        return {}
+    out = {}
+    for k, v in m.items():
+        if not isinstance(v, str) or not v.strip():
+            P.add(f"confirmations.{k}", "must be the source the value was checked against "
+                                        f"(non-empty text); got {v!r}")
+        else:
+            out[str(k)] = v.strip()
+    return out
 
 
 def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",

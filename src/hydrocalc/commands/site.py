@@ -4,8 +4,11 @@
 one-line summary (exit 0). ``run`` validates, analyses both scenarios for every storm and
 prints the pre/post comparison and the NY sizing-criteria tables, then the warnings; with
 ``--json`` / ``--csv`` it writes the full results atomically (temporary file or folder, then
-moved into place). Exit codes: 0 success (whatever the criteria say; the RESULT line tells),
-1 an input or calculation error (one line per problem, no traceback), 2 usage.
+moved into place). ``run`` ends with the compliance summary
+(:func:`hydrocalc.report.summary.compliance_summary`: the verdict and every failing item,
+item not evaluated and waiver). Exit codes: 0 success (whatever the criteria say; the
+COMPLIANCE and RESULT lines tell), 1 an input or calculation error (one line per problem,
+no traceback), 2 usage, 3 with ``--strict`` when the verdict is not MEETS ALL CRITERIA.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ def _fmt(value, digits: int = 4) -> str:
             return "inf" if value > 0 else ("-inf" if value < 0 else "-")
         if value == 0:
             return "0"
-        return f"{value:.{digits}g}"
+        if abs(value) >= 10 ** (digits - 1):
+            return f"{value:.0f}"
+        mag = math.floor(math.log10(abs(value)))
+        return f"{value:.{max(digits - 1 - mag, 0)}f}".rstrip("0").rstrip(".")
     return str(value)
 
 
@@ -85,7 +91,10 @@ def check(site_file):
               help="Write every table (and the hydrographs) as CSV files into this folder.")
 @click.option("--no-hydrographs", is_flag=True,
               help="Leave the hydrograph ordinates out of --json/--csv output.")
-def run(site_file, json_path, csv_dir, no_hydrographs):
+@click.option("--strict", is_flag=True,
+              help="Exit 3 when the compliance verdict is not MEETS ALL CRITERIA (an item "
+                   "fails or could not be evaluated).")
+def run(site_file, json_path, csv_dir, no_hydrographs, strict):
     """Analyse SITE.toml: pre/post comparison and NY sizing criteria."""
     from hydrocalc.analysis import analyze
 
@@ -116,9 +125,11 @@ def run(site_file, json_path, csv_dir, no_hydrographs):
         click.echo(_table(["criterion", "design_point", "storm", "required", "provided",
                            "units", "result", "status"], rows))
         click.echo("")
-    if res.warnings:
+    # res.warnings includes the site's plausibility notes (pre/post area check among them)
+    notes = list(res.warnings)
+    if notes:
         click.echo("Warnings and notes")
-        for w in res.warnings:
+        for w in notes:
             click.echo(f"- {w}")
         click.echo("")
     if json_path:
@@ -135,6 +146,25 @@ def run(site_file, json_path, csv_dir, no_hydrographs):
     else:
         click.echo(f"RESULT: {n_up} design-point storms with post > pre; {n_fail} criteria "
                    "fail")
+    summary = _summary(site, res)
+    from hydrocalc.report.summary import format_summary_text
+
+    click.echo(format_summary_text(summary))
+    if strict and summary["status"] != "meets":
+        raise SystemExit(3)
+
+
+def _summary(site, res) -> dict:
+    """The compliance summary of an analysed site (law, criteria, traps)."""
+    from hydrocalc import sediment as sed
+    from hydrocalc.regulations import assess, load_profile
+    from hydrocalc.report.summary import compliance_summary
+
+    assessment = assess(site.project.municipality, site.project)
+    plan = site.construction
+    frac = load_profile(site.project.municipality).cleanout_fraction or 0.5
+    traps = [t.check(cleanout_frac=frac) for t in sed.plan_traps(plan)] if plan else []
+    return compliance_summary(res, assessment, traps)
 
 
 COMMANDS = [check, run]

@@ -8,7 +8,7 @@ extreme flood control Qf (100-year). Each function here is one equation of expli
 sources and **verification status** are in the shipped table ``ny_sizing_criteria``
 (:func:`criteria_table`); reports print the status of every row.
 
-What is not verified (``shared/references/ny_criteria.md``, tag [U]) is never a silent
+What is not verified (``docs/provenance.md``) is never a silent
 default here:
 
 * the minimum-Rv rule ("Minimum Rv = 0.2 if WQv > RRv", printed in the 2015 Table 4.1 cell)
@@ -124,7 +124,7 @@ def runoff_coefficient(impervious_pct: npt.ArrayLike) -> FloatOrArray:
 
     Examples
     --------
-    >>> round(runoff_coefficient(50), 10)       # ny_criteria.md case ex1: Rv = 0.50
+    >>> round(runoff_coefficient(50), 10)       # worked case: Rv = 0.50
     0.5
     """
     imp = as_float_array(impervious_pct, "impervious_pct", lower=0.0, upper=100.0)
@@ -177,7 +177,7 @@ def water_quality_volume(
 
     Examples
     --------
-    Computed cases of ``shared/references/ny_criteria.md`` section 1.8:
+    Computed cases (arithmetic of the equations above):
 
     >>> round(water_quality_volume(1.0, 50, 1.0), 6)                 # ex1
     0.041667
@@ -201,7 +201,7 @@ def minimum_rv_applies(rule: str, wqv_acft: float, rrv_provided_acft: float) -> 
     rule : {"if_wqv_exceeds_rrv", "always", "never"}
         ``"if_wqv_exceeds_rrv"`` reads the printed "Minimum Rv = 0.2 if WQv > RRv" as: the
         floor applies when the WQv (computed without it) exceeds the RRv provided. The
-        interpretation is unverified (ny_criteria.md section 1.1), so it is an explicit
+        interpretation is unverified (docs/provenance.md), so it is an explicit
         option that reports print.
     wqv_acft : float
         WQv computed with the plain Rv. [acre-ft]
@@ -262,8 +262,8 @@ def minimum_runoff_reduction_volume(
     -----
     SMDM Table 4.1 defines "the minimum required RRv ... as the Specified Reduction Factor
     (S)" [1]_ (text verified); the equation above and the S values are the SMDM Section 4.3
-    form as given in the project brief and were **not** read in the primary text
-    (ny_criteria.md section 7, item 3). The criteria table row ``rrv`` carries that status.
+    form as commonly quoted and were **not** read in the primary text
+    (docs/provenance.md). The criteria table row ``rrv`` carries that status.
 
     References
     ----------

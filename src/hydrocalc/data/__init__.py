@@ -106,6 +106,15 @@ def _read(name: str) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(_bytes(name)), keep_default_na=True)
 
 
+_READS: set[str] = set()
+
+
+def tables_read() -> set[str]:
+    """Names of the shipped tables :func:`load_table` has read in this process (callers
+    cache their tables, so a table is recorded on its first read)."""
+    return set(_READS)
+
+
 def load_table(name: str) -> pd.DataFrame:
     """Return a fresh copy of shipped table ``name``; see :func:`list_tables`.
 
@@ -114,4 +123,6 @@ def load_table(name: str) -> pd.DataFrame:
     InputError
         If ``name`` is not a shipped table (the message lists close matches).
     """
-    return _read(name).copy()
+    frame = _read(name).copy()
+    _READS.add(name)
+    return frame

@@ -895,6 +895,7 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
         "tolerances": {"rtol": _verify_rtol(), "atol": _verify_atol()},
         "sections": sections_out,
         "analysis": S.analysis_dict(site_path),
+        "summary": S.summary_dict(site_path),
         "timestamps": timestamps,
     }
 

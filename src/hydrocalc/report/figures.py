@@ -28,6 +28,9 @@ __all__ = [
     "inspection_calendar_figure",
     "routing_figure",
     "panel_hydrograph_figure",
+    "network_layout",
+    "diagram_elements",
+    "routing_diagram_figure",
 ]
 
 WIDTH_IN = 6.5  #: printed width of every figure [in]
@@ -287,3 +290,115 @@ def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
         if i == 0:
             _legend(ax)
     return render(fig, name, title, caption)
+
+
+# -- routing diagram ----------------------------------------------------------------------
+_NODE_STYLE = {  # kind -> (marker shape, face colour, label)
+    "subcatchment": ("hexagon", "#d9ead3", "Subcatchment"),
+    "pond": ("triangle", "#cfe2f3", "Pond"),
+    "reach": ("square", "#fff2cc", "Reach"),
+    "design_point": ("diamond", "#f4cccc", "Design point"),
+}
+
+
+def network_layout(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, str]]
+                   ) -> dict[str, tuple[float, float]]:
+    """Positions of a drainage network's nodes for a routing diagram (no graph library).
+
+    Each node's column is its longest path from a headwater node (subcatchments upstream,
+    on the left; design points downstream, on the right); nodes of a column are spread
+    vertically in the order given, then each column is ordered by the mean row of its
+    upstream nodes so links cross as little as a simple sweep allows.
+
+    Parameters
+    ----------
+    nodes : sequence of (id, kind)
+    edges : sequence of (from_id, to_id)
+
+    Returns
+    -------
+    dict
+        ``{id: (x, y)}`` with x the column (0, 1, ...) and y the row (0 at the top).
+    """
+    ids = [n for n, _ in nodes]
+    ups: dict[str, list[str]] = {n: [] for n in ids}
+    for a, b in edges:
+        if a in ups and b in ups:
+            ups[b].append(a)
+    col: dict[str, int] = {}
+
+    def depth(n: str, seen: frozenset = frozenset()) -> int:
+        if n in col:
+            return col[n]
+        if n in seen:  # a cycle cannot occur in a validated site; guard anyway
+            return 0
+        col[n] = 0 if not ups[n] else 1 + max(depth(u, seen | {n}) for u in ups[n])
+        return col[n]
+
+    for n in ids:
+        depth(n)
+    pos: dict[str, tuple[float, float]] = {}
+    for c in range(max(col.values(), default=-1) + 1):
+        members = [n for n in ids if col[n] == c]
+        if c > 0:
+            members.sort(key=lambda n: (sum(pos[u][1] for u in ups[n]) / len(ups[n])
+                                        if ups[n] else 0.0))
+        for i, n in enumerate(members):
+            pos[n] = (float(c), float(i))
+    return pos
+
+
+def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, str]]
+                     ) -> dict:
+    """What a routing-diagram panel draws: ``{"nodes": [(id, kind, x, y), ...],
+    "arrows": [(from_id, to_id), ...]}`` (every node given, every link between two of them;
+    positions by :func:`network_layout`)."""
+    pos = network_layout(nodes, edges)
+    return {"nodes": [(n, k, *pos[n]) for n, k in nodes],
+            "arrows": [(a, b) for a, b in edges if a in pos and b in pos]}
+
+
+def routing_diagram_figure(name: str, title: str,
+                           scenarios: Sequence[tuple[str, Sequence[tuple[str, str]],
+                                                     Sequence[tuple[str, str]]]]) -> Figure:
+    """Routing diagram, one panel per scenario: nodes by kind, arrows along every link.
+
+    ``scenarios`` is ``[(label, [(node_id, kind), ...], [(from_id, to_id), ...]), ...]``;
+    the drawing shows exactly those nodes and links (positions by :func:`network_layout`).
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import FancyArrowPatch
+
+    panels = [diagram_elements(nodes, edges) for _, nodes, edges in scenarios]
+    layouts = [{n: (x, y) for n, _, x, y in p["nodes"]} for p in panels]
+    rows = max((max((y for _, y in lay.values()), default=0) + 1 for lay in layouts), default=1)
+    fig, axes = new_figure(height_in=min(1.0 + 0.55 * rows, 8.5) * 1.0 + 0.4,
+                           ncols=max(len(scenarios), 1))
+    shapes = {"hexagon": "h", "triangle": "^", "square": "s", "diamond": "D"}
+    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels):
+        ax.grid(False)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(label, fontsize=9)
+        kinds = dict(nodes)
+        for a, b in panel["arrows"]:
+            ax.add_patch(FancyArrowPatch(pos[a], pos[b], arrowstyle="-|>", mutation_scale=9,
+                                         color="#555555", lw=0.9, shrinkA=11, shrinkB=11))
+        for nid, (x, y) in pos.items():
+            shape, face, _ = _NODE_STYLE.get(kinds[nid], ("hexagon", "#eeeeee", kinds[nid]))
+            ax.plot([x], [y], marker=shapes[shape], markersize=16, color=face,
+                    markeredgecolor="#333333", linestyle="none")
+            ax.annotate(nid, (x, y), xytext=(0, -14), textcoords="offset points",
+                        ha="center", va="top", fontsize=7)
+        xs = [p[0] for p in pos.values()] or [0.0]
+        ys = [p[1] for p in pos.values()] or [0.0]
+        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+        ax.set_ylim(max(ys) + 0.8, min(ys) - 0.6)
+    handles = [Line2D([], [], marker=shapes[s], color=f, markeredgecolor="#333333",
+                      linestyle="none", markersize=8, label=lab)
+               for s, f, lab in _NODE_STYLE.values()]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
+    return render(fig, name, title,
+                  caption="Arrows follow each node's 'to' link, upstream to downstream.")

@@ -103,13 +103,13 @@ PUBLISHED: dict[str, Published] = {
         0.5, 0, "-", "Town of Shelter Island Code § 110-39B: 'design capacity has been "
         "reduced by 50%'"),
     "pelham_83_14b_interval_days": Published(
-        7, 0, "days", "Village of Pelham Code ch. 83 (§ 83-14B, number inferred): 'every "
+        7, 0, "days", "Village of Pelham Code ch. 83: 'every "
         "seven days'"),
     "pelham_83_14b_threshold_in": Published(
-        0.5, 0, "in", "Village of Pelham Code ch. 83 (§ 83-14B, number inferred): 'any storm "
+        0.5, 0, "in", "Village of Pelham Code ch. 83: 'any storm "
         "event producing 0.5 inch of precipitation or more'"),
     "pelham_83_14a_cleanout_frac": Published(
-        0.5, 0, "-", "Village of Pelham Code ch. 83 (§ 83-14A, number inferred): 'design "
+        0.5, 0, "-", "Village of Pelham Code ch. 83: 'design "
         "capacity has been reduced by 50%'"),
 }
 

@@ -76,6 +76,7 @@ __all__ = [
     "project_facts_dict",
     "analysis_dict",
     "cover_meta",
+    "summary_dict",
 ]
 
 
@@ -175,6 +176,17 @@ def _warning_text(w) -> str:
     return f"{w.category.__name__}: {w.message}"
 
 
+def _about_the_computation(caught) -> list:
+    """The caught warnings that concern the computation.
+
+    ``ResourceWarning`` is dropped: it is emitted when the garbage collector happens to
+    finalise an unclosed resource (an event loop, a file) of some earlier work in the same
+    process, so whether it lands inside a section depends on timing, not on the inputs, and
+    a report and its re-computation (``hydrocalc verify``) must list the same warnings.
+    """
+    return [w for w in caught if not issubclass(w.category, ResourceWarning)]
+
+
 class Context:
     """A loaded site and its computations, each run once and with its warnings kept."""
 
@@ -193,7 +205,8 @@ class Context:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = fn(*args, **kwargs)
-        self.warnings.setdefault(step, []).extend(_dedupe(_warning_text(w) for w in caught))
+        self.warnings.setdefault(step, []).extend(
+            _dedupe(_warning_text(w) for w in _about_the_computation(caught)))
         return value
 
     def _cached(self, step: str, fn: Callable, *args, **kwargs):
@@ -215,6 +228,31 @@ class Context:
 
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
+
+    @property
+    def trap_checks(self) -> list:
+        """:meth:`hydrocalc.sediment.SedimentTrap.check` of every trap of the construction
+        plan (cleanout fraction from the municipality's law, else one half)."""
+        if "trap_checks" not in self._cache:
+            from hydrocalc import sediment as sed
+            from hydrocalc.regulations import load_profile
+
+            plan = self.site.construction
+            traps = sed.plan_traps(plan) if plan is not None else []
+            frac = load_profile(self.site.project.municipality).cleanout_fraction or 0.5
+            self._cache["trap_checks"] = self._run(
+                "traps", lambda: [t.check(cleanout_frac=frac) for t in traps])
+        return self._cache["trap_checks"]
+
+    @property
+    def summary(self) -> dict:
+        """:func:`hydrocalc.report.summary.compliance_summary` of the site."""
+        if "summary" not in self._cache:
+            from hydrocalc.report.summary import compliance_summary
+
+            self._cache["summary"] = compliance_summary(self.results, self.assessment,
+                                                        self.trap_checks)
+        return self._cache["summary"]
 
     def step_warnings(self, *steps: str) -> list[str]:
         out: list[str] = []
@@ -273,6 +311,13 @@ def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None =
 
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
     return json.loads(context(path).results.to_json(hydrographs=False))
+
+
+def summary_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
+    """The compliance summary (:func:`hydrocalc.report.summary.compliance_summary`) of a
+    site file, for results.json; ``site_file`` relative to ``base`` when given."""
+    path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
+    return context(path).summary
 
 
 def project_facts_dict(site) -> dict:
@@ -455,6 +500,8 @@ def _build_project(b: _Builder) -> None:
         "",
         f"A SWPPP is required: **{yn[a.swppp_required]}** ({reasons}).",
     ]
+    if getattr(prof, "section_note", ""):
+        text.insert(1, f" Citations: {md_escape(prof.section_note)}")
     if a.conditions:
         met = ", ".join(md_escape(c) for c in a.conditions_met) or "none"
         text.append(f"Conditions met: {met}.")
@@ -471,7 +518,34 @@ def _build_project(b: _Builder) -> None:
     if prof.status and prof.status != "verified":
         b.notice(f"The {md_escape(prof.name)} profile has status "
                  f"*{md_escape(prof.status)}*: {md_escape(prof.status_note)}")
-    b.res.narrative_md = "\n".join(text)
+    summary = ctx.summary
+    b.res.values["verdict"] = summary["verdict"]
+    b.res.values["verdict_status"] = summary["status"]
+    b.res.values["verdict_text"] = summary["verdict_text"]
+    head = [f"**Compliance: {summary['verdict_text']}.**", ""]
+    for line in summary["failures"]:
+        head.append(f"- {md_escape(line)}")
+    for item in summary["not_evaluated"]:
+        head.append(f"- {md_escape(item['item'])}: not evaluated: {md_escape(item['reason'])}")
+    for item in summary["waivers"]:
+        head.append(f"- {md_escape(item['item'])}: waived: {md_escape(item['reason'])}")
+    if len(head) > 2:
+        head.append("")
+    # the loader's warnings on the inputs (implausible values, slips such as pre/post areas
+    # that differ or a declaration that disagrees with the network) belong on the first page
+    notes = list(dict.fromkeys(str(n) for n in getattr(site, "notes", ())))
+    if notes:
+        head += ["**Input checks to review before submission:**", ""]
+        head += [f"- {md_escape(n)}" for n in notes]
+        head.append("")
+    b.res.values["input_checks"] = notes
+    b.res.narrative_md = "\n".join(head + text)
+    from hydrocalc.report.summary import summary_tables
+
+    b.res.add_heading("Compliance summary")
+    for table in summary_tables(summary):
+        b.res.add_table(table)
+    _add_confirmations(b)
 
     facts = [("Project", p.name), ("Municipality", prof.name), ("Law", prof.law),
              ("Address", p.address), ("Tax map", p.tax_map), ("Owner", p.owner),
@@ -511,6 +585,99 @@ def _build_project(b: _Builder) -> None:
                           key_columns=["id"]))
     b.res.warnings.extend(ctx.step_warnings("site", "assessment"))
     b.res.warnings.extend(f"assessment note: {n}" for n in a.notes)
+
+
+_UNVERIFIED_WORDS = ("unverified", "illustrative", "placeholder", "not verified")
+
+
+def _unverified(text) -> bool:
+    low = str(text or "").lower()
+    return any(w in low for w in _UNVERIFIED_WORDS)
+
+
+def values_to_confirm(ctx: Context) -> pd.DataFrame:
+    """Every value the preparer must confirm before submission, once each.
+
+    One row per item: ``item`` (the key a ``[confirmations]`` entry of the site file uses
+    to clear it), ``value``, ``used_for``, ``basis`` (where the value comes from and why it
+    needs confirming), ``source_entered`` (the preparer's source from ``[confirmations]``,
+    empty if none) and ``status`` (``to confirm`` or ``confirmed by preparer``).
+    Items: illustrative design-storm depths, a 90 % rainfall depth whose source is marked
+    unverified or a placeholder, every criteria value with an unverified status, the RRv
+    specific reduction factors from the shipped table, every sediment-trap criteria row not
+    verified, and a municipal profile whose status is not ``verified``.
+    """
+    site = ctx.site
+    st = site.storms
+    rows: list[dict] = []
+
+    def add(item, value, used_for, basis):
+        if any(r["item"] == item for r in rows):
+            return
+        src = site.confirmations.get(item, "")
+        rows.append({"item": item, "value": value, "used_for": used_for, "basis": basis,
+                     "source_entered": src,
+                     "status": "confirmed by preparer" if src else "to confirm"})
+
+    if st.warnings:
+        add("storm_depths", ", ".join(f"{n} {_fmt(d)} in" for n, d in st.depths_in.items()),
+            "design-storm runoff and peaks", "; ".join(st.warnings))
+    if _unverified(st.wqv_precip_source):
+        add("wqv_precip_in", f"{_fmt(st.wqv_precip_in)} in", "WQv and RRv (90 % rainfall "
+            "depth)", st.wqv_precip_source)
+    crit = ctx.results.criteria
+    if not crit.empty:
+        for row in crit.to_dict("records"):
+            if _unverified(row.get("status")) and row.get("result") != "waived":
+                add(f"criterion_{row['criterion']}", str(row.get("equation") or
+                                                         row.get("symbol")),
+                    f"{row.get('symbol') or row['criterion']} criterion",
+                    f"{row.get('source', '')}, {row.get('location', '')}: "
+                    f"{row.get('status', '')}")
+        cs = site.criteria
+        if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
+            from hydrocalc.criteria import ny
+
+            f = ny.specific_reduction_factors(cs.rrv_factors)
+            if _unverified(f["status"]):
+                add("rrv_factors", ", ".join(f"{h} {v:g}" for h, v in f["factors"].items()),
+                    "RRv (specific reduction factor S by HSG)",
+                    f"{f['source']}, {f['location']}: {f['status']}")
+    for c in ctx.trap_checks:
+        if str(c.criteria.status).lower() != "verified":
+            cr = c.criteria
+            value = (f"{_fmt(cr.storage_ft3_per_ac, 0)} ft³ per acre drained"
+                     if cr.storage_ft3_per_ac is not None else cr.method)
+            if cr.max_drainage_area_ac is not None:
+                value += f", at most {_fmt(cr.max_drainage_area_ac, 1)} ac"
+            add(f"trap_criteria_{cr.key}", value, f"sediment trap {c.trap_id} storage",
+                f"{cr.manual}, {cr.edition}, {cr.location}: status {cr.status}")
+    prof = ctx.assessment.profile
+    if prof.status and prof.status != "verified":
+        add("regulation_profile", prof.name, "applicability, inspections and notices",
+            f"{prof.status}: {prof.status_note}")
+    return pd.DataFrame(rows, columns=["item", "value", "used_for", "basis",
+                                       "source_entered", "status"])
+
+
+def _add_confirmations(b: _Builder) -> None:
+    frame = values_to_confirm(b.ctx)
+    known = set(frame["item"]) | {"sediment_traps"}
+    for key in b.ctx.site.confirmations:
+        if key not in known:
+            b.res.warnings.append(
+                f"confirmations.{key} names no value to confirm; valid items: "
+                f"{', '.join(sorted(known)) or 'none'}")
+    b.res.values["values_to_confirm"] = int((frame["status"] == "to confirm").sum())
+    if frame.empty:
+        return
+    b.res.add_heading("Values to confirm before submission")
+    b.res.add_table(Table(
+        "values_to_confirm", "Values to confirm before submission", frame,
+        caption="Clear an item by giving the source it was checked against in the site "
+                "file: [confirmations] item = \"source\".",
+        labels={"used_for": "Used for", "source_entered": "Source entered by the preparer"},
+        key_columns=["item"]))
 
 
 def _storm_list(site):
@@ -593,6 +760,94 @@ def _active_window(series, pad_hr: float = 1.0) -> tuple[float, float] | None:
     return (max(lo - pad_hr, 0.0), hi + pad_hr)
 
 
+def area_listing(subs: pd.DataFrame, covers: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(area listing, soil listing) of one scenario's subcatchments.
+
+    The area listing has one row per cover description and HSG: ``description, hsg,
+    area_ac, cn, subcatchments``; impervious areas are listed as "impervious (connected)"
+    and "impervious (unconnected)" with CN 98, and a subcatchment whose CN is given
+    without covers as "CN given". The soil listing gives the area by HSG (``unknown`` for
+    given-CN areas without an HSG) and its share of the total.
+    """
+    rows: list[dict] = []
+    for c in covers.to_dict("records"):
+        rows.append({"description": str(c["cover"]), "hsg": str(c["hsg"] or "unknown"),
+                     "area_ac": float(c["area_ac"]), "cn": float(c["cn"]),
+                     "subcatchment": str(c["subcatchment"])})
+    with_covers = set(covers["subcatchment"]) if len(covers) else set()
+    for sb in subs.to_dict("records"):
+        hsg = str(sb.get("impervious_hsg") or "unknown")
+        for key, label in (("impervious_connected_ac", "impervious (connected)"),
+                           ("impervious_unconnected_ac", "impervious (unconnected)")):
+            if float(sb.get(key) or 0.0) > 0:
+                rows.append({"description": label, "hsg": hsg, "area_ac": float(sb[key]),
+                             "cn": 98.0, "subcatchment": str(sb["subcatchment"])})
+        if sb["subcatchment"] not in with_covers:
+            imp = float(sb.get("impervious_connected_ac") or 0) + \
+                float(sb.get("impervious_unconnected_ac") or 0)
+            rest = float(sb["area_ac"]) - imp
+            if rest > 1e-9:
+                rows.append({"description": "CN given", "hsg": "unknown", "area_ac": rest,
+                             "cn": float(sb.get("pervious_cn") or sb["cn"]),
+                             "subcatchment": str(sb["subcatchment"])})
+    frame = pd.DataFrame(rows, columns=["description", "hsg", "area_ac", "cn", "subcatchment"])
+    if frame.empty:
+        return (pd.DataFrame(columns=["description", "hsg", "area_ac", "cn", "subcatchments"]),
+                pd.DataFrame(columns=["hsg", "area_ac", "share_pct"]))
+    areas = (frame.groupby(["description", "hsg", "cn"], sort=True)
+             .agg(area_ac=("area_ac", "sum"),
+                  subcatchments=("subcatchment", lambda v: ", ".join(dict.fromkeys(v))))
+             .reset_index()[["description", "hsg", "area_ac", "cn", "subcatchments"]])
+    total = float(frame["area_ac"].sum())
+    areas = pd.concat([areas, pd.DataFrame([{"description": "total", "hsg": "",
+                                             "area_ac": total, "cn": np.nan,
+                                             "subcatchments": ""}])], ignore_index=True)
+    soils = frame.groupby("hsg", sort=True)["area_ac"].sum().reset_index()
+    soils["share_pct"] = 100.0 * soils["area_ac"] / total if total > 0 else np.nan
+    soils = pd.concat([soils, pd.DataFrame([{"hsg": "total", "area_ac": total,
+                                             "share_pct": 100.0}])], ignore_index=True)
+    return areas, soils
+
+
+def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
+    """Tc segments with the n used, velocity, channel capacity and travel time in minutes.
+
+    ``n_used`` is the Manning n entered or the TR-55 Table 3-1 value of the surface key
+    (sheet flow); ``velocity_fps`` = length / travel time; ``capacity_cfs`` = V a for a
+    channel segment (Manning, TR-55 Eq. 3-4), empty otherwise.
+    """
+    from hydrocalc.tc import sheet_flow_n
+
+    out = segs.copy()
+    n_used = []
+    for row in out.itertuples(index=False):
+        n = row.n
+        if (n is None or (isinstance(n, float) and math.isnan(n))) and row.type == "sheet" \
+                and isinstance(row.surface, str) and row.surface:
+            n = float(sheet_flow_n(row.surface))
+        n_used.append(None if n is None or (isinstance(n, float) and math.isnan(n))
+                      else float(n))
+    out["n_used"] = pd.Series(n_used, dtype=float)
+    t_hr = pd.to_numeric(out["travel_time_hr"], errors="coerce")
+    out["velocity_fps"] = pd.to_numeric(out["length_ft"], errors="coerce") / (t_hr * 3600.0)
+    area = pd.to_numeric(out["area_ft2"], errors="coerce")
+    out["capacity_cfs"] = out["velocity_fps"].where(out["type"] == "channel") * area
+    out["travel_time_min"] = t_hr * 60.0
+    return out[["subcatchment", "segment", "type", "surface", "length_ft", "slope_ftft",
+                "n_used", "p2_in", "velocity_fps", "capacity_cfs", "travel_time_min"]]
+
+
+def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
+    """Per subcatchment: Tc computed and Tc used by the unit hydrograph, in minutes."""
+    from hydrocalc.unit_hydrograph import MIN_TC_HR
+
+    tc_hr = subs["tc_hr"].astype(float)
+    return pd.DataFrame({"subcatchment": subs["subcatchment"],
+                         "tc_method": subs["tc_method"],
+                         "tc_min": tc_hr * 60.0,
+                         "tc_used_min": np.maximum(tc_hr, MIN_TC_HR) * 60.0})
+
+
 def _build_hydrology(b: _Builder, scenario: str) -> None:
     ctx = b.ctx
     site, r = ctx.site, ctx.results
@@ -615,7 +870,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
             f"{_fmt(imp, 3)} acres ({_fmt(100.0 * imp / area if area else 0.0, 1)} %) are "
             f"impervious. Curve numbers range from {_fmt(subs['cn'].min(), 1)} to "
             f"{_fmt(subs['cn'].max(), 1)} and times of concentration from "
-            f"{_fmt(subs['tc_hr'].min(), 3)} to {_fmt(subs['tc_hr'].max(), 3)} hr."]
+            f"{_fmt(60.0 * subs['tc_hr'].min(), 1)} to {_fmt(60.0 * subs['tc_hr'].max(), 1)} "
+            "min."]
     if sc.description:
         text.insert(0, md_escape(sc.description))
     if len(dps):
@@ -646,15 +902,32 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                               caption="CN from TR-55 Tables 2-2a to 2-2d unless given "
                                       "(cn_given); composite CN area-weighted (TR-55 Ch. 2).",
                               labels={"hsg": "HSG"}, key_columns=["subcatchment", "cover", "hsg"]))
+    areas, soils = area_listing(subs, covers)
+    b.res.add_table(Table("area_listing", "Area listing: cover, HSG, CN and subcatchments",
+                          areas, decimals={"cn": 0}, key_columns=["description", "hsg"]))
+    b.res.add_table(Table("soil_listing", "Soil listing: area by hydrologic soil group",
+                          soils, labels={"hsg": "HSG"}, key_columns=["hsg"]))
     if len(segs):
         b.res.add_table(Table("tc_segments", "Time of concentration flow path segments",
-                              segs[["subcatchment", "segment", "type", "length_ft",
-                                    "slope_ftft", "n", "surface", "p2_in", "area_ft2",
-                                    "wetted_perimeter_ft", "travel_time_hr"]],
-                              caption="Sheet flow TR-55 Eq. 3-3; shallow concentrated flow "
-                                      "TR-55 Fig. 3-1 / App. F; channel flow Manning (Eq. 3-4).",
-                              decimals={"travel_time_hr": 3, "n": 3},
+                              tc_segment_table(segs),
+                              caption="Sheet flow TR-55 Eq. 3-3 (n shown even when given by a "
+                                      "surface key); shallow concentrated flow TR-55 Fig. 3-1 "
+                                      "/ App. F; channel flow Manning (Eq. 3-4), capacity = "
+                                      "V a.",
+                              labels={"n_used": "n", "p2_in": "P2 [in]"},
+                              decimals={"n_used": 3, "travel_time_min": 2},
                               key_columns=["subcatchment", "segment"]))
+    tcs = tc_used_table(subs)
+    b.res.add_table(Table("tc_used", "Time of concentration: computed and used", tcs,
+                          decimals={"tc_min": 2, "tc_used_min": 2},
+                          caption="The unit hydrograph uses Tc no shorter than 6 min "
+                                  "(0.1 h, as TR-20 does).", key_columns=["subcatchment"]))
+    for row in tcs.itertuples(index=False):
+        if row.tc_used_min > row.tc_min + 1e-9:
+            w = (f"{scenario}.subcatchment[{row.subcatchment}]: Tc {_fmt(row.tc_min)} min is "
+                 f"below the 6-min minimum; the hydrograph uses {_fmt(row.tc_used_min)} min")
+            b.notice(md_escape(w))
+            b.res.warnings.append(w)
     b.res.add_heading("Runoff by subcatchment and storm")
     b.res.add_table(Table("subcatchment_runoff", "Peak, time of peak, volume and depth",
                           sub_nodes[["node", "storm", "area_ac", "peak_cfs",
@@ -666,7 +939,7 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
         b.res.add_table(Table("network_nodes", "Flows at ponds, reaches and design points",
                               others[["node", "kind", "storm", "area_ac", "peak_inflow_cfs",
                                       "peak_cfs", "time_of_peak_hr", "volume_ft3",
-                                      "runoff_in"]],
+                                      "volume_acft", "runoff_in"]],
                               caption="peak_cfs is the flow leaving the node (a pond's "
                                       "routed outflow).", key_columns=["node", "storm"]))
     for dp in sc.design_points:
@@ -716,13 +989,107 @@ def _analysis_warnings(ctx: Context, section: str) -> list[str]:
     out = [w for w in ctx.results.warnings
            if w not in notes and section in warning_sections(w)]
     if section == "comparison":
-        out += ctx.step_warnings("analysis")
+        # the hydrology sections name each subcatchment whose Tc was raised to the minimum
+        out += [w for w in ctx.step_warnings("analysis") if "tc_hr below" not in w]
     return out
+
+
+def _when(value) -> str:
+    """A date or date-time for a table: ``2027-04-05`` or ``2027-04-05 08:00``."""
+    if hasattr(value, "hour"):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return value.isoformat()
 
 
 # -- ponds -------------------------------------------------------------------------------
 def _spec_text(spec: Mapping) -> str:
     return ", ".join(f"{k} = {_as_text(v)}" for k, v in spec.items() if k not in ("id", "type"))
+
+
+def device_table(pond) -> pd.DataFrame:
+    """Every device of a pond with every coefficient as used (defaults included).
+
+    Columns: ``device, type, invert_ft`` (invert or crest above the bottom; with
+    ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
+    per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
+    ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
+    """
+    import dataclasses
+
+    rows = []
+    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets))
+    if getattr(pond, "barrel", None) is not None:
+        devices.append(("barrel", "barrel", pond.barrel))
+    for dev_id, kind, dev in devices:
+        fields = dataclasses.asdict(dev) if dataclasses.is_dataclass(dev) else dict(vars(dev))
+        row = {"device": dev_id, "type": kind,
+               "invert_ft": fields.pop("invert_ft", fields.pop("crest_ft", None))}
+        for k, v in fields.items():
+            if k in ("name", "stage_storage") or v is None:
+                continue
+            row[k] = v if isinstance(v, (int, float, str)) else _as_text(v)
+        datum = getattr(pond, "bottom_elevation_ft", None)
+        if datum is not None and row["invert_ft"] is not None:
+            row["invert_elevation_ft"] = float(row["invert_ft"]) + float(datum)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
+
+
+def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
+    """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
+    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes.
+
+    Attenuation [%] = 100 (1 - Qout,peak / Qin,peak); lag [min] = time of the outflow peak
+    minus time of the inflow peak (empty when nothing flows out). Detention times follow
+    the two definitions HydroCAD prints in its pond summary (HydroCAD Software Solutions,
+    "Detention Time", https://www.hydrocad.net/detentiontime.htm):
+
+    * centre of mass: t_c,out - t_c,in with t_c = sum(t Q) / sum(Q) of each hydrograph;
+    * plug flow (first in, first out): the mean, over the volume passed downstream, of
+      t_out(V) - t_in(V), the times at which the cumulative outflow and inflow volumes reach
+      V (199 equal volume steps, linear interpolation of the mass curves).
+
+    The outflow is the flow passed downstream; exfiltrated water is not part of it.
+    """
+    pr = r.ponds
+    rows = pr[(pr["scenario"] == scenario) & (pr["pond"] == pond.id)]
+    datum = getattr(pond, "bottom_elevation_ft", None)
+    ss = pond.stage_storage
+    t = np.asarray(r.time_hr, dtype=float)
+    out = []
+    for row in rows.to_dict("records"):
+        storm = row["storm"]
+        qin = np.asarray(r.flow_cfs(scenario, storm, pond.id, which="inflow"), dtype=float)
+        qout = np.asarray(r.flow_cfs(scenario, storm, pond.id), dtype=float)
+        pin, pout = float(qin.max()), float(qout.max())
+        com = plug = math.nan
+        if qin.sum() > 0 and qout.sum() > 0:
+            com = (float((t * qout).sum() / qout.sum()) - float((t * qin).sum() / qin.sum()))
+            cin, cout = np.cumsum(qin), np.cumsum(qout)
+            levels = np.linspace(0.0, float(cout[-1]), 201)[1:-1]
+            if len(levels):
+                t_in = np.interp(levels, cin, t)
+                t_out = np.interp(levels, cout, t)
+                plug = float(np.mean(t_out - t_in))
+        stage = float(row["peak_stage_ft"])
+        area = float(np.asarray(ss.area_ft2(stage))) if hasattr(ss, "area_ft2") else math.nan
+        out.append({
+            "storm": storm,
+            ("peak_elevation_ft" if datum is not None else "peak_stage_ft"):
+                stage + float(datum) if datum is not None else stage,
+            "surface_area_ft2": area,
+            "storage_ft3": float(row["peak_storage_ft3"]),
+            "peak_inflow_cfs": pin, "peak_outflow_cfs": pout,
+            "attenuation_pct": 100.0 * (1.0 - pout / pin) if pin > 0 else math.nan,
+            "lag_min": 60.0 * (float(t[int(np.argmax(qout))]) - float(t[int(np.argmax(qin))]))
+            if pout > 0 else math.nan,
+            "plug_flow_detention_min": 60.0 * plug,
+            "center_of_mass_detention_min": 60.0 * com,
+            "inflow_volume_acft": float(row["inflow_volume_ft3"]) / 43560.0,
+            "outflow_volume_acft": float(row["outflow_volume_ft3"]) / 43560.0,
+        })
+    return pd.DataFrame(out)
 
 
 def _build_ponds(b: _Builder) -> None:
@@ -767,12 +1134,10 @@ def _build_ponds(b: _Builder) -> None:
         b.res.add_table(Table(f"{tag}_storage", f"Storage of {label}",
                               pd.DataFrame(facts, columns=["item", "value"]),
                               key_columns=["item"]))
-        dev = pd.DataFrame([{"device": d, "type": t, "specification": _spec_text(sp)}
-                            for d, t, sp in zip(pond.outlet_ids, pond.outlet_types,
-                                                pond.outlet_spec)],
-                           columns=["device", "type", "specification"])
-        b.res.add_table(Table(f"{tag}_devices", f"Outlet devices of {label} (in parallel)",
-                              dev, key_columns=["device"]))
+        b.res.add_table(Table(f"{tag}_devices", f"Outlet devices of {label} (in parallel), "
+                              "every coefficient", device_table(pond), key_columns=["device"],
+                              caption="Coefficients as used, defaults included (cd orifice, "
+                                      "cw weir, end contractions, barrel n and ke)."))
         rating = rating_table(pond.structure(), stage_storage=pond.stage_storage, n=16)
         b.res.add_table(Table(f"{tag}_rating", f"Stage-storage-discharge of {label} (one unit)",
                               rating, decimals={"stage_ft": 2},
@@ -783,6 +1148,20 @@ def _build_ponds(b: _Builder) -> None:
         cols = ["storm", "peak_inflow_cfs", "peak_outflow_cfs", "time_of_peak_outflow_hr",
                 "peak_stage_ft", "peak_storage_ft3", "top_stage_ft", "freeboard_ft",
                 "discarded_ft3", "end_storage_ft3", "overtopped", "mass_balance_error_pct"]
+        b.res.add_table(Table(f"{tag}_summary", f"Summary of {label} per storm",
+                              pond_summary(r, name, pond), key_columns=["storm"],
+                              decimals={"attenuation_pct": 1, "lag_min": 1,
+                                        "plug_flow_detention_min": 1,
+                                        "center_of_mass_detention_min": 1},
+                              caption="Attenuation = 1 - peak out / peak in; lag = time of "
+                                      "peak outflow - time of peak inflow; centre-of-mass "
+                                      "detention = outflow centroid - inflow centroid; "
+                                      "plug-flow detention = mean time between equal "
+                                      "cumulative inflow and outflow volumes. Outflow is the "
+                                      "flow passed downstream (exfiltration excluded), so "
+                                      "losses can make the detention times short or "
+                                      "negative. Elevation = stage + the pond's "
+                                      "bottom_elevation_ft when given, else the stage."))
         b.res.add_table(Table(f"{tag}_routing", f"Routed peaks of {label}", rows[cols],
                               decimals={"mass_balance_error_pct": 4},
                               labels={"discarded_ft3": "Exfiltrated [ft³]"},
@@ -834,6 +1213,29 @@ def _build_comparison(b: _Builder) -> None:
         text.append(sentence + ".")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"combinations": int(len(comp)), "post_le_pre": n_ok})
+    scen = []
+    for name in ("pre", "post"):
+        sc = site.scenarios[name]
+        scen.append((f"{_SCENARIO_TITLE[name].capitalize()}",
+                     [(n.id, n.kind) for n in sc.nodes.values()],
+                     [(n.id, n.to) for n in sc.nodes.values() if n.to]))
+    b.res.values["routing_diagram"] = {
+        name: F.diagram_elements(nodes, edges)
+        for name, (_, nodes, edges) in zip(("pre", "post"), scen)}
+    b.figure("routing_diagram", "Routing diagram (pre- and post-development)",
+             lambda: F.routing_diagram_figure("routing_diagram", "", scen))
+    areas = {name: float(site.scenarios[name].area_ac) for name in ("pre", "post")}
+    tol = float(getattr(site.options, "area_tolerance_pct", 1.0))
+    diff_pct = 100.0 * abs(areas["post"] - areas["pre"]) / areas["pre"] if areas["pre"] else 0.0
+    b.res.values.update({"pre_area_ac": areas["pre"], "post_area_ac": areas["post"],
+                         "area_difference_pct": diff_pct, "area_tolerance_pct": tol})
+    if diff_pct > tol:
+        w = (f"pre- and post-development total areas differ: pre {_fmt(areas['pre'], 3)} ac, "
+             f"post {_fmt(areas['post'], 3)} ac ({_fmt(diff_pct, 1)} %, more than the "
+             f"{_fmt(tol, 1)} % tolerance, checks.area_tolerance_pct); check the "
+             "subcatchment areas")
+        b.notice(md_escape(w))
+        b.res.warnings.append(w)
     b.res.add_table(Table("peak_comparison", "Pre- and post-development peaks and volumes",
                           comp, decimals={"peak_change_pct": 1, "volume_change_pct": 1},
                           labels={"post_le_pre": "Post ≤ pre"},
@@ -867,31 +1269,34 @@ def _build_criteria(b: _Builder) -> None:
     failed = crit[crit["result"] == "fail"]
     waived = crit[crit["result"] == "waived"]
     text = [f"{len(crit)} checks of the NY unified sizing criteria were evaluated: "
-            f"{int((crit['result'] == 'pass').sum())} pass, {len(failed)} fail"
+            f"{int((crit['result'] == 'pass').sum())} meet, {len(failed)} FAIL"
             + (f", {len(waived)} waived" if len(waived) else "") + "."]
-    for _, row in failed.iterrows():
-        text.append(f"{md_escape(row['symbol'])} ({md_escape(row['criterion'])}"
-                    + (f", {md_escape(row['design_point'])}" if row["design_point"] else "")
-                    + f"): required {_fmt(row['required'], 4)}, provided "
-                      f"{_fmt(row['provided'], 4)} {md_escape(row['units'])} "
-                      f"({md_escape(row['comparison'])}).")
+    crit_summary = [r for r in ctx.summary["criteria"]]
+    for cr in crit_summary:
+        if cr["status"] == "FAILS":
+            text.append(md_escape(cr["failure"]) + ".")
+    for cr in crit_summary:
+        if cr["status"] == "not evaluated":
+            text.append(f"{md_escape(cr['item'])}: not evaluated: {md_escape(cr['reason'])}.")
     unverified = sorted({s for s in crit["symbol"][crit["status"].str.contains(
         "unverified", case=False, na=False)]})
     if unverified:
-        text.append("Criteria values with an unverified source: " +
-                    ", ".join(md_escape(s) for s in unverified) +
-                    " (the table of sources gives each one's source, location and "
-                    "verification status).")
-        b.notice("Some criteria values are unverified in the primary source; the table of "
-                 "sources and verification status gives each value's source and status. "
-                 "Confirm them before relying on the result.")
+        text.append("Criteria values whose source is not yet verified ("
+                    + ", ".join(md_escape(s) for s in unverified)
+                    + ") are listed once, in \"Values to confirm before submission\" in the "
+                      "project summary.")
     b.res.narrative_md = text[0] + "\n\n" + " ".join(text[1:])
     b.res.values.update({"checks": int(len(crit)), "failed": int(len(failed)),
                          "passed_all": bool(len(failed) == 0)})
-    b.res.add_table(Table("criteria_results", "Required, provided and result",
-                          crit[["symbol", "criterion", "design_point", "storm", "required",
-                                "provided", "units", "comparison", "result"]],
-                          decimals={"required": 4, "provided": 4},
+    shown = crit[["symbol", "criterion", "design_point", "storm", "required",
+                  "provided", "units", "comparison", "result"]].copy()
+    shown["status"] = [cr["status"] for cr in crit_summary[:len(shown)]]
+    shown["comparison"] = shown["comparison"].map(
+        lambda c: "needs provided ≤ allowed (the pre-development peak)" if "<=" in str(c)
+        else "needs provided ≥ required" if ">=" in str(c) else str(c))
+    b.res.add_table(Table("criteria_results", "Required, provided and status",
+                          shown.drop(columns=["result"]),
+                          labels={"comparison": "Rule"},
                           key_columns=["criterion", "design_point"]))
     b.res.add_table(Table("criteria_basis", "Equations and methods",
                           crit[["symbol", "criterion", "design_point", "equation", "method",
@@ -977,6 +1382,11 @@ def _build_sediment(b: _Builder) -> None:
                           pd.DataFrame(crit_rows), key_columns=["trap_id"]))
     text = []
     for c in checks:
+        if c.ok is False:
+            w = (f"sediment trap {c.trap_id} FAILS: provided {_fmt(c.provided_ft3, 0)} ft³ < "
+                 f"required {_fmt(c.required_ft3, 0)} ft³ ({c.criteria.key})")
+            b.notice(md_escape(w))
+            b.res.warnings.append(w)
         ok = {True: "meets", False: "does **not** meet", None: "cannot be checked against"}[c.ok]
         text.append(f"Trap {md_escape(c.trap_id)} ({_fmt(c.drainage_area_ac, 2)} ac drainage) "
                     f"requires {_fmt(c.required_ft3, 0)} ft³ under "
@@ -1078,7 +1488,8 @@ def _build_inspections(b: _Builder) -> None:
                              "storm_days": int(len(sched.storm_days)),
                              "interval_days": sched.interval_days,
                              "threshold_in": sched.threshold_in})
-        b.res.add_table(Table("inspection_dates", "Required inspections", frame,
+        b.res.add_table(Table("inspection_dates", "Estimated inspection dates (from the daily "
+                              "rainfall record named below; an estimate, not a schedule)", frame,
                               key_columns=["date"]))
         b.res.add_table(Table("inspections_by_month", "Inspections per month", by_month,
                               key_columns=["month"]))
@@ -1104,7 +1515,7 @@ def _build_inspections(b: _Builder) -> None:
     if notices:
         b.res.add_table(Table("notices", "Advance notices before milestones", pd.DataFrame([{
             "milestone": n.milestone_key, "milestone_text": n.milestone_text,
-            "milestone_at": n.milestone_at.isoformat(), "notice_due": n.notice_due.isoformat(),
+            "milestone_at": _when(n.milestone_at), "notice_due": _when(n.notice_due),
             "notify_by_date": n.notify_by_date.isoformat(), "citation": n.citation}
             for n in notices]), key_columns=["milestone"]))
         text.append(f"{len(notices)} advance notices are due before construction milestones "
@@ -1137,6 +1548,51 @@ _REFERENCES = (
 )
 
 
+def tables_used(ctx: Context) -> list[str]:
+    """The shipped tables (and regulation profile) the computation of this site reads.
+
+    Determined from what the computation used, so the list is the same whichever sections
+    a process computed first (the loader's own record, :func:`hydrocalc.data.tables_read`,
+    depends on the process's history because callers cache their tables): the curve-number
+    table of every cover looked up, the sheet-flow n table when a segment names a surface,
+    the unit hydrograph, the rainfall distribution's table, the criteria tables when
+    criteria are evaluated, the sediment-trap criteria and MUSLE factor tables when traps
+    are checked, and the municipality's profile.
+    """
+    from hydrocalc import data, rainfall, runoff
+
+    site, r = ctx.site, ctx.results
+    used: list[str] = []
+    covers = r.covers
+    if len(covers):
+        looked_up = covers[~covers["cn_given"].astype(bool)] if "cn_given" in covers else covers
+        if len(looked_up):
+            frame = runoff._cn_frame()
+            keys = set(looked_up["cover"].astype(str))
+            used += [t for t in runoff.CN_TABLES
+                     if keys & set(frame.loc[frame["table"] == t, "key"])]
+    segs = r.tc_segments
+    if len(segs) and "surface" in segs and segs["surface"].fillna("").astype(str).str.len().gt(0) \
+            .any() and (segs["type"] == "sheet").any():
+        used.append("tr55_sheet_flow_n")
+    used.append("nrcs_dimensionless_uh")
+    key = rainfall._canonical(site.storms.distribution)
+    if key is not None:
+        used.append(rainfall._SHIPPED[key][0])
+    if site.criteria.standard != "none" and not r.criteria.empty:
+        used.append("ny_sizing_criteria")
+        if site.criteria.rrv_specific_reduction_factor is None:
+            used.append("ny_rrv_specific_reduction_factors")
+    plan = site.construction
+    if ctx.trap_checks:
+        used.append("sediment_trap_criteria")
+        if any(getattr(t, "k_factor", None) is not None for t in getattr(plan, "traps", ())):
+            used += ["musle_c_factors", "musle_p_factors", "sediment_dry_unit_weight"]
+    used.append(f"regulation_profile_{site.project.municipality}")
+    known = set(data.list_tables(kind=None))
+    return [t for t in dict.fromkeys(used) if t in known]
+
+
 def _build_methods(b: _Builder) -> None:
     import hydrocalc
     from hydrocalc import data
@@ -1166,12 +1622,12 @@ def _build_methods(b: _Builder) -> None:
         methods, columns=["step", "method", "reference"]), key_columns=["step"]))
     hashes = data.table_hashes()
     rows = []
-    for name in data.list_tables(kind=None):
+    for name in tables_used(b.ctx):
         info = data.table_info(name)
         rows.append({"table": name, "title": info.get("title", ""),
                      "source": f"{info.get('source', '')} ({info.get('location', '')})",
                      "sha256_prefix": hashes.get(name, "")[:12]})
-    b.res.add_table(Table("data_tables", "Published tables shipped with hydrocalc",
+    b.res.add_table(Table("data_tables", "Published tables this computation read",
                           pd.DataFrame(rows), labels={"sha256_prefix": "SHA-256 (first 12)"},
                           caption="Full hashes are in results.json (data_tables).",
                           key_columns=["table"]))
@@ -1191,8 +1647,8 @@ def _build_methods(b: _Builder) -> None:
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
         f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
-        "storage-indication. Every published table used is listed with its source and "
-        "SHA-256, so a reviewer can check the numbers the computation rests on; "
+        "storage-indication. Every published table this computation read is listed with its "
+        "source and SHA-256, so a reviewer can check the numbers it rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )
     b.echo("analysis_inputs", "Computation options as entered", ["analysis"])
@@ -1249,7 +1705,7 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
             _BUILDERS["hydrology"](b, key.split("_", 1)[1])
         else:
             _BUILDERS[key](b)
-    b.res.warnings.extend(_warning_text(w) for w in caught)
+    b.res.warnings.extend(_warning_text(w) for w in _about_the_computation(caught))
     b.res.warnings = _dedupe(b.res.warnings)
     return b.res
 
@@ -1337,7 +1793,12 @@ def all_warnings(site_file: str, section_keys: list, out_dir: str) -> SectionRes
 
 
 def cover_meta(results: Mapping, site=None) -> dict:
-    """Cover-page data for :func:`hydrocalc.report.assemble.assemble_html` from results.json."""
+    """Cover-page data for :func:`hydrocalc.report.assemble.assemble_html` from results.json.
+
+    With a compliance summary (``results["summary"]``, else computed from ``site``) it
+    carries ``verdict`` (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``),
+    ``verdict_text`` and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
+    """
     project = dict(results.get("project", {}))
     if site is not None:
         try:
@@ -1354,7 +1815,18 @@ def cover_meta(results: Mapping, site=None) -> dict:
             ("Receiving water", project.get("receiving_water", "")),
             ("Report generated (UTC)", ts),
             ("hydrocalc version", results.get("hydrocalc_version", ""))]
+    summary = results.get("summary")
+    if not summary and site is not None and getattr(site, "path", None) is not None:
+        summary = context(site.path).summary
+    from hydrocalc.report.summary import summary_tables
+
+    verdict = {}
+    if summary:
+        verdict = {"verdict": summary.get("status", summary.get("verdict")),
+                   "verdict_text": summary["verdict_text"],
+                   "summary_tables": summary_tables(summary)}
     return {
+        **verdict,
         "project_name": name,
         "kind": "SWPPP hydrologic analysis",
         "cover_rows": rows,
