@@ -457,3 +457,43 @@ def test_default_chunks_keep_a_task_small():
     assert info[0]["n"] == 10_000
     if batch.default_task_memory_mb(2) == batch.TASK_MEMORY_MB:
         assert max(sizes) <= 20  # about 40 MB of arrays per task (Pelham: ~2.7 MB each)
+
+
+def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
+    from hydrocalc import _route_kernel, routing
+    from hydrocalc.outlets import CircularOrifice, Exfiltration, as_structure
+
+    built = []
+
+    def build(ss, structure, dt_s, points):
+        built.append(1)
+        return routing._build_table(ss, structure, dt_s, points)
+
+    def spec(diameter_in, rate_in_hr=0.5):
+        ss = routing.StageStorage.basin(40, 16, 5.0)  # a new, equal object each time
+        devices = [Exfiltration(rate_in_hr), CircularOrifice(diameter_in, 1.35)]
+        return ss, as_structure(devices).bind(ss)
+
+    monkeypatch.setattr(_route_kernel, "_TABLES", {})
+    monkeypatch.setattr(_route_kernel, "_WANTED", False)
+    _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
+    assert built == [1] and not _route_kernel._TABLES  # one site analysed once: no cache
+    monkeypatch.setattr(_route_kernel, "_WANTED", True)
+    first = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
+    again = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
+    assert again is first and len(built) == 2
+    fresh = routing._build_table(*spec(2.0), 36.0, 400)
+    for name in ("stage", "storage", "outflow", "si", "slope"):
+        assert np.array_equal(getattr(first, name), getattr(fresh, name)), name
+        assert not getattr(first, name).flags.writeable
+    assert all(not q.flags.writeable for _, _, q in first.parts)
+    # any difference in the pond, the step or the table size builds a new table
+    for other in (_route_kernel.cached_table(build, *spec(2.5), 36.0, 400),
+                  _route_kernel.cached_table(build, *spec(2.0, 0.6), 36.0, 400),
+                  _route_kernel.cached_table(build, *spec(2.0), 18.0, 400),
+                  _route_kernel.cached_table(build, *spec(2.0), 36.0, 300)):
+        assert other is not first
+    assert len(built) == 6
+    monkeypatch.setattr(_route_kernel, "TABLE_CACHE_SIZE", 2)
+    _route_kernel.cached_table(build, *spec(3.0), 36.0, 400)
+    assert len(_route_kernel._TABLES) <= 2  # bounded

@@ -151,3 +151,40 @@ def series_loop(q2, x, x_max, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_
             np.ascontiguousarray(hi, dtype=np.intp), float(half_dt_s), os_, storage, stage,
             v_acc)
     return v_acc
+
+
+#: Storage-indication tables kept by :func:`cached_table` (most recent last).
+_TABLES: dict = {}
+#: Most tables :func:`cached_table` keeps (each a few tens of kB).
+TABLE_CACHE_SIZE = 256
+
+
+def cached_table(build, stage_storage, structure, dt_s: float, points: int, **options):
+    """``build(stage_storage, structure, dt_s, points, **options)``, reused for identical inputs.
+
+    In a process that called :func:`use` (a batch worker), the storage-indication table of a
+    pond is kept under the pickled bytes of its inputs (the stage-storage relation, the
+    bound outlet structure, the step, the table size and the ``options`` such as tailwater
+    and flap gate): a sweep that varies an orifice over a few values routes the same few
+    ponds thousands of times, and building a table costs more than routing it. Equal bytes mean equal inputs, and the table is a
+    deterministic function of them, so a reused table is the table that would be built
+    (its arrays are read-only). Elsewhere (one site analysed once) the table is built.
+    """
+    if not _WANTED:
+        return build(stage_storage, structure, dt_s, points, **options)
+    import pickle
+
+    try:
+        key = pickle.dumps((stage_storage, structure, float(dt_s), int(points),
+                            sorted(options.items())), protocol=5)
+    except Exception:  # noqa: BLE001 - an input that cannot be pickled is simply built
+        return build(stage_storage, structure, dt_s, points, **options)
+    table = _TABLES.pop(key, None)
+    if table is None:
+        table = build(stage_storage, structure, dt_s, points, **options)
+        for _, _, q in table.parts:
+            q.setflags(write=False)
+        while _TABLES and len(_TABLES) >= TABLE_CACHE_SIZE:  # the least recently used
+            _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[key] = table
+    return table

@@ -81,7 +81,7 @@ _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass"
 _LOCAL = ("processes", "threads", "synchronous")
 #: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
 #: see :func:`default_task_memory_mb`. [MB]
-TASK_MEMORY_MB = 40.0
+TASK_MEMORY_MB = 20.0
 #: The same without numba (the numpy routing loop needs larger chunks to be efficient). [MB]
 TASK_MEMORY_MB_NUMPY = 1024.0
 #: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
@@ -310,7 +310,7 @@ def default_task_memory_mb(workers: int) -> float:
     With the compiled routing loop (numba, the ``batch`` extra) a chunk's cost per scenario
     hardly depends on its size, so chunks are kept small: a worker's libraries (numpy,
     pandas, pyarrow, scipy, numba) take about 230 MB, and :data:`TASK_MEMORY_MB` of arrays
-    keeps the worker near 300 MB. Without numba the per-step cost of the numpy loop is
+    keeps the worker under 300 MB. Without numba the per-step cost of the numpy loop is
     amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
     is used. ``--memory-mb`` overrides either.
     """
@@ -803,7 +803,7 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         Show a progress bar on stderr.
     task_memory_mb : float, optional
         Memory target of the arrays of one sweep task (default
-        :func:`default_task_memory_mb`: 40 MB, 1 GB without numba). [MB]
+        :func:`default_task_memory_mb`: 20 MB, 1 GB without numba). [MB]
     worker_wait_s : float, default :data:`WORKER_WAIT_S`
         With a cluster: how long to wait for a worker, at the start and whenever every
         worker has left mid-run, before failing (InputError at the start; the pending

@@ -909,8 +909,9 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     for ss, outl in zip(ss_list, out_list):
         structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
         _check_devices(structure, ss)
-        tables.append(_build_table(ss, structure, dt_s, table_points, tailwater=tw_k[len(tables)],
-                                   flap_gate=bool(flaps[len(tables)])))
+        tables.append(_route_kernel.cached_table(
+            _build_table, ss, structure, dt_s, table_points,
+            tailwater=tw_k[len(tables)], flap_gate=bool(flaps[len(tables)])))
     tops = np.array([tb.top for tb in tables])
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)

@@ -683,7 +683,7 @@ class Sweep:
     description: str = ""
     where: str = "sweep.toml"  #: file name used in messages
 
-    @property
+    @functools.cached_property
     def groups(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """``((group name, indices of its variations), ...)`` in order of first appearance."""
         order: dict[str, list[int]] = {}
@@ -691,12 +691,12 @@ class Sweep:
             order.setdefault(v.group, []).append(i)
         return tuple((g, tuple(ix)) for g, ix in order.items())
 
-    @property
+    @functools.cached_property
     def group_sizes(self) -> tuple[int, ...]:
         """Number of values of each group."""
         return tuple(len(self.variations[ix[0]].values) for _, ix in self.groups)
 
-    @property
+    @functools.cached_property
     def n_scenarios(self) -> int:
         """Number of scenarios (product of group sizes; 1 with no variation)."""
         return int(math.prod(self.group_sizes))

@@ -176,6 +176,17 @@ def _warning_text(w) -> str:
     return f"{w.category.__name__}: {w.message}"
 
 
+def _about_the_computation(caught) -> list:
+    """The caught warnings that concern the computation.
+
+    ``ResourceWarning`` is dropped: it is emitted when the garbage collector happens to
+    finalise an unclosed resource (an event loop, a file) of some earlier work in the same
+    process, so whether it lands inside a section depends on timing, not on the inputs, and
+    a report and its re-computation (``hydrocalc verify``) must list the same warnings.
+    """
+    return [w for w in caught if not issubclass(w.category, ResourceWarning)]
+
+
 class Context:
     """A loaded site and its computations, each run once and with its warnings kept."""
 
@@ -194,7 +205,8 @@ class Context:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = fn(*args, **kwargs)
-        self.warnings.setdefault(step, []).extend(_dedupe(_warning_text(w) for w in caught))
+        self.warnings.setdefault(step, []).extend(
+            _dedupe(_warning_text(w) for w in _about_the_computation(caught)))
         return value
 
     def _cached(self, step: str, fn: Callable, *args, **kwargs):
@@ -528,6 +540,14 @@ def _build_project(b: _Builder) -> None:
         head.append(f"- {md_escape(item['item'])}: waived: {md_escape(item['reason'])}")
     if len(head) > 2:
         head.append("")
+    # the loader's warnings on the inputs (implausible values, slips such as pre/post areas
+    # that differ or a declaration that disagrees with the network) belong on the first page
+    notes = list(dict.fromkeys(str(n) for n in getattr(site, "notes", ())))
+    if notes:
+        head += ["**Input checks to review before submission:**", ""]
+        head += [f"- {md_escape(n)}" for n in notes]
+        head.append("")
+    b.res.values["input_checks"] = notes
     b.res.narrative_md = "\n".join(head + text)
     from hydrocalc.report.summary import summary_tables
 
@@ -1694,7 +1714,7 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
             _BUILDERS["hydrology"](b, key.split("_", 1)[1])
         else:
             _BUILDERS[key](b)
-    b.res.warnings.extend(_warning_text(w) for w in caught)
+    b.res.warnings.extend(_warning_text(w) for w in _about_the_computation(caught))
     b.res.warnings = _dedupe(b.res.warnings)
     return b.res
 
