@@ -4,6 +4,7 @@ kernel (checked without starting a server)."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -17,8 +18,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
 def test_make_lab_runs_jupyter_lab_on_the_notebooks_folder():
-    out = subprocess.run(["make", "-n", "-B", "lab", "LAB_ARGS=--no-browser"], cwd=ROOT,
+    # run as a top-level make (under `make test` the parent's MAKEFLAGS/MAKELEVEL would add
+    # "make[1]: Entering directory" lines)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-B", "lab",
+                          "LAB_ARGS=--no-browser"], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True).stdout.splitlines()
+    out = [line for line in out if not line.startswith("make")]
     assert '.venv/bin/python -m pip install --quiet -e ".[lab]"' in out
     assert out[-1].split() == [".venv/bin/python", "-m", "jupyter", "lab",
                                "--notebook-dir=notebooks", "--no-browser"]
