@@ -143,3 +143,12 @@ def test_lesson_runs_as_shipped_and_its_checked_values_are_unchanged(rerun, path
         o.get("data", {}).get("text/html", "")) for c in nb.cells if c.cell_type == "code"
         for o in c.outputs) for nb in (committed, fresh)]
     assert n_figures[0] == n_figures[1] > 0
+
+
+def test_lesson_rule_refuses_paths_outside_the_repository(tmp_path):
+    from hydrocalc.report.notebook_rules import _outside_references
+
+    root = tmp_path / "repo"
+    folder = root / "notebooks" / "learn"
+    src = 'a = "../../../elsewhere/x.csv"; b = "/etc/passwd"; c = "../../design_storms/p.toml"'
+    assert _outside_references(src, folder, root) == ['"/e', "../../../elsewhere/x.csv"]

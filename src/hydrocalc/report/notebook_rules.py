@@ -35,6 +35,8 @@ from __future__ import annotations
 import ast
 import io
 import os
+import pathlib
+import re
 import tokenize
 
 import nbformat
@@ -266,7 +268,20 @@ def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True)
 MAX_LESSON_KB = 250
 _LESSON_IMPORTS = ("hydrocalc", "numpy", "pandas", "matplotlib", "datetime", "IPython")
 _LESSON_FORBIDDEN_NAMES = {"open", "exec", "eval", "compile", "__import__", "input"}
-_OUTSIDE = ("/work/", "../shared", "shared/references", "shared/seeds")
+#: A quoted absolute path (POSIX or a Windows drive) in a lesson cell.
+_ABSOLUTE_PATH = re.compile(r"""["'](?:/[A-Za-z_]|[A-Za-z]:[\\/])""")
+#: A relative path that climbs out of the notebook's folder.
+_PARENT_PATH = re.compile(r"(?:\.\./)+[\w./-]*")
+
+
+def _outside_references(src: str, folder: pathlib.Path, root: pathlib.Path) -> list[str]:
+    """Paths in ``src`` that are absolute or resolve outside the repository ``root``."""
+    found = [m.group(0) for m in _ABSOLUTE_PATH.finditer(src)]
+    for m in _PARENT_PATH.finditer(src):
+        target = (folder / m.group(0)).resolve()
+        if target != root and root not in target.parents:
+            found.append(m.group(0))
+    return found
 
 
 def lesson_problems(path: str | os.PathLike) -> list[str]:
@@ -275,6 +290,8 @@ def lesson_problems(path: str | os.PathLike) -> list[str]:
     nb = nbformat.read(path, as_version=4)
     name = os.path.basename(path)
     is_lesson = name[:2].isdigit()
+    folder = pathlib.Path(path).resolve().parent
+    root = folder.parent.parent  # notebooks/learn/<lesson> -> the repository
     problems: list[str] = []
     size_kb = os.path.getsize(path) / 1024
     if size_kb > MAX_LESSON_KB:
@@ -287,9 +304,8 @@ def lesson_problems(path: str | os.PathLike) -> list[str]:
     for index, cell in enumerate(nb.cells):
         where = f"{name} cell {index}"
         src = _source(cell)
-        for bad in _OUTSIDE:
-            if bad in src:
-                problems.append(f"{where}: refers to {bad!r}, outside the repository")
+        for bad in _outside_references(src, folder, root):
+            problems.append(f"{where}: refers to {bad!r}, outside the repository")
         if cell.cell_type != "code":
             continue
         try:
