@@ -100,7 +100,7 @@ def _bad_lesson(tmp_path):
     err.execution_count = 1
     err.outputs = [new_output("error", ename="AssertionError", evalue="", traceback=[])]
     never = new_code_cell("%matplotlib inline")
-    nb.cells = [new_markdown_cell("# A lesson from ../shared/references"), code, err, never]
+    nb.cells = [new_markdown_cell("# A lesson reading ../../../outside/data.csv"), code, err, never]
     path = tmp_path / "09_bad.ipynb"
     nbformat.write(nb, path)
     return path
