@@ -450,13 +450,20 @@ def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monk
     assert_same_summary(fast.summary, plain.summary, rtol=0)
 
 
-def test_default_chunks_keep_a_task_small():
+def test_default_blocks_keep_a_task_small():
     sweep_file = FIX.parents[2] / "examples" / "sweeps" / "pelham_sweep.toml"
     tasks, _, info = batch.plan_tasks([sweep_file], workers=2)
     sizes = {t["stop"] - t["start"] for t in tasks}
     assert info[0]["n"] == 10_000
+    assert max(sizes) <= batch.MAX_CHUNK and len(tasks) >= 8  # about four tasks per worker
+    # a task computes its scenarios in blocks that bound its arrays
+    assert {t["summary_batch"] for t in tasks} == {batch.SUMMARY_BATCH}
+    assert all(t["summary"] for t in tasks)
     if batch.default_task_memory_mb(2) == batch.TASK_MEMORY_MB:
-        assert max(sizes) <= 20  # about 40 MB of arrays per task (Pelham: ~2.7 MB each)
+        # about 20 MB of arrays per block of the full analysis (Pelham: ~2.7 MB each)
+        assert max(t["batch"] for t in tasks) <= 10
+    off, _, _ = batch.plan_tasks([sweep_file], workers=2, summary_arrays=False)
+    assert not any(t["summary"] for t in off)
 
 
 def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):

@@ -84,11 +84,17 @@ _LOCAL = ("processes", "threads", "synchronous")
 TASK_MEMORY_MB = 20.0
 #: The same without numba (the numpy routing loop needs larger chunks to be efficient). [MB]
 TASK_MEMORY_MB_NUMPY = 1024.0
-#: Largest number of sweep scenarios in one task. Beyond a few hundred scenarios the batch
-#: routing's cost per pond-storm-step no longer falls (measured for the Pelham sweep:
-#: 10.5-12 ms per scenario on one core for chunks of 150 to 1,000), so larger chunks would
-#: only cost memory and leave a worker idle at the end of a run.
-MAX_CHUNK = 400
+#: Largest number of sweep scenarios in one task. A task computes its scenarios in blocks
+#: (:data:`SUMMARY_BATCH` by the summary arrays, or as many as fit the task memory by the
+#: full analysis), so its size sets only the scheduling overhead (fewer, larger tasks) and
+#: the work a lost worker takes with it and that remains at the end of a run.
+MAX_CHUNK = 250
+#: Scenarios computed together by the summary array path
+#: (:func:`hydrocalc.sweep_summary.summary_rows_many`). Measured for the Pelham sweep on
+#: one core: 4.1 ms per scenario in blocks of 7, 3.1 ms in blocks of 25, 3.2 ms in blocks of
+#: 50, 3.4 ms in blocks of 100 (larger arrays leave the processor's caches); a block of 25
+#: holds about 40 MB of series.
+SUMMARY_BATCH = 25
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
 #: Default seconds to wait for a dask.distributed scheduler to have a worker (at the start,
@@ -207,7 +213,8 @@ def run_task(spec: dict) -> dict:
     dict
         ``rows`` (summary rows with ``_input``/``_index`` ordering keys), ``n`` (inputs or
         scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``, ``cpu_s`` (CPU
-        time of the task's thread).
+        time of the task's thread), ``paths`` (sweep scenarios computed by the summary
+        arrays and by the full analysis, with the reasons of the latter; empty for a site).
     """
     import warnings
 
@@ -218,6 +225,7 @@ def run_task(spec: dict) -> dict:
     c0 = time.thread_time()
     rows: list[dict] = []
     failed = 0
+    paths: dict = {}
     kind = spec["kind"]
     source = spec["source"]
     with warnings.catch_warnings():
@@ -226,7 +234,7 @@ def run_task(spec: dict) -> dict:
             if kind == "site":
                 rows, failed = _site_rows(spec)
             elif kind == "sweep":
-                rows, failed = _sweep_rows(spec)
+                rows, failed, paths = _sweep_rows(spec)
             else:
                 raise AssertionError(kind)
         except Exception as exc:  # noqa: BLE001 - a task reports, never raises
@@ -239,7 +247,7 @@ def run_task(spec: dict) -> dict:
     return {"rows": rows, "n": spec.get("stop", 1) - spec.get("start", 0), "failed": failed,
             "pid": os.getpid(), "peak_rss_mb": _peak_rss_mb(),
             "elapsed_s": time.perf_counter() - t0, "cpu_s": time.thread_time() - c0,
-            "task": spec.get("task")}
+            "task": spec.get("task"), "paths": paths}
 
 
 def _site_rows(spec: dict) -> tuple[list[dict], int]:
@@ -261,9 +269,16 @@ def _site_rows(spec: dict) -> tuple[list[dict], int]:
     return rows, 0
 
 
-def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
-    from hydrocalc.analysis import analyze_many
+def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
+    """Rows of the scenarios ``start`` to ``stop - 1`` of a sweep task.
 
+    Scenarios go in blocks: by default through the summary array path
+    (:func:`hydrocalc.sweep_summary.summary_rows_many`, ``summary_batch`` scenarios at a
+    time); a block that path cannot express, or that fails in it, goes through the full
+    analysis (:func:`hydrocalc.analysis.analyze_many`, ``batch`` scenarios at a time) and
+    the reason is counted in the third value returned, ``{"summary_arrays": n,
+    "full_analysis": n, "reasons": {reason: n}}`` (reported in ``batch.json``).
+    """
     source = spec["source"]
     sw = _cached_sweep(spec["path"])
     storms = list(sw.storms) if sw.storms else spec.get("storms")
@@ -279,14 +294,61 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
             rows.append(dict(_error_row(source, sw.scenario_id(i), _message(exc),
                                         site=site_name, values=sw.values(i)),
                              _input=spec["input"], _index=i))
-    results = analyze_many([s for _, s in valid], storms=storms, errors="collect") \
-        if valid else []
+    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
+    use_summary = spec.get("summary", True)
+    full = max(1, int(spec.get("batch") or len(valid) or 1))
+    step = max(1, int(spec.get("summary_batch") or full)) if use_summary else full
+    for b in range(0, len(valid), step):
+        block = valid[b:b + step]
+        reason = "summary arrays turned off (per-scenario analysis requested)"
+        if use_summary:
+            done = _summary_block(block, storms, sw, spec, rows)
+            if isinstance(done, int):
+                paths["summary_arrays"] += done
+                continue
+            reason = done
+        paths["full_analysis"] += len(block)
+        paths["reasons"][reason] = paths["reasons"].get(reason, 0) + len(block)
+        for c in range(0, len(block), full):
+            failed += _full_block(block[c:c + full], storms, sw, spec, rows)
+    return rows, failed, paths
+
+
+def _summary_block(block, storms, sw, spec, rows) -> int | str:
+    """Rows of ``block`` by the summary array path; the number done, or why not (str)."""
+    from hydrocalc.sweep_summary import Unsupported, summary_rows_many
+
+    try:
+        results = summary_rows_many([s for _, s in block], storms=storms)
+    except Unsupported as exc:
+        return f"not expressed by the summary arrays: {exc}"
+    except Exception as exc:  # noqa: BLE001 - the full analysis reports it per scenario
+        return f"failed in the summary arrays ({_message(exc)})"
+    source = spec["source"]
+    for (i, _), res in zip(block, results, strict=True):
+        sid = sw.scenario_id(i)
+        values = sw.values(i)
+        for r in res:
+            rows.append({"source": source, **r, "scenario": sid, "status": "ok", "error": "",
+                         **values, "_input": spec["input"], "_index": i})
+    return len(block)
+
+
+def _full_block(block, storms, sw, spec, rows) -> int:
+    """Rows of ``block`` by the full analysis (analyze_many); returns the failures."""
+    from hydrocalc.analysis import analyze_many
+
+    source = spec["source"]
+    site_name = sw.site.name
+    failed = 0
+    results = analyze_many([s for _, s in block], storms=storms, errors="collect") \
+        if block else []
     retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
-    if len(valid) > 1 and retry:
+    if len(block) > 1 and retry:
         # a group failed as a whole: analyse its members one by one to isolate the culprit
         for k in retry:
-            results[k] = analyze_many([valid[k][1]], storms=storms, errors="collect")[0]
-    for (i, _), res in zip(valid, results, strict=True):
+            results[k] = analyze_many([block[k][1]], storms=storms, errors="collect")[0]
+    for (i, _), res in zip(block, results, strict=True):
         sid = sw.scenario_id(i)
         if isinstance(res, Exception):
             failed += 1
@@ -296,7 +358,7 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int]:
         for r in _ok_rows(res, source, sid, sw.values(i)):
             r.update(_input=spec["input"], _index=i)
             rows.append(r)
-    return rows, failed
+    return failed
 
 
 # ----------------------------------------------------------------------------------------
@@ -340,7 +402,8 @@ def _bytes_per_variant(site) -> float:
 
 def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = None,
                task_memory_mb: float | None = None,
-               storms: Sequence[str] | None = None) -> tuple[list[dict], list[dict], dict]:
+               storms: Sequence[str] | None = None,
+               summary_arrays: bool = True) -> tuple[list[dict], list[dict], dict]:
     """Split ``inputs`` into tasks.
 
     Parameters
@@ -350,12 +413,17 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
     workers : int
         Parallel workers (more, smaller chunks when there are many).
     chunk_size : int, optional
-        Scenarios per sweep task (default: as many as fit ``task_memory_mb``, at most
-        :data:`MAX_CHUNK`, and small enough to give each worker about four tasks).
+        Scenarios per sweep task (default: at most :data:`MAX_CHUNK`, and small enough to
+        give each worker about four tasks).
     task_memory_mb : float, optional
-        Memory target of one sweep task (default :func:`default_task_memory_mb`). [MB]
+        Memory target of the arrays of one block of scenarios analysed together by the full
+        analysis (default :func:`default_task_memory_mb`); the task's ``batch``. [MB]
     storms : sequence of str, optional
         Storms to analyse (default: all, or the sweep's ``storms``).
+    summary_arrays : bool, default True
+        Compute sweep scenarios by the summary array path where it applies (the task's
+        ``summary``; blocks of ``summary_batch`` = :data:`SUMMARY_BATCH`); False: the full
+        analysis of every scenario.
 
     Returns
     -------
@@ -398,18 +466,20 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         n = sw.n_scenarios
         info[idx] = {"source": source, "kind": "sweep", "n": n, "name": sw.name,
                      "columns": [v.column for v in sw.variations]}
+        per = _bytes_per_variant(sw.site)
+        by_mem = max(1, int(task_memory_mb * 1e6 // max(per, 1.0)))
         if chunk_size is None:
-            per = _bytes_per_variant(sw.site)
-            by_mem = max(1, int(task_memory_mb * 1e6 // max(per, 1.0)))
             by_balance = max(8, math.ceil(n / (4 * max(workers, 1))))
-            size = max(1, min(MAX_CHUNK, by_mem, by_balance))
+            size = max(1, min(MAX_CHUNK, by_balance))
         else:
             size = max(1, int(chunk_size))
         for start in range(0, n, size):
             tasks.append({"kind": "sweep", "input": idx, "source": source,
                           "path": str(path.resolve()), "start": start,
                           "stop": min(n, start + size),
-                          "storms": list(storms) if storms else None})
+                          "storms": list(storms) if storms else None,
+                          "batch": min(size, by_mem), "summary": bool(summary_arrays),
+                          "summary_batch": min(size, SUMMARY_BATCH)})
     for k, t in enumerate(tasks):
         t["task"] = k
     return tasks, errors, info
@@ -676,6 +746,10 @@ class BatchResult:
     task_cpu_s : float
         CPU time of all tasks (each task's thread), the work independent of how busy the
         machine was; ``n_scenarios / task_cpu_s`` is the throughput of one free core. [s]
+    paths : dict
+        Sweep scenarios computed by the summary arrays (``summary_arrays``) and by the full
+        analysis (``full_analysis``), and ``reasons``: why scenarios took the full
+        analysis, with their counts (also ``sweep_paths`` in ``batch.json``).
     """
 
     summary: Any
@@ -690,6 +764,7 @@ class BatchResult:
     worker_peak_rss_mb: dict
     parent_peak_rss_mb: float
     task_cpu_s: float = math.nan
+    paths: dict = dataclasses.field(default_factory=dict)
 
     @property
     def scenarios_per_s(self) -> float:
@@ -717,6 +792,12 @@ class BatchResult:
             + f"; {self.n_tasks} task(s); peak memory per worker {mem:.0f} MB",
             f"ok: {self.n_scenarios - self.n_failed}, failed: {self.n_failed}",
         ]
+        p = self.paths or {}
+        if p.get("summary_arrays") or p.get("full_analysis"):
+            lines.append(f"sweep scenarios by the summary arrays: {p['summary_arrays']}, by "
+                         f"the full analysis: {p['full_analysis']}")
+            for why, n in sorted(p.get("reasons", {}).items()):
+                lines.append(f"  full analysis for {n}: {why}")
         for kind in ("csv", "parquet", "json"):
             if kind in self.files:
                 lines.append(f"  {self.files[kind]}")
@@ -779,7 +860,8 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
 def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
               chunk_size: int | None = None, storms: Sequence[str] | None = None,
               progress: bool = True, task_memory_mb: float | None = None,
-              worker_wait_s: float = WORKER_WAIT_S) -> BatchResult:
+              worker_wait_s: float = WORKER_WAIT_S,
+              summary_arrays: bool = True) -> BatchResult:
     """Analyse many site files and sweep scenarios on Dask; write one summary table.
 
     Parameters
@@ -808,6 +890,13 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         With a cluster: how long to wait for a worker, at the start and whenever every
         worker has left mid-run, before failing (InputError at the start; the pending
         scenarios become error rows mid-run). [s]
+    summary_arrays : bool, default True
+        Compute sweep scenarios by the summary array path
+        (:func:`hydrocalc.sweep_summary.summary_rows_many`: only the summary quantities, as
+        array work across the scenarios of a block) where it applies; the others, and all
+        with False, by the full analysis (:func:`hydrocalc.analysis.analyze_many`). Both give
+        the same rows; ``BatchResult.paths`` and ``batch.json`` count each and say why a
+        scenario took the full analysis.
 
     Returns
     -------
@@ -857,7 +946,8 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
                               getattr(client.scheduler, "address", "the scheduler"),
                               float(worker_wait_s))
         return _run(inputs, client, scheduler, distributed, workers, chunk_size, storms,
-                    progress, task_memory_mb, out_dir, t0, float(worker_wait_s))
+                    progress, task_memory_mb, out_dir, t0, float(worker_wait_s),
+                    summary_arrays=bool(summary_arrays))
     finally:
         if own_client and client is not None:
             client.close()
@@ -884,14 +974,17 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 
 
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
-         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S) -> BatchResult:
+         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
+         summary_arrays=True) -> BatchResult:
     tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
-                                   task_memory_mb=task_memory_mb, storms=storms)
+                                   task_memory_mb=task_memory_mb, storms=storms,
+                                   summary_arrays=summary_arrays)
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
     peaks: dict[int, float] = {}
     cpu = [0.0]
+    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
     restarts: list[int] = []
     failed = sum(1 for _ in rows)
     bar.update(failed)
@@ -904,6 +997,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         rows.extend(res["rows"])
         failed += res["failed"]
         cpu[0] += res.get("cpu_s", 0.0)
+        got = res.get("paths") or {}
+        for key in ("summary_arrays", "full_analysis"):
+            paths[key] += got.get(key, 0)
+        for why, n in got.get("reasons", {}).items():
+            paths["reasons"][why] = paths["reasons"].get(why, 0) + n
         peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
         bar.update(res["n"])
 
@@ -933,7 +1031,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, KeyboardInterrupt("interrupted"))
         bar.close()
         _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-                cpu[0], interrupted=True, restarts=restarts)
+                cpu[0], interrupted=True, restarts=restarts, paths=paths)
         raise
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
@@ -941,11 +1039,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
                 on_failure(t, exc)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
-                   tasks, t0, failed, peaks, cpu[0], restarts=restarts)
+                   tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-            task_cpu_s=math.nan, interrupted=False, restarts=()) -> BatchResult:
+            task_cpu_s=math.nan, interrupted=False, restarts=(), paths=None) -> BatchResult:
     import hydrocalc
 
     rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
@@ -972,6 +1070,8 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "pool_restarts": list(restarts),
         "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
         "task_cpu_s": round(task_cpu_s, 3),
+        # sweep scenarios computed by the summary arrays and by the full analysis (with why)
+        "sweep_paths": paths or {},
     }
     if out_dir is not None:
         files = _write_outputs(frame, meta, pathlib.Path(out_dir))
@@ -979,4 +1079,4 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),
                        worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb(),
-                       task_cpu_s=task_cpu_s)
+                       task_cpu_s=task_cpu_s, paths=paths or {})

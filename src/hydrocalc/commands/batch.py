@@ -21,20 +21,25 @@ from hydrocalc.commands._output import check_dir
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="Local worker processes/threads (default: number of CPUs).")
 @click.option("--chunk-size", type=click.IntRange(1, 100_000), default=None,
-              help="Sweep scenarios per task (default: sized from --memory-mb, at most 1024).")
+              help="Sweep scenarios per task (default: at most 250, about four tasks per "
+                   "worker).")
 @click.option("--memory-mb", type=click.FloatRange(16, None), default=None,
-              help="Memory target of the arrays of one sweep task [MB] (default: 40, keeping a "
-                   "worker near 300 MB; 1024 without numba).")
+              help="Memory target of the arrays of one block of sweep scenarios analysed in "
+                   "full [MB] (default: 20, keeping a worker under 300 MB; 1024 without "
+                   "numba).")
 @click.option("--storm", "storms", multiple=True, metavar="NAME",
               help="Analyse only this storm (repeatable; default: all).")
 @click.option("--worker-wait", "worker_wait_s", type=click.FloatRange(0, None), default=60.0,
               show_default=True, metavar="SECONDS",
               help="With --scheduler ADDRESS: how long to wait for a worker (at the start, or "
                    "after every worker left) before failing.")
+@click.option("--full-analysis", is_flag=True,
+              help="Analyse every sweep scenario in full (as `hydrocalc run` does) instead of "
+                   "the summary array path; the rows are the same.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
 def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storms,
-          worker_wait_s, quiet):
+          worker_wait_s, full_analysis, quiet):
     """Analyse every site file, and every scenario of every sweep file, in INPUTS.
 
     A sweep file (base = "site.toml" plus [[vary]] entries; see docs/batch.md) expands
@@ -49,7 +54,8 @@ def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storm
     check_dir(out_dir, "--out")
     result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
                        chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet,
-                       task_memory_mb=memory_mb, worker_wait_s=worker_wait_s)
+                       task_memory_mb=memory_mb, worker_wait_s=worker_wait_s,
+                       summary_arrays=not full_analysis)
     click.echo(result.describe())
     if not result.ok:
         errors = result.errors()

@@ -1,0 +1,333 @@
+r"""Summary rows of many sweep scenarios at once: array work across scenarios, no SiteResults.
+
+A batch summary row (:meth:`hydrocalc.analysis.SiteResults.summary_rows`) needs, per design
+point and storm, the pre/post peaks and volumes and the pass/fail flags of the criteria.
+:func:`summary_rows_many` computes exactly these for the scenarios of a sweep chunk as
+array operations over (storm, scenario, time):
+
+1. the runoff hydrographs of every distinct (area, CN, Tc) of the chunk's subcatchments in
+   one :func:`hydrocalc.hydrograph.runoff_hydrographs` call (TR-55/TR-20 unit-hydrograph
+   convolution, as :func:`hydrocalc.analysis.analyze`);
+2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
+   views of the runoff batch; a node fed by one node shares its array);
+3. every (scenario x pond x storm) routed by one
+   :func:`hydrocalc.routing.route_reservoirs` call (storage-indication method, the same
+   tables and arithmetic as the full analysis), with the exfiltration (discarded) flow
+   split off the routed outflow exactly as the full analysis does;
+4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
+   reductions over the time axis, and the criteria rows from
+   :func:`hydrocalc.criteria.evaluate` given a peaks-only view of the hydrology.
+
+The results equal those of :func:`~hydrocalc.analysis.analyze` on each scenario (same
+operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
+benchmark checks a sample of the Pelham sweep).
+
+What this path does not express
+-------------------------------
+:class:`Unsupported` is raised (and the caller runs the full per-scenario analysis,
+:func:`hydrocalc.analysis.analyze_many`, counting the reason) for chunks with:
+
+- reaches, or node kinds other than subcatchments, ponds and design points;
+- a pond downstream of another pond (pond levels above 0), a pond routed with its
+  neighbour (``backwater``) or a tailwater that varies in time;
+- scenarios with different storms, options or network topology in one chunk;
+- a criteria standard other than ``"ny_smdm"`` or ``"none"``, or a channel-protection
+  (Cpv) criterion that is evaluated (it needs routed series, not only peaks);
+- any error while computing (the full analysis then reports the failing scenarios one by
+  one with their messages).
+
+References
+----------
+.. [1] USDA NRCS, "National Engineering Handbook, Part 630 Hydrology," Chapter 16
+   (hydrographs) and Chapter 17 (flood routing, storage-indication method).
+.. [2] USDA SCS, "Urban Hydrology for Small Watersheds," Technical Release 55, 1986.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["summary_rows_many", "Unsupported", "unsupported_reason"]
+
+_PASS_KEYS = ("wqv", "rrv", "cpv", "qp", "qf")
+
+
+class Unsupported(Exception):
+    """A chunk the summary array path cannot express; ``str(exc)`` names the reason."""
+
+
+class _PeaksRun:
+    """A peaks-only stand-in for one scenario's run, as the criteria layer reads it.
+
+    ``node_outflow(dp)`` is (m, 1): row ``i`` holds the peak of storm ``i``, so
+    ``node_outflow(dp)[i].max()`` is the peak as with the full series. Anything else the
+    criteria might read raises (the chunk then falls back to the full analysis).
+    """
+
+    def __init__(self, peaks: dict, ponds: dict):
+        self._peaks = peaks
+        self.ponds = ponds
+
+    def node_outflow(self, node: str) -> np.ndarray:
+        return self._peaks[node]
+
+    def __getattr__(self, name):
+        raise Unsupported(f"the criteria read {name!r} of the hydrology, which the summary "
+                          "path does not keep")
+
+
+def unsupported_reason(site, names: Sequence[str]) -> str | None:
+    """Why :func:`summary_rows_many` cannot compute ``site`` (None when it can)."""
+    from hydrocalc import analysis
+    from hydrocalc.site import DesignPoint, Pond, Subcatchment
+
+    for name, sc in site.scenarios.items():
+        for nid in sc.order:
+            node = sc.nodes[nid]
+            if type(node) not in (Subcatchment, Pond, DesignPoint):
+                return f"{name}: {type(node).__name__.lower()} nodes"
+        for p in sc.ponds:
+            if p.backwater:
+                return f"{name}: a pond routed with its neighbour (backwater)"
+            if p.tailwater is not None and not isinstance(p.tailwater, float):
+                return f"{name}: a tailwater that varies in time"
+        levels = analysis._pond_levels(sc)
+        if any(lv > 0 for lv in levels.values()):
+            return f"{name}: ponds in series"
+    cs = site.criteria
+    if cs.standard not in ("ny_smdm", "none"):
+        return f"criteria standard {cs.standard!r}"
+    if cs.standard == "ny_smdm" and "cpv" not in cs.waived and cs.cpv_storm in names:
+        return "an evaluated Cpv criterion (needs routed series)"
+    return None
+
+
+def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
+                      ) -> list[list[dict]]:
+    """Summary rows of many sites (sweep scenarios) computed as array work.
+
+    Parameters
+    ----------
+    sites : sequence of hydrocalc.site.Site
+        Variants of one site: same storms, options and network topology.
+    storms : sequence of str, optional
+        Storm names (default: all storms of the sites).
+
+    Returns
+    -------
+    list of list of dict
+        For each site, the rows of :meth:`hydrocalc.analysis.SiteResults.summary_rows`
+        (with ``scenario`` empty), equal to those of ``analyze(site)``.
+
+    Raises
+    ------
+    Unsupported
+        For a chunk this path does not express (see the module docstring).
+    hydrocalc.errors.HydrocalcError
+        As :func:`hydrocalc.analysis.analyze` would.
+    """
+    from hydrocalc import analysis, criteria, routing
+    from hydrocalc.hydrograph import runoff_hydrographs
+
+    if not sites:
+        return []
+    first = sites[0]
+    names = tuple(first.storms.names if storms is None else storms)
+    for n in names:
+        if n not in first.storms.depths_in:
+            raise Unsupported(f"storm {n!r} is not a storm of the site")
+    key = analysis._group_key(first, names)
+    for s in sites[1:]:
+        if analysis._group_key(s, names) != key:
+            raise Unsupported("scenarios with different storms, options or topology")
+    for s in sites:
+        why = unsupported_reason(s, names)
+        if why is not None:
+            raise Unsupported(why)
+
+    opt = first.options
+    dt = float(opt.dt_hr)
+    nv = len(sites)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary carries no warnings
+        hyetos = analysis._storms(first, names)
+        end_hr = max(analysis._end_hr(s, float(s.storms.duration_hr)) for s in sites)
+        # runoff: one batch for every distinct (area, CN, Tc) of the chunk
+        keys: dict[tuple, int] = {}
+        sub_pos: dict[str, np.ndarray] = {}
+        for name in ("pre", "post"):
+            for j, sub in enumerate(first.scenarios[name].subcatchments):
+                pos = []
+                for s in sites:
+                    x = s.scenarios[name].subcatchments[j]
+                    pos.append(keys.setdefault((float(x.area_ac), float(x.cn),
+                                                float(x.tc_hr)), len(keys)))
+                sub_pos[f"{name}:{sub.id}"] = np.asarray(pos, dtype=np.intp)
+        ks = list(keys)
+        hs = runoff_hydrographs([k[0] for k in ks], [k[1] for k in ks], [k[2] for k in ks],
+                                hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
+                                end_hr=end_hr, names=[f"u{i}" for i in range(len(ks))])
+        flows = hs.flow_cfs  # (m, K, nt)
+        m, nt = len(names), flows.shape[-1]
+
+        def sub_flow(name, sid):
+            pos = sub_pos[f"{name}:{sid}"]
+            if (pos == pos[0]).all():  # the same hydrograph for every variant: broadcast
+                return np.broadcast_to(flows[:, pos[0]][:, None], (m, nv, nt))
+            return flows[:, pos]
+
+        # node flows (m, nv, nt) in topological order; ponds first get their inflows
+        dp_out: dict[str, dict[str, np.ndarray]] = {}
+        pond_info: dict[str, dict] = {}
+        for name in ("pre", "post"):
+            sc = first.scenarios[name]
+            inn: dict[str, np.ndarray] = {}
+            out: dict[str, np.ndarray] = {}
+
+            def add(target, series, inn=inn):
+                prev = inn.get(target)
+                # 0 + x = x exactly: the first contribution is shared, later ones summed
+                inn[target] = series if prev is None else prev + series
+
+            pond_ids = [p.id for p in sc.ponds]
+            ponds_up = set().union(*(sc.upstream[p] for p in pond_ids)) if pond_ids else set()
+            for nid in sc.order:  # pass 1: the inflows of the ponds (all at level 0)
+                if nid not in ponds_up or nid in pond_ids:
+                    continue
+                node = sc.nodes[nid]
+                if node.kind == "subcatchment":
+                    out[nid] = sub_flow(name, nid)
+                else:  # design point
+                    out[nid] = inn.get(nid, np.zeros((m, nv, nt)))
+                if node.to is not None:
+                    add(node.to, out[nid])
+            if pond_ids:
+                pond_info[name] = _route(sites, name, pond_ids, inn, dt, routing,
+                                         analysis._NOISE)
+            inn2: dict[str, np.ndarray] = {}
+            for nid in sc.order:  # pass 2: everything, with the routed pond outflows
+                node = sc.nodes[nid]
+                if node.kind == "subcatchment":
+                    o = out.get(nid)
+                    o = sub_flow(name, nid) if o is None else o
+                elif node.kind == "pond":
+                    o = pond_info[name][nid]["primary"]
+                else:
+                    o = inn2.get(nid)
+                    if o is None:
+                        o = np.zeros((m, nv, nt))
+                out[nid] = o
+                if node.to is not None:
+                    add(node.to, o, inn=inn2)
+            dp_out[name] = {dp: out[dp] for dp in first.design_point_ids}
+
+    # reductions over time, all storms and variants at once
+    red = {}
+    for name in ("pre", "post"):
+        for dp, a in dp_out[name].items():
+            red[name, dp] = (a.max(axis=-1), analysis._integrate(a, dt))  # (m, nv) each
+    rows_out = []
+    for v, site in enumerate(sites):
+        runs = {}
+        for name in ("pre", "post"):
+            peaks = {dp: red[name, dp][0][:, v:v + 1] for dp in first.design_point_ids}
+            ponds = {pid: {"overtopped": info["overtopped"][:, v]}
+                     for pid, info in pond_info.get(name, {}).items()}
+            runs[name] = _PeaksRun(peaks, ponds)
+        hydro = analysis.Hydrology(runs, names, None, dt)
+        if site.criteria.standard == "none":
+            crit_rows = []
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                crit_rows = criteria.evaluate(site, hydro)[0]
+        rows_out.append(_rows(site, names, red, v, crit_rows))
+    return rows_out
+
+
+def _route(sites, name, pond_ids, inn, dt, routing, noise) -> dict[str, dict]:
+    """Route every (variant x pond x storm) of scenario ``name`` in one batch."""
+    nv = len(sites)
+    items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
+             for u, s in enumerate(sites)]
+    m, _, nt = inn[pond_ids[0]].shape
+    k = len(items)
+    q = np.empty((m, k, nt))
+    for j, (pond, pid, u) in enumerate(items):
+        np.divide(inn[pid][:, u], pond.count, out=q[:, j])
+    h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _, _ in items], dtype=float),
+                         (m, k))
+    tw = np.array([p.tailwater if isinstance(p.tailwater, float) else np.nan
+                   for p, _, _ in items])
+    batch = routing.route_reservoirs(
+        q, dt, [p.stage_storage for p, _, _ in items], [p.structure() for p, _, _ in items],
+        initial_stage_ft=h0, overtopping_warning=False,
+        tailwater_ft=None if np.isnan(tw).all() else tw,
+        flap_gate=[bool(p.flap_gate) for p, _, _ in items])
+    del q
+    tables = batch._tables
+    out_q = batch.outflow_cfs  # (m, k, nt), one unit
+    scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * noise
+    discarded = None
+    xs = None
+    for j, table in enumerate(tables):
+        parts = [qq for _, kind, qq in table.parts if kind == "discarded"]
+        if not parts:
+            continue
+        if xs is None:  # 2 S / dt + O (same operations and order as the full analysis)
+            xs = np.multiply(batch.storage_ft3, 2.0)
+            xs /= tables[0].dt_s
+            xs += out_q
+            discarded = np.zeros_like(out_q)
+        for qq in parts:
+            discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+    primary = out_q - discarded if discarded is not None else out_q.copy()
+    primary[primary < scale] = 0.0
+    over = np.asarray(batch.overtopped, dtype=bool)  # (m, k)
+    out = {}
+    for i, pid in enumerate(pond_ids):
+        sl = slice(i * nv, (i + 1) * nv)
+        counts = np.array([float(p.count) for p, _, _ in items[sl]])
+        pr = primary[:, sl]
+        if (counts != 1).any():  # all units (x 1 is exact: skipped, as the full analysis)
+            pr = pr * counts[None, :, None]
+        out[pid] = {"primary": pr, "overtopped": over[:, sl]}
+    return out
+
+
+def _rows(site, names, red, v, crit_rows) -> list[dict]:
+    """The rows of ``SiteResults.summary_rows`` from the reduced arrays of variant ``v``."""
+    from hydrocalc.analysis import _pct_change
+
+    crit: dict[str, dict[str, bool | None]] = {}
+    for r in crit_rows:
+        key = r["criterion"].split("_")[0]
+        dp = r["design_point"]
+        crit.setdefault(dp, {})
+        prev = crit[dp].get(key)
+        crit[dp][key] = r["passed"] if prev is None else (prev and r["passed"])
+    out = []
+    for dp in site.design_point_ids:
+        pa, va = (x[:, v].tolist() for x in red["pre", dp])
+        pb, vb = (x[:, v].tolist() for x in red["post", dp])
+        for i, storm in enumerate(names):
+            row = {"site": site.name, "scenario": "", "design_point": dp, "storm": storm,
+                   "precip_in": float(site.storms.depths_in[storm]),
+                   "pre_peak_cfs": pa[i], "post_peak_cfs": pb[i],
+                   "peak_change_pct": _pct_change(pa[i], pb[i]),
+                   "pre_volume_ft3": va[i], "post_volume_ft3": vb[i],
+                   "volume_change_pct": _pct_change(va[i], vb[i]),
+                   "post_le_pre": bool(pb[i] <= pa[i])}
+            flags = []
+            for key in _PASS_KEYS:
+                val = crit.get(dp, {}).get(key, crit.get("site", {}).get(key))
+                row[f"{key}_pass"] = val
+                if val is not None:
+                    flags.append(val)
+            row["criteria_pass"] = all(flags) if flags else None
+            out.append(row)
+    return out
+
