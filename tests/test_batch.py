@@ -152,8 +152,9 @@ def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
 
     monkeypatch.setattr(analysis, "analyze_many", flaky)
     res = batch.run_batch([FIX / "sweep_some_invalid.toml"], scheduler="synchronous",
-                          progress=False)
+                          progress=False, summary_arrays=False)
     s = res.summary
+    assert res.paths["summary_arrays"] == 0 and res.paths["full_analysis"] == 2
     assert res.n_failed == 2
     assert s.loc[s["scenario"] == "0", "status"].eq("ok").all()
     assert s.loc[s["scenario"] == "1", "error"].tolist() == ["deliberate failure for CN 96"]

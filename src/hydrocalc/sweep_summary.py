@@ -16,7 +16,9 @@ array operations over (storm, scenario, time):
    split off the routed outflow exactly as the full analysis does;
 4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
    reductions over the time axis, and the criteria rows from
-   :func:`hydrocalc.criteria.evaluate` given a peaks-only view of the hydrology.
+   :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
+   outflows, pond overtopping and, when the channel-protection volume is evaluated, the
+   pond series of all units and the unrouted runoff, as the full analysis keeps them).
 
 The results equal those of :func:`~hydrocalc.analysis.analyze` on each scenario (same
 operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
@@ -30,9 +32,9 @@ What this path does not express
 - reaches, or node kinds other than subcatchments, ponds and design points;
 - a pond downstream of another pond (pond levels above 0), a pond routed with its
   neighbour (``backwater``) or a tailwater that varies in time;
-- scenarios with different storms, options or network topology in one chunk;
-- a criteria standard other than ``"ny_smdm"`` or ``"none"``, or a channel-protection
-  (Cpv) criterion that is evaluated (it needs routed series, not only peaks);
+- a criteria standard other than ``"ny_smdm"`` or ``"none"`` (the criteria read the
+  hydrology through the attributes the NY evaluator uses; anything else they read raises
+  :class:`Unsupported`);
 - any error while computing (the full analysis then reports the failing scenarios one by
   one with their messages).
 
@@ -59,20 +61,37 @@ class Unsupported(Exception):
     """A chunk the summary array path cannot express; ``str(exc)`` names the reason."""
 
 
-class _PeaksRun:
-    """A peaks-only stand-in for one scenario's run, as the criteria layer reads it.
+class _VariantRun:
+    """One scenario's run as the criteria layer reads it (views into the block's arrays).
 
-    ``node_outflow(dp)`` is (m, 1): row ``i`` holds the peak of storm ``i``, so
-    ``node_outflow(dp)[i].max()`` is the peak as with the full series. Anything else the
-    criteria might read raises (the chunk then falls back to the full analysis).
+    ``node_outflow(dp)`` (m, nt) of the design points, ``node_inflow(pond)``, ``ponds``
+    (``overtopped``; with Cpv evaluated also ``primary_cfs``, ``discarded_cfs`` and
+    ``storage_ft3`` of all units) and ``unrouted(i, node)``: the attributes of
+    :class:`hydrocalc.analysis._ScenarioRun` that :func:`hydrocalc.criteria.evaluate` uses.
+    Anything else raises :class:`Unsupported` (the block then takes the full analysis).
     """
 
-    def __init__(self, peaks: dict, ponds: dict):
-        self._peaks = peaks
+    def __init__(self, v, dp_out, inflows, ponds, sub_series, upstream):
+        self._v = v
+        self._dp = dp_out
+        self._inn = inflows
         self.ponds = ponds
+        self._subs = sub_series
+        self._up = upstream
 
     def node_outflow(self, node: str) -> np.ndarray:
-        return self._peaks[node]
+        return self._dp[node][:, self._v]
+
+    def node_inflow(self, node: str) -> np.ndarray:
+        return self._inn[node][:, self._v]
+
+    def unrouted(self, i_storm: int, node: str) -> np.ndarray:
+        """Sum of the runoff of every subcatchment upstream of ``node``, without routing
+        (the subcatchments in file order, as the full analysis sums them)."""
+        rows = [f(i_storm, self._v) for sid, f in self._subs if sid in self._up[node]]
+        if not rows:
+            return np.zeros(self._dp[next(iter(self._dp))].shape[-1])
+        return np.stack(rows).sum(axis=0)
 
     def __getattr__(self, name):
         raise Unsupported(f"the criteria read {name!r} of the hydrology, which the summary "
@@ -100,8 +119,6 @@ def unsupported_reason(site, names: Sequence[str]) -> str | None:
     cs = site.criteria
     if cs.standard not in ("ny_smdm", "none"):
         return f"criteria standard {cs.standard!r}"
-    if cs.standard == "ny_smdm" and "cpv" not in cs.waived and cs.cpv_storm in names:
-        return "an evaluated Cpv criterion (needs routed series)"
     return None
 
 
@@ -112,7 +129,8 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     Parameters
     ----------
     sites : sequence of hydrocalc.site.Site
-        Variants of one site: same storms, options and network topology.
+        Variants of one site (those with the same storm depths, options and network
+        topology are computed together).
     storms : sequence of str, optional
         Storm names (default: all storms of the sites).
 
@@ -129,8 +147,7 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     hydrocalc.errors.HydrocalcError
         As :func:`hydrocalc.analysis.analyze` would.
     """
-    from hydrocalc import analysis, criteria, routing
-    from hydrocalc.hydrograph import runoff_hydrographs
+    from hydrocalc import analysis
 
     if not sites:
         return []
@@ -139,18 +156,35 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     for n in names:
         if n not in first.storms.depths_in:
             raise Unsupported(f"storm {n!r} is not a storm of the site")
-    key = analysis._group_key(first, names)
-    for s in sites[1:]:
-        if analysis._group_key(s, names) != key:
-            raise Unsupported("scenarios with different storms, options or topology")
     for s in sites:
         why = unsupported_reason(s, names)
         if why is not None:
             raise Unsupported(why)
+    groups: dict[tuple, list[int]] = {}
+    for idx, s in enumerate(sites):
+        groups.setdefault(analysis._group_key(s, names), []).append(idx)
+    if len(groups) == 1:
+        return _group_rows(list(sites), names)
+    out: list = [None] * len(sites)
+    for members in groups.values():  # e.g. variants of the storm depths
+        for idx, rows in zip(members, _group_rows([sites[i] for i in members], names),
+                             strict=True):
+            out[idx] = rows
+    return out
 
+
+def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
+    """:func:`summary_rows_many` for sites of one group (same storms, options, topology)."""
+    from hydrocalc import analysis, criteria, routing
+    from hydrocalc.hydrograph import runoff_hydrographs
+
+    first = sites[0]
     opt = first.options
     dt = float(opt.dt_hr)
     nv = len(sites)
+    # the channel-protection (Cpv) rows read pond series and the unrouted runoff
+    series = any(s.criteria.standard == "ny_smdm" and "cpv" not in s.criteria.waived
+                 and s.criteria.cpv_storm in names for s in sites)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the summary carries no warnings
         hyetos = analysis._storms(first, names)
@@ -182,6 +216,7 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
         # node flows (m, nv, nt) in topological order; ponds first get their inflows
         dp_out: dict[str, dict[str, np.ndarray]] = {}
         pond_info: dict[str, dict] = {}
+        pond_in: dict[str, dict[str, np.ndarray]] = {}
         for name in ("pre", "post"):
             sc = first.scenarios[name]
             inn: dict[str, np.ndarray] = {}
@@ -206,7 +241,8 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
                     add(node.to, out[nid])
             if pond_ids:
                 pond_info[name] = _route(sites, name, pond_ids, inn, dt, routing,
-                                         analysis._NOISE)
+                                         analysis._NOISE, series)
+            pond_in[name] = {pid: inn[pid] for pid in pond_ids}
             inn2: dict[str, np.ndarray] = {}
             for nid in sc.order:  # pass 2: everything, with the routed pond outflows
                 node = sc.nodes[nid]
@@ -229,15 +265,19 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     for name in ("pre", "post"):
         for dp, a in dp_out[name].items():
             red[name, dp] = (a.max(axis=-1), analysis._integrate(a, dt))  # (m, nv) each
+    subs = {name: [(sub.id, lambda i, v, f=sub_flow, n=name, sid=sub.id: f(n, sid)[i, v])
+                   for sub in first.scenarios[name].subcatchments] for name in ("pre", "post")}
     rows_out = []
     for v, site in enumerate(sites):
         runs = {}
         for name in ("pre", "post"):
-            peaks = {dp: red[name, dp][0][:, v:v + 1] for dp in first.design_point_ids}
-            ponds = {pid: {"overtopped": info["overtopped"][:, v]}
+            ponds = {pid: {key: arr[:, v] for key, arr in info.items() if key != "primary"}
                      for pid, info in pond_info.get(name, {}).items()}
-            runs[name] = _PeaksRun(peaks, ponds)
-        hydro = analysis.Hydrology(runs, names, None, dt)
+            for pid, info in pond_info.get(name, {}).items():
+                ponds[pid]["primary_cfs"] = info["primary"][:, v]
+            runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
+                                     subs[name], first.scenarios[name].upstream)
+        hydro = analysis.Hydrology(runs, names, hs.time_hr, dt)
         if site.criteria.standard == "none":
             crit_rows = []
         else:
@@ -248,8 +288,13 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     return rows_out
 
 
-def _route(sites, name, pond_ids, inn, dt, routing, noise) -> dict[str, dict]:
-    """Route every (variant x pond x storm) of scenario ``name`` in one batch."""
+def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
+    """Route every (variant x pond x storm) of scenario ``name`` in one batch.
+
+    Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
+    ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
+    operations as :func:`hydrocalc.analysis._route_batch`.
+    """
     nv = len(sites)
     items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
              for u, s in enumerate(sites)]
@@ -284,17 +329,29 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise) -> dict[str, dict]:
             discarded = np.zeros_like(out_q)
         for qq in parts:
             discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+    if series and discarded is None:
+        discarded = np.zeros_like(out_q)
     primary = out_q - discarded if discarded is not None else out_q.copy()
     primary[primary < scale] = 0.0
+    storage = None
+    if series:
+        storage = batch.storage_ft3.copy()
+        smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
+        storage[storage < noise * smax] = 0.0
     over = np.asarray(batch.overtopped, dtype=bool)  # (m, k)
     out = {}
     for i, pid in enumerate(pond_ids):
         sl = slice(i * nv, (i + 1) * nv)
         counts = np.array([float(p.count) for p, _, _ in items[sl]])
-        pr = primary[:, sl]
+        res = {"primary": primary[:, sl], "overtopped": over[:, sl]}
+        if series:
+            res["discarded_cfs"] = discarded[:, sl]
+            res["storage_ft3"] = storage[:, sl]
         if (counts != 1).any():  # all units (x 1 is exact: skipped, as the full analysis)
-            pr = pr * counts[None, :, None]
-        out[pid] = {"primary": pr, "overtopped": over[:, sl]}
+            for key in ("primary", "discarded_cfs", "storage_ft3"):
+                if key in res:
+                    res[key] = res[key] * counts[None, :, None]
+        out[pid] = res
     return out
 
 

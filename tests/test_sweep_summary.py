@@ -1,0 +1,127 @@
+"""The summary array path of sweeps (hydrocalc.sweep_summary) against analyze(), and its
+explicit fallback to the full analysis inside batch runs."""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hydrocalc import batch, sweep_summary
+from hydrocalc.analysis import analyze
+from hydrocalc.cli import main
+from hydrocalc.sweep import load_sweep
+
+FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
+PELHAM = pathlib.Path(__file__).parents[1] / "examples" / "sweeps" / "pelham_sweep.toml"
+
+
+def _assert_rows_equal(got: list[dict], want: list[dict], rtol=1e-9):
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        assert list(a) == list(b)
+        for k, y in b.items():
+            x = a[k]
+            if isinstance(y, float) and not isinstance(y, bool):
+                if math.isnan(y) or math.isinf(y):
+                    assert x == y or (math.isnan(x) and math.isnan(y)), k
+                else:
+                    assert abs(x - y) <= rtol * max(abs(y), 1e-12), (k, x, y)
+            else:
+                assert x == y, (k, x, y)
+
+
+@pytest.mark.parametrize("first", [0, 37, 4_975, 9_990])
+def test_pelham_blocks_equal_analyze_per_scenario(first):
+    sw = load_sweep(PELHAM)
+    idx = list(range(first, min(first + 10, sw.n_scenarios)))
+    sites = [sw.scenario(i) for i in idx]
+    assert sweep_summary.unsupported_reason(sites[0], sites[0].storms.names) is None
+    rows = sweep_summary.summary_rows_many(sites)
+    for site, got in zip(sites, rows, strict=True):
+        _assert_rows_equal(got, analyze(site).summary_rows())
+
+
+def test_mixed_storm_depths_and_cpv_equal_analyze():
+    # sweep_small varies the storm depths (two groups in one block) and evaluates Cpv, which
+    # reads pond series and the unrouted runoff through the block's arrays
+    sw = load_sweep(FIX / "sweep_small.toml")
+    sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
+    assert not sites[0].criteria.waived.get("cpv")
+    rows = sweep_summary.summary_rows_many(sites)
+    for site, got in zip(sites, rows, strict=True):
+        want = analyze(site).summary_rows()
+        _assert_rows_equal(got, want)
+        assert any(r["cpv_pass"] is not None for r in got)
+
+
+def test_reaches_are_not_expressed_and_say_why():
+    sw = load_sweep(FIX / "sweep_lot_b.toml")
+    site = sw.scenario(0)
+    why = sweep_summary.unsupported_reason(site, site.storms.names)
+    assert why is not None and "reach" in why
+    with pytest.raises(sweep_summary.Unsupported, match="reach"):
+        sweep_summary.summary_rows_many([site])
+
+
+def test_the_criteria_view_refuses_what_it_does_not_keep():
+    run = sweep_summary._VariantRun(0, {}, {}, {}, [], {})
+    with pytest.raises(sweep_summary.Unsupported, match="outflow"):
+        run.outflow  # noqa: B018 - the full node array is not kept
+
+
+def test_batch_counts_paths_and_equals_the_full_analysis(tmp_path):
+    fast = batch.run_batch([FIX / "sweep_small.toml", FIX / "sweep_lot_b.toml"],
+                           out_dir=tmp_path / "fast", scheduler="synchronous", chunk_size=10,
+                           progress=False)
+    full = batch.run_batch([FIX / "sweep_small.toml", FIX / "sweep_lot_b.toml"],
+                           scheduler="synchronous", chunk_size=10, progress=False,
+                           summary_arrays=False)
+    assert fast.ok and full.ok
+    assert fast.paths["summary_arrays"] == 24 and fast.paths["full_analysis"] == 3
+    (why, n), = fast.paths["reasons"].items()
+    assert n == 3 and "reach" in why
+    assert full.paths["summary_arrays"] == 0 and full.paths["full_analysis"] == 27
+    a, b = fast.summary, full.summary
+    assert list(a.columns) == list(b.columns) and len(a) == len(b)
+    for c in a.columns:
+        if a[c].dtype.kind == "f":
+            np.testing.assert_allclose(a[c], b[c], rtol=1e-9, atol=1e-12, equal_nan=True,
+                                       err_msg=c)
+        else:
+            assert a[c].astype(object).tolist() == b[c].astype(object).tolist(), c
+    meta = json.loads((tmp_path / "fast" / "batch.json").read_text())
+    assert meta["sweep_paths"]["summary_arrays"] == 24
+    assert "full analysis for 3" in fast.describe()
+
+
+def test_a_failure_in_the_summary_arrays_falls_back_and_is_reported(monkeypatch):
+    def broken(sites, names):
+        raise RuntimeError("deliberate")
+
+    monkeypatch.setattr(sweep_summary, "_group_rows", broken)
+    res = batch.run_batch([FIX / "sweep_small.toml"], scheduler="synchronous", chunk_size=12,
+                          progress=False)
+    assert res.ok and res.paths["summary_arrays"] == 0
+    assert res.paths["reasons"] == {
+        "failed in the summary arrays (RuntimeError: deliberate)": 24}
+    sw = load_sweep(FIX / "sweep_small.toml")
+    got = res.summary[res.summary["scenario"] == sw.scenario_id(5)]
+    want = analyze(sw.scenario(5)).summary_rows()
+    np.testing.assert_allclose(got["post_peak_cfs"], [r["post_peak_cfs"] for r in want],
+                               rtol=1e-9)
+
+
+def test_cli_full_analysis_flag(tmp_path):
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["batch", str(FIX / "sweep_small.toml"), "--out", str(out),
+                                  "--scheduler", "synchronous", "--full-analysis", "--quiet"])
+    assert r.exit_code == 0, r.output
+    meta = json.loads((out / "batch.json").read_text())
+    assert meta["sweep_paths"]["full_analysis"] == 24
+    assert meta["sweep_paths"]["reasons"] == {
+        "summary arrays turned off (per-scenario analysis requested)": 24}
