@@ -110,6 +110,9 @@ def as_float_array(
     return arr  # every value valid after all (e.g. all NaN with allow_nan)
 
 
+_SCALAR_TYPES = (float, int)
+
+
 def _looks_valid(arr: np.ndarray, lower, upper, lower_inclusive: bool, upper_inclusive: bool,
                  allow_nan: bool, allow_inf: bool) -> bool:
     """Cheap check: True only if every value of ``arr`` is certainly valid.
@@ -122,7 +125,8 @@ def _looks_valid(arr: np.ndarray, lower, upper, lower_inclusive: bool, upper_inc
     """
     if arr.size == 0:
         return True
-    if (lower is not None and np.ndim(lower) != 0) or (upper is not None and np.ndim(upper) != 0):
+    if (lower is not None and type(lower) not in _SCALAR_TYPES and np.ndim(lower) != 0) or (
+            upper is not None and type(upper) not in _SCALAR_TYPES and np.ndim(upper) != 0):
         return False  # array bounds: element-wise check only
     if arr.ndim == 0:
         lo = hi = float(arr)

@@ -154,6 +154,9 @@ _STORAGE_ATTRS = {
     "stone_depth_below_ft": (0.0, True, None, True, False),
 }
 
+#: Most rebuilt nodes a :class:`Sweep` keeps for its scenarios (see :func:`apply_overrides`).
+_NODE_CACHE_SIZE = 4096
+
 _TOKEN = re.compile(r"([^.\[\]]+)(?:\[([^\[\]]*)\])?")
 
 
@@ -443,7 +446,8 @@ def _outlet_bounds(site_mod, kind: str, key: str):
     return (float(lo), inc, None, True, key == "end_contractions")
 
 
-def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
+def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
+                    node_cache: dict | None = None):
     """Return a copy of ``site`` with the overrides applied (in order).
 
     Parameters
@@ -453,6 +457,10 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
     overrides : sequence of (Target, op, value)
         ``op`` is ``"set"``, ``"add"`` or ``"scale"``; each applies to the value left by the
         previous override of the same target.
+    node_cache : dict, optional
+        Rebuilt nodes kept under their base node and the exact changes applied to it (a
+        :class:`Sweep` passes its own): scenarios that vary a node the same way share one
+        node object, built and validated once.
 
     Returns
     -------
@@ -573,9 +581,20 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]]):
             for n in getattr(sc, group):
                 k = (sc_name, n.id)
                 if k in touched:
-                    n = _rebuild_node(site_mod, n, nodes.get(k, {}), outlets.get(k),
-                                      barrels.get(k), storages.get(k),
-                                      f"{sc_name}.{single}[{n.id}]")
+                    args = (nodes.get(k, {}), outlets.get(k), barrels.get(k), storages.get(k))
+                    ck = None
+                    if node_cache is not None:  # repr: exact for numbers, types included
+                        ck = (sc_name, n.id, id(n), repr(args))
+                        hit = node_cache.get(ck)
+                        if hit is not None and hit[0] is n:
+                            items.append(hit[1])
+                            continue
+                    base = n
+                    n = _rebuild_node(site_mod, n, *args, f"{sc_name}.{single}[{n.id}]")
+                    if ck is not None:
+                        if len(node_cache) >= _NODE_CACHE_SIZE:
+                            node_cache.clear()
+                        node_cache[ck] = (base, n)
                 items.append(n)
             groups[group] = tuple(items)
         scenarios[sc_name] = dataclasses.replace(sc, **groups)
@@ -684,6 +703,11 @@ class Sweep:
     where: str = "sweep.toml"  #: file name used in messages
 
     @functools.cached_property
+    def _nodes(self) -> dict:
+        """Rebuilt nodes shared by the scenarios (``node_cache`` of :func:`apply_overrides`)."""
+        return {}
+
+    @functools.cached_property
     def groups(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """``((group name, indices of its variations), ...)`` in order of first appearance."""
         order: dict[str, list[int]] = {}
@@ -740,7 +764,7 @@ class Sweep:
     def scenario(self, i: int):
         """The :class:`hydrocalc.site.Site` of scenario ``i`` (raises InputError if invalid)."""
         try:
-            return apply_overrides(self.site, self.overrides(i))
+            return apply_overrides(self.site, self.overrides(i), node_cache=self._nodes)
         except InputError as exc:
             raise InputError(f"{self.where}: scenario {self.scenario_id(i)}: {exc}") from None
 

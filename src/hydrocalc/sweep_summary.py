@@ -288,13 +288,16 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     return rows_out
 
 
-def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
+def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:  # noqa: PLR0913
     """Route every (variant x pond x storm) of scenario ``name`` in one batch.
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
     ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
-    operations as :func:`hydrocalc.analysis._route_batch`.
+    operations as :func:`hydrocalc.analysis._route_batch` (compiled in one pass per
+    pond-storm by :func:`hydrocalc._route_kernel.split_outflow` when numba is in use).
     """
+    from hydrocalc import _route_kernel
+
     nv = len(sites)
     items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
              for u, s in enumerate(sites)]
@@ -315,24 +318,13 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     del q
     tables = batch._tables
     out_q = batch.outflow_cfs  # (m, k, nt), one unit
-    scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * noise
-    discarded = None
-    xs = None
-    for j, table in enumerate(tables):
-        parts = [qq for _, kind, qq in table.parts if kind == "discarded"]
-        if not parts:
-            continue
-        if xs is None:  # 2 S / dt + O (same operations and order as the full analysis)
-            xs = np.multiply(batch.storage_ft3, 2.0)
-            xs /= tables[0].dt_s
-            xs += out_q
-            discarded = np.zeros_like(out_q)
-        for qq in parts:
-            discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
-    if series and discarded is None:
-        discarded = np.zeros_like(out_q)
-    primary = out_q - discarded if discarded is not None else out_q.copy()
-    primary[primary < scale] = 0.0
+    split = _route_kernel.split_outflow(out_q, batch.storage_ft3, tables[0].dt_s, noise,
+                                        tables, series)
+    if split is not None:  # compiled: the same operations in one pass per pond-storm
+        primary, discarded = split
+    else:
+        primary, discarded = _split_numpy(out_q, batch.storage_ft3, tables, noise, routing,
+                                          series)
     storage = None
     if series:
         storage = batch.storage_ft3.copy()
@@ -353,6 +345,29 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
                     res[key] = res[key] * counts[None, :, None]
         out[pid] = res
     return out
+
+
+def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
+    """Primary and discarded flows with numpy (as :func:`hydrocalc.analysis._route_batch`)."""
+    scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * noise
+    discarded = None
+    xs = None
+    for j, table in enumerate(tables):
+        parts = [qq for _, kind, qq in table.parts if kind == "discarded"]
+        if not parts:
+            continue
+        if xs is None:  # 2 S / dt + O (same operations and order as the full analysis)
+            xs = np.multiply(storage_ft3, 2.0)
+            xs /= tables[0].dt_s
+            xs += out_q
+            discarded = np.zeros_like(out_q)
+        for qq in parts:
+            discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+    if series and discarded is None:
+        discarded = np.zeros_like(out_q)
+    primary = out_q - discarded if discarded is not None else out_q.copy()
+    primary[primary < scale] = 0.0
+    return primary, discarded
 
 
 def _rows(site, names, red, v, crit_rows) -> list[dict]:
