@@ -505,3 +505,19 @@ def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
     monkeypatch.setattr(_route_kernel, "TABLE_CACHE_SIZE", 2)
     _route_kernel.cached_table(build, *spec(3.0), 36.0, 400)
     assert len(_route_kernel._TABLES) <= 2  # bounded
+
+
+def test_summary_csv_is_the_bytes_pandas_writes(tmp_path):
+    rows = [
+        {"source": "a,b.toml", "site": 'say "hi"', "scenario": "00001", "design_point": "DP-1",
+         "storm": "10yr", "precip_in": 4.123456789012, "pre_peak_cfs": math.nan,
+         "post_peak_cfs": math.inf, "post_le_pre": True, "wqv_pass": None, "status": "ok",
+         "error": "", "x": 1e-20},
+        {"source": "b", "site": "line\nbreak", "scenario": "", "design_point": "",
+         "storm": "", "precip_in": -0.0, "post_le_pre": False, "status": "error",
+         "error": "bad | worse", "x": None},
+    ]
+    frame = batch.summary_frame(rows, ["x"])
+    batch._write_csv(frame, tmp_path / "a.csv")
+    frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()

@@ -138,7 +138,7 @@ def _compile():
 
 
 def split_outflow(out_q, storage, dt_s, noise, tables, keep_discarded):
-    """Primary and discarded (exfiltration) flows of routed pond-storms, compiled.
+    r"""Primary and discarded (exfiltration) flows of routed pond-storms, compiled.
 
     For each pond-storm row ``b`` (pond ``b % len(tables)`` of a (storm, pond) batch) and
     step: :math:`x = 2S/\Delta t + O`, the discarded flow as the sum over the table's
