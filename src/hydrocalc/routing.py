@@ -46,6 +46,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -106,6 +107,20 @@ class _Table:
     top: float
     n_inside: int                       # table points at or below the top
     dt_s: float
+
+    @functools.cached_property
+    def bucket(self) -> np.ndarray:
+        """Table interval at the lower edge of each of the ``_BUCKETS`` buckets of
+        2S/dt + O normalized by its value at the top (route_reservoirs' interval guess);
+        kept with the table, which a batch worker reuses."""
+        sc = self.si[self.n_inside - 1]
+        return np.clip(np.searchsorted(self.si / sc, np.arange(_BUCKETS) / _BUCKETS,
+                                       side="left") - 1, 0, self.si.size - 2)
+
+    @functools.cached_property
+    def next_si(self) -> np.ndarray:
+        """The next table point of each interval, +inf after the last (route_reservoirs)."""
+        return np.array(np.append(self.si[1:-1], np.inf).tolist() + [np.inf])
 
 
 def _table_stages(ss: StageStorage, structure: OutletStructure, points: int) -> np.ndarray:
@@ -928,13 +943,9 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     flat_slope = np.concatenate([np.append(tb.slope, 0.0) for tb in tables])
     # the next table point of each interval, +inf after a pond's last interval (so the
     # interval search never steps into the next pond's table)
-    next_si = np.concatenate([np.append(tb.si[1:-1], np.inf).tolist() + [np.inf]
-                              for tb in tables]) if k else np.empty(0)
-    edges = np.arange(_BUCKETS) / _BUCKETS
+    next_si = np.concatenate([tb.next_si for tb in tables]) if k else np.empty(0)
     scale = np.array([tb.si[tb.n_inside - 1] for tb in tables])   # 2S/dt + O at the top
-    bucket = np.concatenate([
-        st + np.clip(np.searchsorted(tb.si / sc, edges, side="left") - 1, 0, tb.si.size - 2)
-        for st, tb, sc in zip(starts, tables, scale)]).astype(np.intp)
+    bucket = np.concatenate([st + tb.bucket for st, tb in zip(starts, tables)]).astype(np.intp)
 
     bsize = int(np.prod(batch_shape))
     pond = np.tile(np.arange(k), bsize // k)

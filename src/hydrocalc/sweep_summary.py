@@ -98,6 +98,51 @@ class _VariantRun:
                           "path does not keep")
 
 
+#: Pond quantities the criteria read (storage at a stage, ...), kept per pond object: the
+#: scenarios of a sweep share rebuilt pond objects (hydrocalc.sweep.apply_overrides).
+_POND_MEMO: dict = {}
+_POND_MEMO_SIZE = 4096
+
+
+def _pond_memo(kind: str, pond, arg, compute) -> float:
+    key = (kind, id(pond), arg)
+    hit = _POND_MEMO.get(key)
+    if hit is not None and hit[0] is pond:  # the same object (ids of dead ones are reused)
+        return hit[1]
+    value = compute()
+    if len(_POND_MEMO) >= _POND_MEMO_SIZE:
+        _POND_MEMO.clear()
+    _POND_MEMO[key] = (pond, value)
+    return value
+
+
+def _hydrology_class():
+    from hydrocalc.analysis import Hydrology
+
+    class _BlockHydrology(Hydrology):
+        """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
+        functions of the frozen pond object) are computed once per pond object."""
+
+        @staticmethod
+        def max_storage_ft3(pond) -> float:
+            return _pond_memo("max", pond, None, lambda: Hydrology.max_storage_ft3(pond))
+
+        @staticmethod
+        def storage_at_ft3(pond, stage_ft: float) -> float:
+            return _pond_memo("storage", pond, float(stage_ft),
+                              lambda: Hydrology.storage_at_ft3(pond, stage_ft))
+
+        @staticmethod
+        def stage_at_ft(pond, storage_ft3: float) -> float:
+            return _pond_memo("stage", pond, float(storage_ft3),
+                              lambda: Hydrology.stage_at_ft(pond, storage_ft3))
+
+    return _BlockHydrology
+
+
+_BLOCK_HYDROLOGY = None
+
+
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
     """Why :func:`summary_rows_many` cannot compute ``site`` (None when it can)."""
     from hydrocalc import analysis
@@ -178,6 +223,10 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     from hydrocalc import analysis, criteria, routing
     from hydrocalc.hydrograph import runoff_hydrographs
 
+    global _BLOCK_HYDROLOGY
+    if _BLOCK_HYDROLOGY is None:
+        _BLOCK_HYDROLOGY = _hydrology_class()
+    hydrology = _BLOCK_HYDROLOGY
     first = sites[0]
     opt = first.options
     dt = float(opt.dt_hr)
@@ -277,7 +326,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                 ponds[pid]["primary_cfs"] = info["primary"][:, v]
             runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
                                      subs[name], first.scenarios[name].upstream)
-        hydro = analysis.Hydrology(runs, names, hs.time_hr, dt)
+        hydro = hydrology(runs, names, hs.time_hr, dt)
         if site.criteria.standard == "none":
             crit_rows = []
         else:
