@@ -11,7 +11,9 @@ process (timed on a sample of scenarios spread over the sweep, so the "N Python 
 is measured, not assumed). The sampled scenarios' summary rows are also compared with the
 batch's (they must agree to 1e-9; ``max_rel_diff_vs_analyze``).
 
-Run alone: ``.venv/bin/python benchmarks/bench_batch.py [--workers 2] [--quick]``.
+Run alone: ``.venv/bin/python benchmarks/bench_batch.py [--workers 2] [--quick]
+[--full-analysis]`` (``--full-analysis``: every scenario by ``analyze_many`` instead of the
+summary array path, for comparison).
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def _toml(x) -> str:
 
 
 def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = False,
-        baseline_sample: int = 12, chunk_size: int | None = None) -> dict:
+        baseline_sample: int = 12, chunk_size: int | None = None,
+        summary_arrays: bool = True) -> dict:
     """Run the sweep; return throughput, memory and the per-scenario baseline as a dict."""
     import pandas as pd
 
@@ -72,8 +75,9 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
         sweep = _quick_copy(sweep, tmp)
     sw = load_sweep(sweep)
     rss0 = current_rss_mb()
+    kw = {} if summary_arrays else {"summary_arrays": False}
     res = run_batch([sweep], out_dir=tmp / "out", workers=workers, progress=False,
-                    chunk_size=chunk_size)
+                    chunk_size=chunk_size, **kw)
     cpu = float(getattr(res, "task_cpu_s", float("nan")))  # nan: an older hydrocalc.batch
     out: dict = {
         "benchmark": "sweep", "sweep": sweep.name, "scenarios": res.n_scenarios,
@@ -89,6 +93,8 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
         "task_cpu_s": cpu,
         "cpu_ms_per_scenario": 1e3 * cpu / max(res.n_scenarios, 1),
         "free_cores_scenarios_per_s": workers * res.n_scenarios / cpu if cpu > 0 else cpu,
+        # scenarios computed by the summary arrays / the full analysis, and why the latter
+        "paths": dict(getattr(res, "paths", {}) or {}),
     }
     # baseline: analyze() once per scenario, in this process (one core)
     picks = np.unique(np.linspace(0, sw.n_scenarios - 1, baseline_sample).astype(int))
@@ -123,8 +129,11 @@ def main(argv=None) -> dict:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="400 scenarios instead of 10,000")
     parser.add_argument("--chunk-size", type=int, default=None)
+    parser.add_argument("--full-analysis", action="store_true",
+                        help="every scenario by the full analysis (no summary arrays)")
     args = parser.parse_args(argv)
-    r = run(workers=args.workers, quick=args.quick, chunk_size=args.chunk_size)
+    r = run(workers=args.workers, quick=args.quick, chunk_size=args.chunk_size,
+            summary_arrays=not args.full_analysis)
     print(f"sweep {r['sweep']}: {r['scenarios']:,} scenarios x {r['storms']} storms, "
           f"{r['failed']} failed, {r['tasks']} tasks on {r['workers']} worker processes")
     print(f"  wall {r['wall_s']:.1f} s -> {r['scenarios_per_s']:.1f} scenarios/s; peak RSS "
@@ -133,6 +142,11 @@ def main(argv=None) -> dict:
     print(f"  task CPU {r['task_cpu_s']:.1f} s = {r['cpu_ms_per_scenario']:.2f} ms per scenario "
           f"-> {r['free_cores_scenarios_per_s']:.0f} scenarios/s on {r['workers']} free cores "
           "(tasks only: no start-up, planning or writing)")
+    p = r.get("paths") or {}
+    if p:
+        print(f"  scenarios by the summary arrays: {p.get('summary_arrays', 0):,}, by the full "
+              f"analysis: {p.get('full_analysis', 0):,}"
+              + "".join(f"; {n:,} because {why}" for why, n in p.get("reasons", {}).items()))
     print(f"  analyze() per scenario, one process: {r['analyze_per_scenario_ms']:.1f} ms "
           f"({r['analyze_loop_scenarios_per_s']:.1f}/s) -> batch "
           f"{r['speedup_vs_analyze_loop']:.1f}x; max rel. diff "
