@@ -554,8 +554,8 @@ class _Net:
             self.reach_cache[(nid, u)] = (q.copy(), out, rows, notes)
         if final:
             self.reach_rows[u][nid] = rows
-            for text in notes:
-                warnings.warn(text, RuntimeWarning, stacklevel=2)
+            for category, text in notes:
+                warnings.warn(text, category, stacklevel=2)
         return out
 
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
@@ -630,7 +630,7 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     """Route each storm's inflow ``q`` (m, nt) through ``reach.conveyance`` on ``time_hr``.
 
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
-    the reach and the storm). A storm with no inflow gives zero outflow, depth and velocity.
+    the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
     """
     from hydrocalc.conveyance import route_conveyance
     from hydrocalc.hydrograph import Hydrograph
@@ -659,12 +659,13 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
                        max_depth_ft=float(res.depth_ft[:nt].max()),
                        max_velocity_fps=float(res.velocity_fps[:nt].max()))
             for w in caught:
-                notes.append(f"{label}, storm {storm_names[i]}: {w.message}")
+                notes.append((w.category, f"{label}, storm {storm_names[i]}: {w.message}"))
             vin, vout = _integrate(q[i], dt), _integrate(out[i], dt)
             if vin - vout > 1e-2 * max(vin, 1e-9):
-                notes.append(f"{label}, storm {storm_names[i]}: {float(vin - vout):.4g} ft3 of the inflow "
-                             "is still in the reach at the end of the simulation; increase "
-                             "analysis.duration_hr")
+                notes.append((RuntimeWarning,
+                              f"{label}, storm {storm_names[i]}: {float(vin - vout):.4g} ft3 "
+                              "of the inflow is still in the reach at the end of the "
+                              "simulation; increase analysis.duration_hr"))
         rows.append(row)
     return out, rows, notes
 

@@ -2065,7 +2065,9 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
                                      f"{_short(e[k])}. Fields of this section: "
                                      f"{', '.join(allowed)}")
         for k in _REACH_GEOMETRY[section]:
-            lower_inc = k == "side_slope_h_per_v"
+            # a trapezoid may have no bottom (a V), a rectangle must have a width
+            lower_inc = k == "side_slope_h_per_v" or (section == "trapezoidal"
+                                                      and k == "bottom_width_ft")
             spec[k] = P.number(e, k, path, required=True, lower=0.0,
                                lower_inclusive=lower_inc)
         if section == "user":
