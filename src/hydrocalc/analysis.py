@@ -429,7 +429,7 @@ class _ScenarioRun:
     """
 
     def __init__(self, name, node_ids, kinds, net, u, upstream_area_ac, sub_flows, sub_index,
-                 upstream, ponds, time_hr, reaches=None):
+                 upstream, ponds, time_hr, reaches=None, rational=None):
         self.name = name
         self.node_ids = node_ids
         self.kinds = kinds
@@ -442,6 +442,7 @@ class _ScenarioRun:
         self.ponds = ponds
         self.time_hr = time_hr
         self.reaches = reaches if reaches is not None else {}  # conveyance rows by reach id
+        self.rational = rational if rational is not None else {}  # rational rows by sub id
         self._outflow = None
         self._inflow = None
 
@@ -487,7 +488,11 @@ class _ScenarioRun:
     def unrouted(self, i_storm: int, node: str) -> np.ndarray:
         """Sum of the runoff of every subcatchment upstream of ``node``, without routing."""
         idx = [j for nid, j in self.sub_index.items() if nid in self.upstream[node]]
-        return self.sub_flows[i_storm, idx].sum(axis=0)
+        total = self.sub_flows[i_storm, idx].sum(axis=0)
+        for nid, arr in self._net.rational_flows.items():  # rational subcatchments
+            if nid in self.upstream[node]:
+                total = total + arr[i_storm, self._u]
+        return total
 
 
 def _pond_levels(sc) -> dict[str, int]:
@@ -514,6 +519,8 @@ class _Net:
         self.reach_cache: dict[tuple[str, int], tuple] = {}
         self.reach_rows: list[dict[str, list[dict]]] = [{} for _ in scs]
         self.storm_names: tuple[str, ...] = tuple(str(i) for i in range(m))
+        self.rational_flows: dict[str, np.ndarray] = {}  # (m, U, nt) by rational sub id
+        self.rational_rows: list[dict[str, list[dict]]] = [{} for _ in scs]
         self.scs = scs
         first = scs[0]
         self.first = first
@@ -580,7 +587,11 @@ class _Net:
                 continue
             k = self.index[nid]
             node = self.first.nodes[nid]
-            if node.kind == "subcatchment":
+            if node.kind == "subcatchment" and nid in self.rational_flows:  # rational method
+                out = self.rational_flows[nid]
+                if final:
+                    self.area[:, k] += [sc.nodes[nid].area_ac for sc in self.scs]
+            elif node.kind == "subcatchment":
                 j = self.sub_index[nid]
                 out = self.flows[:, :, j]
                 if final:
@@ -684,6 +695,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     dt = float(opt.dt_hr)
     uniq: dict[str, list] = {}
     pick: dict[str, list[int]] = {}
+    owner: dict[int, Any] = {}  # id(scenario) -> a site that has it (its [rational] settings)
     for name in ("pre", "post"):
         ids: dict[int, int] = {}
         scs, where = [], []
@@ -692,6 +704,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
             if id(sc) not in ids:
                 ids[id(sc)] = len(scs)
                 scs.append(sc)
+                owner[id(sc)] = site
             where.append(ids[id(sc)])
         uniq[name], pick[name] = scs, where
     subs = [s for name in ("pre", "post") for sc in uniq[name] for s in sc.subcatchments]
@@ -701,11 +714,16 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     pos = [first.setdefault((float(s.area_ac), float(s.cn), float(s.tc_hr)), len(first))
            for s in subs]
     keys = list(first)
-    hs = runoff_hydrographs([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys],
-                            hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
-                            end_hr=end_hr, names=[f"u{i}" for i in range(len(keys))])
-    all_flows = hs.flow_cfs if len(keys) == len(subs) else hs.flow_cfs[:, pos]
-    time_hr = hs.time_hr
+    if keys:
+        hs = runoff_hydrographs([k[0] for k in keys], [k[1] for k in keys],
+                                [k[2] for k in keys], hyetos, dt_hr=dt, prf=opt.prf,
+                                ia_ratio=opt.ia_ratio, end_hr=end_hr,
+                                names=[f"u{i}" for i in range(len(keys))])
+        all_flows = hs.flow_cfs if len(keys) == len(subs) else hs.flow_cfs[:, pos]
+        time_hr = hs.time_hr
+    else:  # every subcatchment uses the rational method
+        time_hr = dt * np.arange(int(round(end_hr / dt)) + 1)
+        all_flows = np.zeros((len(names), 0, time_hr.size))
     m, nt = len(names), time_hr.size
     nets = {}
     start = 0
@@ -717,6 +735,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
         start = stop
         nets[name] = _Net(name, scs, flows, m, nt, time_hr)
         nets[name].storm_names = tuple(names)
+        _rational_into(nets[name], owner, hyetos, names, time_hr)
     max_level = max([max(n.levels.values(), default=-1) for n in nets.values()])
     for level in range(max_level + 1):
         items, keys = [], []
@@ -745,7 +764,8 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
             _ScenarioRun(name=name, node_ids=net.order, kinds=kinds, net=net, u=u,
                          upstream_area_ac=net.area[u], sub_flows=net.flows[:, u],
                          sub_index=net.sub_index, upstream=net.first.upstream,
-                         ponds=net.ponds[u], time_hr=time_hr, reaches=net.reach_rows[u])
+                         ponds=net.ponds[u], time_hr=time_hr, reaches=net.reach_rows[u],
+                         rational=net.rational_rows[u])
             for u in range(len(net.scs))
         ]
         out[name] = [runs[w] for w in pick[name]]
@@ -763,6 +783,22 @@ def _conveyance_travel_hr(reach) -> float:
     return 3.0 * conv.length_ft / v_full / S_PER_HR
 
 
+def _rational_into(net, owner, hyetos, names, time_hr) -> None:
+    """Hydrographs and rows of the rational subcatchments of every variant of a scenario
+    (:func:`hydrocalc.rational_site.rational_flows`)."""
+    if not net.first.rational:
+        return
+    from hydrocalc.rational_site import rational_flows
+
+    for s in net.first.rational:
+        arr = np.zeros((net.m, net.nv, net.nt))
+        for u, sc in enumerate(net.scs):
+            arr[:, u], rows = rational_flows(sc.nodes[s.id], owner[id(sc)].rational, names,
+                                             hyetos, time_hr)
+            net.rational_rows[u][s.id] = rows
+        net.rational_flows[s.id] = arr
+
+
 def _end_hr(site, storms_duration_hr: float) -> float | None:
     """Simulation end: the user's ``analysis.duration_hr``, else automatic."""
     opt = site.options
@@ -771,6 +807,8 @@ def _end_hr(site, storms_duration_hr: float) -> float | None:
     from hydrocalc.unit_hydrograph import effective_tc_hr
 
     tcs = [s.tc_hr for sc in site.scenarios.values() for s in sc.subcatchments]
+    # a rational hydrograph lasts 2 Tc around the storm's peak (no TR-20 minimum applies)
+    tcs += [max(s.tc_hr, 0.1) for sc in site.scenarios.values() for s in sc.rational]
     tp = opt.dt_hr / 2.0 + 0.6 * float(np.max(effective_tc_hr(np.array(tcs))))
     lag = 0.0
     for sc in site.scenarios.values():
@@ -1016,6 +1054,16 @@ class SiteResults:
         return pd.DataFrame(self._rows["conveyance"], columns=_CONVEYANCE_COLUMNS)
 
     @functools.cached_property
+    def rational(self):
+        """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
+        return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
+        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.rational_site`). Empty
+        without such subcatchments."""
+        import pandas as pd
+
+        return pd.DataFrame(self._rows["rational"], columns=_RATIONAL_COLUMNS)
+
+    @functools.cached_property
     def subcatchments(self):
         import pandas as pd
 
@@ -1144,6 +1192,8 @@ class SiteResults:
         }
         if self._rows["conveyance"]:  # only sites with routed pipe/channel reaches
             doc["conveyance"] = self._rows["conveyance"]
+        if self._rows["rational"]:  # only sites with rational subcatchments
+            doc["rational"] = self._rows["rational"]
         if hydrographs:
             h: dict[str, Any] = {"time_start_hr": float(self.time_hr[0]),
                                  "dt_hr": site.options.dt_hr, "n_steps": int(self.time_hr.size),
@@ -1183,6 +1233,8 @@ class SiteResults:
         }
         if self._rows["conveyance"]:
             frames["conveyance"] = self.conveyance
+        if self._rows["rational"]:
+            frames["rational"] = self.rational
         if hydrographs:
             for name, run in self._runs.items():
                 for i, storm in enumerate(self.storms):
@@ -1269,6 +1321,9 @@ def _replace_dir(tmp: pathlib.Path, target: pathlib.Path) -> None:
         os.replace(tmp, target)
 
 
+_RATIONAL_COLUMNS = ["scenario", "subcatchment", "to", "storm", "return_period_yr", "c",
+                     "c_source", "intensity_in_hr", "intensity_source", "area_ac", "tc_hr",
+                     "peak_cfs", "time_of_peak_hr", "hydrograph"]
 _CONVEYANCE_COLUMNS = ["scenario", "storm", "reach", "section", "peak_inflow_cfs",
                        "peak_outflow_cfs", "time_of_peak_outflow_hr", "max_depth_ft",
                        "max_velocity_fps", "full_flow_capacity_cfs", "surcharged",
@@ -1567,9 +1622,13 @@ def _check_ponds(site, runs, names, time_hr) -> None:
 
 def _node_rows(site, runs, names, time_hr) -> dict:
     dt = site.options.dt_hr
-    nodes_rows, pond_rows, dev_rows, conv_rows = [], [], [], []
+    nodes_rows, pond_rows, dev_rows, conv_rows, rat_rows = [], [], [], [], []
     for name, run in runs.items():
         sc = site.scenarios[name]
+        for sid, per_storm in run.rational.items():
+            for r in per_storm:
+                rat_rows.append({"scenario": name, "subcatchment": sid,
+                                 "to": sc.nodes[sid].to, **r})
         for rid, per_storm in run.reaches.items():
             spec = sc.nodes[rid].conveyance_spec or {}
             for storm, r in zip(names, per_storm, strict=True):
@@ -1632,7 +1691,7 @@ def _node_rows(site, runs, names, time_hr) -> dict:
                         "volume_ft3": float(_integrate(q[i], dt)),
                     })
     return {"nodes": nodes_rows, "ponds": pond_rows, "devices": dev_rows,
-            "conveyance": conv_rows}
+            "conveyance": conv_rows, "rational": rat_rows}
 
 
 def _comparison_rows(site, runs, names) -> list[dict]:

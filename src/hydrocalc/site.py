@@ -334,12 +334,16 @@ class Scenario:
     reaches: tuple[Reach, ...] = ()
     design_points: tuple[DesignPoint, ...] = ()
     description: str = ""
+    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.rational_site.RationalSubcatchment`);
+    #: nodes of kind "subcatchment", not in ``subcatchments`` (they have no CN).
+    rational: tuple = ()
 
     @functools.cached_property
     def nodes(self) -> dict[str, Any]:
         """``{id: node}`` of every node in file order."""
         out: dict[str, Any] = {}
-        for group in (self.subcatchments, self.ponds, self.reaches, self.design_points):
+        for group in (self.subcatchments, self.rational, self.ponds, self.reaches,
+                      self.design_points):
             for node in group:
                 out[node.id] = node
         return out
@@ -366,8 +370,8 @@ class Scenario:
 
     @property
     def area_ac(self) -> float:
-        """Total area of the scenario's subcatchments. [ac]"""
-        return sum(s.area_ac for s in self.subcatchments)
+        """Total area of the scenario's subcatchments, rational ones included. [ac]"""
+        return sum(s.area_ac for s in self.subcatchments) + sum(s.area_ac for s in self.rational)
 
     @property
     def impervious_ac(self) -> float:
@@ -456,6 +460,8 @@ class Site:
     input_files: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
     confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: ``[rational]`` (:class:`hydrocalc.rational_site.RationalSettings`) or None.
+    rational: Any = None
 
     @property
     def pre(self) -> Scenario:
@@ -489,7 +495,7 @@ class Site:
                 f"{suggest(node_id, sc.nodes)}"
             )
         groups = {}
-        for field in ("subcatchments", "ponds", "reaches", "design_points"):
+        for field in ("subcatchments", "rational", "ponds", "reaches", "design_points"):
             nodes = getattr(sc, field)
             groups[field] = tuple(
                 dataclasses.replace(n, **changes) if n.id == node_id else n for n in nodes
@@ -2195,7 +2201,7 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         csv_failed = raw is None or len(P.items) > k_csv
     if not sub_entries and not csv_failed:
         P.add(f"{prefix}.subcatchment", "must have at least one entry; got none.")
-    subs, ponds, reaches, dps = [], [], [], []
+    subs, ponds, reaches, dps, rational = [], [], [], [], []
     seen: dict[str, str] = {}
     raw_nodes: dict[str, tuple[str, Any]] = {}  # id -> (kind, to) as written
 
@@ -2217,7 +2223,18 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     for i, e in enumerate(sub_entries):
         path = f"{prefix}.subcatchment[{_label(e, i)}]"
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "subcatchment", e)
-        s = _parse_subcatchment(P, e, path, ctx)
+        method = e.get("method", "tr55")
+        if method == "rational":
+            from hydrocalc import rational_site
+
+            s = rational_site.parse_subcatchment(P, e, path, ctx, _this_module())
+            if s is not None:
+                rational.append(s)
+            continue
+        if method != "tr55":
+            P.add(f"{path}.method", f"must be one of tr55, rational; got {_short(method)}")
+            continue
+        s = _parse_subcatchment(P, {k: v for k, v in e.items() if k != "method"}, path, ctx)
         if s is not None:
             subs.append(s)
     for i, e in enumerate(P.tables(m, "pond", prefix) if "pond" in m else []):
@@ -2252,7 +2269,14 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     if len(P.items) > n0:
         return None
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
-                    reaches=tuple(reaches), design_points=tuple(dps), description=desc)
+                    reaches=tuple(reaches), design_points=tuple(dps), description=desc,
+                    rational=tuple(rational))
+
+
+def _this_module():
+    import sys
+
+    return sys.modules[__name__]
 
 
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
@@ -2346,7 +2370,7 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # entry points
 
 _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
-             "post", "confirmations")
+             "post", "confirmations", "rational")
 
 
 def _where(path) -> str:
@@ -2474,6 +2498,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         sc = _parse_scenario(P, name, doc.get(name), ctx)
         if sc is not None:
             scenarios[name] = sc
+    rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios)
     if len(scenarios) == 2:
         pre_dp = {d.id for d in scenarios["pre"].design_points}
         post_dp = {d.id for d in scenarios["post"].design_points}
@@ -2514,7 +2539,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
                 input_files=dict(sorted(files.items())), notes=tuple(notes),
-                confirmations=confirmations)
+                confirmations=confirmations, rational=rational)
     # the site as a whole: refuse the impossible, warn on the implausible
     impossible, implausible = plausibility.site_checks(site, checks)
     if impossible:
@@ -2525,6 +2550,31 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 
 
 site_problems.__doc__ = _site_problems.__doc__
+
+
+def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
+    """``[rational]`` settings; required by (and only with) rational subcatchments, which
+    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
+    from hydrocalc import rational_site
+
+    users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
+    settings = None
+    if "rational" in doc and storms is not None:
+        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names,
+                                                _this_module())
+    if users and "rational" not in doc:
+        name, sid = users[0]
+        P.add(f"{name}.subcatchment[{sid}].method", "= \"rational\" needs a [rational] "
+              "table naming the intensity source (pfds_csv, depth_file or idf); got none")
+    if users and criteria is not None and criteria.standard != "none":
+        name, sid = users[0]
+        P.add(f"{name}.subcatchment[{sid}].method", f"= \"rational\" cannot be used with the "
+              f"sizing criteria (criteria.standard = {criteria.standard!r}): WQv, RRv and Cpv "
+              "need every area's impervious cover and curve number. Give the area as a TR-55 "
+              "subcatchment, or set [criteria] standard = \"none\" for a conveyance study")
+    if settings is not None:
+        rational_site.check_durations(P, settings, scenarios, storms.names)
+    return settings
 
 
 def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
