@@ -114,7 +114,7 @@ class RationalSettings:
         """The source of i for ``storm`` in a report cell."""
         if self.source == "idf":
             b, d, e = self.idf[storm]
-            return f"IDF equation i = {b:g} / (Tc_min + {d:g})^{e:g} ({self.source_text})"
+            return f"IDF equation i = {b:g} / (Tc_min + {d:g})^{e:g}; {self.source_text}"
         t = self.return_period(storm)
         return f"{self.source_text}, {t:g}-yr depth / Tc (log-log between durations)"
 
@@ -220,7 +220,7 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
             if None not in (b, d, e):
                 idf[str(storm)] = (b, d, e)
         src = P.text(m, "idf_source", prefix, required=True)
-        text = f"IDF equation given in the site file; source: {src}"
+        text = src
     settings = RationalSettings(source=source, source_text=text, table=table, idf=idf,
                                 return_periods_yr=rps)
     for storm in storm_names:

@@ -896,6 +896,44 @@ def conveyance_result_table(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _rational_sentence(sc) -> str:
+    n = len(sc.rational)
+    area = sum(s.area_ac for s in sc.rational)
+    return (f"{n} further subcatchment{'s' if n != 1 else ''} ({_fmt(area, 3)} acres) "
+            f"{'are' if n != 1 else 'is'} computed by the rational method (Q = C i A) and "
+            "feed the network with a modified rational hydrograph (storm duration = Tc) "
+            "whose peak coincides with the design storm's most intense Tc; they are not in "
+            "the curve-number totals above.")
+
+
+def rational_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rational-method rows (from :attr:`SiteResults.rational` of one scenario): C, i, A,
+    Tc, Q and the sources of i and C."""
+    return frame[["subcatchment", "storm", "c", "intensity_in_hr", "area_ac", "tc_hr",
+                  "peak_cfs", "intensity_source", "c_source"]].reset_index(drop=True)
+
+
+def _add_rational_tables(b: _Builder, scenario: str) -> None:
+    """The rational-method table of a scenario (nothing when it has no such subcatchment)."""
+    sc = b.ctx.site.scenarios[scenario]
+    if not sc.rational:
+        return
+    frame = _scenario_frame(b.ctx.results.rational, scenario)
+    b.res.add_heading("Rational method subcatchments")
+    b.res.add_table(Table("rational", "Rational method: Q = C i A by subcatchment and storm",
+                          rational_table(frame),
+                          caption="RATIONAL METHOD (not TR-55): Q = C i A with K = 1.0 "
+                                  "(HEC-22 Eq. 3-1); i = average intensity for a duration "
+                                  "equal to Tc; composite C area-weighted, each C chosen "
+                                  "within its HEC-22 Table 3-1 range. Hydrograph: modified "
+                                  "rational triangle with storm duration = Tc (peak flow, "
+                                  "not a storage design volume).",
+                          labels={"c": "C", "intensity_in_hr": "i [in/h]",
+                                  "intensity_source": "source of i", "c_source": "source of C"},
+                          decimals={"c": 3, "tc_hr": 3, "intensity_in_hr": 2},
+                          key_columns=["subcatchment", "storm"]))
+
+
 def _add_conveyance_tables(b: _Builder, scenario: str) -> None:
     """The pipe/channel reach tables of a scenario (nothing when it has none)."""
     sc = b.ctx.site.scenarios[scenario]
@@ -951,6 +989,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
             f"{_fmt(subs['cn'].max(), 1)} and times of concentration from "
             f"{_fmt(60.0 * subs['tc_hr'].min(), 1)} to {_fmt(60.0 * subs['tc_hr'].max(), 1)} "
             "min."]
+    if sc.rational:
+        text.append(_rational_sentence(sc))
     if sc.description:
         text.insert(0, md_escape(sc.description))
     if len(dps):
@@ -1012,6 +1052,11 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                           sub_nodes[["node", "storm", "area_ac", "peak_cfs",
                                      "time_of_peak_hr", "volume_ft3", "volume_acft",
                                      "runoff_in"]].rename(columns={"node": "subcatchment"}),
+                          caption=("Rational-method subcatchments ("
+                                   + ", ".join(md_escape(x.id) for x in sc.rational)
+                                   + "): the volume is that of the modified rational "
+                                     "triangle (Q Tc), not a storm runoff volume."
+                                   if sc.rational else ""),
                           key_columns=["subcatchment", "storm"]))
     others = nodes[nodes["kind"] != "subcatchment"]
     if len(others):
@@ -1021,6 +1066,7 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                                       "volume_acft", "runoff_in"]],
                               caption="peak_cfs is the flow leaving the node (a pond's "
                                       "routed outflow).", key_columns=["node", "storm"]))
+    _add_rational_tables(b, scenario)
     _add_conveyance_tables(b, scenario)
     for dp in sc.design_points:
         series = [(storm, r.time_hr, np.asarray(r.flow_cfs(scenario, storm, dp.id)))
@@ -1634,19 +1680,39 @@ def _uses_conveyance(site) -> bool:
 
 
 def _conveyance_methods(site) -> list[tuple[str, str, str]]:
-    """Methods rows of routed pipe/channel reaches, only when the site has some."""
+    """Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
+    the site has them."""
+    rows = []
+    if any(sc.rational for sc in site.scenarios.values()):
+        rows.append(("Rational method", "Q = C i A for the subcatchments marked rational; "
+                     "composite C; intensity for a duration equal to Tc; modified rational "
+                     "hydrograph with storm duration = Tc",
+                     "HEC-22 Sec. 3.2.2 and Table 3-1; Kuichling 1889; Poertner 1974"))
     if not _uses_conveyance(site):
-        return []
-    return [("Pipe and channel reaches",
+        return rows
+    return rows + [("Pipe and channel reaches",
              "variable-parameter Muskingum-Cunge routing; Manning's equation (k = 1.49) for "
              "normal depth, velocity and full-flow capacity",
              "NEH 630 Ch. 17; Ponce and Chaganti 1994; TR-55 Eq. 3-4")]
 
 
 def _conveyance_references(site) -> tuple:
+    refs = ()
+    if any(sc.rational for sc in site.scenarios.values()):
+        refs += (("HEC-22", "FHWA (2009). Urban Drainage Design Manual, Hydraulic Engineering "
+                  "Circular No. 22, 3rd ed., FHWA-NHI-10-009, Section 3.2.2 and Table 3-1."),
+                 ("Kuichling 1889", "Kuichling, E. (1889). The relation between the rainfall "
+                  "and the discharge of sewers in populous districts. Transactions ASCE 20, "
+                  "1-56."),
+                 ("Poertner 1974", "Poertner, H. G. (1974). Practices in Detention of Urban "
+                  "Stormwater Runoff. APWA Special Report No. 43 (modified rational method)."))
+        if getattr(site.rational, "source", "") == "idf":
+            refs += (("TxDOT HDM", "Texas Department of Transportation (2019). Hydraulic "
+                      "Design Manual, Ch. 4 Sec. 12, Rational Method (IDF equation "
+                      "i = b / (t + d)^e)."),)
     if not _uses_conveyance(site):
-        return ()
-    return (("Ponce and Chaganti 1994", "Ponce, V. M., Chaganti, P. V. (1994). "
+        return refs
+    return refs + (("Ponce and Chaganti 1994", "Ponce, V. M., Chaganti, P. V. (1994). "
              "Variable-parameter Muskingum-Cunge method revisited. Journal of Hydrology 162, "
              "433-439."),)
 
@@ -1678,6 +1744,8 @@ def tables_used(ctx: Context) -> list[str]:
     if len(segs) and "surface" in segs and segs["surface"].fillna("").astype(str).str.len().gt(0) \
             .any() and (segs["type"] == "sheet").any():
         used.append("tr55_sheet_flow_n")
+    if any(s.covers for sc in site.scenarios.values() for s in sc.rational):
+        used.append("rational_runoff_coefficients")
     used.append("nrcs_dimensionless_uh")
     key = rainfall._canonical(site.storms.distribution)
     if key is not None:
