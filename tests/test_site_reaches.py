@@ -301,3 +301,17 @@ def test_report_tables_and_methods_name_the_reaches():
                                    figures=False).tables
     assert "Muskingum-Cunge" not in " ".join(plain["methods"].frame["method"])
     assert "Ponce and Chaganti 1994" not in set(plain["references"].frame["key"])
+
+
+def test_variants_analysed_together_equal_one_at_a_time(example):
+    from hydrocalc.analysis import analyze_many
+
+    site, res = example
+    variant = site.replace_node("post", "S-1", tc_hr=0.2)
+    both = analyze_many([site, variant], storms=["10yr"])
+    alone = analyze(variant, storms=["10yr"])
+    assert_allclose(both[1].flow_cfs("post", "10yr", "SWALE-1"),
+                    alone.flow_cfs("post", "10yr", "SWALE-1"), rtol=0, atol=0)
+    assert both[0].conveyance.equals(res.conveyance[res.conveyance["storm"] == "10yr"]
+                                     .reset_index(drop=True))
+    assert not both[1].conveyance.equals(both[0].conveyance)

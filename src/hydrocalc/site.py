@@ -21,7 +21,11 @@ The schema is documented field by field in ``docs/site_file.md``. Sections:
     NY SMDM unified sizing-criteria settings (see :mod:`hydrocalc.criteria.ny`).
 ``[pre]`` and ``[post]``
     The two scenarios: ``[[pre.subcatchment]]``, ``[[pre.pond]]``, ``[[pre.reach]]``,
-    ``[[pre.design_point]]`` (and the same under ``post``).
+    ``[[pre.design_point]]`` (and the same under ``post``). A reach is a lag (``lag_hr``)
+    or a routed pipe/channel (``section``, :mod:`hydrocalc.conveyance`); a subcatchment with
+    ``method = "rational"`` is parsed by :mod:`hydrocalc.rational_site`.
+``[rational]``
+    Intensity source of rational-method subcatchments (:mod:`hydrocalc.rational_site`).
 
 The loader is split so that a parsed site can be analysed repeatedly with varied fields
 (parameter sweeps): :func:`parse_site` turns a parsed TOML mapping into a :class:`Site`;
@@ -39,6 +43,9 @@ Name                          Meaning                                         Un
 ``impervious_connected_ac``   directly connected impervious area              ac
 ``impervious_unconnected_ac`` unconnected impervious area (TR-55 Fig. 2-4)    ac
 ``lag_hr``                    reach translation time                          h
+``length_ft``, ``slope_ftft``  routed reach length and bed slope                 ft, ft/ft
+``n``                         Manning's n of a routed reach                   -
+``c``                         rational runoff coefficient (HEC-22 Table 3-1)  -
 ``wqv_precip_in``             90 % rainfall event depth (SMDM Fig. 4.1)       in
 ``depths_in``                 24-hour design-storm depths by storm name       in
 ============================  ==============================================  ======
