@@ -43,7 +43,7 @@ Name                          Meaning                                         Un
 ``impervious_connected_ac``   directly connected impervious area              ac
 ``impervious_unconnected_ac`` unconnected impervious area (TR-55 Fig. 2-4)    ac
 ``lag_hr``                    reach translation time                          h
-``length_ft``, ``slope_ftft``  routed reach length and bed slope                 ft, ft/ft
+``slope_ftft``                bed slope of a routed reach                     ft/ft
 ``n``                         Manning's n of a routed reach                   -
 ``c``                         rational runoff coefficient (HEC-22 Table 3-1)  -
 ``wqv_precip_in``             90 % rainfall event depth (SMDM Fig. 4.1)       in
