@@ -695,18 +695,20 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     dt = float(opt.dt_hr)
     uniq: dict[str, list] = {}
     pick: dict[str, list[int]] = {}
-    owner: dict[int, Any] = {}  # id(scenario) -> a site that has it (its [rational] settings)
+    owners: dict[str, list] = {}  # per unique scenario: its site ([rational] settings)
     for name in ("pre", "post"):
-        ids: dict[int, int] = {}
-        scs, where = [], []
+        ids: dict[Any, int] = {}
+        scs, where, own = [], [], []
         for site in sites:
             sc = site.scenarios[name]
-            if id(sc) not in ids:
-                ids[id(sc)] = len(scs)
+            # a scenario with rational subcatchments also depends on the site's [rational]
+            key = (id(sc), id(site.rational)) if sc.rational else id(sc)
+            if key not in ids:
+                ids[key] = len(scs)
                 scs.append(sc)
-                owner[id(sc)] = site
-            where.append(ids[id(sc)])
-        uniq[name], pick[name] = scs, where
+                own.append(site)
+            where.append(ids[key])
+        uniq[name], pick[name], owners[name] = scs, where, own
     subs = [s for name in ("pre", "post") for sc in uniq[name] for s in sc.subcatchments]
     # subcatchments with the same area, CN and Tc (variants that differ elsewhere) share
     # one hydrograph computation
@@ -735,7 +737,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
         start = stop
         nets[name] = _Net(name, scs, flows, m, nt, time_hr)
         nets[name].storm_names = tuple(names)
-        _rational_into(nets[name], owner, hyetos, names, time_hr)
+        _rational_into(nets[name], owners[name], hyetos, names, time_hr)
     max_level = max([max(n.levels.values(), default=-1) for n in nets.values()])
     for level in range(max_level + 1):
         items, keys = [], []
@@ -783,7 +785,7 @@ def _conveyance_travel_hr(reach) -> float:
     return 3.0 * conv.length_ft / v_full / S_PER_HR
 
 
-def _rational_into(net, owner, hyetos, names, time_hr) -> None:
+def _rational_into(net, owners, hyetos, names, time_hr) -> None:
     """Hydrographs and rows of the rational subcatchments of every variant of a scenario
     (:func:`hydrocalc.rational_site.rational_flows`)."""
     if not net.first.rational:
@@ -793,7 +795,7 @@ def _rational_into(net, owner, hyetos, names, time_hr) -> None:
     for s in net.first.rational:
         arr = np.zeros((net.m, net.nv, net.nt))
         for u, sc in enumerate(net.scs):
-            arr[:, u], rows = rational_flows(sc.nodes[s.id], owner[id(sc)].rational, names,
+            arr[:, u], rows = rational_flows(sc.nodes[s.id], owners[u].rational, names,
                                              hyetos, time_hr)
             net.rational_rows[u][s.id] = rows
         net.rational_flows[s.id] = arr
