@@ -230,3 +230,16 @@ def test_report_rational_table_and_methods():
     assert "Rational method" not in set(plain["methods"].frame["step"])
     assert "HEC-22" not in set(plain["references"].frame["key"])
     assert not math.isnan(rows["peak_cfs"].sum())
+
+
+def test_variants_with_other_intensities_are_not_shared():
+    import dataclasses
+
+    from hydrocalc.analysis import analyze_many
+
+    site = load_site(EXAMPLE)
+    idf = dict(site.rational.idf)
+    idf["10yr"] = (2 * idf["10yr"][0], *idf["10yr"][1:])          # twice the intensity
+    other = dataclasses.replace(site, rational=dataclasses.replace(site.rational, idf=idf))
+    a, b = analyze_many([site, other], storms=["10yr"])
+    assert_allclose(b.rational["peak_cfs"], 2 * a.rational["peak_cfs"], rtol=1e-12)
