@@ -125,3 +125,22 @@ def test_cli_full_analysis_flag(tmp_path):
     assert meta["sweep_paths"]["full_analysis"] == 24
     assert meta["sweep_paths"]["reasons"] == {
         "summary arrays turned off (per-scenario analysis requested)": 24}
+
+
+@pytest.mark.parametrize("path", ["examples/shelter_island/site.toml",
+                                  "examples/pelham_redevelopment/site.toml",
+                                  "tests/fixtures/batch/lot_a.toml"])
+def test_example_sites_through_the_summary_arrays_equal_analyze(path):
+    from hydrocalc.site import load_site
+
+    site = load_site(pathlib.Path(__file__).parents[1] / path)
+    (got,) = sweep_summary.summary_rows_many([site])
+    _assert_rows_equal(got, analyze(site).summary_rows())
+
+
+def test_rational_subcatchments_are_not_expressed_and_say_why():
+    from hydrocalc.site import load_site
+
+    site = load_site(pathlib.Path(__file__).parents[1] / "examples/storm_sewer/site.toml")
+    why = sweep_summary.unsupported_reason(site, site.storms.names)
+    assert why is not None and "rational" in why
