@@ -94,9 +94,9 @@ def _compile():
             last = off + n - 1
             mx = out_q[b, 0]
             for i in range(1, nt):
-                if out_q[b, i] > mx:
+                if out_q[b, i] > mx:  # noqa: PLR1730 - as ndarray.max, spelled out
                     mx = out_q[b, i]
-            scale = (mx if mx > 1e-300 else 1e-300) * noise
+            scale = (mx if mx > 1e-300 else 1e-300) * noise  # noqa: FURB136 - np.maximum
             jj = off
             for i in range(nt):
                 x = storage[b, i] * 2.0

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["summary_rows_many", "Unsupported", "unsupported_reason"]
+__all__ = ["Unsupported", "summary_rows_many", "unsupported_reason"]
 
 _PASS_KEYS = ("wqv", "rrv", "cpv", "qp", "qf")
 
@@ -337,7 +337,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     return rows_out
 
 
-def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:  # noqa: PLR0913
+def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
     """Route every (variant x pond x storm) of scenario ``name`` in one batch.
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
