@@ -35,16 +35,16 @@ HERE = pathlib.Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds  # noqa: E402
+from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds
 
-from hydrocalc.hydrograph import Hydrograph  # noqa: E402
-from hydrocalc.routing import (  # noqa: E402
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.routing import (
     _prepare,
     _tailwater_series,
     route_reservoir,
     route_reservoirs,
 )
-from hydrocalc.tailwater import route_with_tailwater_series_exact  # noqa: E402
+from hydrocalc.tailwater import route_with_tailwater_series_exact
 
 TARGET = 2.0
 

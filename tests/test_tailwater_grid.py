@@ -91,7 +91,7 @@ def test_grid_agrees_with_the_exact_evaluation_within_the_stated_bound(case):
 def test_the_cases_exercise_submergence_and_reverse_flow():
     # guard: the comparison above is only meaningful if the tailwater matters
     for case in CASES:
-        grid, exact = _both(case)
+        _, exact = _both(case)
         free = route_reservoir(_inflow(CASES[case][3]), CASES[case][0], CASES[case][1])
         assert abs(exact.peak_stage_ft - free.peak_stage_ft) > 0.01, case
     assert _both("early tailwater peak, strong reverse flow")[1].peak_reverse_cfs > 1.0
