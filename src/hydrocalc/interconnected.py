@@ -683,7 +683,7 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     def locate(i, x):
         hi = H[i]
         j = bisect_right(hi, x) - 1
-        j = 0 if j < 0 else (last[i] if j > last[i] else j)
+        j = 0 if j < 0 else min(j, last[i])
         inv = 1.0 / (hi[j + 1] - hi[j])
         return j, (x - hi[j]) * inv, inv
 
@@ -722,7 +722,7 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     st = np.empty((n_p, n)); sto = np.empty((n_p, n))
     out = np.empty((n_p, n)); dis = np.empty((n_p, n))
     x = h_init.tolist()
-    _, (g, _, lv, _, _) = residual(x, [0.0] * n_p)
+    _, (_, _, lv, _, _) = residual(x, [0.0] * n_p)
     for i in range(n_p):
         j, w, _ = locate(i, x[i])
         sto[i, 0] = S[i][j] + w * (S[i][j + 1] - S[i][j])
@@ -750,7 +750,7 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
                     f"the interconnected ponds could not be solved at {fmt_value(t[step])} h "
                     f"(Newton did not converge; largest residual {fmt_value(err)} cfs). "
                     "Check the ponds, devices and inflows, or use a shorter step")
-            g, dg, lv, dli, dld = parts
+            _, dg, lv, dli, dld = parts
             # Jacobian: diagonal, and per link i -> d: J[i][d] = dld[i], J[d][i] = -dli[i]
             diag = [dg[i] + (dli[i] if i in links else 0.0) for i in range(n_p)]
             for i in links:
@@ -781,7 +781,7 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
                 lam *= 0.5
             x, f, parts, err = xn, fn, pn, en
         it_max = max(it_max, it)
-        g, dg, lv, dli, dld = parts
+        lv = parts[2]
         for i in range(n_p):
             xi = x[i]
             if xi > H[i][-1] or xi < -1e-6:
