@@ -130,3 +130,19 @@ def test_unsupported_backwater_setups_are_clear_problems(tmp_path):
     probs = check_site(_site(tmp_path, twins))
     assert any("pond[P-2].backwater needs single units (count = 1) in 'P-2' and 'P-3'" in p
                for p in probs), probs
+
+
+def test_report_pond_summary_shows_the_interconnection(tmp_path):
+    from hydrocalc.report.sections import pond_summary
+
+    site = load_site(_site(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = analyze(site, storms=["100yr"])
+    nodes = site.scenarios["post"].nodes
+    p2 = pond_summary(res, "post", nodes["P-2"])
+    rows = res.ponds[(res.ponds.scenario == "post")].set_index("pond")
+    assert p2.loc[0, "tailwater"] == "interconnected"
+    assert_allclose(p2.loc[0, "peak_tailwater_ft"], rows.loc["P-2", "peak_tailwater_ft"])
+    assert p2.loc[0, "peak_reverse_cfs"] > 0.1
+    assert "tailwater" not in pond_summary(res, "post", nodes["P-3"]).columns
