@@ -146,3 +146,17 @@ def test_report_pond_summary_shows_the_interconnection(tmp_path):
     assert_allclose(p2.loc[0, "peak_tailwater_ft"], rows.loc["P-2", "peak_tailwater_ft"])
     assert p2.loc[0, "peak_reverse_cfs"] > 0.1
     assert "tailwater" not in pond_summary(res, "post", nodes["P-3"]).columns
+
+
+def test_full_analysis_with_reverse_flow_evaluates_every_criterion(tmp_path):
+    # the 1-year storm drives flow back up the chain; the Cpv detention time uses the
+    # forward flows (reverse flow is not water released downstream)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = analyze(load_site(_site(tmp_path)))
+    rows = res.ponds[(res.ponds.scenario == "post")].set_index(["pond", "storm"])
+    assert bool(rows.loc[("P-2", "1yr"), "reverse_flow"])
+    doc = json.loads(res.to_json(hydrographs=False))
+    by_pond = doc["criteria_details"]["cpv:DP-1"]["detention_time_by_pond_hr"]
+    assert set(by_pond) == {"P-1", "P-2", "P-3"}
+    assert all(v is not None and v > 0 for v in by_pond.values()), by_pond
