@@ -1,13 +1,15 @@
-r"""Interconnected ponds: two ponds whose connecting outlets feel the downstream water level.
+r"""Interconnected ponds: ponds whose connecting outlets feel the downstream water level.
 
 :func:`route_interconnected` routes an upstream pond whose outlets discharge into a
 downstream pond, solving both water levels together at every step so that the downstream
 level is the upstream outlets' tailwater and flow may run back upstream (HydroCAD's "dynamic
 storage-indication" for interconnected ponds); :func:`to_swmm_inp_interconnected` writes the
-same system for EPA SWMM 5.
+same system for EPA SWMM 5. :func:`route_interconnected_chain` does the same for N ponds in a
+chain or a tree (several ponds backing into one), all levels solved at once by Newton's method
+(see its Notes); :func:`to_swmm_inp_interconnected_chain` writes that system for SWMM.
 
-Method
-------
+Method (two ponds)
+------------------
 Continuity of each pond over a step (trapezoidal averages, [1]_ Eq. 8.2.3), with
 :math:`L(h_1, h_2)` the flow through the connecting devices (negative: back upstream),
 :math:`D_1(h_1)` the upstream pond's discarded flow (exfiltration) and :math:`O_2(h_2)` the
