@@ -274,10 +274,10 @@ def part_tailwater(quick: bool):
              _t(r["batch_free_per_pond_storm_ms"] / 1e3) + " /pond-storm free outfall",
              f"{r['batch_constant_factor']:.2f}x", target,
              _met(r["batch_constant_factor"] <= r["target_factor"]))]
-    notes = [f"tailwater: the series uses the stage x tailwater grid; the exact evaluation at "
-             f"every step takes {_t(r['single_series_exact_ms'] / 1e3)} "
-             f"({r['single_series_exact_factor']:.1f}x free), peaks within "
-             f"{100 * r['series_vs_exact_max_rel_peak_diff']:.4f} % of it"]
+    notes = [(f"tailwater: the series uses the stage x tailwater grid; the exact evaluation "
+              f"at every step takes {_t(r['single_series_exact_ms'] / 1e3)} "
+              f"({r['single_series_exact_factor']:.1f}x free), peaks within "
+              f"{100 * r['series_vs_exact_max_rel_peak_diff']:.4f} % of it")]
     return rows, notes
 
 

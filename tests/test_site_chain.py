@@ -8,13 +8,13 @@ import warnings
 
 import numpy as np
 from numpy.testing import assert_allclose
+from test_site import BASE
+from test_site_hydraulics import STAGE_POND
 
 from hydrocalc.analysis import analyze
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.interconnected import route_interconnected_chain
 from hydrocalc.site import check_site, load_site
-from test_site import BASE
-from test_site_hydraulics import STAGE_POND
 
 
 def _pond(pid, to, bottom, areas, orifice_in, weir_ft, crest, backwater=True):
