@@ -21,7 +21,9 @@ returns two lists of one-line messages:
     Warning keys accepted deliberately (the warning is then listed as accepted, not
     raised): ``subcatchment_area``, ``exfiltration_rate``, ``pond_count``,
     ``pre_post_area``, ``impervious_cover_row``, ``tc_below_minimum``,
-    ``declared_vs_network``, ``impervious_exceeds_disturbed``, ``wqv_precip``.
+    ``declared_vs_network``, ``impervious_exceeds_disturbed``, ``wqv_precip``,
+    ``small_impervious_share`` (impervious area of a subcatchment with cover rows below 1 %
+    of it: possibly a share typed as a fraction of the area).
 
 Limits (each a named constant below, documented in ``docs/validation.md``)
 ------------------------------------------------------------------------------
@@ -65,7 +67,7 @@ CHECK_KEYS = ("area_tolerance_pct", "accept")
 #: Warning keys that ``[checks] accept`` may list.
 ACCEPT_KEYS = ("subcatchment_area", "exfiltration_rate", "pond_count", "pre_post_area",
                "impervious_cover_row", "tc_below_minimum", "declared_vs_network",
-               "impervious_exceeds_disturbed", "wqv_precip")
+               "impervious_exceeds_disturbed", "wqv_precip", "small_impervious_share")
 #: TR-55 Table 2-2a cover keys that are impervious (CN 98): entered as a cover row they count
 #: in the curve number but not in the impervious area that feeds WQv and RRv.
 IMPERVIOUS_COVER_KEYS = ("impervious_paved_parking_roofs", "streets_paved_curbs_storm_sewers")
@@ -191,6 +193,13 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                      f"cover row ({rows[0].cover}); it counts in the curve number but not in "
                      "the impervious area that feeds WQv and RRv. Enter it as "
                      "impervious_connected_ac / impervious_unconnected_ac instead")
+            if s.covers and 0.0 < s.impervious_pct < 1.0:
+                warn("small_impervious_share",
+                     f"{where} impervious area is {s.impervious_pct:.2g} % of the subcatchment "
+                     f"({fmt_value(round(s.impervious_ac, 6))} of {fmt_value(round(s.area_ac, 6))} "
+                     "ac), below 1 %; check the units of impervious_connected / "
+                     "impervious_unconnected (a share entered as a fraction of the area is far "
+                     "too small)")
             if s.tc_hr < 0.1 - 1e-12:
                 warn("tc_below_minimum",
                      f"{where} Tc is {fmt_value(round(s.tc_hr, 4))} h, below the 0.1 h minimum "

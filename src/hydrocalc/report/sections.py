@@ -672,8 +672,12 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
 def _add_confirmations(b: _Builder) -> None:
     frame = values_to_confirm(b.ctx)
     known = set(frame["item"]) | {"sediment_traps"}
+    from hydrocalc.site import confirmation_items
+
+    vocabulary = set(confirmation_items())
     for key in b.ctx.site.confirmations:
-        if key not in known:
+        # a key outside the vocabulary is already among the site's input-check warnings
+        if key not in known and key in vocabulary:
             b.res.warnings.append(
                 f"confirmations.{key} names no value to confirm; valid items: "
                 f"{', '.join(sorted(known)) or 'none'}")
