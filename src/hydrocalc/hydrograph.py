@@ -71,6 +71,9 @@ _STEP_RTOL = 1e-6
 #: enough for the work arrays (rows x ~3000 doubles) to stay in cache.
 _BLOCK = 32
 _TINY = np.finfo(np.float64).tiny
+#: NumPy ufunc buffer size (elements) inside the batch loop: shorter than the rows of the
+#: work arrays, so strided and broadcast operands need no buffering.
+_UFUNC_BUFSIZE = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -760,7 +763,7 @@ def runoff_hydrographs(
     m = len(storm_list)
     # np.zeros maps zeroed pages lazily: the untouched head and tail of each row cost nothing.
     flow = np.zeros((m, n, nt))
-    runoff = np.empty((m, n))
+    runoff = np.empty((m, n))  # in Ia order until the end
     # Rows are visited in order of increasing Ia, in blocks of _BLOCK rows (vectorized
     # inside; the loops are over blocks and storms, never over single subcatchments). A
     # block's rainfall excess is exactly 0 until the rain exceeds the block's smallest Ia,
@@ -781,55 +784,64 @@ def runoff_hydrographs(
     spec = np.empty((block_rows, n_freq), dtype=complex)
     conv = np.empty((block_rows, nfft))
     q_buf, d_buf = np.empty(block_rows * (k_max + 1)), np.empty(block_rows * (k_max + 1))
-    for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
-        sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
-        rows = order[sl]  # the same rows in input order
-        nb = rows.size
-        # first step whose cumulative rain exceeds the block's smallest Ia, per storm (P is
-        # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
-        starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1) for p in grids]
-        if all(k0 >= p.size for k0, p in zip(starts, grids)):
-            runoff[:, rows] = 0.0  # no runoff from any storm in the whole block
-            continue
-        padded[:nb, :n_uh] = u_sorted[sl]
-        padded[:, n_uh:padded_end] = 0.0
-        padded_end = n_uh
-        np.fft.rfft(padded[:nb], axis=1, out=u_spec[:nb])
-        for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
-            if k0 >= p.size:  # no runoff from this storm in the whole block
-                runoff[i, rows] = 0.0
+    # The work arrays are 2-D views (rows of a block; columns a window of the time steps)
+    # and several operands broadcast a per-row value: with NumPy's default ufunc buffer
+    # (8,192 elements, longer than a row) such operands are copied through the buffer,
+    # which made these passes 3-6x slower than the arithmetic. A buffer shorter than a row
+    # lets each row be processed in place (results are the same bit for bit); errstate()
+    # restores the caller's setting on exit.
+    with np.errstate():
+        np.setbufsize(_UFUNC_BUFSIZE)
+        for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
+            sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
+            rows = order[sl]  # the same rows in input order
+            nb = rows.size
+            # first step whose cumulative rain exceeds the block's smallest Ia, per storm (P is
+            # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
+            starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1) for p in grids]
+            if all(k0 >= p.size for k0, p in zip(starts, grids)):
+                runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
-            cols = p.size - k0 + 1
-            # from column `head` on, P exceeds the largest Ia of the block (rows are in Ia
-            # order): E > 0 in every row there
-            head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (k0 - 1)
-            q_cum = _cumulative_runoff_in(
-                p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
-                q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
-                head=head,
-            )  # Eq. 2-3
-            runoff[i, rows] = q_cum[:, -1]
-            # excess of steps k0 .. K (interval (t_{k-1}, t_k]) at columns 0 .. K - k0,
-            # zeros after: nfft holds the whole linear convolution (K - k0 + n_uh - 1 <=
-            # nfft since k0 >= g), so the circular convolution equals the linear one
-            np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, : cols - 1])
-            padded[:, cols - 1 : padded_end] = 0.0
-            padded_end = cols - 1
-            f = spec[:nb]
-            np.fft.rfft(padded[:nb], axis=1, out=f)
-            np.multiply(f, u_spec[:nb], out=f)
-            c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + k0 steps
-            # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
-            # with refinement every refine-th ordinate is reported. Ordinates before
-            # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
-            length = p.size + n_uh - 2
-            j0 = -(-(k0 - 1) // refine)
-            block = c[:, 1 + j0 * refine - k0 : 1 + length - k0 : refine]
-            # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
-            peak = block.max(axis=1, keepdims=True)
-            np.copyto(block, 0.0, where=block < 1e-12 * peak)
-            flow[i, rows, j0 : j0 + block.shape[1]] = block
+            padded[:nb, :n_uh] = u_sorted[sl]
+            padded[:, n_uh:padded_end] = 0.0
+            padded_end = n_uh
+            np.fft.rfft(padded[:nb], axis=1, out=u_spec[:nb])
+            for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
+                if k0 >= p.size:  # no runoff from this storm in the whole block
+                    runoff[i, sl] = 0.0
+                    continue
+                cols = p.size - k0 + 1
+                # from column `head` on, P exceeds the largest Ia of the block (rows are in Ia
+                # order): E > 0 in every row there
+                head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (k0 - 1)
+                q_cum = _cumulative_runoff_in(
+                    p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
+                    q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
+                    head=head,
+                )  # Eq. 2-3
+                runoff[i, sl] = q_cum[:, -1]
+                # excess of steps k0 .. K (interval (t_{k-1}, t_k]) at columns 0 .. K - k0,
+                # zeros after: nfft holds the whole linear convolution (K - k0 + n_uh - 1 <=
+                # nfft since k0 >= g), so the circular convolution equals the linear one
+                np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, : cols - 1])
+                padded[:, cols - 1 : padded_end] = 0.0
+                padded_end = cols - 1
+                f = spec[:nb]
+                np.fft.rfft(padded[:nb], axis=1, out=f)
+                np.multiply(f, u_spec[:nb], out=f)
+                c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + k0 steps
+                # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
+                # with refinement every refine-th ordinate is reported. Ordinates before
+                # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
+                length = p.size + n_uh - 2
+                j0 = -(-(k0 - 1) // refine)
+                block = c[:, 1 + j0 * refine - k0 : 1 + length - k0 : refine]
+                # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
+                peak = block.max(axis=1, keepdims=True)
+                np.copyto(block, 0.0, where=block < 1e-12 * peak)
+                flow[i, rows, j0 : j0 + block.shape[1]] = block
 
+    runoff[:, order] = runoff.copy()  # back to input order
     return HydrographSet(
         time_hr=dt * np.arange(nt),
         flow_cfs=flow,
