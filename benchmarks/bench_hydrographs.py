@@ -15,9 +15,11 @@ of each per repeat), so a change in the machine's load hits all three alike;
 ``ratio_to_floors_cpu`` (CPU-time medians) is the figure least disturbed by other jobs.
 
 ``floor_fft_alloc_s`` is reported for reference only: the same transforms through
-``scipy.fft`` with a fresh result array per call, as this floor was measured before. The
-allocation churn (two ~0.7 MB arrays per block, returned to the system and faulted in
-again) costs about as much as the transforms themselves, so it is not a floor.
+``scipy.fft`` with a fresh result array per call, as this floor was measured before. In
+this script (after the large arrays above) it costs the same as the floor; in a fresh
+process glibc may return each ~0.7 MB result to the system and fault it in again, which
+was measured to cost as much as the transforms themselves, which is why the batch and
+the floor write into preallocated buffers.
 
 Run ``python benchmarks/bench_hydrographs.py`` (add ``--quick`` for a smaller case), or
 import :func:`run` (returns a dict) from ``benchmarks/run_all.py``. Not a test: nothing here
