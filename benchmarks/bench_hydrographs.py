@@ -282,8 +282,8 @@ def main(argv=None) -> dict:
               f"of {result['nfft']}  {result['floor_fft_only_s']:.3f} s "
               f"[{result['floor_fft_only_cpu_s']:.3f} s]")
         print(f"  batch / floors                 {result['ratio_to_floors']:.2f} x "
-              f"[{result['ratio_to_floors_cpu']:.2f} x; median of the "
-              f"{result['repeats']} paired CPU ratios {result['ratio_to_floors_paired_cpu']:.2f} x]")
+              f"[{result['ratio_to_floors_cpu']:.2f} x; median of the {result['repeats']} "
+              f"paired CPU ratios {result['ratio_to_floors_paired_cpu']:.2f} x]")
         print(f"  (reference, not a floor: the FFTs with a fresh scipy.fft result per call "
               f"{result['floor_fft_alloc_s']:.3f} s [{result['floor_fft_alloc_cpu_s']:.3f} s])")
         print(f"  ceiling of an FFT batch vs the loop  "

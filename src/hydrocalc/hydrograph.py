@@ -754,9 +754,9 @@ def runoff_hydrographs(
     s_in = 1000.0 / cn_ - 10.0  # TR-55 Eq. 2-4
     ia_in = ratio * s_in  # TR-55 Eq. 2-2 with lambda = ia_ratio
     # Excess is 0 in every row and storm before step g (rain never exceeds the smallest Ia
-    # earlier): the excess series enter the FFT shifted g steps earlier, so the transform
-    # need only hold the rest (the convolution is shift-invariant; the output is read g
-    # steps later).
+    # earlier): each block's excess enters the FFT shifted to start at its own first step
+    # k0 >= g, so the transform need only hold the rest (the convolution is
+    # shift-invariant; the output is read k0 steps later).
     ia_min = float(np.min(ia_in))
     g = max(min(min(int(np.searchsorted(p, ia_min, side="right")) for p in grids), k_max), 1)
     nfft = next_fast_len(k_max + n_uh - g, real=True)
@@ -798,7 +798,8 @@ def runoff_hydrographs(
             nb = rows.size
             # first step whose cumulative rain exceeds the block's smallest Ia, per storm (P is
             # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
-            starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1) for p in grids]
+            starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1)
+                      for p in grids]
             if all(k0 >= p.size for k0, p in zip(starts, grids)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue

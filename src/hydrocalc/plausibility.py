@@ -52,6 +52,7 @@ __all__ = [
     "IMPERVIOUS_COVER_KEYS",
     "MAX_SUBCATCHMENT_AREA_AC",
     "WARN_SUBCATCHMENT_AREA_AC",
+    "WARN_IMPERVIOUS_SHARE_PCT",
     "MAX_POND_COUNT",
     "WARN_POND_COUNT",
     "MAX_EXFILTRATION_IN_HR",
@@ -72,6 +73,9 @@ ACCEPT_KEYS = ("subcatchment_area", "exfiltration_rate", "pond_count", "pre_post
 #: in the curve number but not in the impervious area that feeds WQv and RRv.
 IMPERVIOUS_COVER_KEYS = ("impervious_paved_parking_roofs", "streets_paved_curbs_storm_sewers")
 
+#: Impervious fields below this share of a subcatchment with cover rows are warned (a
+#: share typed as a fraction of the area, or an area in the wrong unit). [%]
+WARN_IMPERVIOUS_SHARE_PCT = 1.0
 #: A subcatchment larger than this is impossible for a site analysis (1,562 square miles). [ac]
 MAX_SUBCATCHMENT_AREA_AC = 1_000_000.0
 #: A subcatchment larger than this is unusual for a site SWPPP (about 3 square miles). [ac]
@@ -193,11 +197,13 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                      f"cover row ({rows[0].cover}); it counts in the curve number but not in "
                      "the impervious area that feeds WQv and RRv. Enter it as "
                      "impervious_connected_ac / impervious_unconnected_ac instead")
-            if s.covers and 0.0 < s.impervious_pct < 1.0:
+            if s.covers and 0.0 < s.impervious_pct < WARN_IMPERVIOUS_SHARE_PCT:
                 warn("small_impervious_share",
                      f"{where} impervious area is {s.impervious_pct:.2g} % of the subcatchment "
-                     f"({fmt_value(round(s.impervious_ac, 6))} of {fmt_value(round(s.area_ac, 6))} "
-                     "ac), below 1 %; check the units of impervious_connected / "
+                     f"({fmt_value(round(s.impervious_ac, 6))} of "
+                     f"{fmt_value(round(s.area_ac, 6))} ac), below "
+                     f"{fmt_value(WARN_IMPERVIOUS_SHARE_PCT)} %; check the units of "
+                     "impervious_connected / "
                      "impervious_unconnected (a share entered as a fraction of the area is far "
                      "too small)")
             if s.tc_hr < 0.1 - 1e-12:
