@@ -754,9 +754,10 @@ def runoff_hydrographs(
     s_in = 1000.0 / cn_ - 10.0  # TR-55 Eq. 2-4
     ia_in = ratio * s_in  # TR-55 Eq. 2-2 with lambda = ia_ratio
     # Excess is 0 in every row and storm before step g (rain never exceeds the smallest Ia
-    # earlier): each block's excess enters the FFT shifted to start at its own first step
-    # k0 >= g, so the transform need only hold the rest (the convolution is
-    # shift-invariant; the output is read k0 steps later).
+    # earlier): the excess series enter the FFT shifted g steps earlier, so the transform
+    # need only hold the rest (the convolution is shift-invariant; the output is read g
+    # steps later). The shift is the same for every row whatever its block, so a row's
+    # result does not depend on which rows are computed with it, to the last bit.
     ia_min = float(np.min(ia_in))
     g = max(min(min(int(np.searchsorted(p, ia_min, side="right")) for p in grids), k_max), 1)
     nfft = next_fast_len(k_max + n_uh - g, real=True)
@@ -769,7 +770,8 @@ def runoff_hydrographs(
     # block's rainfall excess is exactly 0 until the rain exceeds the block's smallest Ia,
     # so Eq. 2-3 is evaluated, and the flow written, only from there on; each row's
     # convolution is the same whatever its block, so the result does not depend on order or
-    # block size. (P is non-decreasing: Hyetograph mass curves are validated monotone.)
+    # block size, to the last bit. (P is non-decreasing: Hyetograph mass curves are
+    # validated monotone.)
     order = np.argsort(ia_in, kind="stable")
     s_sorted, ia_sorted, u_sorted = s_in[order], ia_in[order], u[order]
     block_rows = min(n, _BLOCK)
@@ -779,7 +781,17 @@ def runoff_hydrographs(
     # zero-padded inputs of the transforms (numpy's own padding, n > input length, is
     # markedly slower than transforming a buffer whose tail is already zero)
     padded = np.zeros((block_rows, nfft))
-    padded_end = n_uh  # columns of `padded` at and after this are zero
+    dirty = [0, 0]  # columns of `padded` outside [dirty[0], dirty[1]) are zero
+
+    def place(lo: int, hi: int) -> None:
+        """Zero what earlier writes left outside columns [lo, hi), which the caller fills."""
+        d_lo, d_hi = dirty
+        if d_lo < min(lo, d_hi):
+            padded[:, d_lo : min(lo, d_hi)] = 0.0
+        if max(hi, d_lo) < d_hi:
+            padded[:, max(hi, d_lo) : d_hi] = 0.0
+        dirty[:] = [lo, hi]
+
     u_spec = np.empty((block_rows, n_freq), dtype=complex)
     spec = np.empty((block_rows, n_freq), dtype=complex)
     conv = np.empty((block_rows, nfft))
@@ -803,9 +815,8 @@ def runoff_hydrographs(
             if all(k0 >= p.size for k0, p in zip(starts, grids)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
+            place(0, n_uh)
             padded[:nb, :n_uh] = u_sorted[sl]
-            padded[:, n_uh:padded_end] = 0.0
-            padded_end = n_uh
             np.fft.rfft(padded[:nb], axis=1, out=u_spec[:nb])
             for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
                 if k0 >= p.size:  # no runoff from this storm in the whole block
@@ -821,22 +832,21 @@ def runoff_hydrographs(
                     head=head,
                 )  # Eq. 2-3
                 runoff[i, sl] = q_cum[:, -1]
-                # excess of steps k0 .. K (interval (t_{k-1}, t_k]) at columns 0 .. K - k0,
-                # zeros after: nfft holds the whole linear convolution (K - k0 + n_uh - 1 <=
-                # nfft since k0 >= g), so the circular convolution equals the linear one
-                np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, : cols - 1])
-                padded[:, cols - 1 : padded_end] = 0.0
-                padded_end = cols - 1
+                # excess of step (t_{k-1}, t_k] at column k - g (k = k0 .. K), zeros
+                # elsewhere: nfft holds the whole linear convolution (K - g + n_uh - 1 <=
+                # nfft), so the circular convolution equals the linear one
+                place(k0 - g, p.size - g)
+                np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, k0 - g : p.size - g])
                 f = spec[:nb]
                 np.fft.rfft(padded[:nb], axis=1, out=f)
                 np.multiply(f, u_spec[:nb], out=f)
-                c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + k0 steps
+                c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + g steps
                 # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
                 # with refinement every refine-th ordinate is reported. Ordinates before
                 # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
                 length = p.size + n_uh - 2
                 j0 = -(-(k0 - 1) // refine)
-                block = c[:, 1 + j0 * refine - k0 : 1 + length - k0 : refine]
+                block = c[:, 1 + j0 * refine - g : 1 + length - g : refine]
                 # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
                 peak = block.max(axis=1, keepdims=True)
                 np.copyto(block, 0.0, where=block < 1e-12 * peak)
