@@ -70,17 +70,20 @@ def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> 
 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
                     site_label: str | None = None, out_dir: str = ".", figures: bool = True,
-                    wait: bool = True):
+                    wait: bool = True, computed: Mapping | None = None):
     """One section of a report of ``keys``, from the site's one analysis (cached per
     process by :func:`hydrocalc.report.sections.context`); parameters recorded with
     ``site_label`` (default ``site_file``).
 
     Inside :func:`figure_pool` with ``wait=False`` the section returns while its figures
-    are still being drawn in the pool; :func:`finish_section` completes it.
+    are still being drawn in the pool; :func:`finish_section` completes it. ``computed``
+    (the sections of ``keys`` built before this one) saves the ``warnings`` section from
+    building them again (see :func:`hydrocalc.report.sections.build_section`).
     """
     from hydrocalc.report import sections as S
 
-    res = S.build_section(key, site_file, sections=list(keys), figures=figures)
+    res = S.build_section(key, site_file, sections=list(keys), figures=figures,
+                          computed=computed)
     label = str(site_file) if site_label is None else site_label
     res.parameters = _parameters(key, label, out_dir, keys)
     return finish_section(res) if wait else res
@@ -183,8 +186,11 @@ def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,
 
     ctx = S.context(site_file)
     ctx.results  # noqa: B018 - the analysis is part of validation
-    return {key: compute_section(key, site_file, keys, site_label=site_label,
-                                 out_dir=out_dir, figures=figures) for key in keys}
+    out: dict = {}
+    for key in keys:
+        out[key] = compute_section(key, site_file, keys, site_label=site_label,
+                                   out_dir=out_dir, figures=figures, computed=out)
+    return out
 
 
 def save_sections(results: Mapping, path: str | os.PathLike) -> pathlib.Path:
