@@ -34,7 +34,7 @@ __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_
            "PICKLE_SCHEMA"]
 
 PICKLE_DIR = "pickles"  #: staging sub-folder holding one ``<key>.pkl`` per section
-PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/1"
+PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/2"
 
 
 def section_key(key: str, scenario: str | None = None) -> str:
@@ -195,10 +195,19 @@ def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,
 
 def save_sections(results: Mapping, path: str | os.PathLike) -> pathlib.Path:
     """Pickle computed sections (key -> SectionResult) to ``path`` (a ``.pkl`` file in the
-    report's staging folder; trusted: read back only by the same run's notebooks)."""
+    report's staging folder; trusted: read back only by the same run's notebooks).
+
+    Each section is stored as a :class:`~hydrocalc.report.view.SectionView`: its
+    presentation rendered here, once, so the notebook that unpickles it only displays it
+    (no pandas or matplotlib to import in the kernel); the full result travels with it.
+    """
+    from hydrocalc.report.view import SectionView
+
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"schema": PICKLE_SCHEMA, "sections": dict(results)}
+    payload = {"schema": PICKLE_SCHEMA,
+               "sections": {key: res if isinstance(res, SectionView) else SectionView(res)
+                            for key, res in results.items()}}
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as fh:
         pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -261,7 +270,10 @@ def section(key: str, site_file: str = "", results_file: str = "", out_dir: str 
 
     Returns
     -------
-    SectionResult
+    SectionResult or SectionView
+        With ``results_file``, the section's :class:`~hydrocalc.report.view.SectionView`
+        (its presentation rendered by the report run; every other attribute is the
+        SectionResult's).
 
     Raises
     ------
@@ -270,16 +282,21 @@ def section(key: str, site_file: str = "", results_file: str = "", out_dir: str 
     ReportError
         ``results_file`` is not this run's sections file or lacks the section.
     """
-    key = section_key(key, scenario)
     if results_file:
+        # presenting a report run's section imports nothing heavy: the key is checked
+        # against the computed sections, and against the registry only when it is unknown
+        wanted = f"hydrology_{scenario}" if key == "hydrology" and scenario in ("pre", "post") \
+            else key
         payload = load_sections(results_file)
-        res = payload["sections"].get(key)
+        res = payload["sections"].get(wanted)
         if res is None:
+            key = section_key(key, scenario)
             raise ReportError(f"section '{key}' is not in {results_file}; the report run "
                               f"computed {', '.join(payload['sections']) or 'none'}")
     else:
         from hydrocalc.report import sections as S
 
+        key = section_key(key, scenario)
         keys = list(section_keys) if section_keys else None
         res = S.build_section(key, site_file, sections=keys, figures=True)
         res.parameters = _parameters(key, site_file, out_dir, keys or list(S.SECTIONS))

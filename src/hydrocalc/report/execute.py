@@ -330,7 +330,8 @@ class KernelPool:
     stops them all.
     """
 
-    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.sections"
+    # what a notebook presenting a report run's section imports (no pandas, no matplotlib)
+    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.view"
 
     def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
         import queue

@@ -19,36 +19,11 @@ import pandas as pd
 
 from hydrocalc.report.figures import Figure
 from hydrocalc.report.tables import Table, canonical_json, to_jsonable
+from hydrocalc.report.view import HTMLBlock, MarkdownBlock
 
 __all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
 
 SCHEMA = "hydrocalc.report.section/1"
-
-
-class HTMLBlock:
-    """Trusted HTML produced by hydrocalc (every user string already escaped)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def _repr_html_(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return "HTMLBlock(...)"
-
-
-class MarkdownBlock:
-    """Markdown narrative (user strings escaped with :func:`~hydrocalc.report.tables.md_escape`)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def _repr_markdown_(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 @dataclass
