@@ -736,6 +736,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         job_list = plan_jobs(keys, site_rel, nb_dir,
                              results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
         t1 = time.perf_counter()
+        stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
         presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
                                       progress=progress, pool=pool, wait_for=wait_for)
         # compute each section here while the kernel presents the ones already computed
