@@ -7,9 +7,11 @@ and builds every requested :class:`~hydrocalc.report.result.SectionResult`, figu
 the next sections compute).
 :func:`save_sections` pickles each into the report's staging folder (``pickles/<key>.pkl``),
 and its section notebook, executed by Papermill with ``results_file`` pointing at that file,
-only unpickles the section and displays it (while the next section is being computed). The pickle is written and read by the same run
-(a trusted file in a folder this run created); ``hydrocalc verify`` never reads it, and it
-are removed before the report folder is moved into place.
+only unpickles the section (a :class:`~hydrocalc.report.view.SectionView`, its presentation
+rendered here) and displays it (while the next section is being computed). The pickle is
+written and read by the same run (a trusted file in a folder this run created);
+``hydrocalc verify`` never reads it, and the pickles are removed before the report folder
+is moved into place.
 
 A notebook opened on its own (JupyterLab, as shipped) has ``results_file = ""`` and
 computes its section from ``site_file``, so the same notebook works both ways. Its one code

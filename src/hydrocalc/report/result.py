@@ -141,8 +141,13 @@ class SectionResult:
             "warnings": list(self.warnings),
         })
 
-    def write(self, out_dir: str | os.PathLike) -> pathlib.Path:
-        """Write ``sections/<key>.json``, the tables as CSV and the figures as PNG."""
+    def write(self, out_dir: str | os.PathLike, *, document: dict | None = None
+              ) -> pathlib.Path:
+        """Write ``sections/<key>.json``, the tables as CSV and the figures as PNG.
+
+        ``document`` is this section's :meth:`to_dict` already passed through
+        :func:`~hydrocalc.report.tables.canonical_json` and parsed back (a caller that needs
+        it too computes it once)."""
         out = pathlib.Path(out_dir)
         for sub in ("sections", "tables", "figures"):
             (out / sub).mkdir(parents=True, exist_ok=True)
@@ -152,8 +157,9 @@ class SectionResult:
         for name, fig in self.figures.items():
             (out / "figures" / f"{self.key}__{name}.png").write_bytes(fig.png)
         path = out / "sections" / f"{self.key}.json"
-        text = json.dumps(json.loads(canonical_json(self.to_dict())), indent=1,
-                          ensure_ascii=False, sort_keys=True)
+        if document is None:
+            document = json.loads(canonical_json(self.to_dict()))
+        text = json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True)
         path.write_text(text + "\n", encoding="utf-8")
         return path
 
