@@ -46,6 +46,7 @@ References
 
 from __future__ import annotations
 
+import bisect
 import math
 import warnings
 from dataclasses import dataclass
@@ -360,6 +361,20 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
         qq = np.clip(q, q_mid[0], q_mid[-1])
         return np.interp(qq, q_mid, c_mid), np.interp(qq, q_mid, q_mid / t_mid)
 
+    xs, cs, us = q_mid.tolist(), c_mid.tolist(), (q_mid / t_mid).tolist()
+    last = len(xs) - 1
+
+    def params_scalar(q):
+        # params() for one float in the time loop: the same linear interpolation, clipped
+        # to the table, without numpy's per-call overhead
+        if q <= xs[0]:
+            return cs[0], us[0]
+        if q >= xs[last]:
+            return cs[last], us[last]
+        j = bisect.bisect_right(xs, q) - 1
+        f = (q - xs[j]) / (xs[j + 1] - xs[j])
+        return cs[j] + f * (cs[j + 1] - cs[j]), us[j] + f * (us[j + 1] - us[j])
+
     dt_s = inflow.dt_hr * S_PER_HR
     c_pk, q0_pk = params(min(q_pk, q_cap))
     length = conveyance.length_ft
@@ -391,7 +406,7 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
                 prev = qs[i]
                 out[i] = prev
                 continue
-            c, q0 = params(ref)
+            c, q0 = params_scalar(ref)
             cr = c * dts / dx
             dd = q0 / (s0 * c * dx)
             den = 1.0 + cr + dd
