@@ -1170,7 +1170,9 @@ def device_table(pond) -> pd.DataFrame:
 
 def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
     """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
-    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes.
+    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes; for a
+    pond with a tailwater (constant, series or interconnected), its kind, peak level and
+    the peak flow it drove back into the pond.
 
     Attenuation [%] = 100 (1 - Qout,peak / Qin,peak); lag [min] = time of the outflow peak
     minus time of the inflow peak (empty when nothing flows out). Detention times follow
@@ -1221,6 +1223,12 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
             "inflow_volume_acft": float(row["inflow_volume_ft3"]) / 43560.0,
             "outflow_volume_acft": float(row["outflow_volume_ft3"]) / 43560.0,
         })
+        if row.get("tailwater") not in (None, "free"):
+            # tailwater at the outlets (a constant, a series or the level of the pond
+            # downstream for interconnected ponds) and any flow it drove back into the pond
+            out[-1].update({"tailwater": row["tailwater"],
+                            "peak_tailwater_ft": row.get("peak_tailwater_ft"),
+                            "peak_reverse_cfs": float(row.get("peak_reverse_cfs") or 0.0)})
     return pd.DataFrame(out)
 
 
