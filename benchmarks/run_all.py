@@ -134,16 +134,23 @@ def part_hydrographs(quick: bool):
              f"{_t(r['loop_median_s'])} per-subcatchment np.convolve loop",
              f"{sp:.1f}x faster", ">= 10x; < 2 s",
              _yes(sp >= 10 and r["batch_median_s"] < 2.0))]
-    floors = r["floor_output_write_s"] + r["floor_fft_only_s"]
-    ratio = r["batch_median_s"] / floors
+    # judged on CPU time (the batch and its floors interleaved in one process): on a shared
+    # machine the wall clock mostly measures the queue for a core; both are shown
+    ratio, ratio_wall = r["ratio_to_floors_cpu"], r["ratio_to_floors"]
     rows.append(("2", f"hydrographs, {r['n_subcatchments']:,} x {r['n_storms']} storms vs "
-                      "their floors", _t(r["batch_median_s"]),
-                 f"{_t(floors)} floors (FFTs {_t(r['floor_fft_only_s'])} + writing the "
-                 f"output {_t(r['floor_output_write_s'])})", f"{ratio:.2f}x the floors",
+                      "their floors (CPU time; wall clock in brackets)",
+                 f"{_t(r['batch_cpu_median_s'])} [{_t(r['batch_median_s'])}]",
+                 f"{_t(r['floors_cpu_s'])} floors (FFTs {_t(r['floor_fft_only_cpu_s'])} + "
+                 f"writing the output {_t(r['floor_output_write_cpu_s'])}) "
+                 f"[{_t(r['floors_s'])}]",
+                 f"{ratio:.2f}x the floors [{ratio_wall:.2f}x]",
                  "<= 1.3x the floors", _met(ratio <= 1.3)))
     notes = [f"hydrographs: batch equals the loop to {r['max_rel_diff_vs_loop']:.1e} (relative "
              f"to each peak); loop of the public runoff_hydrograph: "
-             f"{_t(r['single_form_loop_s'])}; output {r['output_mb']:.0f} MB"]
+             f"{_t(r['single_form_loop_s'])}; output {r['output_mb']:.0f} MB; batch/floors "
+             f"median of the {r['repeats']} paired CPU ratios "
+             f"{r['ratio_to_floors_paired_cpu']:.2f}x; reference, not a floor: the FFTs with "
+             f"a fresh scipy.fft result per call {_t(r['floor_fft_alloc_cpu_s'])} CPU"]
     return rows, notes
 
 

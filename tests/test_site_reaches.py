@@ -310,8 +310,10 @@ def test_variants_analysed_together_equal_one_at_a_time(example):
     variant = site.replace_node("post", "S-1", tc_hr=0.2)
     both = analyze_many([site, variant], storms=["10yr"])
     alone = analyze(variant, storms=["10yr"])
-    assert_allclose(both[1].flow_cfs("post", "10yr", "SWALE-1"),
-                    alone.flow_cfs("post", "10yr", "SWALE-1"), rtol=0, atol=0)
+    # FFT round-off may differ with the batch's block layout: 1e-12 of the peak.
+    q_alone = alone.flow_cfs("post", "10yr", "SWALE-1")
+    assert_allclose(both[1].flow_cfs("post", "10yr", "SWALE-1"), q_alone,
+                    rtol=0, atol=1e-12 * float(q_alone.max()))
     assert both[0].conveyance.equals(res.conveyance[res.conveyance["storm"] == "10yr"]
                                      .reset_index(drop=True))
     assert not both[1].conveyance.equals(both[0].conveyance)

@@ -493,28 +493,55 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
 
 
 class _Progress:
-    """A scenario-count progress bar on stderr (tqdm when available)."""
+    """A scenario-count progress report on stderr (a tqdm bar when available).
+
+    No time-remaining estimate: chunks finish in bursts after an unequal start-up (worker
+    processes, imports, first tables), so an extrapolation from the first chunks misleads.
+    It shows scenarios done / total, the elapsed time and, once a second chunk has
+    finished, the rate since the first one (start-up excluded).
+    """
 
     def __init__(self, total: int, enabled: bool):
         self.bar = None
         self.enabled = enabled
         self.done = 0
         self.total = total
+        self.first: tuple[float, int] | None = None  # (time, scenarios) at the first chunk
         if enabled:
             try:
                 from tqdm.auto import tqdm
 
                 self.bar = tqdm(total=total, unit="scenario", desc="hydrocalc batch",
-                                file=sys.stderr, smoothing=0.1)
+                                file=sys.stderr,
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/"
+                                           "{total_fmt} scenarios [{elapsed}{postfix}]")
             except ImportError:  # pragma: no cover - tqdm ships with the report extra
                 self.bar = None
 
-    def update(self, n: int) -> None:
+    def rate_text(self) -> str:
+        """``"N scenarios/s after the first chunk"``, or ``""`` before a second chunk."""
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = (now, self.done)
+            return ""
+        t_first, n_first = self.first
+        if self.done <= n_first or now <= t_first:
+            return ""
+        return f"{(self.done - n_first) / (now - t_first):,.0f} scenarios/s after the first chunk"
+
+    def update(self, n: int, *, chunk: bool = True) -> None:
+        """Count ``n`` more scenarios; ``chunk=False`` for ones refused before any ran."""
+        if n <= 0:
+            return
         self.done += n
+        rate = self.rate_text() if chunk else ""
         if self.bar is not None:
+            if rate:
+                self.bar.set_postfix_str(rate, refresh=False)
             self.bar.update(n)
         elif self.enabled:
-            print(f"\rhydrocalc batch: {self.done}/{self.total}", end="", file=sys.stderr)
+            print(f"\rhydrocalc batch: {self.done}/{self.total} scenarios"
+                  f"{'; ' + rate if rate else ''}", end="", file=sys.stderr)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -1015,7 +1042,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
     restarts: list[int] = []
     failed = sum(1 for _ in rows)
-    bar.update(failed)
+    bar.update(failed, chunk=False)
 
     def on_result(res: dict) -> None:
         nonlocal failed

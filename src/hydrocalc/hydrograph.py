@@ -71,6 +71,9 @@ _STEP_RTOL = 1e-6
 #: enough for the work arrays (rows x ~3000 doubles) to stay in cache.
 _BLOCK = 32
 _TINY = np.finfo(np.float64).tiny
+#: NumPy ufunc buffer size (elements) inside the batch loop: shorter than the rows of the
+#: work arrays, so strided and broadcast operands need no buffering.
+_UFUNC_BUFSIZE = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -508,7 +511,8 @@ def _storm_list(storms) -> list:
 
 
 def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.ndarray,
-                          out: np.ndarray | None = None, work: np.ndarray | None = None):
+                          out: np.ndarray | None = None, work: np.ndarray | None = None,
+                          head: int | None = None):
     """TR-55 Eq. 2-3 on a (subcatchment x time) grid, in place and without re-validation.
 
     ``Q = (P - Ia)^2 / (P - Ia + S)`` for ``P > Ia``, else 0, for cumulative rainfall
@@ -519,14 +523,21 @@ def _cumulative_runoff_in(precip_in: np.ndarray, s_in: np.ndarray, ia_in: np.nda
     ``max(E + S, tiny)`` replaces the test ``P > Ia``: with ``E = max(P - Ia, 0)`` and
     ``S >= 0`` the denominator is below the smallest normal number only where ``E**2`` is 0
     (CN 100 before any rain: 0/0 there would be NaN), so the quotient is exactly 0 there.
+
+    ``head``, when given, promises that ``P > Ia`` in every row from column ``head`` on
+    (the caller knows it from the sorted ``Ia`` and the non-decreasing ``P``): both clamps
+    are then applied to the first ``head`` columns only, where they can change anything
+    (from there on ``E > 0`` and ``E + S >= E``, and a denominator below ``tiny`` can only
+    come with ``E**2 == 0``), so the result is the same bit for bit with two passes less.
     """
     shape = (s_in.size, precip_in.size)
     x = np.empty(shape) if out is None else out
     denominator = np.empty(shape) if work is None else work
+    h = shape[1] if head is None else min(max(int(head), 0), shape[1])
     np.subtract(precip_in[None, :], ia_in[:, None], out=x)
-    np.maximum(x, 0.0, out=x)  # E = max(P - Ia, 0)
+    np.maximum(x[:, :h], 0.0, out=x[:, :h])  # E = max(P - Ia, 0)
     np.add(x, s_in[:, None], out=denominator)
-    np.maximum(denominator, _TINY, out=denominator)
+    np.maximum(denominator[:, :h], _TINY, out=denominator[:, :h])
     np.multiply(x, x, out=x)
     np.divide(x, denominator, out=x)  # Eq. 2-3
     return x
@@ -687,7 +698,7 @@ def runoff_hydrographs(
     >>> bool(np.allclose(hs.volume_ft3 / (hs.area_ac * 43560 / 12), hs.runoff_in, rtol=1e-9))
     True
     """
-    from scipy import fft
+    from scipy.fft import next_fast_len
 
     from hydrocalc.unit_hydrograph import effective_tc_hr, unit_hydrograph_ordinates
 
@@ -745,64 +756,103 @@ def runoff_hydrographs(
     # Excess is 0 in every row and storm before step g (rain never exceeds the smallest Ia
     # earlier): the excess series enter the FFT shifted g steps earlier, so the transform
     # need only hold the rest (the convolution is shift-invariant; the output is read g
-    # steps later).
+    # steps later). The shift is the same for every row whatever its block, so a row's
+    # result does not depend on which rows are computed with it, to the last bit.
     ia_min = float(np.min(ia_in))
     g = max(min(min(int(np.searchsorted(p, ia_min, side="right")) for p in grids), k_max), 1)
-    nfft = fft.next_fast_len(k_max + n_uh - g, real=True)
-    u_f = fft.rfft(u, nfft, axis=1)
+    nfft = next_fast_len(k_max + n_uh - g, real=True)
     m = len(storm_list)
     # np.zeros maps zeroed pages lazily: the untouched head and tail of each row cost nothing.
     flow = np.zeros((m, n, nt))
-    runoff = np.empty((m, n))
+    runoff = np.empty((m, n))  # in Ia order until the end
     # Rows are visited in order of increasing Ia, in blocks of _BLOCK rows (vectorized
-    # inside; the loops are over storms and blocks, never over single subcatchments). A
+    # inside; the loops are over blocks and storms, never over single subcatchments). A
     # block's rainfall excess is exactly 0 until the rain exceeds the block's smallest Ia,
-    # so Eq. 2-3 is evaluated, and the flow written, only from there on; each row's FFT input
-    # is the same whatever its block, so the result does not depend on order or block size.
-    # (P is non-decreasing: Hyetograph mass curves are validated monotone.)
+    # so Eq. 2-3 is evaluated, and the flow written, only from there on; each row's
+    # convolution is the same whatever its block, so the result does not depend on order or
+    # block size, to the last bit. (P is non-decreasing: Hyetograph mass curves are
+    # validated monotone.)
     order = np.argsort(ia_in, kind="stable")
-    s_sorted, ia_sorted, u_f = s_in[order], ia_in[order], u_f[order]
+    s_sorted, ia_sorted, u_sorted = s_in[order], ia_in[order], u[order]
     block_rows = min(n, _BLOCK)
-    excess = np.zeros((block_rows, nfft))  # zero-padded work buffer, reused
-    # flat scratch for Eq. 2-3, viewed as contiguous (rows, columns) arrays: a strided view
-    # of a wider buffer would make the ufuncs markedly slower
+    n_freq = nfft // 2 + 1
+    # Work buffers, allocated once and reused by every block and storm (a fresh ~0.7 MB
+    # array per transform costs more in allocation and page faults than the transform).
+    # zero-padded inputs of the transforms (numpy's own padding, n > input length, is
+    # markedly slower than transforming a buffer whose tail is already zero)
+    padded = np.zeros((block_rows, nfft))
+    dirty = [0, 0]  # columns of `padded` outside [dirty[0], dirty[1]) are zero
+
+    def place(lo: int, hi: int) -> None:
+        """Zero what earlier writes left outside columns [lo, hi), which the caller fills."""
+        d_lo, d_hi = dirty
+        if d_lo < min(lo, d_hi):
+            padded[:, d_lo : min(lo, d_hi)] = 0.0
+        if max(hi, d_lo) < d_hi:
+            padded[:, max(hi, d_lo) : d_hi] = 0.0
+        dirty[:] = [lo, hi]
+
+    u_spec = np.empty((block_rows, n_freq), dtype=complex)
+    spec = np.empty((block_rows, n_freq), dtype=complex)
+    conv = np.empty((block_rows, nfft))
     q_buf, d_buf = np.empty(block_rows * (k_max + 1)), np.empty(block_rows * (k_max + 1))
-    for i, p in enumerate(grids):  # storms
-        length = p.size + n_uh - 2
+    # The work arrays are 2-D views (rows of a block; columns a window of the time steps)
+    # and several operands broadcast a per-row value: with NumPy's default ufunc buffer
+    # (8,192 elements, longer than a row) such operands are copied through the buffer,
+    # which made these passes 3-6x slower than the arithmetic. A buffer shorter than a row
+    # lets each row be processed in place (results are the same bit for bit); errstate()
+    # restores the caller's setting on exit.
+    with np.errstate():
+        np.setbufsize(_UFUNC_BUFSIZE)
         for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size
-            # first step whose cumulative rain exceeds the smallest Ia of the block (P is
-            # non-decreasing): Q_k = 0 and excess_k = 0 for every row before it
-            k0 = max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1)
-            work = excess[:nb]
-            if k0 >= p.size:  # no runoff from this storm in the whole block
-                runoff[i, rows] = 0.0
+            # first step whose cumulative rain exceeds the block's smallest Ia, per storm (P is
+            # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
+            starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1)
+                      for p in grids]
+            if all(k0 >= p.size for k0, p in zip(starts, grids)):
+                runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
-            cols = p.size - k0 + 1
-            q_cum = _cumulative_runoff_in(
-                p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
-                q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
-            )  # Eq. 2-3
-            runoff[i, rows] = q_cum[:, -1]
-            # excess of step (t_{k-1}, t_k] at column k - g; the other columns are 0
-            work[:, : k0 - g] = 0.0
-            np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=work[:, k0 - g : p.size - g])
-            work[:, p.size - g :] = 0.0
-            spectrum = fft.rfft(work, axis=1)
-            spectrum *= u_f[sl]
-            conv = fft.irfft(spectrum, nfft, axis=1, overwrite_x=True)  # column c: t = c + g
-            # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
-            # with refinement every refine-th ordinate is reported. Ordinates before
-            # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
-            j0 = -(-(k0 - 1) // refine)
-            block = conv[:, 1 + j0 * refine - g : 1 + length - g : refine]
-            # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
-            peak = block.max(axis=1, keepdims=True)
-            np.copyto(block, 0.0, where=block < 1e-12 * peak)
-            flow[i, rows, j0 : j0 + block.shape[1]] = block
+            place(0, n_uh)
+            padded[:nb, :n_uh] = u_sorted[sl]
+            np.fft.rfft(padded[:nb], axis=1, out=u_spec[:nb])
+            for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
+                if k0 >= p.size:  # no runoff from this storm in the whole block
+                    runoff[i, sl] = 0.0
+                    continue
+                cols = p.size - k0 + 1
+                # from column `head` on, P exceeds the largest Ia of the block (rows are in Ia
+                # order): E > 0 in every row there
+                head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (k0 - 1)
+                q_cum = _cumulative_runoff_in(
+                    p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
+                    q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
+                    head=head,
+                )  # Eq. 2-3
+                runoff[i, sl] = q_cum[:, -1]
+                # excess of step (t_{k-1}, t_k] at column k - g (k = k0 .. K), zeros
+                # elsewhere: nfft holds the whole linear convolution (K - g + n_uh - 1 <=
+                # nfft), so the circular convolution equals the linear one
+                place(k0 - g, p.size - g)
+                np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, k0 - g : p.size - g])
+                f = spec[:nb]
+                np.fft.rfft(padded[:nb], axis=1, out=f)
+                np.multiply(f, u_spec[:nb], out=f)
+                c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + g steps
+                # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
+                # with refinement every refine-th ordinate is reported. Ordinates before
+                # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
+                length = p.size + n_uh - 2
+                j0 = -(-(k0 - 1) // refine)
+                block = c[:, 1 + j0 * refine - g : 1 + length - g : refine]
+                # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
+                peak = block.max(axis=1, keepdims=True)
+                np.copyto(block, 0.0, where=block < 1e-12 * peak)
+                flow[i, rows, j0 : j0 + block.shape[1]] = block
 
+    runoff[:, order] = runoff.copy()  # back to input order
     return HydrographSet(
         time_hr=dt * np.arange(nt),
         flow_cfs=flow,

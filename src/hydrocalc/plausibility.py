@@ -21,7 +21,9 @@ returns two lists of one-line messages:
     Warning keys accepted deliberately (the warning is then listed as accepted, not
     raised): ``subcatchment_area``, ``exfiltration_rate``, ``pond_count``,
     ``pre_post_area``, ``impervious_cover_row``, ``tc_below_minimum``,
-    ``declared_vs_network``, ``impervious_exceeds_disturbed``, ``wqv_precip``.
+    ``declared_vs_network``, ``impervious_exceeds_disturbed``, ``wqv_precip``,
+    ``small_impervious_share`` (impervious area of a subcatchment with cover rows below 1 %
+    of it: possibly a share typed as a fraction of the area).
 
 Limits (each a named constant below, documented in ``docs/validation.md``)
 ------------------------------------------------------------------------------
@@ -50,6 +52,7 @@ __all__ = [
     "IMPERVIOUS_COVER_KEYS",
     "MAX_SUBCATCHMENT_AREA_AC",
     "WARN_SUBCATCHMENT_AREA_AC",
+    "WARN_IMPERVIOUS_SHARE_PCT",
     "MAX_POND_COUNT",
     "WARN_POND_COUNT",
     "MAX_EXFILTRATION_IN_HR",
@@ -65,11 +68,14 @@ CHECK_KEYS = ("area_tolerance_pct", "accept")
 #: Warning keys that ``[checks] accept`` may list.
 ACCEPT_KEYS = ("subcatchment_area", "exfiltration_rate", "pond_count", "pre_post_area",
                "impervious_cover_row", "tc_below_minimum", "declared_vs_network",
-               "impervious_exceeds_disturbed", "wqv_precip")
+               "impervious_exceeds_disturbed", "wqv_precip", "small_impervious_share")
 #: TR-55 Table 2-2a cover keys that are impervious (CN 98): entered as a cover row they count
 #: in the curve number but not in the impervious area that feeds WQv and RRv.
 IMPERVIOUS_COVER_KEYS = ("impervious_paved_parking_roofs", "streets_paved_curbs_storm_sewers")
 
+#: Impervious fields below this share of a subcatchment with cover rows are warned (a
+#: share typed as a fraction of the area, or an area in the wrong unit). [%]
+WARN_IMPERVIOUS_SHARE_PCT = 1.0
 #: A subcatchment larger than this is impossible for a site analysis (1,562 square miles). [ac]
 MAX_SUBCATCHMENT_AREA_AC = 1_000_000.0
 #: A subcatchment larger than this is unusual for a site SWPPP (about 3 square miles). [ac]
@@ -191,6 +197,15 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                      f"cover row ({rows[0].cover}); it counts in the curve number but not in "
                      "the impervious area that feeds WQv and RRv. Enter it as "
                      "impervious_connected_ac / impervious_unconnected_ac instead")
+            if s.covers and 0.0 < s.impervious_pct < WARN_IMPERVIOUS_SHARE_PCT:
+                warn("small_impervious_share",
+                     f"{where} impervious area is {s.impervious_pct:.2g} % of the subcatchment "
+                     f"({fmt_value(round(s.impervious_ac, 6))} of "
+                     f"{fmt_value(round(s.area_ac, 6))} ac), below "
+                     f"{fmt_value(WARN_IMPERVIOUS_SHARE_PCT)} %; check the units of "
+                     "impervious_connected / "
+                     "impervious_unconnected (a share entered as a fraction of the area is far "
+                     "too small)")
             if s.tc_hr < 0.1 - 1e-12:
                 warn("tc_below_minimum",
                      f"{where} Tc is {fmt_value(round(s.tc_hr, 4))} h, below the 0.1 h minimum "

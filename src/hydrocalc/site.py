@@ -844,10 +844,19 @@ def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
 
 
 def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: float) -> float:
+    import warnings
+
     from hydrocalc.runoff import impervious_composite_cn
 
-    return float(impervious_composite_cn(pervious_cn, impervious_pct,
-                                         unconnected_pct=unconnected_pct))
+    # The loader computes the percentage from areas, so impervious_composite_cn's guess that
+    # a value between 0 and 1 is a fraction typed as a percentage does not apply here; a
+    # small impervious share is reported once, as a plausibility warning with its accept key
+    # (plausibility.site_checks, "small_impervious_share"), not as a raw Python warning.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="impervious_pct looks like a fraction",
+                                category=UserWarning)
+        return float(impervious_composite_cn(pervious_cn, impervious_pct,
+                                             unconnected_pct=unconnected_pct))
 
 
 def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
@@ -2534,6 +2543,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     confirmations = _parse_confirmations(P, doc.get("confirmations"))
     if P.items:
         return None, P.items
+    notes += _confirmation_notes(confirmations, where)
     # one pre/post area tolerance: [checks] area_tolerance_pct (plausibility and report alike)
     options = dataclasses.replace(options, area_tolerance_pct=float(checks["area_tolerance_pct"]))
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
@@ -2575,6 +2585,42 @@ def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios)
     if settings is not None:
         rational_site.check_durations(P, settings, scenarios, storms.names)
     return settings
+
+
+#: Item keys of ``[confirmations]`` besides the two families ``criterion_<criterion>`` and
+#: ``trap_criteria_<sediment criteria key>`` (the keys of the report's "Values to confirm
+#: before submission" table, plus the ``sediment_traps`` statement).
+CONFIRMATION_ITEMS = ("storm_depths", "wqv_precip_in", "rrv_factors", "regulation_profile",
+                      "sediment_traps")
+#: Criteria whose row can need confirming: ``criterion_<name>`` (the ``criterion`` column of
+#: the sizing-criteria table).
+CONFIRMABLE_CRITERIA = ("wqv", "wqv_redevelopment_impervious_reduction", "rrv", "cpv",
+                        "cpv_orifice", "cpv_detention_time", "qp", "qf", "qf_safe_passage")
+
+
+def confirmation_items() -> tuple[str, ...]:
+    """Every key a ``[confirmations]`` entry may use (whether or not a given site lists it).
+
+    Examples
+    --------
+    >>> "criterion_rrv" in confirmation_items() and "storm_depths" in confirmation_items()
+    True
+    """
+    from hydrocalc.sediment import criteria_table
+
+    return (CONFIRMATION_ITEMS + tuple(f"criterion_{c}" for c in CONFIRMABLE_CRITERIA)
+            + tuple(f"trap_criteria_{k}" for k in criteria_table().index))
+
+
+def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[str]:
+    """A warning for each ``[confirmations]`` key that names no item (a typo would otherwise
+    leave the item silently unconfirmed)."""
+    if not confirmations:
+        return []
+    known = confirmation_items()
+    return [f"confirmations: {where}: [confirmations] key {key!r} names no item to confirm, "
+            f"so it confirms nothing{suggest(key, known) or '.'} Known items: "
+            f"{', '.join(known)}" for key in confirmations if key not in known]
 
 
 def _parse_confirmations(P: _Problems, m) -> dict[str, str]:

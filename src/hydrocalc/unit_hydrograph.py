@@ -424,9 +424,12 @@ def unit_hydrograph_ordinates(
     # ordinates j = 0 .. L-1 with (L-1) dt >= x_end Tp, so the last ordinate is 0.
     n_ord = int(np.ceil(np.max(x_end_row * tp) / dt - 1e-9)) + 2
     x = (dt * np.arange(n_ord))[None, :] / tp[:, None]
-    u = np.zeros(x.shape)
-    for mask, _, shape in groups:
-        u[mask] = shape(x[mask])
+    if len(groups) == 1:  # one shape for every row (the usual case): no masked copies
+        u = groups[0][2](x)
+    else:
+        u = np.zeros(x.shape)
+        for mask, _, shape in groups:
+            u[mask] = shape(x[mask])
     # Scale each row to exactly 1 inch: sum(u) dt 3600 = A 43560 / 12.
     volume_per_in = area * (FT2_PER_MI2 / AC_PER_MI2) / IN_PER_FT  # ft3 per inch
     u *= (volume_per_in / (u.sum(axis=1) * dt * S_PER_HR))[:, None]

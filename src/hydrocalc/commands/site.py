@@ -79,7 +79,8 @@ def check(site_file):
     from hydrocalc.plausibility import ACCEPT_KEYS
 
     for note in site.notes:
-        label = "warning" if note.split(":", 1)[0] in ACCEPT_KEYS else "note"
+        # a plausibility warning (its key can be accepted) or an unknown [confirmations] key
+        label = "warning" if note.split(":", 1)[0] in (*ACCEPT_KEYS, "confirmations") else "note"
         click.echo(f"{label}: {note}")
 
 

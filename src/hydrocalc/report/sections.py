@@ -442,11 +442,17 @@ class _Builder:
         self.key = key
         self.draw = figures
         self.res = SectionResult(key=key, title=SECTIONS[key].title)
+        self.caught: list = []  # the warnings recorded while building (set by _build)
 
     def figure(self, name: str, title: str, draw: Callable[[], Figure]) -> None:
         """Add a figure; when figures are off (verify), keep its name only."""
         if self.draw:
+            before = len(self.caught)
             fig = draw()
+            if len(self.caught) > before:
+                # drawing warned: this section's warnings differ from a build without
+                # figures, so the warnings section must not reuse them (see _build_warnings)
+                self.res.__dict__["_figure_warned"] = True
             if isinstance(fig, Figure):
                 self.res.add_figure(Figure(name=name, title=title, png=fig.png,
                                            caption=fig.caption))
@@ -672,8 +678,12 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
 def _add_confirmations(b: _Builder) -> None:
     frame = values_to_confirm(b.ctx)
     known = set(frame["item"]) | {"sediment_traps"}
+    from hydrocalc.site import confirmation_items
+
+    vocabulary = set(confirmation_items())
     for key in b.ctx.site.confirmations:
-        if key not in known:
+        # a key outside the vocabulary is already among the site's input-check warnings
+        if key not in known and key in vocabulary:
             b.res.warnings.append(
                 f"confirmations.{key} names no value to confirm; valid items: "
                 f"{', '.join(sorted(known)) or 'none'}")
@@ -1835,13 +1845,20 @@ def _build_methods(b: _Builder) -> None:
     b.echo("analysis_inputs", "Computation options as entered", ["analysis"])
 
 
-def _build_warnings(b: _Builder, sections: Sequence[str]) -> None:
+def _build_warnings(b: _Builder, sections: Sequence[str],
+                    computed: Mapping[str, SectionResult] | None = None) -> None:
+    """Gather the warnings of every other section, each built without figures; a section
+    in ``computed`` (already built from the same context, e.g. by a report run) is reused
+    when drawing its figures raised no warning, since its warnings are then the same."""
     keys = [k for k in (sections or list(SECTIONS)) if k != "warnings" and k in SECTIONS]
     where: dict[str, list[str]] = {}
     for note in b.ctx.site.notes:
         where.setdefault(note, []).append("Site file")
+    computed = computed or {}
     for key in keys:
-        other = _build(b.ctx, key, figures=False, sections=keys)
+        other = computed.get(key)
+        if other is None or other.__dict__.get("_figure_warned"):
+            other = _build(b.ctx, key, figures=False, sections=keys)
         for w in other.warnings:
             where.setdefault(w, []).append(SECTIONS[key].title)
     frame = pd.DataFrame([{"warning": w, "raised_in": "; ".join(_dedupe(v))}
@@ -1875,13 +1892,14 @@ _BUILDERS: dict[str, Callable] = {
 }
 
 
-def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | None = None
-           ) -> SectionResult:
+def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | None = None,
+           computed: Mapping[str, SectionResult] | None = None) -> SectionResult:
     b = _Builder(ctx, key, figures)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        b.caught = caught
         if key == "warnings":
-            _build_warnings(b, list(sections or SECTIONS))
+            _build_warnings(b, list(sections or SECTIONS), computed)
         elif key.startswith("hydrology_"):
             _BUILDERS["hydrology"](b, key.split("_", 1)[1])
         else:
@@ -1892,9 +1910,12 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
 
 
 def build_section(key: str, site_file: str | os.PathLike, *,
-                  sections: Sequence[str] | None = None, figures: bool = True
-                  ) -> SectionResult:
+                  sections: Sequence[str] | None = None, figures: bool = True,
+                  computed: Mapping[str, SectionResult] | None = None) -> SectionResult:
     """Compute one section (no files written); ``figures=False`` skips drawing (verify).
+
+    ``computed`` (sections already built from the same site file in this process) lets the
+    ``warnings`` section reuse their warnings instead of building them again.
 
     Raises
     ------
@@ -1906,7 +1927,8 @@ def build_section(key: str, site_file: str | os.PathLike, *,
 
         raise InputError(f"section must be one of {', '.join(SECTIONS)}; got {key!r}"
                          f"{suggest(key, SECTIONS)}")
-    return _build(context(site_file), key, figures=figures, sections=sections)
+    return _build(context(site_file), key, figures=figures, sections=sections,
+                  computed=computed)
 
 
 def _present(key: str, site_file: str, out_dir: str, **params) -> SectionResult:
