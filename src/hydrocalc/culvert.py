@@ -414,7 +414,8 @@ def _outlet_hw(bar: _Barrel, q: np.ndarray, *, length: float, slope: float, n: f
     # outlet, which an adverse barrel with a free outlet is not)
     full_ok &= ~(y_in < d)
     hw = np.where(full_ok, np.fmin(hw_full, hw_part), hw_part)
-    return np.where(q > 0, hw, np.maximum(tw - length * slope, 0.0) if np.isfinite(tw) else 0.0)
+    # no flow: the level pool, at least at the outlet invert (above the inlet when adverse)
+    return np.where(q > 0, hw, max(max(tw, 0.0) - length * slope, 0.0))
 
 
 def _check_outlet_inputs(length_ft, n, ke):
