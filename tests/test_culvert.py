@@ -273,3 +273,105 @@ def test_negative_flow_refused():
     with pytest.raises(InputError, match=re.escape("flow_cfs must be in [0, inf); got -1")):
         C.inlet_control_headwater_ft(-1.0, shape="circular", inlet="cmp_headwall",
                                      diameter_in=24.0)
+
+
+# -- site files -----------------------------------------------------------------------------
+CULVERT_OUTLET = """
+[[post.pond.outlet]]
+id = "culv"
+type = "culvert"
+shape = "circular"
+inlet = "concrete_square_headwall"
+diameter_in = 18
+barrels = 2
+length_ft = 60
+inlet_invert_ft = 120.0
+outlet_invert_ft = 119.4
+n = 0.012
+ke = 0.5
+"""
+
+
+def _culvert_site(tmp_path, text):
+    from test_site_hydraulics import _elevation_pond, _site
+
+    pond = _elevation_pond()
+    pond = pond[:pond.index("[[post.pond.outlet]]")] + text
+    return _site(tmp_path, pond)
+
+
+def test_site_file_culvert_outlet_in_elevations_routes(tmp_path):
+    from hydrocalc.analysis import analyze
+    from hydrocalc.site import load_site
+
+    site = load_site(_culvert_site(tmp_path, CULVERT_OUTLET))
+    pond = site.scenarios["post"].ponds[0]
+    dev = pond.outlets[0]
+    assert isinstance(dev, Culvert)
+    assert dev.inlet_invert_ft == pytest.approx(0.0)
+    assert dev.outlet_invert_ft == pytest.approx(-0.6)
+    assert dev.barrels == 2
+    res = analyze(site)
+    rows = res.ponds[res.ponds.scenario == "post"]
+    assert (rows.peak_outflow_cfs > 0).all()
+
+
+def test_site_file_culvert_as_the_barrel_of_a_riser(tmp_path):
+    from hydrocalc.site import load_site
+
+    text = """
+[[post.pond.outlet]]
+id = "riser"
+type = "riser"
+diameter_in = 36
+crest_ft = 122.5
+[post.pond.barrel]
+type = "culvert"
+shape = "box"
+inlet = "box_headwall_chamfer"
+span_ft = 2
+rise_ft = 1.5
+length_ft = 40
+inlet_invert_ft = 120.0
+outlet_invert_ft = 119.5
+n = 0.013
+ke = 0.5
+"""
+    site = load_site(_culvert_site(tmp_path, text))
+    pond = site.scenarios["post"].ponds[0]
+    assert isinstance(pond.barrel, Culvert)
+    s = pond.structure()
+    stage = np.array([2.0, 3.0, 3.9])
+    assert (s.discharge_cfs(stage) <= pond.barrel.discharge_cfs(stage) + 1e-12).all()
+
+
+def test_site_file_culvert_with_no_outlet_invert_is_one_clear_problem(tmp_path):
+    from hydrocalc.site import check_site
+
+    text = CULVERT_OUTLET.replace("outlet_invert_ft = 119.4\n", "")
+    probs = check_site(_culvert_site(tmp_path, text))
+    hits = [p for p in probs if "culvert with no outlet invert" in p]
+    assert len(hits) == 1 and "outlet[culv].outlet_invert_ft is required" in hits[0], probs
+
+
+def test_site_file_adverse_culvert_warns(tmp_path):
+    from hydrocalc.site import load_site
+
+    text = CULVERT_OUTLET.replace("outlet_invert_ft = 119.4", "outlet_invert_ft = 120.3")
+    with pytest.warns(RangeWarning, match=r"outlet\[culv\].*adverse slope"):
+        load_site(_culvert_site(tmp_path, text))
+
+
+def test_report_device_table_lists_every_culvert_coefficient(tmp_path):
+    from hydrocalc.report.sections import device_table
+    from hydrocalc.site import load_site
+
+    site = load_site(_culvert_site(tmp_path, CULVERT_OUTLET))
+    table = device_table(site.scenarios["post"].ponds[0])
+    row = table.iloc[0].to_dict()
+    for key, value in {"type": "culvert", "invert_ft": 0.0, "invert_elevation_ft": 120.0,
+                       "outlet_invert_elevation_ft": 119.4, "inlet": "concrete_square_headwall",
+                       "n": 0.012, "ke": 0.5, "barrels": 2, "form": 1, "K": 0.0098, "M": 2.0,
+                       "c": 0.0398, "Y": 0.67, "Ks": -0.5}.items():
+        assert row[key] == pytest.approx(value) if isinstance(value, float) else \
+            row[key] == value, key
