@@ -107,6 +107,7 @@ __all__ = [
     "inlet_control_headwater_ft",
     "outlet_control_headwater_ft",
     "culvert_headwater_ft",
+    "adverse_reach_levels_ft",
     "Culvert",
 ]
 
@@ -383,6 +384,35 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
         failed |= bad & (q > 0)
         y = np.where(bad, np.maximum(y, floor * 1.01 + 1e-9), y_new)
     return np.where(failed, np.nan, y)
+
+
+def _critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
+    """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry``
+    (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]"""
+    target = q * q / _G
+    lo, hi = np.zeros_like(q), np.full_like(q, y_hi)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        a, _p, t = geometry(mid)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(t > 0, a**3 / np.where(t > 0, t, 1.0), np.inf)
+        below = f < target
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return np.where(q > 0, 0.5 * (lo + hi), 0.0)
+
+
+def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cfs,
+                            *, length_ft: float, slope_ftft: float, n: float) -> np.ndarray:
+    """Depth at the upstream end of a reach with a free outfall at its downstream end, for
+    steady flows ``flow_cfs``: the subcritical backwater profile from critical depth at the
+    outfall (same integration as the outlet control profile; an adverse reach always has
+    one). Used by :func:`hydrocalc.conveyance.route_conveyance` for adverse reaches. [ft]"""
+    q = np.asarray(flow_cfs, dtype=float)
+    dc = _critical_depth_section(geometry, q, max_depth_ft * (1.0 if closed else 20.0))
+    y0 = dc * 1.001 + 1e-9
+    y = _gvf_profile(geometry, max_depth_ft if closed else np.inf, closed, q, y0, dc,
+                     float(length_ft), float(slope_ftft), float(n))
+    return np.where(q > 0, y, 0.0)
 
 
 def _outlet_hw(bar: _Barrel, q: np.ndarray, *, length: float, slope: float, n: float,
