@@ -375,3 +375,16 @@ def test_report_device_table_lists_every_culvert_coefficient(tmp_path):
                        "c": 0.0398, "Y": 0.67, "Ks": -0.5}.items():
         assert row[key] == pytest.approx(value) if isinstance(value, float) else \
             row[key] == value, key
+
+
+def test_device_routes_with_constant_and_series_tailwater():
+    pond = StageStorage.rectangular_basin(80.0, 40.0, 6.0)
+    t = np.arange(0.0, 12.0, 0.02)
+    inflow = Hydrograph(t, 30.0 * np.exp(-((t - 3.0) / 1.0) ** 2))
+    c = _device(inlet_invert_ft=0.0, outlet_invert_ft=-0.8)
+    free = route_reservoir(inflow, pond, c)
+    const = route_reservoir(inflow, pond, c, tailwater_ft=1.5)
+    series = route_reservoir(inflow, pond, c, tailwater_ft=(np.array([0.0, 4.0, 12.0]),
+                                                            np.array([-1.0, 2.5, 0.0])))
+    assert const.peak_stage_ft > free.peak_stage_ft
+    assert series.peak_stage_ft > free.peak_stage_ft

@@ -50,7 +50,7 @@ calculation is required". hydrocalc does that backwater calculation (HY-8 does t
   subcritical water-surface profile is
   integrated upstream from the outlet, starting at :math:`\max(d_c, TW)`, by
   :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` (Manning friction slope, Froude number
-  :math:`F^2 = Q^2 T/(g A^3)`; 200 steps refined toward the outlet, Heun's method); a
+  :math:`F^2 = Q^2 T/(g A^3)`; 120 steps refined toward the outlet, Heun's method); a
   barrel that fills on the way is continued as a pressure conduit (F = 0, the hydraulic
   grade line rising at :math:`S_f - S`); where the energy equation also applies, the lower
   of the two is used (HDS-5's :math:`h_o = (d_c + D)/2` presumes a barrel full to near the
@@ -68,7 +68,7 @@ coefficients with S < 0 in the :math:`K_s S` term.
 Controlling headwater and discharge from headwater
 --------------------------------------------------
 :math:`HW = \max(HW_i, HW_o)` (HDS-5 Ch. 3). For routing, discharge is needed as a function
-of headwater: the device tabulates :math:`HW(Q)` on a geometric grid of 600 flows per barrel
+of headwater: the device tabulates :math:`HW(Q)` on a geometric grid of 400 flows per barrel
 (up to the flow that needs 50 barrel rises of headwater, beyond which the submerged
 relation :math:`Q \propto \sqrt{HW}` is extrapolated), makes it monotone (running maximum:
 HW never falls as Q rises) and inverts it by linear interpolation.
@@ -121,8 +121,10 @@ SUBMERGED_MIN = 4.0
 
 _G = GRAVITY_FT_S2
 _TABLE = "hds5_inlet_control_coefficients"
-_GVF_STEPS = 200
-_GRID_POINTS = 600
+_GVF_STEPS = 120
+_GRID_POINTS = 400
+#: Tailwater step of the device's tables, as a fraction of the barrel rise.
+_TW_STEP_RISES = 0.1
 _GRID_HEAD_RISES = 50.0
 
 
@@ -605,9 +607,10 @@ class Culvert(Device):
     -----
     Discharge at stage h: the per-barrel flow whose controlling headwater
     max(HW_i, HW_o) equals h - inlet invert, times the number of barrels (module docstring:
-    monotone table of 600 flows, inverted by interpolation). With a tailwater T (pond frame):
-    a table per tailwater level (cached), TW = T - outlet invert in the outlet control
-    relation; a tailwater at or below the outlet invert leaves the rating free. Reverse flow
+    monotone table of 400 flows, inverted by interpolation). With a tailwater T (pond frame):
+    tables at tailwater depths TW = T - outlet invert on a grid of 0.1 barrel rise (cached;
+    the flow is interpolated linearly in TW between the two neighbouring tables); a
+    tailwater at or below the outlet invert leaves the rating free. Reverse flow
     (T above the pond level) follows :class:`~hydrocalc.outlets.Barrel`: full flow back,
     Q = N A sqrt(2 g (T - max(h, inlet crown)) / (1 + ke + kf)), kf = 29 n^2 L / R^1.33.
 
@@ -761,11 +764,17 @@ class Culvert(Device):
         stage = np.asarray(stage, dtype=float)
         tw = np.asarray(tw, dtype=float)
         head = stage - self.inlet_invert_ft
+        step = _TW_STEP_RISES * self._bar.rise_ft
+        pos = np.clip(tw - self.outlet_invert_ft, 0.0, None) / step
+        k = np.floor(pos)
+        w = pos - k
         fwd = np.zeros(stage.shape)
-        for level in np.unique(tw):
-            mask = tw == level
-            depth = level - self.outlet_invert_ft
-            fwd[mask] = self._forward(head[mask], None if depth <= 0.0 else depth)
+        for kk in np.unique(k):
+            mask = k == kk
+            lo = self._forward(head[mask], None if kk == 0 else kk * step)
+            ww = w[mask]
+            hi = self._forward(head[mask], (kk + 1) * step) if (ww > 0).any() else lo
+            fwd[mask] = (1.0 - ww) * lo + ww * hi
         bar = self._bar
         kf = 2.0 * _G * self.n**2 * self.length_ft / (
             MANNING_KU**2 * (bar.area_ft2 / bar.perimeter_ft) ** (4.0 / 3.0))
