@@ -457,7 +457,7 @@ def _check_outlet_inputs(length_ft, n, ke):
                               hint="Manning's n of the barrel, e.g. 0.012 concrete, "
                                    "0.024 corrugated metal"))
     kke = float(as_float_array(ke, "ke", lower=0.0, upper=2.0,
-                               hint="HDS-5 Table C.2 gives 0.2-0.9 by entrance type"))
+                               hint="the HDS-5 entrance loss table gives 0.2-0.9 by entrance type"))
     return length, nn, kke
 
 
@@ -477,7 +477,7 @@ def outlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, length_f
     n : float
         Manning's n of the barrel. [s/ft^(1/3)]
     ke : float
-        Entrance loss coefficient (HDS-5 Table C.2; e.g. 0.5 square edge headwall). [-]
+        Entrance loss coefficient (HDS-5 entrance loss table; e.g. 0.5 square edge headwall). [-]
     diameter_in, span_ft, rise_ft : float, optional
         Barrel size (circular: diameter [in]; box: span and rise [ft]).
     slope_ftft : float, default 0
@@ -572,7 +572,7 @@ class Culvert(Device):
     n : float
         Manning's n of the barrel (no default: e.g. 0.012 concrete, 0.024 CMP). [s/ft^(1/3)]
     ke : float
-        Entrance loss coefficient (no default: HDS-5 Table C.2). [-]
+        Entrance loss coefficient (no default: HDS-5 entrance loss table). [-]
     inlet_invert_ft : float
         Stage of the inlet invert above the pond bottom, >= 0. [ft]
     outlet_invert_ft : float, optional
