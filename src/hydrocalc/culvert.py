@@ -29,35 +29,36 @@ With :math:`x = K_u Q / (A D^{0.5})` (A the full barrel area, D the rise):
 with :math:`K_s = -0.5` (+0.7 for mitered inlets). The unsubmerged form applies up to
 :math:`x = 3.5`, the submerged one from :math:`x = 4.0`; HDS-5 draws the transition between
 the two curves empirically. **Approximation:** between 3.5 and 4.0, HW/D is interpolated
-linearly in x between the unsubmerged value at 3.5 and the submerged value at 4.0 (as the
-FHWA HY-8 program does); below 3.5 the larger of the unsubmerged value and 0 is used.
+linearly in x between the unsubmerged value at 3.5 and the submerged value at 4.0 (a
+documented approximation of the empirical transition curve); below 3.5 the larger of the unsubmerged value and 0 is used.
 
-Outlet control (HDS-5 [1]_ Ch. 3, Section 3.2.3 "Outlet control")
------------------------------------------------------------------
-Full flow (energy equation, HDS-5 Eq. 3.?: losses :math:`H = (1 + k_e + 29 n^2 L / R^{1.33})
-V^2/2g` in US units, :math:`29 = 2g/1.49^2`):
+Outlet control (HDS-5 [1]_ Ch. 3, outlet control)
+-------------------------------------------------
+Full flow, the energy equation with losses :math:`H = (1 + k_e + 29 n^2 L / R^{1.33})
+V^2/2g` in US units (:math:`29 = 2g/1.49^2`):
 
 .. math::
 
    HW_o = h_o + H - L S, \qquad h_o = \max(TW, (d_c + D)/2)
 
-HDS-5 states this gives accurate answers when the barrel flows full over at least part of
-its length, i.e. when :math:`HW_o \ge D + (1 + k_e) V^2/2g`; below that "a backwater
-calculation is required". hydrocalc does that backwater calculation (HY-8 does the same):
+HDS-5 presents this as accurate when the barrel flows full over at least part of its
+length, i.e. when :math:`HW_o \ge D + (1 + k_e) V^2/2g`, and refers lower headwaters to a
+backwater calculation. hydrocalc does that calculation:
 
-* **Partly full** (the test above fails, or the backwater profile below does not fill the
-  barrel at the inlet - an adverse barrel can pass the test with a part-full barrel): the
-  subcritical water-surface profile is
-  integrated upstream from the outlet, starting at :math:`\max(d_c, TW)`, by
-  :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` (Manning friction slope, Froude number
-  :math:`F^2 = Q^2 T/(g A^3)`; 120 steps refined toward the outlet, Heun's method); a
-  barrel that fills on the way is continued as a pressure conduit (F = 0, the hydraulic
-  grade line rising at :math:`S_f - S`); where the energy equation also applies, the lower
-  of the two is used (HDS-5's :math:`h_o = (d_c + D)/2` presumes a barrel full to near the
-  outlet, which an adverse barrel with a free outlet is not). Then :math:`HW_o = y_{in} + (1 + k_e)
-  V_{in}^2/2g`. When no subcritical profile exists (the depth falls to critical depth on the
-  way up: a steep barrel with a low tailwater, supercritical flow), outlet control cannot
-  govern and :math:`HW_o` is reported as NaN (the inlet controls).
+* **Partly full** (the test above fails, or the profile below does not fill the barrel at
+  the inlet): the subcritical water-surface profile is integrated upstream from the outlet,
+  starting at :math:`\max(d_c, TW)`, by :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` ([2]_;
+  Manning friction slope, :math:`F^2 = Q^2 T/(g A^3)`; 120 steps refined toward the outlet,
+  Heun's method); a barrel that fills on the way continues as a pressure conduit (F = 0,
+  the hydraulic grade line rising at :math:`S_f - S`). Then :math:`HW_o = y_{in} + (1 +
+  k_e) V_{in}^2/2g`.
+* **Both apply** (the test passes and the profile fills the barrel at the inlet): the
+  lower of the two (**judgment call**: HDS-5's :math:`h_o = (d_c + D)/2` presumes a barrel
+  full to near its outlet, which an adverse barrel with a free outlet is not; for ordinary
+  barrels the energy equation is the lower and is used).
+* **No subcritical profile** (the depth falls to critical on the way up: a steep barrel
+  with a low tailwater, supercritical flow): outlet control cannot govern and
+  :math:`HW_o` is NaN (the inlet controls).
 * TW is used in the profile's starting depth, so a rising tailwater raises :math:`HW_o`.
 
 Adverse barrels (outlet invert above inlet invert, S < 0) are legal but unusual: a
