@@ -388,3 +388,15 @@ def test_device_routes_with_constant_and_series_tailwater():
                                                             np.array([-1.0, 2.5, 0.0])))
     assert const.peak_stage_ft > free.peak_stage_ft
     assert series.peak_stage_ft > free.peak_stage_ft
+
+
+def test_culvert_headwater_result_unpacks_and_names_the_regime():
+    import pickle
+
+    kw = dict(shape="circular", inlet="concrete_square_headwall", diameter_in=36.0,
+              length_ft=200.0, n=0.012, ke=0.5, slope_ftft=0.001)
+    hw, control = C.culvert_headwater_ft(60.0, tailwater_ft=3.5, **kw)
+    assert control == "outlet" and hw > 3.5
+    r = C.culvert_headwater_ft(100.0, **kw)
+    assert r.control == r["control"] == "inlet" and r.headwater_ft == r["inlet_ft"]
+    assert pickle.loads(pickle.dumps(r))["headwater_ft"] == r.headwater_ft

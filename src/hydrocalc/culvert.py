@@ -108,6 +108,7 @@ __all__ = [
     "inlet_control_headwater_ft",
     "outlet_control_headwater_ft",
     "culvert_headwater_ft",
+    "CulvertHeadwater",
     "adverse_reach_levels_ft",
     "Culvert",
 ]
@@ -530,10 +531,19 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
 
     Returns
     -------
-    dict
-        ``headwater_ft`` (controlling, above the inlet invert), ``inlet_ft``, ``outlet_ft``
-        (NaN where outlet control cannot govern) and ``control`` ("inlet" or "outlet"; an
-        array of them for array input). [ft]
+    CulvertHeadwater
+        Unpacks as ``(headwater_ft, control)``; keys and attributes ``headwater_ft``
+        (controlling, above the inlet invert), ``control`` ("inlet" or "outlet"; an array of
+        them for array input), ``inlet_ft`` and ``outlet_ft`` (NaN where outlet control
+        cannot govern). [ft]
+
+    Examples
+    --------
+    >>> hw, control = culvert_headwater_ft(
+    ...     60.0, shape="circular", inlet="concrete_square_headwall", diameter_in=36.0,
+    ...     length_ft=200.0, n=0.012, ke=0.5, slope_ftft=0.001, tailwater_ft=3.5)
+    >>> control, round(hw, 2)     # 3.5 + (1.5 + 29 n^2 L / R^1.33) V^2/2g - 0.2
+    ('outlet', 6.35)
     """
     hwi = inlet_control_headwater_ft(flow_cfs, shape=shape, inlet=inlet,
                                      diameter_in=diameter_in, span_ft=span_ft,
@@ -547,9 +557,43 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
     hw = np.where(outlet, o, i)
     control = np.where(outlet, "outlet", "inlet")
     if np.ndim(hw) == 0:
-        return {"headwater_ft": float(hw), "inlet_ft": float(i), "outlet_ft": float(o),
-                "control": str(control)}
-    return {"headwater_ft": hw, "inlet_ft": i, "outlet_ft": o, "control": control}
+        return CulvertHeadwater(float(hw), str(control), float(i), float(o))
+    return CulvertHeadwater(hw, control, i, o)
+
+
+class CulvertHeadwater(tuple):
+    """Result of :func:`culvert_headwater_ft`: unpacks as ``(headwater_ft, control)``; also
+    ``.headwater_ft``, ``.control``, ``.inlet_ft``, ``.outlet_ft`` and ``result["key"]``."""
+
+    _KEYS = ("headwater_ft", "control", "inlet_ft", "outlet_ft")
+
+    def __new__(cls, headwater_ft, control, inlet_ft, outlet_ft):
+        obj = super().__new__(cls, (headwater_ft, control))
+        obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft)))
+        return obj
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            if key not in self._values:
+                raise KeyError(key)
+            return self._values[key]
+        return super().__getitem__(key)
+
+    def __getattr__(self, name):
+        values = self.__dict__.get("_values", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def keys(self):
+        return self._values.keys()
+
+    def __reduce__(self):
+        return (type(self), tuple(self._values[k] for k in self._KEYS))
+
+    def __repr__(self) -> str:
+        return "CulvertHeadwater(" + ", ".join(f"{k}={v!r}" for k, v in
+                                               self._values.items()) + ")"
 
 
 # -- the pond outlet device ----------------------------------------------------------------
