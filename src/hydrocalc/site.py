@@ -2047,7 +2047,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
         for spec, oid in zip(ospecs, oids, strict=True):
             lvl = _device_level(spec)
             if spec["type"] != "exfiltration" and lvl >= top:
-                key = "invert_ft" if "invert_ft" in spec else "crest_ft"
+                key = next(k for k in ("invert_ft", "crest_ft", "inlet_invert_ft") if k in spec)
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "
                                                     f"({fmt_value(top)} ft); got {fmt_value(lvl)}")
     tailwater, tw_spec = _pond_tailwater(P, e, path, datum, top)
