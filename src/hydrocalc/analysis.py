@@ -8,7 +8,9 @@ r"""A site end to end: both scenarios, every storm, every node; pre/post compari
    batch call (:func:`hydrocalc.hydrograph.runoff_hydrographs`, TR-20 method);
 3. the network in topological order: flows add at each node, ponds are routed by
    storage-indication for all storms at once (:mod:`hydrocalc.routing`), reaches translate
-   their inflow by ``lag_hr``; exfiltration leaves the network;
+   their inflow by ``lag_hr`` or, for a pipe or channel, route it by variable-parameter
+   Muskingum-Cunge (:func:`hydrocalc.conveyance.route_conveyance`, NEH 630 Ch. 17; one call
+   per storm: the scheme is sequential in time); exfiltration leaves the network;
 4. the pre/post comparison at each design point and storm (peak flow, volume, time of peak,
    change in percent, post <= pre);
 5. the sizing criteria of the site's jurisdiction, evaluated by the criteria layer
@@ -427,7 +429,7 @@ class _ScenarioRun:
     """
 
     def __init__(self, name, node_ids, kinds, net, u, upstream_area_ac, sub_flows, sub_index,
-                 upstream, ponds, time_hr):
+                 upstream, ponds, time_hr, reaches=None, rational=None):
         self.name = name
         self.node_ids = node_ids
         self.kinds = kinds
@@ -439,6 +441,8 @@ class _ScenarioRun:
         self.upstream = upstream
         self.ponds = ponds
         self.time_hr = time_hr
+        self.reaches = reaches if reaches is not None else {}  # conveyance rows by reach id
+        self.rational = rational if rational is not None else {}  # rational rows by sub id
         self._outflow = None
         self._inflow = None
 
@@ -484,7 +488,11 @@ class _ScenarioRun:
     def unrouted(self, i_storm: int, node: str) -> np.ndarray:
         """Sum of the runoff of every subcatchment upstream of ``node``, without routing."""
         idx = [j for nid, j in self.sub_index.items() if nid in self.upstream[node]]
-        return self.sub_flows[i_storm, idx].sum(axis=0)
+        total = self.sub_flows[i_storm, idx].sum(axis=0)
+        for nid, arr in self._net.rational_flows.items():  # rational subcatchments
+            if nid in self.upstream[node]:
+                total = total + arr[i_storm, self._u]
+        return total
 
 
 def _pond_levels(sc) -> dict[str, int]:
@@ -505,8 +513,14 @@ class _Net:
     flows; only nodes that receive flow (ponds, reaches, design points) get an inflow array.
     """
 
-    def __init__(self, name, scs, flows, m, nt):
+    def __init__(self, name, scs, flows, m, nt, time_hr=None):
         self.name = name
+        self.time_hr = time_hr
+        self.reach_cache: dict[tuple[str, int], tuple] = {}
+        self.reach_rows: list[dict[str, list[dict]]] = [{} for _ in scs]
+        self.storm_names: tuple[str, ...] = tuple(str(i) for i in range(m))
+        self.rational_flows: dict[str, np.ndarray] = {}  # (m, U, nt) by rational sub id
+        self.rational_rows: list[dict[str, list[dict]]] = [{} for _ in scs]
         self.scs = scs
         first = scs[0]
         self.first = first
@@ -533,6 +547,24 @@ class _Net:
     def _zeros(self) -> np.ndarray:
         return np.zeros((self.m, self.nv, self.nt))
 
+    def route_reach(self, nid: str, u: int, reach, q: np.ndarray, final: bool) -> np.ndarray:
+        """Route the inflow (m, nt) of a pipe/channel reach, storm by storm, by
+        :func:`hydrocalc.conveyance.route_conveyance`; keeps one row per storm (peaks, depth,
+        velocity, capacity, surcharge). A repeated pass with the same inflow is not re-routed.
+        """
+        cached = self.reach_cache.get((nid, u))
+        if cached is not None and cached[0].shape == q.shape and np.array_equal(cached[0], q):
+            out, rows, notes = cached[1], cached[2], cached[3]
+        else:
+            out, rows, notes = _route_reach_storms(f"{self.name}.reach[{nid}]", reach, q,
+                                                   self.time_hr, self.storm_names)
+            self.reach_cache[(nid, u)] = (q.copy(), out, rows, notes)
+        if final:
+            self.reach_rows[u][nid] = rows
+            for category, text in notes:
+                warnings.warn(text, category, stacklevel=2)
+        return out
+
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
         """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
         inflows are now complete. Ponds already routed pass their routed outflow."""
@@ -555,7 +587,11 @@ class _Net:
                 continue
             k = self.index[nid]
             node = self.first.nodes[nid]
-            if node.kind == "subcatchment":
+            if node.kind == "subcatchment" and nid in self.rational_flows:  # rational method
+                out = self.rational_flows[nid]
+                if final:
+                    self.area[:, k] += [sc.nodes[nid].area_ac for sc in self.scs]
+            elif node.kind == "subcatchment":
                 j = self.sub_index[nid]
                 out = self.flows[:, :, j]
                 if final:
@@ -573,6 +609,10 @@ class _Net:
                     inflow = self.inn[nid] = self._zeros()
                 out = np.empty_like(inflow)
                 for u, sc in enumerate(self.scs):
+                    if sc.nodes[nid].conveyance is not None:
+                        out[:, u] = self.route_reach(nid, u, sc.nodes[nid], inflow[:, u],
+                                                     final)
+                        continue
                     out[:, u] = _shift(inflow[:, u], sc.nodes[nid].lag_hr, dt_hr)
                     if final:
                         vin = _integrate(inflow[:, u], dt_hr)
@@ -596,6 +636,51 @@ class _Net:
         return ready
 
 
+def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
+                        storm_names: Sequence[str]):
+    """Route each storm's inflow ``q`` (m, nt) through ``reach.conveyance`` on ``time_hr``.
+
+    Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
+    the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
+    """
+    from hydrocalc.conveyance import route_conveyance
+    from hydrocalc.hydrograph import Hydrograph
+
+    conv = reach.conveyance
+    m, nt = q.shape
+    dt = float(time_hr[1] - time_hr[0])
+    span = float(time_hr[-1] - time_hr[0])
+    out = np.zeros_like(q)
+    rows, notes = [], []
+    cap = conv.full_flow_capacity_cfs
+    for i in range(m):
+        row = {"peak_inflow_cfs": 0.0, "peak_outflow_cfs": 0.0, "time_of_peak_outflow_hr":
+               math.nan, "max_depth_ft": 0.0, "max_velocity_fps": 0.0,
+               "full_flow_capacity_cfs": cap, "surcharged": False, "n_subreaches": 0,
+               "n_substeps": 0}
+        if float(q[i].max()) > 0.0:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                res = route_conveyance(Hydrograph(time_hr, q[i]), conv, duration_hr=span)
+            o = res.outflow_cfs[:nt]
+            out[i, :o.size] = o
+            row.update(res.summary())
+            row.update(time_of_peak_outflow_hr=float(time_hr[int(np.argmax(out[i]))]),
+                       n_subreaches=res.n_subreaches, n_substeps=res.n_substeps,
+                       max_depth_ft=float(res.depth_ft[:nt].max()),
+                       max_velocity_fps=float(res.velocity_fps[:nt].max()))
+            for w in caught:
+                notes.append((w.category, f"{label}, storm {storm_names[i]}: {w.message}"))
+            vin, vout = _integrate(q[i], dt), _integrate(out[i], dt)
+            if vin - vout > 1e-2 * max(vin, 1e-9):
+                notes.append((RuntimeWarning,
+                              f"{label}, storm {storm_names[i]}: {float(vin - vout):.4g} ft3 "
+                              "of the inflow is still in the reach at the end of the "
+                              "simulation; increase analysis.duration_hr"))
+        rows.append(row)
+    return out, rows, notes
+
+
 def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_ScenarioRun]]:
     """Run both scenarios of every site (same topology) with shared batches.
 
@@ -610,16 +695,20 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     dt = float(opt.dt_hr)
     uniq: dict[str, list] = {}
     pick: dict[str, list[int]] = {}
+    owners: dict[str, list] = {}  # per unique scenario: its site ([rational] settings)
     for name in ("pre", "post"):
-        ids: dict[int, int] = {}
-        scs, where = [], []
+        ids: dict[Any, int] = {}
+        scs, where, own = [], [], []
         for site in sites:
             sc = site.scenarios[name]
-            if id(sc) not in ids:
-                ids[id(sc)] = len(scs)
+            # a scenario with rational subcatchments also depends on the site's [rational]
+            key = (id(sc), id(site.rational)) if sc.rational else id(sc)
+            if key not in ids:
+                ids[key] = len(scs)
                 scs.append(sc)
-            where.append(ids[id(sc)])
-        uniq[name], pick[name] = scs, where
+                own.append(site)
+            where.append(ids[key])
+        uniq[name], pick[name], owners[name] = scs, where, own
     subs = [s for name in ("pre", "post") for sc in uniq[name] for s in sc.subcatchments]
     # subcatchments with the same area, CN and Tc (variants that differ elsewhere) share
     # one hydrograph computation
@@ -627,11 +716,16 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     pos = [first.setdefault((float(s.area_ac), float(s.cn), float(s.tc_hr)), len(first))
            for s in subs]
     keys = list(first)
-    hs = runoff_hydrographs([k[0] for k in keys], [k[1] for k in keys], [k[2] for k in keys],
-                            hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
-                            end_hr=end_hr, names=[f"u{i}" for i in range(len(keys))])
-    all_flows = hs.flow_cfs if len(keys) == len(subs) else hs.flow_cfs[:, pos]
-    time_hr = hs.time_hr
+    if keys:
+        hs = runoff_hydrographs([k[0] for k in keys], [k[1] for k in keys],
+                                [k[2] for k in keys], hyetos, dt_hr=dt, prf=opt.prf,
+                                ia_ratio=opt.ia_ratio, end_hr=end_hr,
+                                names=[f"u{i}" for i in range(len(keys))])
+        all_flows = hs.flow_cfs if len(keys) == len(subs) else hs.flow_cfs[:, pos]
+        time_hr = hs.time_hr
+    else:  # every subcatchment uses the rational method
+        time_hr = dt * np.arange(int(round(end_hr / dt)) + 1)
+        all_flows = np.zeros((len(names), 0, time_hr.size))
     m, nt = len(names), time_hr.size
     nets = {}
     start = 0
@@ -641,7 +735,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
         stop = start + n_sub * len(scs)
         flows = all_flows[:, start:stop].reshape(m, len(scs), n_sub, nt)
         start = stop
-        nets[name] = _Net(name, scs, flows, m, nt)
+        nets[name] = _Net(name, scs, flows, m, nt, time_hr)
+        nets[name].storm_names = tuple(names)
+        _rational_into(nets[name], owners[name], hyetos, names, time_hr)
     max_level = max([max(n.levels.values(), default=-1) for n in nets.values()])
     for level in range(max_level + 1):
         items, keys = [], []
@@ -670,11 +766,39 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
             _ScenarioRun(name=name, node_ids=net.order, kinds=kinds, net=net, u=u,
                          upstream_area_ac=net.area[u], sub_flows=net.flows[:, u],
                          sub_index=net.sub_index, upstream=net.first.upstream,
-                         ponds=net.ponds[u], time_hr=time_hr)
+                         ponds=net.ponds[u], time_hr=time_hr, reaches=net.reach_rows[u],
+                         rational=net.rational_rows[u])
             for u in range(len(net.scs))
         ]
         out[name] = [runs[w] for w in pick[name]]
     return out
+
+
+def _conveyance_travel_hr(reach) -> float:
+    """Allowance for a routed pipe/channel reach in the automatic simulation end: three
+    travel times at the full-flow velocity (0 for a lag reach). [h]"""
+    conv = reach.conveyance
+    if conv is None:
+        return 0.0
+    area = float(conv.section.area_ft2(conv.section.max_depth_ft))
+    v_full = conv.full_flow_capacity_cfs / area
+    return 3.0 * conv.length_ft / v_full / S_PER_HR
+
+
+def _rational_into(net, owners, hyetos, names, time_hr) -> None:
+    """Hydrographs and rows of the rational subcatchments of every variant of a scenario
+    (:func:`hydrocalc.rational_site.rational_flows`)."""
+    if not net.first.rational:
+        return
+    from hydrocalc.rational_site import rational_flows
+
+    for s in net.first.rational:
+        arr = np.zeros((net.m, net.nv, net.nt))
+        for u, sc in enumerate(net.scs):
+            arr[:, u], rows = rational_flows(sc.nodes[s.id], owners[u].rational, names,
+                                             hyetos, time_hr)
+            net.rational_rows[u][s.id] = rows
+        net.rational_flows[s.id] = arr
 
 
 def _end_hr(site, storms_duration_hr: float) -> float | None:
@@ -685,10 +809,12 @@ def _end_hr(site, storms_duration_hr: float) -> float | None:
     from hydrocalc.unit_hydrograph import effective_tc_hr
 
     tcs = [s.tc_hr for sc in site.scenarios.values() for s in sc.subcatchments]
+    # a rational hydrograph lasts 2 Tc around the storm's peak (no TR-20 minimum applies)
+    tcs += [max(s.tc_hr, 0.1) for sc in site.scenarios.values() for s in sc.rational]
     tp = opt.dt_hr / 2.0 + 0.6 * float(np.max(effective_tc_hr(np.array(tcs))))
     lag = 0.0
     for sc in site.scenarios.values():
-        lag = max(lag, sum(r.lag_hr for r in sc.reaches))
+        lag = max(lag, sum(r.lag_hr + _conveyance_travel_hr(r) for r in sc.reaches))
     need = storms_duration_hr + 5.0 * tp + lag + 2 * opt.dt_hr
     has_ponds = any(sc.ponds for sc in site.scenarios.values())
     if has_ponds:
@@ -920,6 +1046,26 @@ class SiteResults:
         return pd.DataFrame(self._rows["devices"])
 
     @functools.cached_property
+    def conveyance(self):
+        """One row per scenario, storm and routed pipe/channel reach: ``section,
+        peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
+        max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
+        (:func:`hydrocalc.conveyance.route_conveyance`). Empty without such reaches."""
+        import pandas as pd
+
+        return pd.DataFrame(self._rows["conveyance"], columns=_CONVEYANCE_COLUMNS)
+
+    @functools.cached_property
+    def rational(self):
+        """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
+        return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
+        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.rational_site`). Empty
+        without such subcatchments."""
+        import pandas as pd
+
+        return pd.DataFrame(self._rows["rational"], columns=_RATIONAL_COLUMNS)
+
+    @functools.cached_property
     def subcatchments(self):
         import pandas as pd
 
@@ -1046,6 +1192,10 @@ class SiteResults:
             "warnings": self.warnings,
             "passed": self.passed,
         }
+        if self._rows["conveyance"]:  # only sites with routed pipe/channel reaches
+            doc["conveyance"] = self._rows["conveyance"]
+        if self._rows["rational"]:  # only sites with rational subcatchments
+            doc["rational"] = self._rows["rational"]
         if hydrographs:
             h: dict[str, Any] = {"time_start_hr": float(self.time_hr[0]),
                                  "dt_hr": site.options.dt_hr, "n_steps": int(self.time_hr.size),
@@ -1083,6 +1233,10 @@ class SiteResults:
             "devices": self.devices, "comparison": self.comparison, "criteria": self.criteria,
             "warnings": pd.DataFrame({"warning": self.warnings}, columns=["warning"]),
         }
+        if self._rows["conveyance"]:
+            frames["conveyance"] = self.conveyance
+        if self._rows["rational"]:
+            frames["rational"] = self.rational
         if hydrographs:
             for name, run in self._runs.items():
                 for i, storm in enumerate(self.storms):
@@ -1169,6 +1323,13 @@ def _replace_dir(tmp: pathlib.Path, target: pathlib.Path) -> None:
         os.replace(tmp, target)
 
 
+_RATIONAL_COLUMNS = ["scenario", "subcatchment", "to", "storm", "return_period_yr", "c",
+                     "c_source", "intensity_in_hr", "intensity_source", "area_ac", "tc_hr",
+                     "peak_cfs", "time_of_peak_hr", "hydrograph"]
+_CONVEYANCE_COLUMNS = ["scenario", "storm", "reach", "section", "peak_inflow_cfs",
+                       "peak_outflow_cfs", "time_of_peak_outflow_hr", "max_depth_ft",
+                       "max_velocity_fps", "full_flow_capacity_cfs", "surcharged",
+                       "n_subreaches", "n_substeps"]
 _COVER_COLUMNS = ["scenario", "subcatchment", "cover", "hsg", "condition", "area_ac", "cn",
                   "cn_given"]
 _SEG_COLUMNS = ["scenario", "subcatchment", "segment", "type", "length_ft", "slope_ftft", "n",
@@ -1218,7 +1379,11 @@ def _input_rows(site) -> dict:
                           "barrel": dict(p.barrel_spec) if p.barrel_spec else None,
                           "top_stage_ft": _top(p), "max_storage_ft3": _max_storage(p)})
         for r in sc.reaches:
-            reaches.append({"scenario": name, "reach": r.id, "to": r.to, "lag_hr": r.lag_hr})
+            row = {"scenario": name, "reach": r.id, "to": r.to, "lag_hr": r.lag_hr}
+            if r.conveyance is not None:  # (lag reaches keep their original row)
+                row.update(routing=r.routing, description=r.description,
+                           **{k: v for k, v in (r.conveyance_spec or {}).items()})
+            reaches.append(row)
     return {"subcatchments": subs, "covers": covers, "tc_segments": segs, "pond_inputs": ponds,
             "reaches": reaches}
 
@@ -1459,9 +1624,18 @@ def _check_ponds(site, runs, names, time_hr) -> None:
 
 def _node_rows(site, runs, names, time_hr) -> dict:
     dt = site.options.dt_hr
-    nodes_rows, pond_rows, dev_rows = [], [], []
+    nodes_rows, pond_rows, dev_rows, conv_rows, rat_rows = [], [], [], [], []
     for name, run in runs.items():
         sc = site.scenarios[name]
+        for sid, per_storm in run.rational.items():
+            for r in per_storm:
+                rat_rows.append({"scenario": name, "subcatchment": sid,
+                                 "to": sc.nodes[sid].to, **r})
+        for rid, per_storm in run.reaches.items():
+            spec = sc.nodes[rid].conveyance_spec or {}
+            for storm, r in zip(names, per_storm, strict=True):
+                conv_rows.append({"scenario": name, "storm": storm, "reach": rid,
+                                  "section": spec.get("section"), **r})
         peak = run.outflow.max(axis=2)
         tpk = time_hr[np.argmax(run.outflow, axis=2)]
         vol = _integrate(run.outflow, dt)
@@ -1518,7 +1692,8 @@ def _node_rows(site, runs, names, time_hr) -> dict:
                         "time_of_peak_hr": float(time_hr[int(np.argmax(q[i]))]),
                         "volume_ft3": float(_integrate(q[i], dt)),
                     })
-    return {"nodes": nodes_rows, "ponds": pond_rows, "devices": dev_rows}
+    return {"nodes": nodes_rows, "ponds": pond_rows, "devices": dev_rows,
+            "conveyance": conv_rows, "rational": rat_rows}
 
 
 def _comparison_rows(site, runs, names) -> list[dict]:

@@ -39,6 +39,9 @@ has no normal depth and no kinematic wave, so Muskingum-Cunge does not apply. It
 with a :class:`~hydrocalc.errors.RangeWarning` naming the reach and the slope, and routed
 **as a small reservoir** (judgment call): storage-indication (modified Puls) with
 
+The warning is repeated by :func:`route_conveyance` (callers that label their warnings, such
+as the site analysis, thereby name the reach).
+
 * storage = the conduit's own volume below a level water surface at the upstream end's
   level (the water ponds at the low, upstream end; dead storage below the downstream lip
   fills first and does not drain), and
@@ -67,6 +70,7 @@ References
 
 from __future__ import annotations
 
+import bisect
 import math
 import warnings
 from dataclasses import dataclass
@@ -312,12 +316,17 @@ class Conveyance:
                      * math.sqrt(self.slope_ftft))
 
     def _adverse_capacity_cfs(self) -> float:
+        cached = self.__dict__.get("_adverse_capacity")
+        if cached is not None:
+            return cached
         d = self.section.max_depth_ft
         a, p, _ = self.section._geometry(np.array([d]))
         q_top = 10.0 * MANNING_KU / self.manning_n * a[0] * (a[0] / p[0]) ** (2.0 / 3.0) * \
             math.sqrt(-self.slope_ftft) + 1.0
         flows, levels, _ = self._adverse_rating(q_top)
-        return float(np.interp(d, levels, flows)) if levels[-1] >= d else float(flows[-1])
+        cap = float(np.interp(d, levels, flows)) if levels[-1] >= d else float(flows[-1])
+        self.__dict__["_adverse_capacity"] = cap     # frozen: cache beside the fields
+        return cap
 
     def normal_depth_ft(self, flow_cfs):
         """Normal depth of ``flow_cfs`` (<= the section's largest normal flow). [ft]"""
@@ -434,6 +443,20 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
         qq = np.clip(q, q_mid[0], q_mid[-1])
         return np.interp(qq, q_mid, c_mid), np.interp(qq, q_mid, q_mid / t_mid)
 
+    xs, cs, us = q_mid.tolist(), c_mid.tolist(), (q_mid / t_mid).tolist()
+    last = len(xs) - 1
+
+    def params_scalar(q):
+        # params() for one float in the time loop: the same linear interpolation, clipped
+        # to the table, without numpy's per-call overhead
+        if q <= xs[0]:
+            return cs[0], us[0]
+        if q >= xs[last]:
+            return cs[last], us[last]
+        j = bisect.bisect_right(xs, q) - 1
+        f = (q - xs[j]) / (xs[j + 1] - xs[j])
+        return cs[j] + f * (cs[j + 1] - cs[j]), us[j] + f * (us[j + 1] - us[j])
+
     dt_s = inflow.dt_hr * S_PER_HR
     c_pk, q0_pk = params(min(q_pk, q_cap))
     length = conveyance.length_ft
@@ -465,7 +488,7 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
                 prev = qs[i]
                 out[i] = prev
                 continue
-            c, q0 = params(ref)
+            c, q0 = params_scalar(ref)
             cr = c * dts / dx
             dd = q0 / (s0 * c * dx)
             den = 1.0 + cr + dd
@@ -497,6 +520,10 @@ def _route_adverse(inflow: Hydrograph, conveyance: Conveyance,
     q_pk = float(q_in.max())
     if q_pk <= 0.0:
         raise InputError("inflow must carry some flow to route; got a hydrograph of zeros")
+    warnings.warn(f"adverse slope (slope_ftft = {fmt_value(conveyance.slope_ftft)}: the bed "
+                  "rises in the flow direction): routed as a small reservoir "
+                  "(storage-indication with the conduit's own volume)", RangeWarning,
+                  stacklevel=3)
     flows, levels, storage = conveyance._adverse_rating(4.0 * q_pk)
     dt_s = inflow.dt_hr * S_PER_HR
     t0 = float(inflow.time_hr[0])

@@ -21,7 +21,11 @@ The schema is documented field by field in ``docs/site_file.md``. Sections:
     NY SMDM unified sizing-criteria settings (see :mod:`hydrocalc.criteria.ny`).
 ``[pre]`` and ``[post]``
     The two scenarios: ``[[pre.subcatchment]]``, ``[[pre.pond]]``, ``[[pre.reach]]``,
-    ``[[pre.design_point]]`` (and the same under ``post``).
+    ``[[pre.design_point]]`` (and the same under ``post``). A reach is a lag (``lag_hr``)
+    or a routed pipe/channel (``section``, :mod:`hydrocalc.conveyance`); a subcatchment with
+    ``method = "rational"`` is parsed by :mod:`hydrocalc.rational_site`.
+``[rational]``
+    Intensity source of rational-method subcatchments (:mod:`hydrocalc.rational_site`).
 
 The loader is split so that a parsed site can be analysed repeatedly with varied fields
 (parameter sweeps): :func:`parse_site` turns a parsed TOML mapping into a :class:`Site`;
@@ -39,6 +43,9 @@ Name                          Meaning                                         Un
 ``impervious_connected_ac``   directly connected impervious area              ac
 ``impervious_unconnected_ac`` unconnected impervious area (TR-55 Fig. 2-4)    ac
 ``lag_hr``                    reach translation time                          h
+``slope_ftft``                bed slope of a routed reach                     ft/ft
+``n``                         Manning's n of a routed reach                   -
+``c``                         rational runoff coefficient (HEC-22 Table 3-1)  -
 ``wqv_precip_in``             90 % rainfall event depth (SMDM Fig. 4.1)       in
 ``depths_in``                 24-hour design-storm depths by storm name       in
 ============================  ==============================================  ======
@@ -280,16 +287,36 @@ class Pond:
 
 @dataclasses.dataclass(frozen=True)
 class Reach:
-    """A reach that translates its inflow by ``lag_hr`` (pure lag, shape unchanged)."""
+    """A reach: a pure lag (``lag_hr``, shape unchanged) or a routed pipe or channel.
+
+    With ``conveyance`` (a :class:`hydrocalc.conveyance.Conveyance`) the analysis routes the
+    inflow by variable-parameter Muskingum-Cunge (:func:`hydrocalc.conveyance.route_conveyance`,
+    NEH 630 Ch. 17); ``lag_hr`` must then be 0. ``conveyance_spec`` echoes the site-file
+    fields (section, dimensions, length, slope, n).
+    """
 
     id: str
     to: str
-    lag_hr: float
+    lag_hr: float = 0.0
     description: str = ""
+    conveyance: Any = None
+    conveyance_spec: Mapping | None = None
+
+    def __post_init__(self):
+        if self.conveyance is not None and self.lag_hr != 0.0:
+            raise InputError(f"reach {self.id}: lag_hr and a routed section must not both be "
+                             f"given; got lag_hr = {fmt_value(self.lag_hr)} and a "
+                             f"{(self.conveyance_spec or {}).get('section', 'conveyance')} "
+                             "section. Keep one")
 
     @property
     def kind(self) -> str:
         return "reach"
+
+    @property
+    def routing(self) -> str:
+        """``"lag"`` (pure translation) or ``"muskingum_cunge"`` (a routed pipe or channel)."""
+        return "lag" if self.conveyance is None else "muskingum_cunge"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -315,12 +342,16 @@ class Scenario:
     reaches: tuple[Reach, ...] = ()
     design_points: tuple[DesignPoint, ...] = ()
     description: str = ""
+    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.rational_site.RationalSubcatchment`);
+    #: nodes of kind "subcatchment", not in ``subcatchments`` (they have no CN).
+    rational: tuple = ()
 
     @functools.cached_property
     def nodes(self) -> dict[str, Any]:
         """``{id: node}`` of every node in file order."""
         out: dict[str, Any] = {}
-        for group in (self.subcatchments, self.ponds, self.reaches, self.design_points):
+        for group in (self.subcatchments, self.rational, self.ponds, self.reaches,
+                      self.design_points):
             for node in group:
                 out[node.id] = node
         return out
@@ -347,8 +378,8 @@ class Scenario:
 
     @property
     def area_ac(self) -> float:
-        """Total area of the scenario's subcatchments. [ac]"""
-        return sum(s.area_ac for s in self.subcatchments)
+        """Total area of the scenario's subcatchments, rational ones included. [ac]"""
+        return sum(s.area_ac for s in self.subcatchments) + sum(s.area_ac for s in self.rational)
 
     @property
     def impervious_ac(self) -> float:
@@ -437,6 +468,8 @@ class Site:
     input_files: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
     confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: ``[rational]`` (:class:`hydrocalc.rational_site.RationalSettings`) or None.
+    rational: Any = None
 
     @property
     def pre(self) -> Scenario:
@@ -470,7 +503,7 @@ class Site:
                 f"{suggest(node_id, sc.nodes)}"
             )
         groups = {}
-        for field in ("subcatchments", "ponds", "reaches", "design_points"):
+        for field in ("subcatchments", "rational", "ponds", "reaches", "design_points"):
             nodes = getattr(sc, field)
             groups[field] = tuple(
                 dataclasses.replace(n, **changes) if n.id == node_id else n for n in nodes
@@ -1443,7 +1476,17 @@ _STORAGE_KEYS = {
     "drywell": ("type", "diameter_ft", "depth_ft", "stone_width_ft", "stone_porosity_frac",
                 "stone_depth_below_ft", "wall_thickness_ft", "bottom_ft"),
 }
-_REACH_KEYS = ("id", "to", "lag_hr", "description")
+_REACH_KEYS = ("id", "to", "lag_hr", "description", "section", "diameter_in",
+               "bottom_width_ft", "depth_ft", "side_slope_h_per_v", "station_ft",
+               "elevation_ft", "csv", "length_ft", "slope_ftft", "upstream_invert_ft",
+               "downstream_invert_ft", "n")
+_REACH_SECTIONS = ("circular", "rectangular", "trapezoidal", "user")
+#: Geometry fields of each reach section (required ones; "user" takes lists or a CSV).
+_REACH_GEOMETRY = {"circular": ("diameter_in",), "rectangular": ("bottom_width_ft", "depth_ft"),
+                   "trapezoidal": ("bottom_width_ft", "side_slope_h_per_v", "depth_ft"),
+                   "user": ()}
+_REACH_GEOMETRY_ALL = ("diameter_in", "bottom_width_ft", "depth_ft", "side_slope_h_per_v",
+                       "station_ft", "elevation_ft", "csv")
 _DP_KEYS = ("id", "to", "description")
 _SUB_CSV_SCALARS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "tc_hr",
                     "impervious_connected_ac", "impervious_connected_ft2",
@@ -2061,6 +2104,159 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                 tailwater_spec=tw_spec, flap_gate=bool(flap), backwater=bool(backwater))
 
 
+def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None:
+    """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section`` with
+    ``length_ft``, ``slope_ftft`` (or both invert elevations) and Manning's ``n``."""
+    k0 = len(P.items)
+    P.unknown_keys(e, _REACH_KEYS, path)
+    rid = P.text(e, "id", path, required=True)
+    to = _to(P, e, path)
+    d = P.text(e, "description", path, default="") or ""
+    routed = [k for k in ("section", "length_ft", "slope_ftft", "upstream_invert_ft",
+                          "downstream_invert_ft", "n", *_REACH_GEOMETRY_ALL) if k in e]
+    if "lag_hr" in e and routed:
+        P.add(f"{path}.lag_hr", f"and a routed section ({', '.join(routed)}) must not both be "
+                                "given; got both. Keep lag_hr for a pure lag, or remove it to "
+                                "route the pipe or channel")
+        return None
+    if not routed:
+        lag = P.number(e, "lag_hr", path, required=True, lower=0.0)
+        if len(P.items) > k0:
+            return None
+        return Reach(id=rid, to=to, lag_hr=lag, description=d)
+    section = P.choice(e, "section", path, _REACH_SECTIONS, required=True)
+    spec: dict[str, Any] = {"section": section}
+    length = P.number(e, "length_ft", path, required=True, lower=0.0, lower_inclusive=False)
+    n = P.number(e, "n", path, required=True, lower=0.0, upper=1.0, lower_inclusive=False)
+    slope_field = "slope_ftft"
+    slope = None
+    inverts = [k for k in ("upstream_invert_ft", "downstream_invert_ft") if k in e]
+    if "slope_ftft" in e and inverts:
+        P.add(f"{path}.slope_ftft", f"and {' and '.join(inverts)} must not both be given; got "
+                                    "both. Give the slope or the two invert elevations")
+    elif "slope_ftft" in e:
+        slope = P.number(e, "slope_ftft", path)
+    elif len(inverts) == 2:
+        up = P.number(e, "upstream_invert_ft", path)
+        down = P.number(e, "downstream_invert_ft", path)
+        if up is not None and down is not None and length is not None:
+            slope = (up - down) / length
+            spec["upstream_invert_ft"], spec["downstream_invert_ft"] = up, down
+            slope_field = "downstream_invert_ft"
+    elif inverts:
+        other = ({"upstream_invert_ft", "downstream_invert_ft"} - set(inverts)).pop()
+        P.add(f"{path}.{other}", f"is required with {inverts[0]}; got nothing. Give both "
+                                 "invert elevations, or slope_ftft")
+    else:
+        P.add(f"{path}.slope_ftft", "(or upstream_invert_ft and downstream_invert_ft) is "
+                                    "required; got nothing. Give the bed slope in ft/ft")
+    if section is not None:
+        allowed = _REACH_GEOMETRY[section] + (("station_ft", "elevation_ft", "csv")
+                                               if section == "user" else ())
+        for k in _REACH_GEOMETRY_ALL:
+            if k in e and k not in allowed:
+                P.add(f"{path}.{k}", f"does not apply to section = \"{section}\"; got "
+                                     f"{_short(e[k])}. Fields of this section: "
+                                     f"{', '.join(allowed)}")
+        for k in _REACH_GEOMETRY[section]:
+            # a trapezoid may have no bottom (a V), a rectangle must have a width
+            lower_inc = k == "side_slope_h_per_v" or (section == "trapezoidal"
+                                                      and k == "bottom_width_ft")
+            spec[k] = P.number(e, k, path, required=True, lower=0.0,
+                               lower_inclusive=lower_inc)
+        if section == "user":
+            spec.update(_user_section_points(P, e, path, ctx) or {})
+    if len(P.items) > k0:
+        return None
+    from hydrocalc import conveyance as cv
+
+    try:
+        if section == "circular":
+            sec = cv.CircularSection(spec["diameter_in"])
+        elif section == "rectangular":
+            sec = cv.RectangularSection(spec["bottom_width_ft"], spec["depth_ft"])
+        elif section == "trapezoidal":
+            sec = cv.TrapezoidalSection(spec["bottom_width_ft"], spec["side_slope_h_per_v"],
+                                        spec["depth_ft"])
+        else:
+            sec = cv.UserSection(tuple(spec["station_ft"]), tuple(spec["elevation_ft"]))
+    except HydrocalcError as exc:
+        P.add(path, f"section is invalid: {_msg(exc)}")
+        return None
+    try:
+        conv = cv.Conveyance(sec, length, slope, n)
+    except HydrocalcError as exc:
+        text = _msg(exc)
+        if text.startswith("slope_ftft "):
+            text = text[len("slope_ftft "):]
+            if slope_field != "slope_ftft":  # slope from the inverts: name them
+                text = (f"gives slope {fmt_value(slope)} ft/ft from upstream_invert_ft "
+                        f"{fmt_value(spec['upstream_invert_ft'])} and downstream_invert_ft "
+                        f"{fmt_value(spec['downstream_invert_ft'])}, but " + text)
+        P.add(f"{path}.{slope_field}", text)
+        return None
+    spec.update(length_ft=length, slope_ftft=conv.slope_ftft, n=n,
+                full_flow_capacity_cfs=conv.full_flow_capacity_cfs,
+                depth_full_ft=sec.max_depth_ft)
+    return Reach(id=rid, to=to, lag_hr=0.0, description=d, conveyance=conv,
+                 conveyance_spec=spec)
+
+
+def _user_section_points(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> dict | None:
+    """Station-elevation points of a user section: inline lists or a two-column CSV."""
+    has_lists = "station_ft" in e or "elevation_ft" in e
+    if has_lists and "csv" in e:
+        P.add(f"{path}.csv", "and station_ft/elevation_ft lists must not both be given; got "
+                             "both. Keep one")
+        return None
+    if "csv" in e:
+        raw = P.text(e, "csv", path)
+        if raw is None:
+            return None
+        fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
+        if fpath is None:
+            return None
+        try:
+            header, rows = _read_csv_rows(fpath)
+        except InputError as exc:  # names the CSV file and line
+            P.raw(f"{exc}")
+            return None
+        _register_input(ctx.input_files, ctx.base_dir, fpath)
+        if header != ["station_ft", "elevation_ft"]:
+            P.add(f"{path}.csv", f"must have exactly the columns station_ft,elevation_ft; got "
+                                 f"{','.join(header)} in {fpath.name}")
+            return None
+        xs, zs = [], []
+        for lineno, row in rows:
+            try:
+                x, z = float(row["station_ft"]), float(row["elevation_ft"])
+            except ValueError:
+                P.add(f"{path}.csv", f"must hold numbers; got {row['station_ft']!r}, "
+                                     f"{row['elevation_ft']!r} at {fpath.name} line {lineno}")
+                return None
+            if not (math.isfinite(x) and math.isfinite(z)):
+                P.add(f"{path}.csv", f"must hold finite numbers; got {x}, {z} at {fpath.name} "
+                                     f"line {lineno}")
+                return None
+            xs.append(x)
+            zs.append(z)
+        return {"csv": raw, "station_ft": xs, "elevation_ft": zs}
+    if not has_lists:
+        P.add(f"{path}.station_ft", "and elevation_ft (or csv) are required for section = "
+                                    "\"user\"; got nothing. Give the cross-section points "
+                                    "from the left bank to the right bank")
+        return None
+    xs = P.numbers(e, "station_ft", path, min_len=3)
+    zs = P.numbers(e, "elevation_ft", path, min_len=3)
+    if xs is None or zs is None:
+        return None
+    if len(xs) != len(zs):
+        P.add(f"{path}.elevation_ft", f"must have as many values as station_ft ({len(xs)}); "
+                                      f"got {len(zs)}")
+        return None
+    return {"station_ft": xs, "elevation_ft": zs}
+
+
 def _top_stage(ss) -> float | None:
     top = getattr(ss, "top_stage_ft", None)
     if callable(top):
@@ -2093,7 +2289,7 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         csv_failed = raw is None or len(P.items) > k_csv
     if not sub_entries and not csv_failed:
         P.add(f"{prefix}.subcatchment", "must have at least one entry; got none.")
-    subs, ponds, reaches, dps = [], [], [], []
+    subs, ponds, reaches, dps, rational = [], [], [], [], []
     seen: dict[str, str] = {}
     raw_nodes: dict[str, tuple[str, Any]] = {}  # id -> (kind, to) as written
 
@@ -2115,7 +2311,18 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     for i, e in enumerate(sub_entries):
         path = f"{prefix}.subcatchment[{_label(e, i)}]"
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "subcatchment", e)
-        s = _parse_subcatchment(P, e, path, ctx)
+        method = e.get("method", "tr55")
+        if method == "rational":
+            from hydrocalc import rational_site
+
+            s = rational_site.parse_subcatchment(P, e, path, ctx, _this_module())
+            if s is not None:
+                rational.append(s)
+            continue
+        if method != "tr55":
+            P.add(f"{path}.method", f"must be one of tr55, rational; got {_short(method)}")
+            continue
+        s = _parse_subcatchment(P, {k: v for k, v in e.items() if k != "method"}, path, ctx)
         if s is not None:
             subs.append(s)
     for i, e in enumerate(P.tables(m, "pond", prefix) if "pond" in m else []):
@@ -2127,14 +2334,9 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     for i, e in enumerate(P.tables(m, "reach", prefix) if "reach" in m else []):
         path = f"{prefix}.reach[{_label(e, i)}]"
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "reach", e)
-        k0 = len(P.items)
-        P.unknown_keys(e, _REACH_KEYS, path)
-        rid = P.text(e, "id", path, required=True)
-        to = _to(P, e, path)
-        lag = P.number(e, "lag_hr", path, required=True, lower=0.0)
-        d = P.text(e, "description", path, default="") or ""
-        if len(P.items) == k0:
-            reaches.append(Reach(id=rid, to=to, lag_hr=lag, description=d))
+        r = _parse_reach(P, e, path, ctx)
+        if r is not None:
+            reaches.append(r)
     dp_entries = P.tables(m, "design_point", prefix) if "design_point" in m else []
     if not dp_entries:
         P.add(f"{prefix}.design_point", "must have at least one entry; got none. Add "
@@ -2155,7 +2357,14 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     if len(P.items) > n0:
         return None
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
-                    reaches=tuple(reaches), design_points=tuple(dps), description=desc)
+                    reaches=tuple(reaches), design_points=tuple(dps), description=desc,
+                    rational=tuple(rational))
+
+
+def _this_module():
+    import sys
+
+    return sys.modules[__name__]
 
 
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
@@ -2249,7 +2458,7 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 # entry points
 
 _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
-             "post", "confirmations")
+             "post", "confirmations", "rational")
 
 
 def _where(path) -> str:
@@ -2377,6 +2586,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         sc = _parse_scenario(P, name, doc.get(name), ctx)
         if sc is not None:
             scenarios[name] = sc
+    rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios)
     if len(scenarios) == 2:
         pre_dp = {d.id for d in scenarios["pre"].design_points}
         post_dp = {d.id for d in scenarios["post"].design_points}
@@ -2417,7 +2627,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
                 input_files=dict(sorted(files.items())), notes=tuple(notes),
-                confirmations=confirmations)
+                confirmations=confirmations, rational=rational)
     # the site as a whole: refuse the impossible, warn on the implausible
     impossible, implausible = plausibility.site_checks(site, checks)
     if impossible:
@@ -2428,6 +2638,31 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 
 
 site_problems.__doc__ = _site_problems.__doc__
+
+
+def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
+    """``[rational]`` settings; required by (and only with) rational subcatchments, which
+    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
+    from hydrocalc import rational_site
+
+    users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
+    settings = None
+    if "rational" in doc and storms is not None:
+        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names,
+                                                _this_module())
+    if users and "rational" not in doc:
+        name, sid = users[0]
+        P.add(f"{name}.subcatchment[{sid}].method", "= \"rational\" needs a [rational] "
+              "table naming the intensity source (pfds_csv, depth_file or idf); got none")
+    if users and criteria is not None and criteria.standard != "none":
+        name, sid = users[0]
+        P.add(f"{name}.subcatchment[{sid}].method", f"= \"rational\" cannot be used with the "
+              f"sizing criteria (criteria.standard = {criteria.standard!r}): WQv, RRv and Cpv "
+              "need every area's impervious cover and curve number. Give the area as a TR-55 "
+              "subcatchment, or set [criteria] standard = \"none\" for a conveyance study")
+    if settings is not None:
+        rational_site.check_durations(P, settings, scenarios, storms.names)
+    return settings
 
 
 def _parse_confirmations(P: _Problems, m) -> dict[str, str]:

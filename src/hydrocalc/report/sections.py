@@ -857,6 +857,114 @@ def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
                          "tc_used_min": np.maximum(tc_hr, MIN_TC_HR) * 60.0})
 
 
+def conveyance_input_table(sc) -> pd.DataFrame:
+    """One row per routed pipe/channel reach of a scenario: section, size, length, slope,
+    Manning's n and full-flow capacity (empty without such reaches)."""
+    rows = []
+    for rch in sc.reaches:
+        if rch.conveyance is None:
+            continue
+        spec = rch.conveyance_spec or {}
+        sec = spec.get("section", "")
+        if sec == "circular":
+            size = f"{_fmt(spec['diameter_in'], 1)} in diameter"
+        elif sec == "rectangular":
+            size = f"{_fmt(spec['bottom_width_ft'])} ft wide, {_fmt(spec['depth_ft'])} ft deep"
+        elif sec == "trapezoidal":
+            size = (f"{_fmt(spec['bottom_width_ft'])} ft bottom, "
+                    f"{_fmt(spec['side_slope_h_per_v'], 1)}:1 sides, "
+                    f"{_fmt(spec['depth_ft'])} ft deep")
+        else:
+            size = (f"{len(spec.get('station_ft', ()))} station-elevation points, "
+                    f"{_fmt(spec.get('depth_full_ft'))} ft bank-full")
+        rows.append({"reach": rch.id, "to": rch.to, "section": sec, "size": size,
+                     "length_ft": rch.conveyance.length_ft,
+                     "slope_ftft": rch.conveyance.slope_ftft,
+                     "manning_n": rch.conveyance.manning_n,
+                     "full_flow_capacity_cfs": rch.conveyance.full_flow_capacity_cfs})
+    return pd.DataFrame(rows, columns=["reach", "to", "section", "size", "length_ft",
+                                       "slope_ftft", "manning_n", "full_flow_capacity_cfs"])
+
+
+def conveyance_result_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Reach results per storm (from :attr:`SiteResults.conveyance` of one scenario): peak
+    inflow and outflow, maximum depth and velocity, capacity and surcharge ("yes"/"no")."""
+    out = frame[["reach", "storm", "peak_inflow_cfs", "peak_outflow_cfs",
+                 "time_of_peak_outflow_hr", "max_depth_ft", "max_velocity_fps",
+                 "full_flow_capacity_cfs", "surcharged"]].copy()
+    out["surcharged"] = np.where(out["surcharged"].astype(bool), "yes", "no")
+    return out.reset_index(drop=True)
+
+
+def _rational_sentence(sc) -> str:
+    n = len(sc.rational)
+    area = sum(s.area_ac for s in sc.rational)
+    return (f"{n} further subcatchment{'s' if n != 1 else ''} ({_fmt(area, 3)} acres) "
+            f"{'are' if n != 1 else 'is'} computed by the rational method (Q = C i A) and "
+            "feed the network with a modified rational hydrograph (storm duration = Tc) "
+            "whose peak coincides with the design storm's most intense Tc; they are not in "
+            "the curve-number totals above.")
+
+
+def rational_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rational-method rows (from :attr:`SiteResults.rational` of one scenario): C, i, A,
+    Tc, Q and the sources of i and C."""
+    return frame[["subcatchment", "storm", "c", "intensity_in_hr", "area_ac", "tc_hr",
+                  "peak_cfs", "intensity_source", "c_source"]].reset_index(drop=True)
+
+
+def _add_rational_tables(b: _Builder, scenario: str) -> None:
+    """The rational-method table of a scenario (nothing when it has no such subcatchment)."""
+    sc = b.ctx.site.scenarios[scenario]
+    if not sc.rational:
+        return
+    frame = _scenario_frame(b.ctx.results.rational, scenario)
+    b.res.add_heading("Rational method subcatchments")
+    b.res.add_table(Table("rational", "Rational method: Q = C i A by subcatchment and storm",
+                          rational_table(frame),
+                          caption="RATIONAL METHOD (not TR-55): Q = C i A with K = 1.0 "
+                                  "(HEC-22 Eq. 3-1); i = average intensity for a duration "
+                                  "equal to Tc; composite C area-weighted, each C chosen "
+                                  "within its HEC-22 Table 3-1 range. Hydrograph: modified "
+                                  "rational triangle with storm duration = Tc (peak flow, "
+                                  "not a storage design volume).",
+                          labels={"c": "C", "intensity_in_hr": "i [in/h]",
+                                  "intensity_source": "source of i", "c_source": "source of C"},
+                          decimals={"c": 3, "tc_hr": 3, "intensity_in_hr": 2},
+                          key_columns=["subcatchment", "storm"]))
+
+
+def _add_conveyance_tables(b: _Builder, scenario: str) -> None:
+    """The pipe/channel reach tables of a scenario (nothing when it has none)."""
+    sc = b.ctx.site.scenarios[scenario]
+    if not any(rch.conveyance is not None for rch in sc.reaches):
+        return
+    conv = _scenario_frame(b.ctx.results.conveyance, scenario)
+    b.res.add_heading("Pipe and channel reaches")
+    b.res.add_table(Table("reach_inputs", "Pipe and channel reaches: section and capacity",
+                          conveyance_input_table(sc),
+                          caption="Capacity: Manning's equation (k = 1.49) flowing full "
+                                  "(pipe) or bank-full (channel).",
+                          labels={"manning_n": "n"},
+                          decimals={"slope_ftft": 4, "manning_n": 3},
+                          key_columns=["reach"]))
+    b.res.add_table(Table("reaches", "Reach routing by storm: peaks, depth, velocity and "
+                                     "surcharge", conveyance_result_table(conv),
+                          caption="Variable-parameter Muskingum-Cunge routing (NEH 630 Ch. 17; "
+                                  "Ponce and Chaganti 1994). Depth and velocity are those of "
+                                  "normal flow at the reach outlet. Surcharged: the peak "
+                                  "inflow exceeds the section's normal-flow capacity (a pipe "
+                                  "pressurises, a channel spills); results above capacity "
+                                  "are indicative only.",
+                          key_columns=["reach", "storm"]))
+    worst = conv[conv["surcharged"].astype(bool)]
+    for _, row in worst.iterrows():
+        w = (f"{scenario}.reach[{row['reach']}], storm {row['storm']}: peak inflow "
+             f"{_q(row['peak_inflow_cfs'])} cfs exceeds the capacity "
+             f"{_q(row['full_flow_capacity_cfs'])} cfs (surcharged)")
+        b.notice(md_escape(w))
+
+
 def _build_hydrology(b: _Builder, scenario: str) -> None:
     ctx = b.ctx
     site, r = ctx.site, ctx.results
@@ -881,6 +989,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
             f"{_fmt(subs['cn'].max(), 1)} and times of concentration from "
             f"{_fmt(60.0 * subs['tc_hr'].min(), 1)} to {_fmt(60.0 * subs['tc_hr'].max(), 1)} "
             "min."]
+    if sc.rational:
+        text.append(_rational_sentence(sc))
     if sc.description:
         text.insert(0, md_escape(sc.description))
     if len(dps):
@@ -942,6 +1052,11 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                           sub_nodes[["node", "storm", "area_ac", "peak_cfs",
                                      "time_of_peak_hr", "volume_ft3", "volume_acft",
                                      "runoff_in"]].rename(columns={"node": "subcatchment"}),
+                          caption=("Rational-method subcatchments ("
+                                   + ", ".join(md_escape(x.id) for x in sc.rational)
+                                   + "): the volume is that of the modified rational "
+                                     "triangle (Q Tc), not a storm runoff volume."
+                                   if sc.rational else ""),
                           key_columns=["subcatchment", "storm"]))
     others = nodes[nodes["kind"] != "subcatchment"]
     if len(others):
@@ -951,6 +1066,8 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                                       "volume_acft", "runoff_in"]],
                               caption="peak_cfs is the flow leaving the node (a pond's "
                                       "routed outflow).", key_columns=["node", "storm"]))
+    _add_rational_tables(b, scenario)
+    _add_conveyance_tables(b, scenario)
     for dp in sc.design_points:
         series = [(storm, r.time_hr, np.asarray(r.flow_cfs(scenario, storm, dp.id)))
                   for storm in r.storms]
@@ -1564,6 +1681,49 @@ _REFERENCES = (
 )
 
 
+def _uses_conveyance(site) -> bool:
+    return any(rch.conveyance is not None for sc in site.scenarios.values()
+               for rch in sc.reaches)
+
+
+def _conveyance_methods(site) -> list[tuple[str, str, str]]:
+    """Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
+    the site has them."""
+    rows = []
+    if any(sc.rational for sc in site.scenarios.values()):
+        rows.append(("Rational method", "Q = C i A for the subcatchments marked rational; "
+                     "composite C; intensity for a duration equal to Tc; modified rational "
+                     "hydrograph with storm duration = Tc",
+                     "HEC-22 Sec. 3.2.2 and Table 3-1; Kuichling 1889; Poertner 1974"))
+    if not _uses_conveyance(site):
+        return rows
+    return rows + [("Pipe and channel reaches",
+             "variable-parameter Muskingum-Cunge routing; Manning's equation (k = 1.49) for "
+             "normal depth, velocity and full-flow capacity",
+             "NEH 630 Ch. 17; Ponce and Chaganti 1994; TR-55 Eq. 3-4")]
+
+
+def _conveyance_references(site) -> tuple:
+    refs = ()
+    if any(sc.rational for sc in site.scenarios.values()):
+        refs += (("HEC-22", "FHWA (2009). Urban Drainage Design Manual, Hydraulic Engineering "
+                  "Circular No. 22, 3rd ed., FHWA-NHI-10-009, Section 3.2.2 and Table 3-1."),
+                 ("Kuichling 1889", "Kuichling, E. (1889). The relation between the rainfall "
+                  "and the discharge of sewers in populous districts. Transactions ASCE 20, "
+                  "1-56."),
+                 ("Poertner 1974", "Poertner, H. G. (1974). Practices in Detention of Urban "
+                  "Stormwater Runoff. APWA Special Report No. 43 (modified rational method)."))
+        if getattr(site.rational, "source", "") == "idf":
+            refs += (("TxDOT HDM", "Texas Department of Transportation (2019). Hydraulic "
+                      "Design Manual, Ch. 4 Sec. 12, Rational Method (IDF equation "
+                      "i = b / (t + d)^e)."),)
+    if not _uses_conveyance(site):
+        return refs
+    return refs + (("Ponce and Chaganti 1994", "Ponce, V. M., Chaganti, P. V. (1994). "
+             "Variable-parameter Muskingum-Cunge method revisited. Journal of Hydrology 162, "
+             "433-439."),)
+
+
 def tables_used(ctx: Context) -> list[str]:
     """The shipped tables (and regulation profile) the computation of this site reads.
 
@@ -1591,6 +1751,8 @@ def tables_used(ctx: Context) -> list[str]:
     if len(segs) and "surface" in segs and segs["surface"].fillna("").astype(str).str.len().gt(0) \
             .any() and (segs["type"] == "sheet").any():
         used.append("tr55_sheet_flow_n")
+    if any(s.covers for sc in site.scenarios.values() for s in sc.rational):
+        used.append("rational_runoff_coefficients")
     used.append("nrcs_dimensionless_uh")
     key = rainfall._canonical(site.storms.distribution)
     if key is not None:
@@ -1630,6 +1792,7 @@ def _build_methods(b: _Builder) -> None:
         ("Pond routing", "storage-indication (modified Puls) level-pool routing",
          "NEH 630 Ch. 17; Chow et al. 1988 Sec. 8.2"),
         ("Reaches", "translation by a lag time", "NEH 630 Ch. 17"),
+        *_conveyance_methods(site),
         ("Sizing criteria", "WQv, RRv, Cpv, Qp, Qf", "NYS SMDM Ch. 4"),
         ("Sediment traps", "storage per acre of drainage area from the named criteria row; "
                            "MUSLE sediment yield", "NYS Blue Book; Williams 1975"),
@@ -1648,7 +1811,8 @@ def _build_methods(b: _Builder) -> None:
                           caption="Full hashes are in results.json (data_tables).",
                           key_columns=["table"]))
     b.res.add_table(Table("references", "References",
-                          pd.DataFrame(_REFERENCES, columns=["key", "reference"]),
+                          pd.DataFrame(_REFERENCES + _conveyance_references(site),
+                                       columns=["key", "reference"]),
                           key_columns=["key"]))
     versions = [("hydrocalc", hydrocalc.__version__),
                 ("python", sys.version.split()[0]),
