@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -154,3 +156,21 @@ def test_peak_outflow_agrees_with_swmm_dynamic_wave(case, tmp_path):
     # of peak within 0.12 h; asserted at 2 % (the acceptance criterion) and 0.15 h
     assert_allclose(r.peak_outflow_cfs, q.max(), rtol=0.02)
     assert abs(r.time_hr[np.argmax(r.outflow_cfs)] - t[np.argmax(q)]) < 0.15
+
+
+def test_adverse_reach_in_a_site_file_is_routed_and_named(tmp_path):
+    from test_site_reaches import PIPE, _write
+
+    from hydrocalc.analysis import analyze
+    from hydrocalc.site import load_site
+
+    with pytest.warns(RangeWarning, match="adverse slope"):
+        site = load_site(_write(tmp_path, PIPE.replace("slope_ftft = 0.01",
+                                                       "slope_ftft = -0.002")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RangeWarning)
+        res = analyze(site)
+    assert any(re.search(r"post\.reach\[R-1\], storm 2yr: adverse slope \(slope_ftft = "
+                         r"-0\.002", w) for w in res.warnings), res.warnings
+    rows = res.conveyance
+    assert (rows["peak_outflow_cfs"] > 0).all()

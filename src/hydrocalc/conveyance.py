@@ -39,9 +39,6 @@ has no normal depth and no kinematic wave, so Muskingum-Cunge does not apply. It
 with a :class:`~hydrocalc.errors.RangeWarning` naming the reach and the slope, and routed
 **as a small reservoir** (judgment call): storage-indication (modified Puls) with
 
-The warning is repeated by :func:`route_conveyance` (callers that label their warnings, such
-as the site analysis, thereby name the reach).
-
 * storage = the conduit's own volume below a level water surface at the upstream end's
   level (the water ponds at the low, upstream end; dead storage below the downstream lip
   fills first and does not drain), and
@@ -54,7 +51,8 @@ Results of an adverse reach: ``depth_ft`` is the level at the upstream end (the 
 point), ``velocity_fps`` the velocity at critical depth at the outfall,
 ``full_flow_capacity_cfs`` the outflow when the upstream end reaches the crown (pipe) or
 bank-full depth (channel), ``surcharged`` whether it did, one sub-reach and one sub-step.
-A zero slope stays an error.
+A zero slope stays an error. The warning is repeated by :func:`route_conveyance` (callers
+that label their warnings, such as the site analysis, thereby name the reach).
 
 References
 ----------
