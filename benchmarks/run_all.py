@@ -9,12 +9,13 @@
    (``bench_batch.py``);
 5. the full report per example site vs one empty Papermill notebook (``bench_report.py``);
 6. ``hydrocalc check`` / ``run`` as fresh processes vs a bare script importing hydrocalc
-   and doing the same analysis (``bench_cli.py``).
+   and doing the same analysis (``bench_cli.py``);
+7. free vs constant vs time-varying tailwater per pond-storm (``bench_tailwater.py``).
 
 The project's speed targets (a report <= 3x one empty notebook; the sweep >= 1,000
 scenarios/s and <= 300 MB per worker, equal to ``analyze()``; hydrographs <= 1.3x their
-floors; the CLI <= 1.5x the bare script) each get a row with the measured ratio and "met" /
-"not met".
+floors; the CLI <= 1.5x the bare script; a tailwater <= 2x the free outfall) each get a
+row with the measured ratio and "met" / "not met".
 
 Each part runs in this process (part 4 starts its worker processes) and degrades to
 ``skipped: <reason>`` when its sibling module or an optional dependency is missing, or to
@@ -256,6 +257,30 @@ def part_cli(quick: bool):
     return rows, notes
 
 
+def part_tailwater(quick: bool):
+    mod = _module("bench_tailwater")
+    r = mod.run(sample=8 if quick else 24, batch_ponds=50 if quick else 200, verbose=False)
+    free = _t(r["single_free_ms"] / 1e3) + " /pond-storm"
+    target = f"<= {r['target_factor']:g}x free outfall"
+    rows = [("7", f"tailwater series, route_reservoir, {r['n_steps']:,} steps (n={r['sample']})",
+             _t(r["single_series_ms"] / 1e3) + " /pond-storm", free + " free outfall",
+             f"{r['single_series_factor']:.2f}x", target,
+             _met(r["single_series_factor"] <= r["target_factor"])),
+            ("7", "tailwater constant, route_reservoir", _t(r["single_constant_ms"] / 1e3)
+             + " /pond-storm", free + " free outfall", f"{r['single_constant_factor']:.2f}x",
+             target, _met(r["single_constant_factor"] <= r["target_factor"])),
+            ("7", f"tailwater constant, batch ({r['batch_pond_storms']:,} pond-storms)",
+             _t(r["batch_constant_per_pond_storm_ms"] / 1e3) + " /pond-storm",
+             _t(r["batch_free_per_pond_storm_ms"] / 1e3) + " /pond-storm free outfall",
+             f"{r['batch_constant_factor']:.2f}x", target,
+             _met(r["batch_constant_factor"] <= r["target_factor"]))]
+    notes = [(f"tailwater: the series uses the stage x tailwater grid; the exact evaluation "
+              f"at every step takes {_t(r['single_series_exact_ms'] / 1e3)} "
+              f"({r['single_series_exact_factor']:.1f}x free), peaks within "
+              f"{100 * r['series_vs_exact_max_rel_peak_diff']:.4f} % of it")]
+    return rows, notes
+
+
 def _first(d: dict, *keys):
     for k in keys:
         if isinstance(d.get(k), int | float):
@@ -265,7 +290,8 @@ def _first(d: dict, *keys):
 
 PARTS = [("1", "runoff depth", part_runoff), ("2", "hydrographs", part_hydrographs),
          ("3", "routing", part_routing), ("4", "sweep", part_sweep),
-         ("5", "report", part_report), ("6", "cli", part_cli)]
+         ("5", "report", part_report), ("6", "cli", part_cli),
+         ("7", "tailwater", part_tailwater)]
 
 
 def _machine() -> str:

@@ -212,84 +212,119 @@ def _pond_hydraulics(pond, res):
     return fields
 
 
-def _route_pair(net, a_id: str, b_id: str, time_hr, dt_hr: float) -> None:
-    """Route pond ``a_id`` and the pond ``b_id`` it discharges into together, storm by
-    storm and variant by variant, and replace both ponds' series (site-file ponds are in
-    stages; both are put back in elevations so the devices see the right relative level)."""
+def _backwater_group(first, root_id: str) -> list[str]:
+    """Ponds routed together with pond ``root_id``: every pond whose ``backwater`` outlets
+    discharge into it or into another pond of the group, upstream first, the root last."""
+    group, k = [root_id], 0
+    while k < len(group):
+        group += [p.id for p in first.ponds if p.backwater and p.to == group[k]]
+        k += 1
+    return group[::-1]
+
+
+def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
+    """Route the interconnected ponds ``ids`` (upstream first, the one discharging out of
+    the group last) together, storm by storm and variant by variant, and replace their
+    series (site-file ponds are in stages; they are put back in elevations so the devices
+    see the right relative levels). Two ponds: :func:`route_interconnected` (unless the
+    downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`."""
     import warnings
 
     from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.interconnected import route_interconnected
+    from hydrocalc.interconnected import route_interconnected, route_interconnected_chain
     from hydrocalc.outlets import unique_names
     from hydrocalc.routing import RoutingResult
 
+    pos = {nid: k for k, nid in enumerate(ids)}
+    to_k = [pos.get(net.first.nodes[nid].to) for nid in ids]
+    to_k[-1] = None
+    kids = [[c for c, d in enumerate(to_k) if d == k] for k in range(len(ids))]
+    m, npd = net.m, len(ids)
     for u, sc in enumerate(net.scs):
-        a, b = sc.nodes[a_id], sc.nodes[b_id]
-        za, zb = a.bottom_elevation_ft, b.bottom_elevation_ft
-        ss_a, ss_b = a.stage_storage.with_datum(za), b.stage_storage.with_datum(zb)
-        st_a, st_b = a.structure(), b.structure()
-        tw_b = None if b.tailwater is None else b.tailwater + zb
-        res_a, res_b = net.ponds[u][a_id], net.ponds[u][b_id]
-        m = net.m
-        out = {k: {f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
-               for k in "ab"}
-        flows = {"a": {}, "b": {}}
-        results = {"a": [], "b": []}
-        mb = {"a": np.empty(m), "b": np.empty(m)}
+        nodes = [sc.nodes[nid] for nid in ids]
+        z = [p.bottom_elevation_ft for p in nodes]
+        ss = [p.stage_storage.with_datum(zk) for p, zk in zip(nodes, z)]
+        st = [p.structure() for p in nodes]
+        root = nodes[-1]
+        tw_r = None if root.tailwater is None else root.tailwater + z[-1]
+        out = [{f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
+               for _ in ids]
+        flows = [{} for _ in ids]
+        results = [[] for _ in ids]
+        mb = np.empty((npd, m))
         for i in range(m):
-            q_up = net.inn[a_id][i, u]
-            local = np.clip(net.inn[b_id][i, u] - net.pond_out[a_id][i, u], 0.0, None)
+            free_in = [net.inn[nid][i, u] - sum(net.pond_out[ids[c]][i, u] for c in kids[k])
+                       for k, nid in enumerate(ids)]
+            local = [np.clip(q, 0.0, None) for q in free_in]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                r = route_interconnected(
-                    Hydrograph(time_hr, q_up), ss_a, st_a.shifted(za), ss_b, st_b.shifted(zb),
-                    inflow_down=Hydrograph(time_hr, local), initial_stage_up_ft=a.initial_stage_ft,
-                    initial_stage_down_ft=b.initial_stage_ft, tailwater_ft=tw_b)
-            tw_a = r.stage_down_ft + (zb - za)            # B's level in A's stage frame
-            comps_a = st_a.bind(a.stage_storage)._components_tw(r.stage_up_ft, tw_a)
-            sb = st_b.bind(b.stage_storage)
-            comps_b = (sb._components(r.stage_down_ft) if b.tailwater is None else
-                       sb._components_tw(r.stage_down_ft, np.full(r.stage_down_ft.shape,
-                                                                  b.tailwater)))
-            for key, comps in (("a", comps_a), ("b", comps_b)):
-                for nm, (_, q) in zip(unique_names([d for d, _ in comps]), comps):
-                    flows[key].setdefault(nm, np.empty((m, net.nt)))[i] = q
-            series = {"a": (q_up, r.link_cfs + r.discarded_up_cfs, r.link_cfs,
-                            r.discarded_up_cfs, r.stage_up_ft, r.storage_up_ft3,
-                            r.mass_balance_error_up_pct, a, za, r.elevation_down_ft),
-                      "b": (net.inn[b_id][i, u] - net.pond_out[a_id][i, u] + r.link_cfs,
-                            r.outflow_down_cfs, r.outflow_down_cfs,
-                            np.zeros_like(r.outflow_down_cfs), r.stage_down_ft,
-                            r.storage_down_ft3, r.mass_balance_error_down_pct, b, zb,
-                            None if tw_b is None else np.full(r.time_hr.shape, tw_b))}
-            for key, (qin, qout, prim, disc, stage, stor, err, pond, z, tw) in series.items():
-                out[key]["stage"][i], out[key]["storage"][i] = stage, stor
-                out[key]["primary"][i], out[key]["disc"][i] = prim, disc
-                mb[key][i] = err
-                top = pond.stage_storage.top_stage_ft
-                rev = float(max(-prim.min(), 0.0))
-                results[key].append(RoutingResult(
-                    time_hr=r.time_hr, inflow_cfs=qin, outflow_cfs=qout, stage_ft=stage,
-                    storage_ft3=stor, primary_cfs=prim, discarded_cfs=disc,
-                    device_flows_cfs={nm: v[i] for nm, v in flows[key].items()},
+                if npd == 2 and "exfiltration" not in root.outlet_types:
+                    r2 = route_interconnected(
+                        Hydrograph(time_hr, local[0]), ss[0], st[0].shifted(z[0]), ss[1],
+                        st[1].shifted(z[1]), inflow_down=Hydrograph(time_hr, local[1]),
+                        initial_stage_up_ft=nodes[0].initial_stage_ft,
+                        initial_stage_down_ft=nodes[1].initial_stage_ft, tailwater_ft=tw_r)
+                    stage = np.stack([r2.stage_up_ft, r2.stage_down_ft])
+                    storage = np.stack([r2.storage_up_ft3, r2.storage_down_ft3])
+                    prim = np.stack([r2.link_cfs, r2.outflow_down_cfs])
+                    disc = np.stack([r2.discarded_up_cfs, np.zeros_like(r2.link_cfs)])
+                    errs = [r2.mass_balance_error_up_pct, r2.mass_balance_error_down_pct]
+                    t_r = r2.time_hr
+                else:
+                    rc = route_interconnected_chain(
+                        [Hydrograph(time_hr, q) for q in local], ss,
+                        [s.shifted(zk) for s, zk in zip(st, z)], to=to_k,
+                        initial_stages_ft=[p.initial_stage_ft for p in nodes],
+                        tailwater_ft=tw_r, names=ids)
+                    stage, storage = rc.stage_ft, rc.storage_ft3
+                    prim, disc = rc.outflow_cfs, rc.discarded_cfs
+                    errs, t_r = rc.mass_balance_error_pct, rc.time_hr
+            for k, p in enumerate(nodes):
+                sb = st[k].bind(p.stage_storage)
+                d = to_k[k]
+                if d is not None:                  # downstream level in this pond's frame
+                    tw = stage[d] + (z[d] - z[k])
+                    comps = sb._components_tw(stage[k], tw)
+                    tw_el = stage[d] + z[d]
+                elif p.tailwater is None:
+                    comps, tw_el = sb._components(stage[k]), None
+                else:
+                    comps = sb._components_tw(stage[k], np.full(stage[k].shape, p.tailwater))
+                    tw_el = np.full(t_r.shape, tw_r)
+                for nm, (_, q) in zip(unique_names([dv for dv, _ in comps]), comps):
+                    flows[k].setdefault(nm, np.empty((m, net.nt)))[i] = q
+                qin = free_in[k] + sum(prim[c] for c in kids[k])
+                qout = prim[k] + disc[k]
+                o = out[k]
+                o["stage"][i], o["storage"][i] = stage[k], storage[k]
+                o["primary"][i], o["disc"][i] = prim[k], disc[k]
+                mb[k, i] = errs[k]
+                top = p.stage_storage.top_stage_ft
+                rev = float(max(-prim[k].min(), 0.0))
+                pk = float(stage[k].max())
+                results[k].append(RoutingResult(
+                    time_hr=t_r, inflow_cfs=qin, outflow_cfs=qout, stage_ft=stage[k],
+                    storage_ft3=storage[k], primary_cfs=prim[k], discarded_cfs=disc[k],
+                    device_flows_cfs={nm: v[i] for nm, v in flows[k].items()},
                     peak_outflow_cfs=float(qout.max()),
-                    time_of_peak_outflow_hr=float(r.time_hr[int(np.argmax(qout))]),
-                    peak_primary_cfs=float(prim.max()), peak_stage_ft=float(stage.max()),
-                    time_of_peak_stage_hr=float(r.time_hr[int(np.argmax(stage))]),
-                    peak_storage_ft3=float(stor.max()), peak_inflow_cfs=float(qin.max()),
-                    time_of_peak_inflow_hr=float(r.time_hr[int(np.argmax(qin))]),
-                    mass_balance_error_pct=float(err), overtopped=bool(stage.max() > top),
-                    top_stage_ft=top, freeboard_ft=top - float(stage.max()), dt_hr=dt_hr,
-                    name=pond.id, datum_ft=z, tailwater_ft=tw, reverse_flow=rev > 1e-6,
+                    time_of_peak_outflow_hr=float(t_r[int(np.argmax(qout))]),
+                    peak_primary_cfs=float(prim[k].max()), peak_stage_ft=pk,
+                    time_of_peak_stage_hr=float(t_r[int(np.argmax(stage[k]))]),
+                    peak_storage_ft3=float(storage[k].max()), peak_inflow_cfs=float(qin.max()),
+                    time_of_peak_inflow_hr=float(t_r[int(np.argmax(qin))]),
+                    mass_balance_error_pct=float(errs[k]), overtopped=bool(pk > top),
+                    top_stage_ft=top, freeboard_ft=top - pk, dt_hr=dt_hr,
+                    name=p.id, datum_ft=z[k], tailwater_ft=tw_el, reverse_flow=rev > 1e-6,
                     peak_reverse_cfs=rev if rev > 1e-6 else 0.0))
-        for key, res, nid in (("a", res_a, a_id), ("b", res_b, b_id)):
-            o = out[key]
-            res.update({
+        for k, nid in enumerate(ids):
+            o = out[k]
+            net.ponds[u][nid].update({
                 "primary_cfs": o["primary"], "discarded_cfs": o["disc"], "stage_ft": o["stage"],
-                "storage_ft3": o["storage"], "device_cfs": flows[key],
-                "overtopped": np.array([rr.overtopped for rr in results[key]]),
-                "mass_balance_error_pct": mb[key], "_results": results[key], "_pair": True})
-            net.pond_out[nid][:, u] = o["primary"]
+                "storage_ft3": o["storage"], "device_cfs": flows[k],
+                "overtopped": np.array([rr.overtopped for rr in results[k]]),
+                "mass_balance_error_pct": mb[k], "_results": results[k], "_pair": True})
+        for k, nid in enumerate(ids):
+            net.pond_out[nid][:, u] = out[k]["primary"]
 
 
 def _single_device_flows(results, scale, count):
@@ -752,12 +787,14 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
                 net.ponds[u][nid] = res
                 if u == 0:  # the variants of one pond are consecutive items
                     net.pond_out[nid] = primary[:, j:j + net.nv]
-            # a pond routed at this level whose upstream pond feels its level (backwater):
-            # the pair is routed again, together (hydrocalc.interconnected)
+            # a pond routed at this level whose upstream ponds feel its level (backwater,
+            # a pair, chain or tree ending here): they are routed again, together
+            # (hydrocalc.interconnected)
             for net, _, nid in keys:
+                node = net.first.nodes[nid]
                 up = [p.id for p in net.first.ponds if p.to == nid and p.backwater]
-                if up and not net.ponds[0][nid].get("_pair"):
-                    _route_pair(net, up[0], nid, time_hr, dt)
+                if up and not node.backwater and not net.ponds[0][nid].get("_pair"):
+                    _route_group(net, _backwater_group(net.first, nid), time_hr, dt)
     out = {}
     for name, net in nets.items():
         net.sweep(dt, None, final=True)

@@ -1,13 +1,15 @@
-r"""Interconnected ponds: two ponds whose connecting outlets feel the downstream water level.
+r"""Interconnected ponds: ponds whose connecting outlets feel the downstream water level.
 
 :func:`route_interconnected` routes an upstream pond whose outlets discharge into a
 downstream pond, solving both water levels together at every step so that the downstream
 level is the upstream outlets' tailwater and flow may run back upstream (HydroCAD's "dynamic
 storage-indication" for interconnected ponds); :func:`to_swmm_inp_interconnected` writes the
-same system for EPA SWMM 5.
+same system for EPA SWMM 5. :func:`route_interconnected_chain` does the same for N ponds in a
+chain or a tree (several ponds backing into one), all levels solved at once by Newton's method
+(see its Notes); :func:`to_swmm_inp_interconnected_chain` writes that system for SWMM.
 
-Method
-------
+Method (two ponds)
+------------------
 Continuity of each pond over a step (trapezoidal averages, [1]_ Eq. 8.2.3), with
 :math:`L(h_1, h_2)` the flow through the connecting devices (negative: back upstream),
 :math:`D_1(h_1)` the upstream pond's discarded flow (exfiltration) and :math:`O_2(h_2)` the
@@ -57,7 +59,9 @@ from hydrocalc.outlets import as_structure
 from hydrocalc.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
 
-__all__ = ["InterconnectedResult", "route_interconnected", "to_swmm_inp_interconnected"]
+__all__ = ["ChainResult", "InterconnectedResult", "route_interconnected",
+           "route_interconnected_chain", "to_swmm_inp_interconnected",
+           "to_swmm_inp_interconnected_chain"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -362,6 +366,454 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
         mass_balance_error_down_pct=mb(v_in2 + v_lk, v_o2, sto2[0], sto2[-1]), dt_hr=dt)
 
 
+# =========================================================================================
+# Chains and trees of interconnected ponds
+# =========================================================================================
+@dataclass(frozen=True, eq=False)
+class ChainResult:
+    """Ponds routed together, each one's outlets feeling the next one's level (see
+    :func:`route_interconnected_chain`). Arrays are (ponds, steps), in the order the ponds
+    were given.
+
+    Attributes
+    ----------
+    time_hr : ndarray (nt,)
+    names : tuple of str
+    to : tuple of int or None
+        Index of the pond each pond discharges into (None: the last pond, to its outfall).
+    inflow_cfs : ndarray
+        Local inflow of every pond (not counting the connecting flows). [ft3/s]
+    stage_ft, elevation_ft, storage_ft3 : ndarray
+        Levels above each pond's bottom, the same as elevations, storage. [ft], [ft3]
+    outflow_cfs : ndarray
+        Flow through each pond's outlets other than exfiltration: into the pond downstream
+        (negative: back upstream) or, for the last pond, to its outfall. [ft3/s]
+    discarded_cfs : ndarray
+        Exfiltration of every pond (leaves the system). [ft3/s]
+    bottom_elevation_ft : ndarray (N,)
+    mass_balance_error_pct : ndarray (N,)
+        Per pond, 100 (inflows - outflows - change in storage) / (inflows + initial storage).
+    links : tuple of (int, int)
+        (upstream, downstream) pond indices of every connection, in pond order.
+    link_cfs : ndarray (links, nt)
+        Flow through every connection (negative: back upstream). [ft3/s]
+    newton_iterations_max : int
+        Most Newton iterations any step needed.
+    """
+
+    time_hr: np.ndarray
+    names: tuple
+    to: tuple
+    inflow_cfs: np.ndarray
+    stage_ft: np.ndarray
+    storage_ft3: np.ndarray
+    outflow_cfs: np.ndarray
+    discarded_cfs: np.ndarray
+    bottom_elevation_ft: np.ndarray
+    mass_balance_error_pct: np.ndarray
+    dt_hr: float
+    newton_iterations_max: int
+    warnings: tuple = field(default=())
+
+    @property
+    def root(self) -> int:
+        """Index of the last pond (the one discharging to the outfall)."""
+        return self.to.index(None)
+
+    @property
+    def elevation_ft(self) -> np.ndarray:
+        return self.stage_ft + self.bottom_elevation_ft[:, None]
+
+    @property
+    def links(self) -> tuple:
+        return tuple((i, d) for i, d in enumerate(self.to) if d is not None)
+
+    @property
+    def link_cfs(self) -> np.ndarray:
+        return self.outflow_cfs[[i for i, _ in self.links]]
+
+    @property
+    def total_inflow_cfs(self) -> np.ndarray:
+        """Local inflow plus the connecting flows from the ponds upstream. [ft3/s]"""
+        q = self.inflow_cfs.copy()
+        for i, d in self.links:
+            q[d] += self.outflow_cfs[i]
+        return q
+
+    @property
+    def peak_stage_ft(self) -> np.ndarray:
+        return self.stage_ft.max(axis=1)
+
+    @property
+    def peak_elevation_ft(self) -> np.ndarray:
+        return self.peak_stage_ft + self.bottom_elevation_ft
+
+    @property
+    def peak_outflow_cfs(self) -> np.ndarray:
+        return self.outflow_cfs.max(axis=1)
+
+    @property
+    def peak_link_cfs(self) -> np.ndarray:
+        return self.link_cfs.max(axis=1)
+
+    @property
+    def peak_reverse_link_cfs(self) -> np.ndarray:
+        return np.maximum(-self.link_cfs.min(axis=1), 0.0)
+
+    @property
+    def reverse_flow(self) -> np.ndarray:
+        """Per link: True when flow ran back upstream."""
+        return self.peak_reverse_link_cfs > 1e-9 * np.maximum(self.peak_link_cfs, 1e-12)
+
+    def summary(self) -> list[dict]:
+        """One dict per pond: peaks, levels, reverse flow into it, mass balance."""
+        rev_in = np.zeros(len(self.names))
+        for (i, _), r in zip(self.links, self.peak_reverse_link_cfs):
+            rev_in[i] = r
+        return [{"pond": nm, "to": (None if d is None else self.names[d]),
+                 "peak_stage_ft": float(self.peak_stage_ft[i]),
+                 "peak_elevation_ft": float(self.peak_elevation_ft[i]),
+                 "peak_outflow_cfs": float(self.peak_outflow_cfs[i]),
+                 "peak_reverse_cfs": float(rev_in[i]),
+                 "mass_balance_error_pct": float(self.mass_balance_error_pct[i])}
+                for i, (nm, d) in enumerate(zip(self.names, self.to))]
+
+
+def _chain_topology(to, n: int) -> tuple[list, int, list, list]:
+    """Validated ``to`` (default: a chain), the root, children lists and an order with
+    every pond after all ponds upstream of it."""
+    if to is None:
+        to = list(range(1, n)) + [None]
+    to = list(to)
+    if len(to) != n:
+        raise InputError(f"to must give one downstream pond (index or None) per pond; got "
+                         f"{len(to)} for {n} ponds")
+    for i, d in enumerate(to):
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int | np.integer)
+                              or not 0 <= d < n or d == i):
+            raise InputError(f"to[{i}] must be None or the index of another pond (0 to "
+                             f"{n - 1}); got {d!r}")
+    roots = [i for i, d in enumerate(to) if d is None]
+    if len(roots) != 1:
+        raise InputError(f"exactly one pond must discharge to the outfall (to = None); got "
+                         f"{len(roots)}: {roots}")
+    depth = []
+    for i in range(n):
+        k, seen = i, 0
+        while to[k] is not None:
+            k = to[k]
+            seen += 1
+            if seen > n:
+                raise InputError(f"to must not form a loop; got {to}")
+        depth.append(seen)
+    children = [[k for k in range(n) if to[k] == i] for i in range(n)]
+    order = sorted(range(n), key=lambda i: -depth[i])
+    return [None if d is None else int(d) for d in to], roots[0], children, order
+
+
+def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stages_ft=None,
+                               tailwater_ft: float | None = None,
+                               duration_hr: float | None = None, table_points: int = 200,
+                               names=None) -> ChainResult:
+    r"""Route N interconnected ponds together: a chain (or a tree, several ponds backing into
+    one) in which every pond's outlets discharge into the next pond and feel its level.
+
+    Parameters
+    ----------
+    inflows : sequence of Hydrograph or None
+        Local inflow of every pond (None: none). The first one given sets the routing step
+        and, without ``duration_hr``, the span. [ft3/s]
+    ponds : sequence of StageStorage
+        The ponds, all with a ``datum_ft`` (elevations) or none (then every bottom is at the
+        same level, stage 0).
+    outlets : sequence of Device, list or OutletStructure
+        Each pond's devices (in its own frame: elevations when it has a datum). They connect
+        it to the pond it discharges into; the last pond's discharge to its outfall.
+        Exfiltration leaves the system.
+    to : sequence of int or None, optional
+        Index of the pond each pond discharges into; exactly one None (the last pond, to the
+        outfall), no loops. Default: a chain, pond i into pond i + 1.
+    initial_stages_ft : sequence of float, optional
+        Starting levels above each pond's bottom (default 0). [ft]
+    tailwater_ft : float, optional
+        Constant tailwater at the last pond's outlets, in its devices' frame. [ft]
+    duration_hr : float, optional
+        Route this long from the start. [h]
+    table_points : int, default 200
+        Even stages of each pond's table (plus every breakpoint).
+    names : sequence of str, optional
+        Pond names for the result (default "0", "1", ...).
+
+    Returns
+    -------
+    ChainResult
+
+    Raises
+    ------
+    InputError
+        For invalid ponds, devices, frames, topology or levels; when a level leaves the
+        tables (beyond 11 times a pond's top) or falls below a pond's bottom (a step too
+        coarse for the outlets); or when a step's Newton iteration does not converge.
+
+    Notes
+    -----
+    Continuity of every pond over a step (trapezoidal averages, [1]_ Eq. 8.2.3), with
+    :math:`L_i(h_i, h_{d(i)})` the flow through pond i's devices into its downstream pond
+    :math:`d(i)` (tabulated once on both ponds' routing stages, the downstream level being
+    the devices' tailwater, bilinear between points), :math:`D_i` its exfiltration and,
+    for the last pond r, :math:`O_r(h_r)` its outflow:
+
+    .. math::
+
+       F_i(h) = \frac{2S_i(h_i)}{\Delta t} + L_i + D_i - \sum_{k: d(k) = i} L_k(h_k, h_i)
+       - R_i = 0, \quad R_i = I_{i,j} + I_{i,j+1} + \frac{2S_{i,j}}{\Delta t}
+       - L_{i,j} - D_{i,j} + \sum_{k: d(k) = i} L_{k,j}
+
+    (:math:`O_r` in place of :math:`L_r`). All levels are solved at once by Newton's method
+    from the previous step's levels, with the exact Jacobian of the interpolated tables and
+    step halving on the largest residual. The Jacobian has the tree's sparsity (tridiagonal
+    for a chain) and is an M-matrix (positive diagonal, non-positive off-diagonal, column
+    sums :math:`2S_i'/\Delta t + D_i' > 0`), so it is factored by elimination from the
+    upstream ends to the last pond without pivoting ([2]_ Ch. 13, M-functions; each step's
+    solution is unique). A step converges when every residual is below 1e-12 of the largest
+    flow term, else InputError after 60 iterations; every pond's mass balance closes to that
+    tolerance. For two ponds the result equals :func:`route_interconnected` within its
+    solver tolerance (1e-10 of the flows).
+
+    References
+    ----------
+    .. [1] Chow, Maidment and Mays, *Applied Hydrology*, 1988, Section 8.2.
+    .. [2] Ortega, J.M. and Rheinboldt, W.C., *Iterative Solution of Nonlinear Equations in
+       Several Variables*, Academic Press, 1970 (SIAM reprint 2000), Sections 13.5 and 13.1.
+    """
+    from bisect import bisect_right
+
+    from hydrocalc.routing import _build_table, _check_devices, _table_stages, _to_stage_frame
+
+    ponds = list(ponds)
+    n_p = len(ponds)
+    if n_p < 2:
+        raise InputError(f"route_interconnected_chain needs at least 2 ponds; got {n_p}")
+    outlets = list(outlets)
+    inflows = list(inflows)
+    for seq, nm in ((outlets, "outlets"), (inflows, "inflows")):
+        if len(seq) != n_p:
+            raise InputError(f"{nm} must have one entry per pond ({n_p}); got {len(seq)}")
+    for i, ss in enumerate(ponds):
+        if not isinstance(ss, StageStorage):
+            raise InputError(f"ponds[{i}] must be a StageStorage; got {ss!r}")
+    with_datum = [ss.datum_ft is not None for ss in ponds]
+    if any(with_datum) and not all(with_datum):
+        raise InputError("interconnected ponds must share one vertical frame: give every "
+                         "stage-storage a datum_ft (elevations) or none; got datum_ft "
+                         f"{[ss.datum_ft for ss in ponds]}")
+    to, root, children, order = _chain_topology(to, n_p)
+    names = tuple(str(i) for i in range(n_p)) if names is None else tuple(map(str, names))
+    if len(names) != n_p:
+        raise InputError(f"names must have one entry per pond ({n_p}); got {len(names)}")
+    structs = []
+    for i, ss in enumerate(ponds):
+        st = _to_stage_frame(as_structure(outlets[i]), ss).bind(ss)
+        _check_devices(st, ss)
+        structs.append(st)
+    given = [q for q in inflows if q is not None]
+    if not given:
+        raise InputError("inflows must give at least one Hydrograph; got only None")
+    for i, q in enumerate(inflows):
+        if q is not None and not isinstance(q, Hydrograph):
+            raise InputError(f"inflows[{i}] must be a Hydrograph or None; got {q!r}")
+    first = given[0]
+    dt = float(first.dt_hr)
+    t0 = float(first.time_hr[0])
+    t_end = float(first.time_hr[-1]) if duration_hr is None else t0 + float(
+        as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
+    n = int(math.ceil((t_end - t0) / dt - 1e-9)) + 1
+    t = t0 + dt * np.arange(n)
+    q_in = np.stack([_on_grid(t, q, f"inflows[{i}]") for i, q in enumerate(inflows)])
+    h_init = np.zeros(n_p) if initial_stages_ft is None else np.array(
+        [float(as_float_array(v, f"initial_stages_ft[{i}]", lower=0.0,
+                              upper=ponds[i].top_stage_ft))
+         for i, v in enumerate(initial_stages_ft)])
+    if h_init.size != n_p:
+        raise InputError(f"initial_stages_ft must have one level per pond ({n_p}); got "
+                         f"{h_init.size}")
+    dt_s = dt * S_PER_HR
+    tw_r = None
+    if tailwater_ft is not None:
+        from hydrocalc.routing import _tailwater_series
+
+        tw_r = float(_tailwater_series(float(tailwater_ft), np.zeros(1), ponds[root])[0])
+
+    # tables: every pond's routing stages; its storage and exfiltration; the root's
+    # outflow; every connection's flow on (its stages x the downstream pond's stages)
+    hs, ss_, ds, links = [], [], [], {}
+    for i in range(n_p):
+        if i == root:
+            tb = _build_table(ponds[i], structs[i], dt_s, table_points, tailwater=tw_r)
+            h = np.asarray(tb.stage)
+            disc = np.sum([q for _, k, q in tb.parts if k == "discarded"]
+                          or [np.zeros_like(h)], axis=0)
+            root_out = np.asarray(tb.outflow) - disc
+        else:
+            h = _table_stages(ponds[i], structs[i], table_points)
+            comps = structs[i]._components(h)
+            disc = np.sum([q for d, q in comps if d.kind == "discarded"]
+                          or [np.zeros_like(h)], axis=0)
+        hs.append(h)
+        ss_.append(ponds[i]._storage_ext(h))
+        ds.append(disc)
+    for i, d in enumerate(to):
+        if d is None:
+            continue
+        offset = ponds[d].bottom_elevation_ft - ponds[i].bottom_elevation_ft
+        hh, tw = np.broadcast_arrays(hs[i][None, :], (hs[d] + offset)[:, None])
+        comps = structs[i]._components_tw(hh, tw)
+        lk = np.sum([q for dv, q in comps if dv.kind != "discarded"]
+                    or [np.zeros(hh.shape)], axis=0).T                  # (n_i, n_d)
+        a = 2.0 * ss_[i][:, None] / dt_s + lk + ds[i][:, None]
+        if (np.diff(a, axis=0) <= 0).any():
+            raise InputError(f"the connecting devices' rating of pond {names[i]!r} must not "
+                             "decrease with its level; check its outlets")
+        links[i] = lk.tolist()
+    H = [h.tolist() for h in hs]
+    S = [s.tolist() for s in ss_]
+    D = [d.tolist() for d in ds]
+    O_root = root_out.tolist()
+    last = [len(h) - 2 for h in H]
+    two_dt = 2.0 / dt_s
+
+    def locate(i, x):
+        hi = H[i]
+        j = bisect_right(hi, x) - 1
+        j = 0 if j < 0 else min(j, last[i])
+        inv = 1.0 / (hi[j + 1] - hi[j])
+        return j, (x - hi[j]) * inv, inv
+
+    def evaluate(x):
+        """Residual parts: (own term G_i, its derivative), link flows and partials."""
+        loc = [locate(i, x[i]) for i in range(n_p)]
+        g, dg = [0.0] * n_p, [0.0] * n_p
+        for i in range(n_p):
+            j, w, inv = loc[i]
+            s, dd = S[i], D[i]
+            g[i] = two_dt * (s[j] + w * (s[j + 1] - s[j])) + dd[j] + w * (dd[j + 1] - dd[j])
+            dg[i] = (two_dt * (s[j + 1] - s[j]) + dd[j + 1] - dd[j]) * inv
+        j, w, inv = loc[root]
+        g[root] += O_root[j] + w * (O_root[j + 1] - O_root[j])
+        dg[root] += (O_root[j + 1] - O_root[j]) * inv
+        lv, dli, dld = [0.0] * n_p, [0.0] * n_p, [0.0] * n_p
+        for i, tab in links.items():
+            ji, wi, invi = loc[i]
+            jd, wd, invd = loc[to[i]]
+            r0, r1 = tab[ji], tab[ji + 1]
+            l00, l01, l10, l11 = r0[jd], r0[jd + 1], r1[jd], r1[jd + 1]
+            a = l00 + wd * (l01 - l00)
+            b = l10 + wd * (l11 - l10)
+            lv[i] = a + wi * (b - a)
+            dli[i] = (b - a) * invi
+            dld[i] = ((l01 - l00) + wi * ((l11 - l10) - (l01 - l00))) * invd
+        return g, dg, lv, dli, dld
+
+    def residual(x, rhs):
+        g, dg, lv, dli, dld = evaluate(x)
+        f = [g[i] + lv[i] - rhs[i] for i in range(n_p)]
+        for i in links:
+            f[to[i]] -= lv[i]
+        return f, (g, dg, lv, dli, dld)
+
+    st = np.empty((n_p, n)); sto = np.empty((n_p, n))
+    out = np.empty((n_p, n)); dis = np.empty((n_p, n))
+    x = h_init.tolist()
+    _, (_, _, lv, _, _) = residual(x, [0.0] * n_p)
+    for i in range(n_p):
+        j, w, _ = locate(i, x[i])
+        sto[i, 0] = S[i][j] + w * (S[i][j + 1] - S[i][j])
+        dis[i, 0] = D[i][j] + w * (D[i][j + 1] - D[i][j])
+        out[i, 0] = lv[i] if i != root else O_root[j] + w * (O_root[j + 1] - O_root[j])
+    st[:, 0] = x
+    q_l = q_in.T.tolist()
+    sto_l, out_l, dis_l = sto[:, 0].tolist(), out[:, 0].tolist(), dis[:, 0].tolist()
+    tol = 1e-12
+    it_max = 0
+    rev = order[::-1]
+    for step in range(1, n):
+        qa, qb = q_l[step - 1], q_l[step]
+        rhs = [qa[i] + qb[i] + two_dt * sto_l[i] - out_l[i] - dis_l[i] for i in range(n_p)]
+        for i in links:
+            rhs[to[i]] += out_l[i]
+        scale = tol * max(max(abs(v) for v in rhs), 1.0)
+        f, parts = residual(x, rhs)
+        err = max(abs(v) for v in f)
+        it = 0
+        while err > scale:
+            it += 1
+            if it > 60:
+                raise InputError(
+                    f"the interconnected ponds could not be solved at {fmt_value(t[step])} h "
+                    f"(Newton did not converge; largest residual {fmt_value(err)} cfs). "
+                    "Check the ponds, devices and inflows, or use a shorter step")
+            _, dg, lv, dli, dld = parts
+            # Jacobian: diagonal, and per link i -> d: J[i][d] = dld[i], J[d][i] = -dli[i]
+            diag = [dg[i] + (dli[i] if i in links else 0.0) for i in range(n_p)]
+            for i in links:
+                diag[to[i]] -= dld[i]
+            piv, r = [0.0] * n_p, [-v for v in f]
+            for i in order:
+                p = diag[i]
+                for k in children[i]:
+                    jik, jki = -dli[k], dld[k]
+                    p -= jik * jki / piv[k]
+                    r[i] -= jik * r[k] / piv[k]
+                if not p > 0.0:
+                    raise InputError(
+                        f"the interconnected ponds could not be solved at {fmt_value(t[step])}"
+                        " h (singular Jacobian). Check the ponds' storage and devices")
+                piv[i] = p
+            delta = [0.0] * n_p
+            for i in rev:
+                d = to[i]
+                delta[i] = (r[i] - (0.0 if d is None else dld[i] * delta[d])) / piv[i]
+            lam = 1.0
+            while True:
+                xn = [x[i] + lam * delta[i] for i in range(n_p)]
+                fn, pn = residual(xn, rhs)
+                en = max(abs(v) for v in fn)
+                if en < err or lam < 1e-3:
+                    break
+                lam *= 0.5
+            x, f, parts, err = xn, fn, pn, en
+        it_max = max(it_max, it)
+        lv = parts[2]
+        for i in range(n_p):
+            xi = x[i]
+            if xi > H[i][-1] or xi < -1e-6:
+                where = ("leave the routing tables (over 11 times a pond's top)" if xi > 0
+                         else "fall below a pond's bottom (a step too coarse for the outlets)")
+                raise InputError(
+                    f"the interconnected ponds could not be solved at {fmt_value(t[step])} h: "
+                    f"the level of pond {names[i]!r} would {where}. Check the ponds, devices "
+                    "and inflows")
+            j, w, _ = locate(i, xi)
+            sto_l[i] = S[i][j] + w * (S[i][j + 1] - S[i][j])
+            dis_l[i] = D[i][j] + w * (D[i][j + 1] - D[i][j])
+            out_l[i] = lv[i] if i != root else O_root[j] + w * (O_root[j + 1] - O_root[j])
+        st[:, step], sto[:, step] = x, sto_l
+        out[:, step], dis[:, step] = out_l, dis_l
+
+    mb = np.empty(n_p)
+    for i in range(n_p):
+        v_in = float(np.trapezoid(q_in[i], dx=dt_s)) + sum(
+            float(np.trapezoid(out[k], dx=dt_s)) for k in children[i])
+        v_out = float(np.trapezoid(out[i] + dis[i], dx=dt_s))
+        den = v_in + sto[i, 0]
+        mb[i] = 0.0 if den <= 0 else 100.0 * (v_in - v_out - (sto[i, -1] - sto[i, 0])) / den
+    return ChainResult(
+        time_hr=t, names=names, to=tuple(to), inflow_cfs=q_in, stage_ft=st, storage_ft3=sto,
+        outflow_cfs=out, discarded_cfs=dis,
+        bottom_elevation_ft=np.array([ss.bottom_elevation_ft for ss in ponds]),
+        mass_balance_error_pct=mb, dt_hr=dt, newton_iterations_max=it_max)
+
+
 def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_up,
                                pond_down: StageStorage, outlets_down, *,
                                routing_step_s: float = 1.0, storage_points: int = 200,
@@ -403,4 +855,66 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
                                   zip(t - t[0], inflow_up.flow_cfs)])
     insert_after("[CURVES]", [f"SC0 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
                               for i, (hi, ai) in enumerate(zip(h, area))])
+    return "\n".join(lines)
+
+
+def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
+                                     routing_step_s: float = 1.0, storage_points: int = 200,
+                                     tailwater_ft: float | None = None) -> str:
+    """The ponds of :func:`route_interconnected_chain` as an EPA SWMM 5 input file: storage
+    ``P<i>`` per pond (local inflow ``T<i>``), pond i's devices as links ``P<i>_1``,
+    ``P<i>_2``, ... into the pond it discharges into, and the last pond's devices to their
+    outfalls (links ``L1``, ``L2``, ...). Dynamic wave carries backwater and reverse flow.
+
+    Same conventions as :func:`hydrocalc.routing.to_swmm_inp`; every storage's invert is its
+    bottom's height above the last pond's bottom.
+    """
+    import re
+
+    from hydrocalc.pond_file import _swmm_curve, _swmm_link, to_swmm_inp
+    from hydrocalc.routing import _to_stage_frame
+
+    ponds, outlets, inflows = list(ponds), list(outlets), list(inflows)
+    to, root, _, _ = _chain_topology(to, len(ponds))
+    if any(ss.datum_ft is not None for ss in ponds) and not all(
+            ss.datum_ft is not None for ss in ponds):
+        raise InputError("interconnected ponds must share one vertical frame: give every "
+                         "stage-storage a datum_ft or none")
+    grid = next(q for q in inflows if q is not None)
+    t = np.asarray(grid.time_hr, dtype=float)
+    q_root = _on_grid(t, inflows[root], f"inflows[{root}]")
+    text = to_swmm_inp(Hydrograph(t, q_root), ponds[root], outlets[root],
+                       routing_step_s=routing_step_s, storage_points=storage_points,
+                       tailwater_ft=tailwater_ft)
+    for old, new in (("SU1", f"P{root}"), ("SC1", f"C{root}"), ("TS1", f"T{root}")):
+        text = re.sub(rf"\b{old}\b", new, text)
+    lines = text.split("\n")
+    storage, curves, series, inflow_lines = [], [], [], []
+    orifices, weirs, xsect = [], [], []
+    base = ponds[root].bottom_elevation_ft
+    for i, ss in enumerate(ponds):
+        if i == root:
+            continue
+        h, area = _swmm_curve(ss, storage_points)
+        storage.append(f"P{i} {ss.bottom_elevation_ft - base:.6f} {h[-1]:.6f} 0 TABULAR C{i} 0 0")
+        curves += [f"C{i} {'Storage' if k == 0 else ''} {hk:.8f} {ak:.8f}"
+                   for k, (hk, ak) in enumerate(zip(h, area))]
+        for k, dev in enumerate(_to_stage_frame(as_structure(outlets[i]), ss).leaves()):
+            _swmm_link(dev, f"P{i}_{k + 1}", f"P{i}", f"P{to[i]}", orifices, weirs, xsect)
+        if inflows[i] is not None:
+            q = _on_grid(t, inflows[i], f"inflows[{i}]")
+            inflow_lines.append(f"P{i} FLOW T{i} FLOW 1.0 1.0")
+            series += [f"T{i} {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
+
+    def insert_after(header, new):
+        k = lines.index(header)
+        lines[k + 1:k + 1] = new
+
+    insert_after("[STORAGE]", storage)
+    insert_after("[ORIFICES]", orifices)
+    insert_after("[WEIRS]", weirs)
+    insert_after("[XSECTIONS]", xsect)
+    insert_after("[INFLOWS]", inflow_lines)
+    insert_after("[TIMESERIES]", series)
+    insert_after("[CURVES]", curves)
     return "\n".join(lines)

@@ -67,7 +67,7 @@ def idf_intensity_in_hr(b: float, d: float, e: float, duration_hr: float) -> flo
     Examples
     --------
     >>> round(idf_intensity_in_hr(60.0, 10.0, 0.8, 0.25), 4)      # 60 / 25**0.8
-    4.3683
+    4.5688
     """
     t_min = 60.0 * float(duration_hr)
     base = t_min + float(d)

@@ -539,9 +539,10 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     With a tailwater the outflow depends on the pond level and on the tailwater
     :math:`T_{j+1}` at the end of the step, :math:`O = O(h, T)`; the recursion is unchanged
     with :math:`O_{j+1} = O(h_{j+1}, T_{j+1})`. A constant tailwater gives one table as
-    above; a tailwater series gives one table row per step (every stage of the table at that
-    step's tailwater, computed at once as an (steps x stages) array), and each step
-    interpolates in its own row, so the mass balance still closes to round-off. Device
+    above; a tailwater series gives one table row per step, the linear blend of two rows of
+    a stage x tailwater grid evaluated once (bilinear in stage and tailwater; error bound
+    and tolerances against the exact evaluation in :mod:`hydrocalc.tailwater`), and each
+    step interpolates in its own row, so the mass balance still closes to round-off. Device
     rules with a tailwater (see :mod:`hydrocalc.outlets`): orifices and barrels use the head
     difference, weirs Villemonte's factor; a tailwater above the pond level gives a negative
     (reverse) flow, routed like any other, reported in ``reverse_flow`` and warned about.

@@ -2368,11 +2368,12 @@ def _this_module():
 
 
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
-    """A pond with ``backwater = true`` discharges into another pond that feels no other
-    backwater pond; both are in elevations, single units, and the downstream one has at most
-    a constant tailwater (the pair is routed together, see hydrocalc.interconnected)."""
+    """A pond with ``backwater = true`` discharges into another pond and feels its level.
+    Such ponds form chains or trees (several may back into one pond) routed together with
+    the pond they end in (see hydrocalc.interconnected): every pond of the group in
+    elevations and a single unit, no tailwater_ft on a backwater pond (the downstream
+    pond's level is its tailwater), at most a constant tailwater where the group ends."""
     by_id = {p.id: p for p in ponds}
-    seen: dict[str, str] = {}
     for p in ponds:
         if not p.backwater:
             continue
@@ -2381,10 +2382,6 @@ def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
         if down is None:
             P.add(path, f"needs the pond to discharge into another pond; got to = {p.to!r}")
             continue
-        if p.to in seen:
-            P.add(path, f"allows one backwater pond per downstream pond; got {seen[p.to]!r} "
-                        f"and {p.id!r} into {p.to!r}")
-        seen[p.to] = p.id
         if p.bottom_elevation_ft is None or down.bottom_elevation_ft is None:
             P.add(path, "needs both ponds in elevations (bottom_elevation_ft); got "
                         f"{p.id!r}: {p.bottom_elevation_ft}, {down.id!r}: "
@@ -2392,15 +2389,11 @@ def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
         if p.tailwater is not None:
             P.add(path, "and tailwater_ft must not both be given (the downstream pond's level is "
                         "the tailwater); got both")
-        if down.backwater:
-            P.add(path, f"supports one pair of ponds; got a chain ({p.id!r} -> {down.id!r} -> "
-                        f"{down.to!r})")
         if p.count != 1 or down.count != 1:
-            P.add(path, "needs single units (count = 1) in both ponds")
-        if down.tailwater is not None and not isinstance(down.tailwater, float):
+            P.add(path, f"needs single units (count = 1) in {p.id!r} and {down.id!r}")
+        if (not down.backwater and down.tailwater is not None
+                and not isinstance(down.tailwater, float)):
             P.add(path, f"supports a constant tailwater at pond {down.id!r}; got a series")
-        if any(t == "exfiltration" for t in down.outlet_types):
-            P.add(path, f"does not support exfiltration in the downstream pond {down.id!r}")
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from hydrocalc.criteria import ny
 from hydrocalc.errors import InputError
 from hydrocalc.site import _tr55_type
@@ -443,11 +445,14 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
                     f"largest diameter {_fmt(d_req, 'in')}",
             result=None if math.isfinite(d_prov) else "n/a",
             note="" if math.isfinite(d_prov) else "lowest outlet is not a circular orifice"))
-    # routed detention time through each controlling pond (centre of mass, MD App. D.11)
+    # routed detention time through each controlling pond (centre of mass, MD App. D.11);
+    # flow that a tailwater or an interconnected pond drives back (negative) is not water
+    # released downstream: the centroids are of the forward flows
     per_pond = {}
     for p in with_surface:
-        per_pond[p.id] = ny.centroid_detention_time_hr(time_hr, run.node_inflow(p.id)[i],
-                                                       run.ponds[p.id]["primary_cfs"][i])
+        per_pond[p.id] = ny.centroid_detention_time_hr(
+            time_hr, np.clip(run.node_inflow(p.id)[i], 0.0, None),
+            np.clip(run.ponds[p.id]["primary_cfs"][i], 0.0, None))
     finite = {pid: t for pid, t in per_pond.items() if math.isfinite(t)}
     t_det = min(finite.values()) if finite else math.nan
     det["detention_time_hr"] = t_det

@@ -7,7 +7,9 @@ Modules (imported on use; none is imported by ``import hydrocalc``):
 - :mod:`~hydrocalc.report.tables`, :mod:`~hydrocalc.report.figures` -- unit-labelled tables
   and PNG figures;
 - :mod:`~hydrocalc.report.build` -- every section computed once per report and handed to
-  the notebooks (``build.section``, the notebooks' one call);
+  the notebooks (``build.section``, the notebooks' one call) as a
+  :class:`~hydrocalc.report.view.SectionView` (:mod:`~hydrocalc.report.view`: presentation
+  rendered by the report run);
 - :mod:`~hydrocalc.report.execute` -- :func:`~hydrocalc.report.execute.run_report`:
   validation, Papermill execution of the section notebooks (``report/notebooks``) in a warm
   kernel, assembly, atomic replacement of the report folder;
@@ -24,4 +26,4 @@ See ``docs/report.md``.
 from __future__ import annotations
 
 __all__ = ["build", "typeset", "sections", "tables", "figures", "execute", "assemble", "pdf", "verify",
-           "notebook_rules", "learn", "result"]
+           "notebook_rules", "learn", "result", "view"]

@@ -11,13 +11,12 @@ print; it references no external file, font or script.
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
 from collections.abc import Mapping, Sequence
 from importlib.resources import files
-
-import nbformat
 
 __all__ = ["markdown_to_html", "notebook_body", "assemble_html", "css_string", "report_css"]
 
@@ -26,10 +25,16 @@ _SKIP_TAGS = {"parameters", "injected-parameters", "remove_cell", "hide-output"}
 
 def markdown_to_html(text: str) -> str:
     """Render Markdown to HTML with raw HTML escaped (nothing in the text becomes a tag)."""
+    return _markdown()(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    """The Markdown renderer (made once per process; rendering keeps no state between
+    calls)."""
     import mistune
 
-    render = mistune.create_markdown(escape=True, plugins=["table", "strikethrough"])
-    return render(text)
+    return mistune.create_markdown(escape=True, plugins=["table", "strikethrough"])
 
 
 def _output_html(output) -> str:
@@ -59,6 +64,8 @@ def _output_html(output) -> str:
 
 def notebook_body(path: str | os.PathLike) -> str:
     """HTML of the outputs of an executed notebook's code cells (no code, no inputs)."""
+    import nbformat  # imported here: a kernel presenting sections never needs it (slow import)
+
     nb = nbformat.read(os.fspath(path), as_version=4)
     parts = []
     for cell in nb.cells:

@@ -7,9 +7,11 @@ and builds every requested :class:`~hydrocalc.report.result.SectionResult`, figu
 the next sections compute).
 :func:`save_sections` pickles each into the report's staging folder (``pickles/<key>.pkl``),
 and its section notebook, executed by Papermill with ``results_file`` pointing at that file,
-only unpickles the section and displays it (while the next section is being computed). The pickle is written and read by the same run
-(a trusted file in a folder this run created); ``hydrocalc verify`` never reads it, and it
-are removed before the report folder is moved into place.
+only unpickles the section (a :class:`~hydrocalc.report.view.SectionView`, its presentation
+rendered here) and displays it (while the next section is being computed). The pickle is
+written and read by the same run (a trusted file in a folder this run created);
+``hydrocalc verify`` never reads it, and the pickles are removed before the report folder
+is moved into place.
 
 A notebook opened on its own (JupyterLab, as shipped) has ``results_file = ""`` and
 computes its section from ``site_file``, so the same notebook works both ways. Its one code
@@ -34,7 +36,7 @@ __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_
            "PICKLE_SCHEMA"]
 
 PICKLE_DIR = "pickles"  #: staging sub-folder holding one ``<key>.pkl`` per section
-PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/1"
+PICKLE_SCHEMA = "hydrocalc.report.sections-pickle/2"
 
 
 def section_key(key: str, scenario: str | None = None) -> str:
@@ -70,17 +72,20 @@ def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> 
 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
                     site_label: str | None = None, out_dir: str = ".", figures: bool = True,
-                    wait: bool = True):
+                    wait: bool = True, computed: Mapping | None = None):
     """One section of a report of ``keys``, from the site's one analysis (cached per
     process by :func:`hydrocalc.report.sections.context`); parameters recorded with
     ``site_label`` (default ``site_file``).
 
     Inside :func:`figure_pool` with ``wait=False`` the section returns while its figures
-    are still being drawn in the pool; :func:`finish_section` completes it.
+    are still being drawn in the pool; :func:`finish_section` completes it. ``computed``
+    (the sections of ``keys`` built before this one) saves the ``warnings`` section from
+    building them again (see :func:`hydrocalc.report.sections.build_section`).
     """
     from hydrocalc.report import sections as S
 
-    res = S.build_section(key, site_file, sections=list(keys), figures=figures)
+    res = S.build_section(key, site_file, sections=list(keys), figures=figures,
+                          computed=computed)
     label = str(site_file) if site_label is None else site_label
     res.parameters = _parameters(key, label, out_dir, keys)
     return finish_section(res) if wait else res
@@ -183,16 +188,28 @@ def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,
 
     ctx = S.context(site_file)
     ctx.results  # noqa: B018 - the analysis is part of validation
-    return {key: compute_section(key, site_file, keys, site_label=site_label,
-                                 out_dir=out_dir, figures=figures) for key in keys}
+    out: dict = {}
+    for key in keys:
+        out[key] = compute_section(key, site_file, keys, site_label=site_label,
+                                   out_dir=out_dir, figures=figures, computed=out)
+    return out
 
 
 def save_sections(results: Mapping, path: str | os.PathLike) -> pathlib.Path:
     """Pickle computed sections (key -> SectionResult) to ``path`` (a ``.pkl`` file in the
-    report's staging folder; trusted: read back only by the same run's notebooks)."""
+    report's staging folder; trusted: read back only by the same run's notebooks).
+
+    Each section is stored as a :class:`~hydrocalc.report.view.SectionView`: its
+    presentation rendered here, once, so the notebook that unpickles it only displays it
+    (no pandas or matplotlib to import in the kernel); the full result travels with it.
+    """
+    from hydrocalc.report.view import SectionView
+
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"schema": PICKLE_SCHEMA, "sections": dict(results)}
+    payload = {"schema": PICKLE_SCHEMA,
+               "sections": {key: res if isinstance(res, SectionView) else SectionView(res)
+                            for key, res in results.items()}}
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as fh:
         pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -255,7 +272,10 @@ def section(key: str, site_file: str = "", results_file: str = "", out_dir: str 
 
     Returns
     -------
-    SectionResult
+    SectionResult or SectionView
+        With ``results_file``, the section's :class:`~hydrocalc.report.view.SectionView`
+        (its presentation rendered by the report run; every other attribute is the
+        SectionResult's).
 
     Raises
     ------
@@ -264,16 +284,21 @@ def section(key: str, site_file: str = "", results_file: str = "", out_dir: str 
     ReportError
         ``results_file`` is not this run's sections file or lacks the section.
     """
-    key = section_key(key, scenario)
     if results_file:
+        # presenting a report run's section imports nothing heavy: the key is checked
+        # against the computed sections, and against the registry only when it is unknown
+        wanted = f"hydrology_{scenario}" if key == "hydrology" and scenario in ("pre", "post") \
+            else key
         payload = load_sections(results_file)
-        res = payload["sections"].get(key)
+        res = payload["sections"].get(wanted)
         if res is None:
+            key = section_key(key, scenario)
             raise ReportError(f"section '{key}' is not in {results_file}; the report run "
                               f"computed {', '.join(payload['sections']) or 'none'}")
     else:
         from hydrocalc.report import sections as S
 
+        key = section_key(key, scenario)
         keys = list(section_keys) if section_keys else None
         res = S.build_section(key, site_file, sections=keys, figures=True)
         res.parameters = _parameters(key, site_file, out_dir, keys or list(S.SECTIONS))

@@ -18,8 +18,11 @@
    ``pickles/<key>.pkl``.
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
-   ``results_file="sections.pkl"``, and executed with Papermill in the warm kernel (its
-   namespace reset between notebooks): it unpickles its section and displays it.
+   ``results_file="pickles/<key>.pkl"``, and executed with Papermill in the warm kernel (its
+   namespace reset between notebooks): it unpickles its section, a
+   :class:`~hydrocalc.report.view.SectionView` whose heading, narrative, body and warnings
+   this process rendered, and displays them (the kernel imports neither pandas nor
+   matplotlib and renders nothing).
 5. **Assemble.** ``results.json`` (every section's tables at full precision, their SHA-256,
    the inputs' SHA-256, the hydrocalc version, the shipped data tables' hashes, the
    parameters, the SHA-256 of every artefact, and timestamps), ``report.html`` (from the
@@ -222,7 +225,20 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
 # a papermill engine that reuses a kernel (one per worker) for several notebooks
 # --------------------------------------------------------------------------------------
 ENGINE_NAME = "hydrocalc-pooled"
-_RESET = "get_ipython().reset(new_session=True)"
+# IPython's reset() ends with gc.collect(), which costs ~0.1-0.15 s per notebook in a kernel
+# holding pandas and matplotlib; the namespace is cleared the same way without it (the
+# objects are freed by reference counting, cycles by the next automatic collection).
+_RESET = """\
+def _hydrocalc_reset():
+    import gc
+    collect = gc.collect
+    gc.collect = lambda generation=2: 0
+    try:
+        get_ipython().reset(new_session=True)
+    finally:
+        gc.collect = collect
+_hydrocalc_reset()
+"""
 
 
 def _register_engine() -> None:
@@ -317,7 +333,8 @@ class KernelPool:
     stops them all.
     """
 
-    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.sections"
+    # what a notebook presenting a report run's section imports (no pandas, no matplotlib)
+    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.view"
 
     def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
         import queue
@@ -653,10 +670,10 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     figure_workers : int, default 0
         Processes drawing the figures while this process computes the sections (see
         :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process. On a
-        2-core machine shared with other work the pool saved no wall time (the warm kernel
-        presenting the notebooks is the critical path) and cost about 1-3 s more CPU in all
-        (each worker imports matplotlib), so it is off by default; it can pay on a machine
-        with idle cores.
+        2-core machine shared with other work the pool saved no wall time and its workers
+        used more CPU than drawing here (about 5 s against 3 s for Pelham's nine figures,
+        measured back to back), so it is off by default; it can pay on a machine with idle
+        cores.
 
     Returns
     -------
@@ -722,19 +739,22 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         job_list = plan_jobs(keys, site_rel, nb_dir,
                              results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
         t1 = time.perf_counter()
+        stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
         presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
                                       progress=progress, pool=pool, wait_for=wait_for)
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
         computed = {}
+        documents: dict = {}  # each section's canonical JSON form, computed once
         waiting: list = []
 
         def hand_over(block: bool) -> None:
             while waiting and (block or build.section_done(waiting[0][1])):
                 key, res = waiting.pop(0)
                 build.finish_section(res)
-                res.write(staging)
+                documents[key] = json.loads(_canonical(res.to_dict()))
+                res.write(staging, document=documents[key])
                 build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
                 computed[key] = res
                 ready[key].set()
@@ -743,8 +763,10 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             for key in keys:
                 if presenting.done():
                     break  # a notebook failed: its error is raised below
+                built = {**computed, **dict(waiting)}
                 waiting.append((key, build.compute_section(key, site_path, keys,
-                                                           site_label=site_rel, wait=False)))
+                                                           site_label=site_rel, wait=False,
+                                                           computed=built)))
                 hand_over(block=False)
             hand_over(block=True)
         except BaseException:
@@ -760,8 +782,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             drawing.close()
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
         # the PDF and the workbook need the results only: made while notebooks finish
-        sections_out = {key: json.loads(json.dumps(
-            json.loads(_canonical(res.to_dict())))) for key, res in computed.items()}
+        sections_out = {key: documents[key] for key in computed}
         results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
                                    sections_out, {"started_utc": started})
         meta = S.cover_meta(results, site)

@@ -19,36 +19,11 @@ import pandas as pd
 
 from hydrocalc.report.figures import Figure
 from hydrocalc.report.tables import Table, canonical_json, to_jsonable
+from hydrocalc.report.view import HTMLBlock, MarkdownBlock
 
 __all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
 
 SCHEMA = "hydrocalc.report.section/1"
-
-
-class HTMLBlock:
-    """Trusted HTML produced by hydrocalc (every user string already escaped)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def _repr_html_(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return "HTMLBlock(...)"
-
-
-class MarkdownBlock:
-    """Markdown narrative (user strings escaped with :func:`~hydrocalc.report.tables.md_escape`)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def _repr_markdown_(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 @dataclass
@@ -166,8 +141,13 @@ class SectionResult:
             "warnings": list(self.warnings),
         })
 
-    def write(self, out_dir: str | os.PathLike) -> pathlib.Path:
-        """Write ``sections/<key>.json``, the tables as CSV and the figures as PNG."""
+    def write(self, out_dir: str | os.PathLike, *, document: dict | None = None
+              ) -> pathlib.Path:
+        """Write ``sections/<key>.json``, the tables as CSV and the figures as PNG.
+
+        ``document`` is this section's :meth:`to_dict` already passed through
+        :func:`~hydrocalc.report.tables.canonical_json` and parsed back (a caller that needs
+        it too computes it once)."""
         out = pathlib.Path(out_dir)
         for sub in ("sections", "tables", "figures"):
             (out / sub).mkdir(parents=True, exist_ok=True)
@@ -177,8 +157,9 @@ class SectionResult:
         for name, fig in self.figures.items():
             (out / "figures" / f"{self.key}__{name}.png").write_bytes(fig.png)
         path = out / "sections" / f"{self.key}.json"
-        text = json.dumps(json.loads(canonical_json(self.to_dict())), indent=1,
-                          ensure_ascii=False, sort_keys=True)
+        if document is None:
+            document = json.loads(canonical_json(self.to_dict()))
+        text = json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True)
         path.write_text(text + "\n", encoding="utf-8")
         return path
 

@@ -442,11 +442,17 @@ class _Builder:
         self.key = key
         self.draw = figures
         self.res = SectionResult(key=key, title=SECTIONS[key].title)
+        self.caught: list = []  # the warnings recorded while building (set by _build)
 
     def figure(self, name: str, title: str, draw: Callable[[], Figure]) -> None:
         """Add a figure; when figures are off (verify), keep its name only."""
         if self.draw:
+            before = len(self.caught)
             fig = draw()
+            if len(self.caught) > before:
+                # drawing warned: this section's warnings differ from a build without
+                # figures, so the warnings section must not reuse them (see _build_warnings)
+                self.res.__dict__["_figure_warned"] = True
             if isinstance(fig, Figure):
                 self.res.add_figure(Figure(name=name, title=title, png=fig.png,
                                            caption=fig.caption))
@@ -1171,7 +1177,9 @@ def device_table(pond) -> pd.DataFrame:
 
 def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
     """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
-    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes.
+    lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes; for a
+    pond with a tailwater (constant, series or interconnected), its kind, peak level and
+    the peak flow it drove back into the pond.
 
     Attenuation [%] = 100 (1 - Qout,peak / Qin,peak); lag [min] = time of the outflow peak
     minus time of the inflow peak (empty when nothing flows out). Detention times follow
@@ -1222,6 +1230,12 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
             "inflow_volume_acft": float(row["inflow_volume_ft3"]) / 43560.0,
             "outflow_volume_acft": float(row["outflow_volume_ft3"]) / 43560.0,
         })
+        if row.get("tailwater") not in (None, "free"):
+            # tailwater at the outlets (a constant, a series or the level of the pond
+            # downstream for interconnected ponds) and any flow it drove back into the pond
+            out[-1].update({"tailwater": row["tailwater"],
+                            "peak_tailwater_ft": row.get("peak_tailwater_ft"),
+                            "peak_reverse_cfs": float(row.get("peak_reverse_cfs") or 0.0)})
     return pd.DataFrame(out)
 
 
@@ -1834,13 +1848,20 @@ def _build_methods(b: _Builder) -> None:
     b.echo("analysis_inputs", "Computation options as entered", ["analysis"])
 
 
-def _build_warnings(b: _Builder, sections: Sequence[str]) -> None:
+def _build_warnings(b: _Builder, sections: Sequence[str],
+                    computed: Mapping[str, SectionResult] | None = None) -> None:
+    """Gather the warnings of every other section, each built without figures; a section
+    in ``computed`` (already built from the same context, e.g. by a report run) is reused
+    when drawing its figures raised no warning, since its warnings are then the same."""
     keys = [k for k in (sections or list(SECTIONS)) if k != "warnings" and k in SECTIONS]
     where: dict[str, list[str]] = {}
     for note in b.ctx.site.notes:
         where.setdefault(note, []).append("Site file")
+    computed = computed or {}
     for key in keys:
-        other = _build(b.ctx, key, figures=False, sections=keys)
+        other = computed.get(key)
+        if other is None or other.__dict__.get("_figure_warned"):
+            other = _build(b.ctx, key, figures=False, sections=keys)
         for w in other.warnings:
             where.setdefault(w, []).append(SECTIONS[key].title)
     frame = pd.DataFrame([{"warning": w, "raised_in": "; ".join(_dedupe(v))}
@@ -1874,13 +1895,14 @@ _BUILDERS: dict[str, Callable] = {
 }
 
 
-def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | None = None
-           ) -> SectionResult:
+def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | None = None,
+           computed: Mapping[str, SectionResult] | None = None) -> SectionResult:
     b = _Builder(ctx, key, figures)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        b.caught = caught
         if key == "warnings":
-            _build_warnings(b, list(sections or SECTIONS))
+            _build_warnings(b, list(sections or SECTIONS), computed)
         elif key.startswith("hydrology_"):
             _BUILDERS["hydrology"](b, key.split("_", 1)[1])
         else:
@@ -1891,9 +1913,12 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
 
 
 def build_section(key: str, site_file: str | os.PathLike, *,
-                  sections: Sequence[str] | None = None, figures: bool = True
-                  ) -> SectionResult:
+                  sections: Sequence[str] | None = None, figures: bool = True,
+                  computed: Mapping[str, SectionResult] | None = None) -> SectionResult:
     """Compute one section (no files written); ``figures=False`` skips drawing (verify).
+
+    ``computed`` (sections already built from the same site file in this process) lets the
+    ``warnings`` section reuse their warnings instead of building them again.
 
     Raises
     ------
@@ -1905,7 +1930,8 @@ def build_section(key: str, site_file: str | os.PathLike, *,
 
         raise InputError(f"section must be one of {', '.join(SECTIONS)}; got {key!r}"
                          f"{suggest(key, SECTIONS)}")
-    return _build(context(site_file), key, figures=figures, sections=sections)
+    return _build(context(site_file), key, figures=figures, sections=sections,
+                  computed=computed)
 
 
 def _present(key: str, site_file: str, out_dir: str, **params) -> SectionResult:
