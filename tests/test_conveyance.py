@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -71,11 +73,44 @@ def test_surcharge_is_flagged_and_warned():
     assert r.surcharged and r.peak_inflow_cfs > r.full_flow_capacity_cfs
 
 
-@pytest.mark.parametrize("slope, pattern", [(0.0, "slope_ftft must be > 0 for a routed pipe"),
-                                            (-0.01, "adverse slope")])
-def test_zero_and_adverse_slopes_are_refused(slope, pattern):
-    with pytest.raises(InputError, match=pattern):
-        Conveyance(CircularSection(12.0), 100.0, slope, 0.013)
+def test_zero_slope_is_refused():
+    with pytest.raises(InputError, match="slope_ftft must be > 0 for a routed pipe"):
+        Conveyance(CircularSection(12.0), 100.0, 0.0, 0.013)
+
+
+def test_adverse_slope_warns_naming_the_reach_and_routes_as_storage():
+    with pytest.warns(RangeWarning, match=r"reach 'R-9' has an adverse slope "
+                                          r"\(slope_ftft = -0\.002"):
+        cv = Conveyance(CircularSection(24.0), 400.0, -0.002, 0.013, name="R-9")
+    t = np.arange(0.0, 12.0, 0.01)
+    inflow = Hydrograph(t, 0.5 + 8.0 * np.exp(-((t - 3.0) / 0.7) ** 2))
+    r = route_conveyance(inflow, cv, duration_hr=24.0)
+    assert 0.0 < r.peak_outflow_cfs < r.peak_inflow_cfs
+    # mass balance: inflow volume = outflow volume + water left in the conduit
+    dt = 0.01 * 3600.0
+    vol_in = np.trapezoid(r.inflow_cfs, dx=dt)
+    vol_out = np.trapezoid(r.outflow_cfs, dx=dt)
+    flows, levels, storage = cv._adverse_rating(4.0 * r.peak_inflow_cfs)
+    left = float(np.interp(r.depth_ft[-1], levels, storage))
+    assert vol_out + left == pytest.approx(vol_in, rel=5e-3)
+    # the dead storage below the downstream lip (0.8 ft) stays: the end level is above it
+    assert r.depth_ft[-1] >= 0.8 - 1e-9
+    # steady state: the outflow equals the base inflow before the inflow ends (t = 12 h)
+    assert r.outflow_cfs[np.searchsorted(r.time_hr, 11.5)] == pytest.approx(0.5, rel=0.02)
+    assert 0.0 < cv.full_flow_capacity_cfs
+    with pytest.raises(InputError, match="an adverse reach has none"):
+        cv.normal_depth_ft(1.0)
+
+
+def test_adverse_reach_peak_is_later_than_a_downhill_one():
+    t = np.arange(0.0, 12.0, 0.01)
+    inflow = Hydrograph(t, 3.0 * np.exp(-((t - 3.0) / 0.7) ** 2))
+    with pytest.warns(RangeWarning):
+        adv = route_conveyance(inflow, Conveyance(CircularSection(24.0), 400.0, -0.002, 0.013))
+    assert adv.peak_outflow_cfs <= adv.peak_inflow_cfs
+    t_in = adv.time_hr[np.argmax(adv.inflow_cfs)]
+    t_out = adv.time_hr[np.argmax(adv.outflow_cfs)]
+    assert t_out >= t_in
 
 
 def _swmm(inflow, xsect, length, slope, n, path):
@@ -121,3 +156,21 @@ def test_peak_outflow_agrees_with_swmm_dynamic_wave(case, tmp_path):
     # of peak within 0.12 h; asserted at 2 % (the acceptance criterion) and 0.15 h
     assert_allclose(r.peak_outflow_cfs, q.max(), rtol=0.02)
     assert abs(r.time_hr[np.argmax(r.outflow_cfs)] - t[np.argmax(q)]) < 0.15
+
+
+def test_adverse_reach_in_a_site_file_is_routed_and_named(tmp_path):
+    from test_site_reaches import PIPE, _write
+
+    from hydrocalc.analysis import analyze
+    from hydrocalc.site import load_site
+
+    with pytest.warns(RangeWarning, match="adverse slope"):
+        site = load_site(_write(tmp_path, PIPE.replace("slope_ftft = 0.01",
+                                                       "slope_ftft = -0.002")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RangeWarning)
+        res = analyze(site)
+    assert any(re.search(r"post\.reach\[R-1\], storm 2yr: adverse slope \(slope_ftft = "
+                         r"-0\.002", w) for w in res.warnings), res.warnings
+    rows = res.conveyance
+    assert (rows["peak_outflow_cfs"] > 0).all()

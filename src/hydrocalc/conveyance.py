@@ -32,6 +32,28 @@ routed with the celerity at full depth (results above capacity are indicative on
 the coefficients change from step to step, volume is conserved only approximately (about
 0.2 % on the test channel; [3]_ discusses this property).
 
+Adverse slopes
+--------------
+A reach whose bed rises in the flow direction (``slope_ftft < 0``) is legal but unusual: it
+has no normal depth and no kinematic wave, so Muskingum-Cunge does not apply. It is accepted
+with a :class:`~hydrocalc.errors.RangeWarning` naming the reach and the slope, and routed
+**as a small reservoir** (judgment call): storage-indication (modified Puls) with
+
+* storage = the conduit's own volume below a level water surface at the upstream end's
+  level (the water ponds at the low, upstream end; dead storage below the downstream lip
+  fills first and does not drain), and
+* outflow = the steady flow whose subcritical backwater profile, integrated upstream from
+  critical depth at a free outfall at the downstream lip (the outlet control relation of
+  :mod:`hydrocalc.culvert`, no entrance loss: the reach continues the upstream conveyance),
+  gives that upstream level (:func:`hydrocalc.culvert.adverse_reach_levels_ft`).
+
+Results of an adverse reach: ``depth_ft`` is the level at the upstream end (the deepest
+point), ``velocity_fps`` the velocity at critical depth at the outfall,
+``full_flow_capacity_cfs`` the outflow when the upstream end reaches the crown (pipe) or
+bank-full depth (channel), ``surcharged`` whether it did, one sub-reach and one sub-step.
+A zero slope stays an error. The warning is repeated by :func:`route_conveyance` (callers
+that label their warnings, such as the site analysis, thereby name the reach).
+
 References
 ----------
 .. [1] Cunge, J.A., "On the subject of a flood propagation computation method (Muskingum
@@ -200,17 +222,26 @@ class UserSection(_Section):
 class Conveyance:
     """A pipe or channel reach: section, length, bed slope and Manning's n.
 
+    ``name`` labels the reach in messages (optional).
+
     Raises
     ------
     InputError
-        For a non-positive length or n, a zero slope (no kinematic celerity: model a flat
-        pipe as a pond outlet) or an adverse slope.
+        For a non-positive length or n, or a zero slope (no kinematic celerity: model a flat
+        pipe as a pond outlet).
+
+    Warns
+    -----
+    RangeWarning
+        For an adverse slope (< 0), naming the reach and the slope; it is routed as a small
+        reservoir (module docstring, "Adverse slopes").
     """
 
     section: _Section
     length_ft: float
     slope_ftft: float
     manning_n: float
+    name: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "length_ft", float(as_float_array(
@@ -221,14 +252,45 @@ class Conveyance:
                              "reach has no kinematic wave: give its real slope, or model it as "
                              "a pond outlet (Barrel)")
         if s < 0.0:
-            raise InputError(f"slope_ftft must be > 0 (downhill in the flow direction); got "
-                             f"{fmt_value(s)}, an adverse slope. Reverse the reach or model it "
-                             "as a pond outlet with a tailwater")
+            label = f"reach {self.name!r}" if self.name else "a reach"
+            warnings.warn(f"{label} has an adverse slope (slope_ftft = {fmt_value(s)}: the bed "
+                          "rises in the flow direction); legal but unusual. It is routed as a "
+                          "small reservoir (storage-indication: the conduit's own volume, "
+                          "outflow by the backwater relation from a free outfall)",
+                          RangeWarning, stacklevel=3)
         object.__setattr__(self, "slope_ftft", s)
         object.__setattr__(self, "manning_n", float(as_float_array(
             self.manning_n, "manning_n", lower=0.0, lower_inclusive=False)))
 
+    @property
+    def adverse(self) -> bool:
+        """True when the bed rises in the flow direction (slope < 0)."""
+        return self.slope_ftft < 0.0
+
+    def _adverse_rating(self, q_top: float):
+        """(flow grid, upstream level, storage) of an adverse reach. [ft3/s, ft, ft3]"""
+        from hydrocalc.culvert import adverse_reach_levels_ft
+
+        sec, length, rise = self.section, self.length_ft, -self.slope_ftft
+        q = np.concatenate([[0.0], q_top * np.geomspace(1e-5, 1.0, 300)])
+        y = adverse_reach_levels_ft(sec._geometry, sec.max_depth_ft, sec.closed, q,
+                                    length_ft=length, slope_ftft=self.slope_ftft,
+                                    n=self.manning_n)
+        y = np.maximum.accumulate(np.maximum(y, rise * length))
+        lip = rise * length
+        dead = np.linspace(0.0, lip, 41)[:-1]        # below the lip: storage, no outflow
+        levels = np.concatenate([dead, y])
+        flows = np.concatenate([np.zeros(dead.size), q])
+        x = (np.arange(64) + 0.5) / 64.0 * length   # midpoint rule along the reach
+        depth = np.clip(levels[:, None] - rise * x[None, :], 0.0, sec.max_depth_ft)
+        area = sec._geometry(depth.ravel())[0].reshape(depth.shape)
+        storage = area.sum(axis=1) * (length / 64.0)
+        return flows, levels, np.maximum.accumulate(storage)
+
     def _table(self):
+        if self.adverse:
+            raise InputError(f"slope_ftft must be > 0 for a normal depth; got "
+                             f"{fmt_value(self.slope_ftft)} (an adverse reach has none)")
         d = self.section.max_depth_ft
         y = np.linspace(0.0, d, _DEPTH_POINTS + 1)
         a, p, t = self.section._geometry(y)
@@ -242,11 +304,27 @@ class Conveyance:
 
     @property
     def full_flow_capacity_cfs(self) -> float:
-        """Manning capacity: the pipe flowing full, or the channel bank-full. [ft3/s]"""
+        """Manning capacity: the pipe flowing full, or the channel bank-full; for an adverse
+        reach the outflow when the upstream end reaches the crown or bank-full. [ft3/s]"""
         d = self.section.max_depth_ft
+        if self.adverse:
+            return self._adverse_capacity_cfs()
         a, p, _ = self.section._geometry(np.array([d]))
         return float(MANNING_KU / self.manning_n * a[0] * (a[0] / p[0]) ** (2.0 / 3.0)
                      * math.sqrt(self.slope_ftft))
+
+    def _adverse_capacity_cfs(self) -> float:
+        cached = self.__dict__.get("_adverse_capacity")
+        if cached is not None:
+            return cached
+        d = self.section.max_depth_ft
+        a, p, _ = self.section._geometry(np.array([d]))
+        q_top = 10.0 * MANNING_KU / self.manning_n * a[0] * (a[0] / p[0]) ** (2.0 / 3.0) * \
+            math.sqrt(-self.slope_ftft) + 1.0
+        flows, levels, _ = self._adverse_rating(q_top)
+        cap = float(np.interp(d, levels, flows)) if levels[-1] >= d else float(flows[-1])
+        self.__dict__["_adverse_capacity"] = cap     # frozen: cache beside the fields
+        return cap
 
     def normal_depth_ft(self, flow_cfs):
         """Normal depth of ``flow_cfs`` (<= the section's largest normal flow). [ft]"""
@@ -341,6 +419,8 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
         raise InputError(f"inflow must be a Hydrograph; got {inflow!r}")
     if not isinstance(conveyance, Conveyance):
         raise InputError(f"conveyance must be a Conveyance; got {conveyance!r}")
+    if conveyance.adverse:
+        return _route_adverse(inflow, conveyance, duration_hr)
     y_t, a_t, t_t, q_t = conveyance._table()
     s0 = conveyance.slope_ftft
     q_cap = float(q_t[-1])
@@ -429,3 +509,54 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
         time_hr=t_out, inflow_cfs=q_in_out, outflow_cfs=outflow, depth_ft=depth,
         velocity_fps=vel, full_flow_capacity_cfs=conveyance.full_flow_capacity_cfs,
         surcharged=bool(surcharged), n_subreaches=n_sub, n_substeps=substeps)
+
+
+def _route_adverse(inflow: Hydrograph, conveyance: Conveyance,
+                   duration_hr: float | None) -> ConveyanceResult:
+    """Storage-indication routing of an adverse reach (module docstring, "Adverse slopes")."""
+    q_in = np.asarray(inflow.flow_cfs, dtype=float)
+    q_pk = float(q_in.max())
+    if q_pk <= 0.0:
+        raise InputError("inflow must carry some flow to route; got a hydrograph of zeros")
+    warnings.warn(f"adverse slope (slope_ftft = {fmt_value(conveyance.slope_ftft)}: the bed "
+                  "rises in the flow direction): routed as a small reservoir "
+                  "(storage-indication with the conduit's own volume)", RangeWarning,
+                  stacklevel=3)
+    flows, levels, storage = conveyance._adverse_rating(4.0 * q_pk)
+    dt_s = inflow.dt_hr * S_PER_HR
+    t0 = float(inflow.time_hr[0])
+    span = float(inflow.time_hr[-1]) - t0
+    end = t0 + 2.0 * span if duration_hr is None else t0 + float(
+        as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
+    n_out = int(math.ceil((end - t0) / inflow.dt_hr - 1e-9)) + 1
+    t_out = t0 + inflow.dt_hr * np.arange(n_out)
+    inflow_out = np.interp(t_out, inflow.time_hr, q_in, right=0.0)
+    indication = 2.0 * storage / dt_s + flows
+    indication = indication + np.arange(indication.size) * 1e-9   # strictly increasing
+    out = np.zeros(n_out)
+    lvl = np.zeros(n_out)
+    s_now, o_now = 0.0, 0.0
+    for i in range(1, n_out):
+        rhs = inflow_out[i - 1] + inflow_out[i] + 2.0 * s_now / dt_s - o_now
+        o_now = float(np.interp(rhs, indication, flows))
+        s_now = max((rhs - o_now) * dt_s / 2.0, 0.0)
+        out[i] = o_now
+        lvl[i] = float(np.interp(rhs, indication, levels))
+    sec = conveyance.section
+    from hydrocalc.culvert import _critical_depth_section
+
+    dc = _critical_depth_section(sec._geometry, out, sec.max_depth_ft * (1.0 if sec.closed
+                                                                          else 20.0))
+    area = sec._geometry(dc)[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vel = np.where(area > 0, out / np.where(area > 0, area, 1.0), 0.0)
+    surcharged = bool(lvl.max() > sec.max_depth_ft * (1 + 1e-9))
+    if surcharged:
+        warnings.warn(f"the adverse reach fills to {fmt_value(float(lvl.max()))} ft at its "
+                      f"upstream end, above its depth ({fmt_value(sec.max_depth_ft)} ft): it "
+                      "surcharges; results above are indicative only", RangeWarning,
+                      stacklevel=3)
+    return ConveyanceResult(
+        time_hr=t_out, inflow_cfs=inflow_out, outflow_cfs=out, depth_ft=lvl,
+        velocity_fps=vel, full_flow_capacity_cfs=conveyance.full_flow_capacity_cfs,
+        surcharged=surcharged, n_subreaches=1, n_substeps=1)

@@ -19,6 +19,9 @@ pond level drives flow back into the pond (negative discharge).
 * :class:`Barrel`: the outlet pipe through the embankment; alone it is a device, as the
   ``barrel=`` of an :class:`OutletStructure` it caps what the devices inside the structure pass
   (devices in series).
+* :class:`Culvert` (defined in :mod:`hydrocalc.culvert`, re-exported here): FHWA HDS-5 inlet
+  and outlet control of one or more circular or box barrels; a device alone or the
+  ``barrel=`` of an :class:`OutletStructure`.
 * :class:`Exfiltration`: a constant rate over the wetted, water-surface or bottom area. It needs
   the pond's stage-area relation, which it gets through :meth:`Exfiltration.bind` (the routing
   functions bind it automatically).
@@ -86,6 +89,7 @@ __all__ = [
     "BroadCrestedWeir",
     "Riser",
     "Barrel",
+    "Culvert",
     "Exfiltration",
     "OutletStructure",
     "as_structure",
@@ -94,6 +98,16 @@ __all__ = [
 ]
 
 _SQRT_2G = float(np.sqrt(2.0 * GRAVITY_FT_S2))
+
+
+def __getattr__(name):
+    # Culvert lives in hydrocalc.culvert (which imports this module); re-exported lazily so
+    # that the import runs one way (culvert -> outlets).
+    if name == "Culvert":
+        from hydrocalc.culvert import Culvert
+
+        return Culvert
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Largest device dimension or stage accepted [ft or in]: a guard against unit slips and
@@ -802,6 +816,9 @@ class Barrel(Device):
     cd: float = 0.6
     name: str = ""
 
+    #: may be the ``barrel=`` of an OutletStructure (devices in series)
+    _series_barrel = True
+
     def __post_init__(self):
         object.__setattr__(self, "diameter_in", _positive(
             self.diameter_in, "diameter_in", "A barrel needs a positive diameter"))
@@ -970,7 +987,7 @@ class OutletStructure(Device):
     ----------
     devices : sequence of Device
         Devices in parallel; their flows add. Items may be structures themselves.
-    barrel : Barrel, optional
+    barrel : Barrel or Culvert, optional
         Barrel the devices discharge into; the structure passes the smaller of the devices'
         total and the barrel capacity (HDS-5 / HEC-22 practice for a riser and its barrel).
     name : str, optional
@@ -980,7 +997,7 @@ class OutletStructure(Device):
     ------
     InputError
         If ``devices`` is empty or holds something that is not a device, if ``barrel`` is not
-        a :class:`Barrel`, or if an :class:`Exfiltration` sits inside a structure with a barrel.
+        a :class:`Barrel` or :class:`Culvert`, or if an :class:`Exfiltration` sits inside a structure with a barrel.
 
     Notes
     -----
@@ -998,7 +1015,7 @@ class OutletStructure(Device):
     19.496
     """
 
-    def __init__(self, devices: Iterable[Device], *, barrel: Barrel | None = None,
+    def __init__(self, devices: Iterable[Device], *, barrel: Device | None = None,
                  name: str = ""):
         if isinstance(devices, Device):
             devices = [devices]
@@ -1010,8 +1027,8 @@ class OutletStructure(Device):
             if not isinstance(dev, Device):
                 raise InputError(f"devices must hold outlet devices; got {dev!r} at index {i}. "
                                  "Use CircularOrifice, RectangularWeir, Riser, ...")
-        if barrel is not None and not isinstance(barrel, Barrel):
-            raise InputError(f"barrel must be a Barrel; got {barrel!r}")
+        if barrel is not None and not getattr(barrel, "_series_barrel", False):
+            raise InputError(f"barrel must be a Barrel or a Culvert; got {barrel!r}")
         if barrel is not None:
             for dev in devices:
                 for leaf in dev.leaves():

@@ -69,6 +69,7 @@ import math
 import pathlib
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,7 +82,7 @@ from hydrocalc._validate import (
     suggest,
     text_problem,
 )
-from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.errors import HydrocalcError, InputError, RangeWarning
 from hydrocalc.units import FT2_PER_AC
 
 __all__ = [
@@ -902,7 +903,7 @@ _POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "r
 
 
 def _device_level(spec: Mapping) -> float:
-    for k in ("invert_ft", "crest_ft"):
+    for k in ("invert_ft", "crest_ft", "inlet_invert_ft"):
         if k in spec:
             return float(spec[k])
     return 0.0
@@ -918,6 +919,77 @@ def _build_outlet(kind: str, spec: Mapping, name: str):
     if kind == "exfiltration" and "over" in spec:
         kwargs["over"] = spec["over"]
     return cls(*args, **kwargs, name=name)
+
+
+_CULVERT_KEYS = ("type", "id", "shape", "inlet", "diameter_in", "span_ft", "rise_ft",
+                 "barrels", "length_ft", "inlet_invert_ft", "outlet_invert_ft", "slope_ftft",
+                 "n", "ke")
+
+
+def _parse_culvert(P, o: Mapping, path: str, index: int, *, default_id: str):
+    """A culvert device table (``type = "culvert"``): (spec, Culvert) or None."""
+    from hydrocalc import culvert
+
+    n0 = len(P.items)
+    P.unknown_keys(o, _CULVERT_KEYS, path)
+    spec: dict[str, Any] = {"type": "culvert"}
+    if "id" in o:
+        spec["id"] = P.text(o, "id", path)
+    shape = P.choice(o, "shape", path, culvert.SHAPES, required=True)
+    spec["shape"] = shape
+    codes = tuple(culvert.inlet_codes(shape)) if shape else tuple(culvert.inlet_codes())
+    spec["inlet"] = P.choice(o, "inlet", path, codes, required=True)
+    if shape == "circular":
+        spec["diameter_in"] = P.number(o, "diameter_in", path, required=True, lower=0.0,
+                                       lower_inclusive=False, upper=1e4)
+        for k in ("span_ft", "rise_ft"):
+            if k in o:
+                P.add(f"{path}.{k}", "is for box culverts; got it with shape = \"circular\". "
+                                     "Give diameter_in only")
+    elif shape == "box":
+        for k in ("span_ft", "rise_ft"):
+            spec[k] = P.number(o, k, path, required=True, lower=0.0, lower_inclusive=False,
+                               upper=1e3)
+        if "diameter_in" in o:
+            P.add(f"{path}.diameter_in", "is for circular culverts; got it with shape = "
+                                         "\"box\". Give span_ft and rise_ft")
+    spec["barrels"] = P.number(o, "barrels", path, default=1, lower=1, upper=1000, integer=True)
+    spec["length_ft"] = P.number(o, "length_ft", path, required=True, lower=0.0,
+                                 lower_inclusive=False, upper=1e5)
+    spec["inlet_invert_ft"] = P.number(o, "inlet_invert_ft", path, required=True, lower=0.0)
+    if "outlet_invert_ft" in o and "slope_ftft" in o:
+        P.add(f"{path}.outlet_invert_ft", "and slope_ftft must not both be given; got both. "
+                                          "Keep one")
+    elif "outlet_invert_ft" in o:
+        spec["outlet_invert_ft"] = P.number(o, "outlet_invert_ft", path, lower=-1e5,
+                                            upper=1e5)
+    elif "slope_ftft" in o:
+        spec["slope_ftft"] = P.number(o, "slope_ftft", path, lower=-1.0, upper=1.0)
+    else:
+        P.add(f"{path}.outlet_invert_ft", "is required for a culvert; got nothing (a culvert "
+                                          "with no outlet invert). Give the outlet invert in "
+                                          "the frame of inlet_invert_ft, or slope_ftft")
+    spec["n"] = P.number(o, "n", path, required=True, lower=0.0, lower_inclusive=False,
+                         upper=0.2)
+    spec["ke"] = P.number(o, "ke", path, required=True, lower=0.0, upper=2.0)
+    if len(P.items) > n0:
+        return None
+    spec["id"] = spec.get("id") or default_id
+    kwargs = {k: v for k, v in spec.items() if k not in ("type", "id") and v is not None}
+    kwargs["barrels"] = int(kwargs["barrels"])
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RangeWarning)
+            obj = culvert.Culvert(**kwargs, name=spec["id"])
+    except (HydrocalcError, TypeError) as exc:
+        P.add(path, f"is invalid: {_msg(exc)}")
+        return None
+    for w in caught:
+        if issubclass(w.category, RangeWarning):
+            warnings.warn(f"{path}: {w.message}", RangeWarning, stacklevel=2)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return spec, obj
 
 
 _BARREL_REQUIRED = ("diameter_in", "invert_ft", "length_ft", "slope_ftft")
@@ -1802,9 +1874,11 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
 
 def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
     n0 = len(P.items)
-    kind = P.choice(o, "type", path, tuple(_OUTLET_FIELDS), required=True)
+    kind = P.choice(o, "type", path, (*_OUTLET_FIELDS, "culvert"), required=True)
     if kind is None:
         return None
+    if kind == "culvert":
+        return _parse_culvert(P, o, path, index, default_id=f"culvert_{index + 1}")
     required, optional = _OUTLET_FIELDS[kind]
     allowed = ("type", "id", *required, *optional, *(("over",) if kind == "exfiltration" else ()))
     P.unknown_keys(o, allowed, path)
@@ -1880,7 +1954,10 @@ def _pond_in_stages(P: _Problems, e: Mapping, path: str) -> tuple[Mapping, float
         if not isinstance(spec, Mapping):
             return spec
         spec = dict(spec)
-        for key in ("invert_ft", "crest_ft"):
+        v = spec.get("outlet_invert_ft")    # a culvert outlet may lie below the pond bottom
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            spec["outlet_invert_ft"] = float(v) - datum
+        for key in ("invert_ft", "crest_ft", "inlet_invert_ft"):
             v = spec.get(key)
             if isinstance(v, int | float) and not isinstance(v, bool):
                 if v < datum:
@@ -1981,7 +2058,11 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     barrel, barrel_spec = None, None
     if "barrel" in e:
         b = P.table(e, "barrel", path)
-        if b is not None:
+        if b is not None and b.get("type") == "culvert":
+            got = _parse_culvert(P, b, f"{path}.barrel", 0, default_id="barrel")
+            if got is not None:
+                barrel_spec, barrel = got
+        elif b is not None:
             bp = f"{path}.barrel"
             k0 = len(P.items)
             P.unknown_keys(b, (*_BARREL_REQUIRED, *_BARREL_OPTIONAL), bp)
@@ -1999,10 +2080,10 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                     P.add(bp, "cannot be built: hydrocalc.outlets is not available")
                 except (HydrocalcError, TypeError) as exc:
                     P.add(bp, f"is invalid: {_msg(exc)}")
-            if barrel is not None and not any(t != "exfiltration" for t in
-                                              (sp["type"] for sp in ospecs)):
-                P.add(bp, "needs at least one orifice, weir or riser discharging into it; got "
-                          "only exfiltration")
+        if barrel is not None and not any(t != "exfiltration" for t in
+                                          (sp["type"] for sp in ospecs)):
+            P.add(f"{path}.barrel", "needs at least one orifice, weir or riser discharging "
+                                    "into it; got only exfiltration")
     if len(P.items) > n0 or not objs:
         return None
     try:
@@ -2018,7 +2099,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
         for spec, oid in zip(ospecs, oids, strict=True):
             lvl = _device_level(spec)
             if spec["type"] != "exfiltration" and lvl >= top:
-                key = "invert_ft" if "invert_ft" in spec else "crest_ft"
+                key = next(k for k in ("invert_ft", "crest_ft", "inlet_invert_ft") if k in spec)
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "
                                                     f"({fmt_value(top)} ft); got {fmt_value(lvl)}")
     tailwater, tw_spec = _pond_tailwater(P, e, path, datum, top)

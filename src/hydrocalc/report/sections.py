@@ -1149,6 +1149,9 @@ def device_table(pond) -> pd.DataFrame:
     ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
+    A culvert (``hydrocalc.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
+    outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants (form, K, M, c, Y,
+    Ks, chart, scale).
     """
     import dataclasses
 
@@ -1159,7 +1162,9 @@ def device_table(pond) -> pd.DataFrame:
     for dev_id, kind, dev in devices:
         fields = dataclasses.asdict(dev) if dataclasses.is_dataclass(dev) else dict(vars(dev))
         row = {"device": dev_id, "type": kind,
-               "invert_ft": fields.pop("invert_ft", fields.pop("crest_ft", None))}
+               "invert_ft": fields.pop("invert_ft", fields.pop(
+                   "crest_ft", fields.pop("inlet_invert_ft", None)))}
+        fields.update(getattr(dev, "coefficients", None) or {})
         for k, v in fields.items():
             if k in ("name", "stage_storage") or v is None:
                 continue
@@ -1167,6 +1172,8 @@ def device_table(pond) -> pd.DataFrame:
         datum = getattr(pond, "bottom_elevation_ft", None)
         if datum is not None and row["invert_ft"] is not None:
             row["invert_elevation_ft"] = float(row["invert_ft"]) + float(datum)
+            if isinstance(row.get("outlet_invert_ft"), float):
+                row["outlet_invert_elevation_ft"] = row["outlet_invert_ft"] + float(datum)
         rows.append(row)
     frame = pd.DataFrame(rows)
     return frame.astype(object).where(frame.notna(), None) if len(frame) else frame
