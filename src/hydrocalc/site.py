@@ -2193,7 +2193,7 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
         P.add(path, f"section is invalid: {_msg(exc)}")
         return None
     try:
-        conv = cv.Conveyance(sec, length, slope, n)
+        conv = cv.Conveyance(sec, length, slope, n, name=path)
     except HydrocalcError as exc:
         text = _msg(exc)
         if text.startswith("slope_ftft "):
