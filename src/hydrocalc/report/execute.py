@@ -889,8 +889,11 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
         seconds[job["key"]] = round(time.perf_counter() - t, 3)
         return job["key"]
 
+    # No rate or ETA: the first section waits for the whole analysis, the others take
+    # a fraction of a second, so an average per section would mislead.
     bar = tqdm(total=len(job_list), desc="report sections", unit="section",
-               disable=not progress, leave=False)
+               disable=not progress, leave=False,
+               bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
         error = _drain(threads, run, job_list, bar)
     bar.close()
