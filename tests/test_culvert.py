@@ -56,6 +56,52 @@ def test_box_nomograph_readings_si_chart(box, readings):
         assert hw / (rise * M_TO_FT) == pytest.approx(hw_d, rel=0.05), inlet
 
 
+# HDS-5, 2nd ed. (Normann, Houghtalen and Johnston, FHWA-NHI-01-020, FHWA, 2001), Ch. III,
+# Example Problem No. 4 (SI table "Example Problem (SI) No. 4, Chapter III HDS-5"): an
+# existing 7 ft x 7 ft (2134 mm) concrete box, square edges in a headwall (the HDS-5 chart 8
+# 90 and 15 degree scale, judged the square-edged headwall), inlet invert 30.480 m, S = 5 %,
+# L = 200 ft (60.96 m). Published: (Q m3/s, TW m, controlling headwater elevation m, column
+# "EL"), nomograph readings: +-5 %. n = 0.012 and ke = 0.5 are not printed in the text read
+# (assumed: concrete, square edge in a headwall); they only decide that outlet control does
+# not govern on this steep barrel.
+HDS5_2001_EX4_BOX = [(11.327, 0.793, 32.96), (16.990, 0.945, 33.93), (22.654, 1.158, 35.52)]
+
+
+@pytest.mark.parametrize("q_m3s,tw_m,el_m", HDS5_2001_EX4_BOX)
+def test_hds5_2001_example_4_box_performance_table(q_m3s, tw_m, el_m):
+    """HDS-5 2nd ed. (FHWA-NHI-01-020, FHWA, 2001), Ch. III, Example Problem No. 4 (SI table)."""
+    r = C.culvert_headwater_ft(q_m3s * M3S_TO_CFS, shape="box", inlet="box_wingwall_90_15",
+                               span_ft=7.0, rise_ft=7.0, length_ft=200.0, n=0.012, ke=0.5,
+                               slope_ftft=0.05, tailwater_ft=tw_m * M_TO_FT)
+    assert r.control == "inlet"             # steep barrel: HDS-5's table is inlet control
+    assert r.headwater_ft / M_TO_FT == pytest.approx(el_m - 30.480, rel=0.05)
+
+
+# Circular CMP, projecting inlet (HDS-5 chart 2, scale 3), computed by the "Pipe Culvert
+# Analysis" program (Dodson & Associates, Houston, version 1.5, 1986) for a Colorado
+# Division of Reclamation, Mining and Safety permit file ("Computation of culvert
+# performance curve", 2 October 1989; dnrweblink.state.co.us DRMS document 493542, page
+# 118): D = 1.50 ft, n = 0.024, ke = 0.5, L = 80 ft, S = 0.05, Q = 12.4 cfs, TW = 1.50 ft:
+# inlet control HW 3.53 ft, outlet control 2.43 ft, critical depth 1.33 ft.
+def test_circular_cmp_projecting_against_a_published_program_run():
+    """Dodson & Associates "Pipe Culvert Analysis" v1.5 output, 2 Oct 1989, Colorado DRMS
+    permit file (dnrweblink.state.co.us, DRMS document 493542, page 118)."""
+    kw = dict(shape="circular", inlet="cmp_projecting", diameter_in=18.0, length_ft=80.0,
+              n=0.024, ke=0.5, slope_ftft=0.05, tailwater_ft=1.5)
+    r = C.culvert_headwater_ft(12.4, **kw)
+    # the program does not state its inlet relation (programs of the time fitted the
+    # nomographs): chart precision, +-5 %
+    assert r.inlet_ft == pytest.approx(3.53, rel=0.05)
+    # critical depth to the printed 0.01 ft
+    assert C.critical_depth_ft(12.4, shape="circular", diameter_in=18.0) == \
+        pytest.approx(1.33, abs=0.005)
+    # the program's 2.43 ft is the HDS-5 energy equation with h_o = TW; the barrel is steep
+    # (normal depth 1.21 ft < critical 1.33 ft, as printed), so hydrocalc finds no
+    # subcritical profile and reports that outlet control cannot govern (NaN); both agree
+    # that the inlet controls
+    assert r.control == "inlet" and math.isnan(r.outlet_ft)
+
+
 def test_inlet_equations_by_hand():
     # submerged: HW/D = c x^2 + Y - 0.5 S; 36-in concrete square edge, Q = 100 cfs, S = 0.01
     d, a = 3.0, math.pi * 9.0 / 4.0
