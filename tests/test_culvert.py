@@ -77,6 +77,21 @@ def test_hds5_2001_example_4_box_performance_table(q_m3s, tw_m, el_m):
     assert r.headwater_ft / M_TO_FT == pytest.approx(el_m - 30.480, rel=0.05)
 
 
+def test_hds5_2001_storage_routing_example_two_cmp_barrels():
+    """HDS-5 2nd ed. (FHWA-NHI-01-020, FHWA, 2001), Ch. V, Example Problem, SI, conclusions:
+    two 900 mm corrugated metal pipes with square edges in a headwall (chart 2 scale 1),
+    inlet invert 267.614 m, S = 0.05, L = 60.960 m; the routed peak 4.24 m3/s "creates a
+    headwater elevation of 269.52 m according to the stage versus discharge data" (read from
+    the performance curve built with the nomographs: +-5 %). n = 0.024 and ke = 0.5 (CMP,
+    square edge in a headwall); the tailwater is not given in the text read (free outfall:
+    the steep barrel is in inlet control)."""
+    r = C.culvert_headwater_ft(4.24 * M3S_TO_CFS, shape="circular", inlet="cmp_headwall",
+                               diameter_in=900.0 / 25.4, barrels=2, length_ft=60.960 * M_TO_FT,
+                               n=0.024, ke=0.5, slope_ftft=0.05)
+    assert r.control == "inlet"
+    assert r.headwater_ft / M_TO_FT == pytest.approx(269.52 - 267.614, rel=0.05)
+
+
 # Circular CMP, projecting inlet (HDS-5 chart 2, scale 3), computed by the "Pipe Culvert
 # Analysis" program (Dodson & Associates, Houston, version 1.5, 1986) for a Colorado
 # Division of Reclamation, Mining and Safety permit file ("Computation of culvert
