@@ -897,6 +897,20 @@ def _clean(obj):
     return str(obj)
 
 
+def criteria_pass_by_point(crit_rows) -> dict[str, dict[str, bool | None]]:
+    """Pass/fail per design point and criterion family (``wqv``, ``qp``...) from the
+    criteria rows: a family passes when every one of its rows passes; None when its rows
+    were not evaluated."""
+    crit: dict[str, dict[str, bool | None]] = {}
+    for r in crit_rows:
+        key = r["criterion"].split("_")[0]
+        dp = r["design_point"]
+        crit.setdefault(dp, {})
+        prev = crit[dp].get(key)
+        crit[dp][key] = r["passed"] if prev is None else (prev and r["passed"])
+    return crit
+
+
 def _pct_change(pre: float, post: float) -> float:
     if pre == 0:
         return 0.0 if post == 0 else math.inf
@@ -1157,13 +1171,7 @@ class SiteResults:
         (``<criterion>_pass`` is True/False, or None when not evaluated; site-wide
         criteria repeat on every row). ``scenario`` labels the rows (e.g. a sweep case).
         """
-        crit: dict[str, dict[str, bool | None]] = {}
-        for r in self._criteria_rows:
-            key = r["criterion"].split("_")[0]
-            dp = r["design_point"]
-            crit.setdefault(dp, {})
-            prev = crit[dp].get(key)
-            crit[dp][key] = r["passed"] if prev is None else (prev and r["passed"])
+        crit = criteria_pass_by_point(self._criteria_rows)
         out = []
         for r in self._comparison_rows:
             row = {"site": self.site.name, "scenario": scenario}

@@ -1784,6 +1784,37 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
                         cn_method=cn_method, tc_method=tc_method, description=desc)
 
 
+def _two_column_csv(P, ctx, path: str, raw: str, col1: str, col2: str):
+    """Read the two-column numeric CSV ``raw`` named at ``path.csv`` (inside the site's
+    folder); return (first column, second column, [(file name, line)]) or None after
+    recording the problem."""
+    fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
+    if fpath is None:
+        return None
+    try:
+        header, rows = _read_csv_rows(fpath)
+    except InputError as exc:  # names the CSV file and line
+        P.raw(f"{exc}")
+        return None
+    _register_input(ctx.input_files, ctx.base_dir, fpath)
+    if header != [col1, col2]:
+        P.add(f"{path}.csv", f"must have exactly the columns {col1},{col2}; got "
+                             f"{','.join(header)} in {fpath.name}")
+        return None
+    first, second, where = [], [], []
+    for lineno, row in rows:
+        try:
+            a, b = float(row[col1]), float(row[col2])
+        except ValueError:
+            P.add(f"{path}.csv", f"must hold numbers; got {row[col1]!r}, {row[col2]!r} at "
+                                 f"{fpath.name} line {lineno}")
+            return None
+        first.append(a)
+        second.append(b)
+        where.append((fpath.name, lineno))
+    return first, second, where
+
+
 def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
     n0 = len(P.items)
     kind = P.choice(s, "type", path, _STORAGE_TYPES, required=True)
@@ -1800,29 +1831,10 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
             raw = P.text(s, "csv", path)
             if raw is None:
                 return None
-            fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
-            if fpath is None:
+            got = _two_column_csv(P, ctx, path, raw, "stage_ft", col2)
+            if got is None:
                 return None
-            try:
-                header, rows = _read_csv_rows(fpath)
-            except InputError as exc:  # names the CSV file and line
-                P.raw(f"{exc}")
-                return None
-            _register_input(ctx.input_files, ctx.base_dir, fpath)
-            if header[:2] != ["stage_ft", col2] or len(header) != 2:
-                P.add(f"{path}.csv", f"must have exactly the columns stage_ft,{col2}; got "
-                                     f"{','.join(header)} in {fpath.name}")
-                return None
-            stage, other = [], []
-            for lineno, row in rows:
-                try:
-                    a, b = float(row["stage_ft"]), float(row[col2])
-                except ValueError:
-                    P.add(f"{path}.csv", f"must hold numbers; got {row['stage_ft']!r}, "
-                                         f"{row[col2]!r} at {fpath.name} line {lineno}")
-                    return None
-                stage.append(a)
-                other.append(b)
+            stage, other, _ = got
             spec["csv"] = raw
             lists = {"stage_ft": stage, col2: other}
             tmp = _Problems(P.where)
@@ -2222,33 +2234,15 @@ def _user_section_points(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> dict
         raw = P.text(e, "csv", path)
         if raw is None:
             return None
-        fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
-        if fpath is None:
+        got = _two_column_csv(P, ctx, path, raw, "station_ft", "elevation_ft")
+        if got is None:
             return None
-        try:
-            header, rows = _read_csv_rows(fpath)
-        except InputError as exc:  # names the CSV file and line
-            P.raw(f"{exc}")
-            return None
-        _register_input(ctx.input_files, ctx.base_dir, fpath)
-        if header != ["station_ft", "elevation_ft"]:
-            P.add(f"{path}.csv", f"must have exactly the columns station_ft,elevation_ft; got "
-                                 f"{','.join(header)} in {fpath.name}")
-            return None
-        xs, zs = [], []
-        for lineno, row in rows:
-            try:
-                x, z = float(row["station_ft"]), float(row["elevation_ft"])
-            except ValueError:
-                P.add(f"{path}.csv", f"must hold numbers; got {row['station_ft']!r}, "
-                                     f"{row['elevation_ft']!r} at {fpath.name} line {lineno}")
-                return None
+        xs, zs, where = got
+        for x, z, (name, lineno) in zip(xs, zs, where):
             if not (math.isfinite(x) and math.isfinite(z)):
-                P.add(f"{path}.csv", f"must hold finite numbers; got {x}, {z} at {fpath.name} "
+                P.add(f"{path}.csv", f"must hold finite numbers; got {x}, {z} at {name} "
                                      f"line {lineno}")
                 return None
-            xs.append(x)
-            zs.append(z)
         return {"csv": raw, "station_ft": xs, "elevation_ft": zs}
     if not has_lists:
         P.add(f"{path}.station_ft", "and elevation_ft (or csv) are required for section = "

@@ -421,15 +421,9 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
 
 def _rows(site, names, red, v, crit_rows) -> list[dict]:
     """The rows of ``SiteResults.summary_rows`` from the reduced arrays of variant ``v``."""
-    from hydrocalc.analysis import _pct_change
+    from hydrocalc.analysis import _pct_change, criteria_pass_by_point
 
-    crit: dict[str, dict[str, bool | None]] = {}
-    for r in crit_rows:
-        key = r["criterion"].split("_")[0]
-        dp = r["design_point"]
-        crit.setdefault(dp, {})
-        prev = crit[dp].get(key)
-        crit[dp][key] = r["passed"] if prev is None else (prev and r["passed"])
+    crit = criteria_pass_by_point(crit_rows)
     out = []
     for dp in site.design_point_ids:
         pa, va = (x[:, v].tolist() for x in red["pre", dp])
