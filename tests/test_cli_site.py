@@ -80,3 +80,21 @@ def test_run_refuses_invalid_input(site_dir):
     res = invoke("run", path)
     assert res.exit_code == 1
     assert "error: site.toml: pre.reach[R-1].lag_hr must be >= 0; got -1 (line" in res.output
+
+
+def test_library_warnings_print_as_one_line_without_source(tmp_path):
+    """A legal but unusual input (an adverse reach) prints one ``warning:`` line naming the
+    reach; the Python file and line of the code that warned appear only with --debug."""
+    text = (ROOT / "examples" / "conveyance" / "site.toml").read_text()
+    storms = (ROOT / "design_storms" / "pelham.toml").as_posix()
+    text = text.replace("../../design_storms/pelham.toml", storms)
+    assert "slope_ftft = 0.01" in text
+    text = text.replace("slope_ftft = 0.01", "slope_ftft = -0.005", 1)
+    site = tmp_path / "site.toml"
+    site.write_text(text)
+    res = CliRunner().invoke(main, ["--allow-outside-paths", "check", str(site)])
+    err = res.stderr if hasattr(res, "stderr") else res.output
+    lines = [ln for ln in err.splitlines() if "adverse slope" in ln]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("warning: reach 'post.reach[SWALE-1]' has an adverse slope")
+    assert "RangeWarning" not in err and ".py:" not in err

@@ -71,6 +71,26 @@ def _unexpected(exc: Exception) -> str:
             "--debug for the traceback and report it.")
 
 
+class _one_line_warnings:
+    """While a command runs, print each Python warning as ``warning: <message>`` on stderr
+    (the file and line of the code that warned are shown only with ``--debug``)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._saved = warnings.catch_warnings()
+        self._saved.__enter__()
+        warnings.showwarning = self._show
+        return self
+
+    @staticmethod
+    def _show(message, category, filename, lineno, file=None, line=None):
+        click.echo(f"warning: {message}", err=True)
+
+    def __exit__(self, *exc):
+        return self._saved.__exit__(*exc)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hydrocalc")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
@@ -82,6 +102,8 @@ def main(ctx, debug, allow_outside_paths):
     """hydrocalc: TR-55/TR-20 hydrology, ponds, NY criteria and SWPPP reports."""
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    if not debug:  # library warnings as one "warning: ..." line each, no source line
+        ctx.with_resource(_one_line_warnings())
     if allow_outside_paths:  # read by hydrocalc.site (and by report kernels it starts)
         import os
 
