@@ -348,6 +348,9 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
 
 # -- outlet control -------------------------------------------------------------------------
 def _friction_slope(n: float, q, area, perim):
+    """Friction slope S_f = (Q / K)^2 with the conveyance K = (1.49 / n) A R^(2/3)
+    (Manning's equation with the TR-55 Eq. 3-4 constant).
+    [ft/ft]; infinite where the section is dry."""
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(perim > 0, area / np.where(perim > 0, perim, 1.0), 0.0)
         conv = MANNING_KU / n * area * r ** (2.0 / 3.0)
@@ -356,7 +359,8 @@ def _friction_slope(n: float, q, area, perim):
 
 def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start: np.ndarray,
                  dc: np.ndarray, length: float, slope: float, n: float):
-    """Subcritical profile from the outlet (depth y_start) up the barrel. Returns the depth
+    """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
+    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps). Returns the depth
     (pressure head above the invert once full) at the inlet, NaN where the profile would
     fall to critical depth (no subcritical profile: supercritical barrel)."""
     # x measured upstream from the outlet; steps refined near the outlet (cubic spacing)
