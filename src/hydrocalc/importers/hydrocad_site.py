@@ -84,13 +84,16 @@ class ImportResult:
         n_imp = sum(1 for n in nodes.values() if n["imported"])
         head = (f"imported {n_imp} of {len(nodes)} node(s), "
                 f"{len(self.submitted['storms'])} storm(s) into {self.folder}")
+        notes = [f"  note: pond {nid} is converted, not exactly: {x}"
+                 for nid, n in nodes.items() if n["imported"]
+                 for x in (n.get("conversion") or {}).get("differences", [])]
         if self.complete:
-            return head + " (complete)"
+            return "\n".join([head + " (complete)", *notes])
         lines = [head + ": INCOMPLETE, not imported:"]
         for item in self.not_imported:
             what = f"{item['kind']} {item['node']}" if item["node"] else item["kind"]
             lines.append(f"  - {what}: {item['item']}: {item['reason']}")
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
 
 def _storm_id(name: str, used: set) -> str:
@@ -322,15 +325,95 @@ _DEVICE_PATTERNS = (
 )
 
 
+# HydroCAD's printed culvert entrance (``L= 20.0' CMP, square edge headwall, Ke= 0.500``) ->
+# the FHWA HDS-5 (2001) Table A.1 inlet hydrocalc computes (hydrocalc.culvert.inlet_codes()).
+# Only entrances with the same material and edge in Table A.1 (chart 1: concrete, chart 2:
+# corrugated metal) are mapped; anything else (RCP square-cut projecting, rounded edge,
+# end sections, plastic pipe entrances) has no Table A.1 row and is not imported.
+CULVERT_INLETS = {
+    "cmp, square edge headwall": "cmp_headwall",            # chart 2, scale 1 (headwall)
+    "cmp, mitered to conform to fill": "cmp_mitered",       # chart 2, scale 2
+    "cmp, projecting, no headwall": "cmp_projecting",       # chart 2, scale 3
+    "rcp, square edge headwall": "concrete_square_headwall",  # chart 1, scale 1
+    "rcp, groove end w/headwall": "concrete_groove_headwall",  # chart 1, scale 2
+    "rcp, groove end projecting": "concrete_groove_projecting",  # chart 1, scale 3
+}
+_N = r"-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+# HydroCAD 10's printed round culvert (as in the City of Eugene report of the test suite)
+_CULVERT_RE = re.compile(
+    (r'^(?P<d>N)" Round Culvert L=(?P<L>N)\' (?P<inlet>[^=]+?), Ke=(?P<ke>N) '
+     r"Inlet / Outlet Invert=(?P<ii>N)' ?/ ?(?P<oi>N)' S=(?P<s>N) ?'(?:/')? Cc=(?P<cc>N) "
+     r"n=(?P<n>N)(?: (?P<ndesc>[^=]*?))?(?:,? Flow Area=(?P<fa>N) sf)?$").replace("N", _N))
+
+
+def _culvert(desc: str) -> tuple[dict | None, str | None]:
+    """A HydroCAD round culvert as a hydrocalc HDS-5 culvert (in elevations), or the reason.
+
+    Returns the culvert fields (``inlet_invert_ft``/``outlet_invert_ft`` are elevations here)
+    with ``_differences``: what HydroCAD computes differently (recorded in the import).
+    """
+    from hydrocalc import culvert
+
+    m = _CULVERT_RE.match(desc)
+    if not m:
+        if "Culvert" in desc:
+            return None, ("only a HydroCAD 10 round culvert ('D\" Round Culvert L= ... Ke= ... "
+                          "Inlet / Outlet Invert= ... Cc= ... n= ...') is read; this one is not "
+                          "in that form")
+        return None, None
+    f = {k: float(v.replace(",", "")) for k, v in m.groupdict().items()
+         if k not in ("inlet", "ndesc") and v is not None}
+    printed_inlet = " ".join(m.group("inlet").split())
+    code = CULVERT_INLETS.get(printed_inlet.lower())
+    if code is None:
+        return None, (f"culvert entrance {printed_inlet!r} has no FHWA HDS-5 Table A.1 inlet "
+                      f"hydrocalc computes (mapped: {', '.join(sorted(CULVERT_INLETS))})")
+    assert code in culvert.inlet_codes("circular")
+    area = 3.141592653589793 / 4.0 * (f["d"] / 12.0) ** 2
+    if "fa" in f and abs(f["fa"] - area) > 0.005 + 1e-9:
+        return None, (f"culvert flow area printed {f['fa']} sf is not the full {f['d']}\" "
+                      f"barrel ({area:.3f} sf): a partly filled barrel is not supported")
+    conv = {"type": "culvert", "shape": "circular", "diameter_in": f["d"], "inlet": code,
+            "length_ft": f["L"], "inlet_invert_ft": f["ii"], "outlet_invert_ft": f["oi"],
+            "n": f["n"], "ke": f["ke"],
+            "_printed": f"{printed_inlet}, Ke={m.group('ke')}, Cc={m.group('cc')}"}
+    conv["_differences"] = [
+        f"culvert: HydroCAD's own culvert procedure (printed entrance {printed_inlet!r}, "
+        f"Cc={m.group('cc')}) is replaced by FHWA HDS-5 inlet control (Table A.1 {code!r}) "
+        f"and outlet control with the printed Ke={m.group('ke')} and n={m.group('n')}; "
+        "hydrocalc has no Cc, so flows where the culvert controls may differ"]
+    return conv, None
+
+
+def _convert_device(d: dict) -> tuple[dict | None, str | None]:
+    """One printed device as a hydrocalc outlet (elevations kept), or ``(None, reason)``."""
+    conv, why = _culvert(d["description"])
+    if conv is not None or why is not None:
+        return conv, why
+    for rx, make in _DEVICE_PATTERNS:
+        m = rx.match(d["description"])
+        if m:
+            return make(m), None
+    return None, "not supported"
+
+
 def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | None, str | None]:
-    """Exact conversion of a pond, or ``(None, reason)``.
+    """Conversion of a pond, or ``(None, reason)``.
 
     Converted: one storage volume given as stage data "Listed below" whose table has a
     ``Cum.Store`` column (written as a ``stage_storage`` CSV: the storage HydroCAD computed,
-    elevations turned into stages above the datum, the lowest storage invert), and devices
-    routed directly to Primary (Discarded for exfiltration): vertical circular or rectangular
-    orifices/grates with their printed C, exfiltration over the surface or wetted area.
-    Inverts become stages above the datum.
+    elevations turned into stages above the datum, the lowest storage invert), and devices:
+    vertical circular or rectangular orifices/grates with their printed C and HydroCAD 10
+    round culverts (``type = "culvert"``, FHWA HDS-5) routed to Primary, exfiltration over the
+    surface or wetted area routed to Discarded. Devices routed to ``Device N`` (in series)
+    are converted when device N is a culvert routed to Primary and every other device except
+    exfiltration discharges through it: the culvert becomes the pond's ``barrel``. Inverts
+    become stages above the datum.
+
+    Where the conversion is not exact (a culvert: HydroCAD's culvert procedure and its Cc
+    differ from HDS-5), the difference is recorded in ``differences`` (written to the site
+    file's comments, ``submitted.json`` and the import summary; the review names it when a
+    pond value differs).
     """
     table, storage = node.get("stage_table"), node.get("storage", [])
     if datum is None or not table or "Cum.Store" not in table["columns"]:
@@ -343,30 +426,63 @@ def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | Non
     if rows[0] != (0.0, 0.0):
         return None, ("its stage table does not start at the datum with zero storage "
                       f"(first row {table['rows'][0]})")
-    outlets = []
+    convs = {}
     for d in node.get("devices", []):
-        conv = None
-        for rx, make in _DEVICE_PATTERNS:
-            m = rx.match(d["description"])
-            if m:
-                conv = make(m)
-                break
+        conv, why = _convert_device(d)
         wanted = "Discarded" if conv and conv["type"] == "exfiltration" else "Primary"
-        if conv is None or d["routing"] != wanted:
+        if conv is None or not (d["routing"] == wanted or (
+                d["routing"].startswith("Device ") and wanted == "Primary")):
             return None, (f"device #{d['device']} {d['description'][:50]!r} routed to "
-                          f"{d['routing']} is not supported")
-        if conv["type"] != "exfiltration":
+                          f"{d['routing']} is not supported"
+                          + (f": {why}" if why and why != "not supported" else ""))
+        if conv["type"] == "culvert":
+            if abs(conv["inlet_invert_ft"] - d["invert_elev_ft"]) > 1e-6:
+                return None, (f"device #{d['device']}: the culvert's printed inlet invert "
+                              f"{conv['inlet_invert_ft']}' differs from the device invert "
+                              f"{d['invert_elev_ft']}'")
+            conv["inlet_invert_ft"] = round(conv["inlet_invert_ft"] - datum, 6)
+            conv["outlet_invert_ft"] = round(conv["outlet_invert_ft"] - datum, 6)
+        elif conv["type"] != "exfiltration":
             conv["invert_ft"] = round(d["invert_elev_ft"] - datum, 6)
         conv["id"] = f"device_{d['device']}"
         conv["elevation_ft"] = d["invert_elev_ft"]
-        outlets.append(conv)
-    if not outlets:
+        convs[d["device"]] = (d, conv)
+    if not convs:
         return None, "no outlet device was read"
+    series = {d["routing"] for d, _ in convs.values() if d["routing"].startswith("Device ")}
+    barrel = None
+    if series:
+        into = {int(r.split()[1]) for r in series}
+        k = next(iter(into))
+        target = convs.get(k)
+        if len(into) > 1 or target is None or target[1]["type"] != "culvert" \
+                or target[0]["routing"] != "Primary":
+            return None, (f"devices in series ({', '.join(sorted(series))}) are supported only "
+                          "into one culvert routed to Primary (the pond's barrel)")
+        direct = [d["device"] for d, c in convs.values() if d["device"] != k
+                  and c["type"] != "exfiltration" and not d["routing"].startswith("Device ")]
+        if direct:
+            return None, (f"device(s) #{', #'.join(map(str, direct))} routed to Primary beside "
+                          f"culvert #{k}, which others discharge through: hydrocalc's barrel "
+                          "takes every device (not supported)")
+        barrel = convs.pop(k)[1]
+        barrel["id"] = "barrel"
+        barrel["_differences"] = barrel.get("_differences", []) + [
+            f"devices in series: hydrocalc passes the smaller of the devices' total and the "
+            f"culvert's capacity at the pond level (the rule HydroCAD's device report shows: "
+            f"'Passes ... cfs of ... cfs potential flow'); how HydroCAD lets the culvert's "
+            f"headwater act on devices #{', #'.join(str(d['device']) for d, _ in convs.values() if d['routing'] == f'Device {k}')} "
+            "is not printed"]
+    outlets = [c for _, c in convs.values()]
+    differences = [x for c in outlets + ([barrel] if barrel else [])
+                   for x in c.get("_differences", [])]
     csv_name = re.sub(r"[^A-Za-z0-9_.-]", "_", nid) + "_stage_storage.csv"
     csv_text = "stage_ft,storage_ft3\n" + "".join(f"{a!r},{b!r}\n" for a, b in rows)
-    return {"datum_elev_ft": datum, "csv": csv_name, "csv_text": csv_text,
-            "outlets": outlets}, None
-
+    out = {"datum_elev_ft": datum, "csv": csv_name, "csv_text": csv_text,
+           "outlets": outlets, "differences": differences}
+    if barrel is not None:
+        out["barrel"] = barrel
+    return out, None
 
 
 def _pond_datum(node: dict) -> dict:
@@ -377,20 +493,37 @@ def _pond_datum(node: dict) -> dict:
     return {"datum_elev_ft": min(inv)} if inv else {}
 
 
+# HydroCAD's public page on orifices (hydrocad.net/orifice.htm) says only that a horizontal
+# grate "will check for possible weir flow around the perimeter of the grate" and that the
+# "discharge equations ... are provided in the Reference Manual and the help system": the
+# weir coefficient and length of the weir limit are neither printed nor publicly documented.
+HORIZONTAL_GRATE_REASON = (
+    "a horizontal orifice/grate 'limited to weir flow at low heads' uses a weir coefficient and "
+    "weir length the report does not print and HydroCAD's public documentation does not give "
+    "(hydrocad.net/orifice.htm refers to its Reference Manual)")
+
+
 def _unsupported_devices(node: dict) -> list[str]:
-    """Devices hydrocalc cannot represent exactly (listed even though links block the pond)."""
+    """Devices hydrocalc cannot represent (listed even though links block the pond)."""
     out = []
-    for d in node.get("devices", []):
+    devices = {d["device"]: d for d in node.get("devices", [])}
+    for d in devices.values():
         desc = d["description"]
         if "Culvert" in desc:
-            why = "culverts (inlet/outlet control, tailwater) are not supported"
+            conv, why = _culvert(desc)
+            if conv is not None:
+                continue
         elif "Horiz. Orifice" in desc:
-            why = ("a horizontal orifice/grate limited to weir flow uses a weir coefficient the "
-                   "report does not print")
+            why = (HORIZONTAL_GRATE_REASON if "weir flow" in desc else
+                   "a horizontal orifice/grate has no hydrocalc outlet (hydrocalc's orifices are "
+                   "vertical)")
         elif re.search(r"Pump|Sim-Route|Custom Weir|Special & User", desc, re.IGNORECASE):
             why = "not supported"
         elif d["routing"].startswith("Device"):
-            why = f"devices in series ({d['routing']}) are not supported without the culvert"
+            k = int(d["routing"].split()[1]) if d["routing"].split()[1].isdigit() else None
+            if k in devices and "Culvert" in devices[k]["description"]:
+                continue
+            why = (f"devices in series ({d['routing']}) are supported only into a culvert")
         else:
             continue
         out.append(f"device #{d['device']} {desc[:40]!r}: {why}")
@@ -402,6 +535,23 @@ def _unsupported_devices(node: dict) -> list[str]:
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
+
+
+def _device_lines(o: dict, datum: float) -> list[str]:
+    """``key = value`` lines of one converted device (elevations as comments)."""
+    out = []
+    for k, v in o.items():
+        if k == "elevation_ft" or k.startswith("_") or (k == "id" and v == "barrel"):
+            continue
+        note = ""
+        if k == "invert_ft":
+            note = f"  # elevation {o['elevation_ft']} ft"
+        elif k in ("inlet_invert_ft", "outlet_invert_ft"):
+            note = f"  # elevation {round(v + datum, 6)} ft"
+        elif k == "inlet" and o.get("_printed"):
+            note = f"  # HDS-5 Table A.1; HydroCAD printed {o['_printed']}"
+        out.append(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}{note}")
+    return out
 
 
 def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: list,
@@ -469,13 +619,16 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
                       f"{conv['datum_elev_ft']} ft (datum)"),
                       f"[{scen}.pond.storage]", 'type = "stage_storage"',
                       f"csv = {_q(conv['csv'])}  # HydroCAD's Cum.Store by elevation"]
+            if conv.get("differences"):
+                lines += ["# NOT EXACT (named by `hydrocalc review` when a pond value differs):"]
+                lines += [f"#   - {x}" for x in conv["differences"]]
             for o in conv["outlets"]:
                 lines.append(f"[[{scen}.pond.outlet]]")
-                for k, v in o.items():
-                    if k == "elevation_ft":
-                        continue
-                    note = f"  # elevation {o['elevation_ft']} ft" if k == "invert_ft" else ""
-                    lines.append(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}{note}")
+                lines += _device_lines(o, conv["datum_elev_ft"])
+            if conv.get("barrel"):
+                lines.append(f"[{scen}.pond.barrel]  # HydroCAD device routed to Primary; "
+                             "the devices above discharge through it")
+                lines += _device_lines(conv["barrel"], conv["datum_elev_ft"])
             lines.append("")
         lines += [f"[[{scen}.design_point]]", f'id = "{OUTLET_ID}"',
 
