@@ -48,7 +48,8 @@ import tempfile
 from hydrocalc.errors import InputError
 from hydrocalc.importers.hydrocad import HydroCADReport, read_report
 
-__all__ = ["SUBMITTED_FORMAT", "ImportResult", "convert_report", "import_hydrocad"]
+__all__ = ["CULVERT_INLETS", "SUBMITTED_FORMAT", "ImportResult", "convert_report", "device_check",
+           "import_hydrocad"]
 
 SUBMITTED_FORMAT = "hydrocalc-hydrocad-submitted-1"
 OUTLET_ID = "OUT"
@@ -206,6 +207,9 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
                 subs.append((nid, node))
         elif node["kind"] == "pond":
             info.update(_pond_datum(node))
+            checks = device_check(node)
+            if checks:
+                info["device_check"] = checks
             unsupported = _unsupported_devices(node)
             if links is None:
                 why = _LINKS_REASON + ("; also: " + "; ".join(unsupported) if unsupported
@@ -483,6 +487,67 @@ def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | Non
     if barrel is not None:
         out["barrel"] = barrel
     return out, None
+
+
+def device_check(node: dict) -> list[dict]:
+    """Each convertible device's flow beside the flow HydroCAD printed at the same head.
+
+    HydroCAD prints, under a pond's devices, the maximum outflow with the headwater (HW) and
+    tailwater (TW) at that time and each device's flow, "calculated directly from the
+    discharge equations at the listed HW and TW elevations" (hydrocad.net/deviceflow.htm).
+    For every device that converts (culverts: their *potential* flow, "Passes x cfs of y cfs
+    potential flow"; vertical orifices: the flow they control) this evaluates the converted
+    hydrocalc device at the printed HW: a check of the conversion on the report's own
+    numbers, independent of the routing and of the pond's inflow. Devices under a tailwater
+    above their outlet (culvert outlet invert, orifice invert) are not checked.
+
+    Parameters
+    ----------
+    node : dict
+        A pond node read by :func:`hydrocalc.importers.hydrocad.parse_report`.
+
+    Returns
+    -------
+    list of dict
+        ``storm``, ``device``, ``hw_elev_ft``, ``printed_cfs`` (as printed), ``decimals``,
+        ``hydrocalc_cfs``, ``difference_pct`` (None when the printed flow is 0).
+    """
+    from hydrocalc import culvert, outlets
+
+    devices = {d["device"]: d for d in node.get("devices", [])}
+    out = []
+    for om in node.get("outflow_max", []):
+        hw, tw = om["hw_elev_ft"], om.get("tw_elev_ft")
+        for row in om["devices"]:
+            d = devices.get(row["device"])
+            if d is None or "printed" not in row:
+                continue
+            conv, _ = _convert_device(d)
+            if conv is None or conv["type"] == "exfiltration":
+                continue
+            if conv["type"] == "culvert":
+                if row["status"] != "passes" or (tw is not None and tw > conv["outlet_invert_ft"]):
+                    continue
+                kw = {k: v for k, v in conv.items() if not k.startswith("_") and k != "type"}
+                q = float(culvert.Culvert(**kw).discharge_cfs(hw))
+            else:
+                if row["status"] != "controls" or (tw is not None and tw > d["invert_elev_ft"]):
+                    continue
+                if conv["type"] == "circular_orifice":
+                    dev = outlets.CircularOrifice(conv["diameter_in"], d["invert_elev_ft"],
+                                                  cd=conv["cd"])
+                else:
+                    dev = outlets.RectangularOrifice(conv["width_in"], conv["height_in"],
+                                                     d["invert_elev_ft"], cd=conv["cd"])
+                q = float(dev.discharge_cfs(hw))
+            printed = float(row["printed"])
+            out.append({"storm": om["storm"], "device": row["device"], "hw_elev_ft": hw,
+                        "printed_cfs": row["printed"],
+                        "decimals": len(row["printed"].split(".")[1]) if "." in row["printed"]
+                        else 0,
+                        "hydrocalc_cfs": q,
+                        "difference_pct": 100.0 * (q - printed) / printed if printed else None})
+    return out
 
 
 def _pond_datum(node: dict) -> dict:
