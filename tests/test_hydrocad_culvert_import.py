@@ -247,7 +247,7 @@ def _printed(tmp_path, *, outflow_factor: float = 1.0) -> str:
     f.write_text(_HEAD + _NET.replace("{s}", "pre") + _NET.replace("{s}", "post"))
     res = analyze(load_site(f))
     t = res.time_hr
-    pages = [f"Drainage Diagram for CulvertTrip Prepared by Test Engineer 1/2/2025 {_FOOTER}"]
+    pages = [f"Drainage Diagram for RoundTrip Prepared by Test Engineer 1/2/2025 {_FOOTER}"]
     page = 2
     for sub, pond, area, vol in (("1S", "2P", "87,120", 12000), ("3S", "3P", "43,560", 6000)):
         qs, ts = parabolic_peak(t, res.flow_cfs("post", "10-yr", sub))
@@ -256,7 +256,7 @@ def _printed(tmp_path, *, outflow_factor: float = 1.0) -> str:
         qo, to = parabolic_peak(t, res.flow_cfs("post", "10-yr", pond))
         qo *= outflow_factor
         vo = float(np.trapezoid(res.flow_cfs("post", "10-yr", pond), t)) * 3600 / 43560
-        head = (f'Type III 24-hr 10-yr Rainfall=4.90" CulvertTrip\nPrepared by Test Engineer '
+        head = (f'Type III 24-hr 10-yr Rainfall=4.90" RoundTrip\nPrepared by Test Engineer '
                 f"Printed 1/2/2025 {_FOOTER} Page ")
         pages.append(f"""{head}{page}
 Summary for Subcatchment {sub}: Lot
@@ -283,6 +283,7 @@ Elevation Surf.Area Inc.Store Cum.Store
 106.00 2,000 {vol:,} {vol:,}
 Device Routing Invert Outlet Devices
 {_DEVICES[pond]}
+Primary OutFlow Max={qo:.2f} cfs @ {to:.2f} hrs HW={100 + p['peak_stage_ft']:.2f}' (Free Discharge)
 """)
         page += 2
     return "\n".join(pages)
