@@ -17,7 +17,9 @@ What is read
   CN=83 Runoff=1.43 cfs 0.109 af``, ``Pond P1: ... Peak Elev=... Storage=... Inflow=...``,
   ``Reach 1R: ... Inflow=... Outflow=...``);
 * each "Summary for Subcatchment / Reach / Pond" section: area, CN, Tc, method, storm and
-  results; for ponds the storage volumes, the stage table and the device table.
+  results; for ponds the storage volumes, the stage table, the device table and the device
+  analysis printed under it (``Primary OutFlow Max=... HW=... TW=...`` and each device's
+  flow, kept as ``outflow_max``).
 
 Extraction damage it copes with: lost line breaks (the text is read as one stream of words),
 ``<br />`` separators, repeated page headers and footers, thousands separators (``254,589

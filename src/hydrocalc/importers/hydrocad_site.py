@@ -23,6 +23,12 @@ Conversion rules (exact or not at all)
   reviewer: an explicit input, never inferred), ponds that convert exactly are imported
   (:func:`_convert_pond`): elevations become stages above the pond's datum (its lowest
   storage invert, recorded) and the stage table is written as a CSV beside the site file.
+  A HydroCAD 10 round culvert becomes an FHWA HDS-5 culvert (its printed entrance mapped to
+  the HDS-5 Table A.1 inlet, :data:`CULVERT_INLETS`); with devices routed through it
+  (``Device 1``) it becomes the pond's ``barrel``. That conversion is not exact (HydroCAD's
+  culvert procedure and its Cc are not HDS-5's): the difference is recorded in the site
+  file's comments, ``submitted.json`` (``conversion.differences``) and the import summary,
+  and the review names it when a pond value differs.
   Reaches stay out: HydroCAD routes them through a channel, hydrocalc reaches are lags.
 * **Scenarios**: a report describes one network; it is written as ``post`` and copied as
   ``pre`` (the site schema needs both).
@@ -80,7 +86,9 @@ class ImportResult:
     submitted: dict
 
     def message(self) -> str:
-        """One summary line (and one line per node not imported)."""
+        """One summary line, one line per node not imported, per pond whose conversion is
+        not exact (``note:``) and per device checked at HydroCAD's printed head (``check:``,
+        :func:`device_check`)."""
         nodes = self.submitted["nodes"]
         n_imp = sum(1 for n in nodes.values() if n["imported"])
         head = (f"imported {n_imp} of {len(nodes)} node(s), "
@@ -88,6 +96,12 @@ class ImportResult:
         notes = [f"  note: pond {nid} is converted, not exactly: {x}"
                  for nid, n in nodes.items() if n["imported"]
                  for x in (n.get("conversion") or {}).get("differences", [])]
+        notes += [f"  check: pond {nid}, storm {c['storm']!r}, device #{c['device']} at "
+                  f"HydroCAD's printed HW {c['hw_elev_ft']} ft: printed {c['printed_cfs']} cfs, "
+                  f"hydrocalc {c['hydrocalc_cfs']:.3g} cfs"
+                  + (f" ({c['difference_pct']:+.1f} %)" if c["difference_pct"] is not None
+                     else "")
+                  for nid, n in nodes.items() for c in n.get("device_check", [])]
         if self.complete:
             return "\n".join([head + " (complete)", *notes])
         lines = [head + ": INCOMPLETE, not imported:"]
