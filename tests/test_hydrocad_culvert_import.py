@@ -68,7 +68,7 @@ def test_eugene_culvert_rating_at_the_printed_headwater():
     # 886.55' is below the outlet invert 886.85': free outlet). The HDS-5 culvert gives less:
     # at HW/D = 0.37 / 0.667 = 0.56 its unsubmerged inlet-control form governs, HydroCAD's
     # culvert procedure is its own. The difference is a method difference, far beyond the
-    # printed precision (HW +-0.005 ft moves the HDS-5 flow by about 1.5 %; 0.41 +-0.005 cfs
+    # printed precision (HW +-0.005 ft moves the HDS-5 flow by about 2.3 %; 0.41 +-0.005 cfs
     # is +-1.2 %), which is why the import records it.
     checks = device_check(read_report(EUGENE1000).nodes["S9"])
     assert len(checks) == 1 and checks[0]["device"] == 1
@@ -356,3 +356,12 @@ def test_primary_device_beside_a_culvert_barrel_is_refused(tmp_path):
     _, sub, _ = convert_report(rep, links={"1S": "2P", "3S": "3P", "2P": "OUT", "3P": "OUT"})
     why = sub["nodes"]["2P"]["not_imported_reason"]
     assert "#3 routed to Primary beside culvert #1" in why
+
+
+def test_device_below_the_lowest_storage_is_refused(tmp_path):
+    text = _printed(tmp_path).replace("#1 Primary 101.00' 6.0\" Round Culvert",
+                                      "#1 Primary 99.50' 6.0\" Round Culvert").replace(
+        "Inlet / Outlet Invert= 101.00' / 100.70'", "Inlet / Outlet Invert= 99.50' / 99.20'")
+    rep = parse_report(text)
+    _, sub, _ = convert_report(rep, links={"1S": "2P", "3S": "3P", "2P": "OUT", "3P": "OUT"})
+    assert "below the lowest storage (100.0')" in sub["nodes"]["3P"]["not_imported_reason"]

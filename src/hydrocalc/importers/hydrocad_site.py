@@ -388,7 +388,9 @@ def _culvert(desc: str) -> tuple[dict | None, str | None]:
                       f"hydrocalc computes (mapped: {', '.join(sorted(CULVERT_INLETS))})")
     assert code in culvert.inlet_codes("circular")
     area = 3.141592653589793 / 4.0 * (f["d"] / 12.0) ** 2
-    if "fa" in f and abs(f["fa"] - area) > 0.005 + 1e-9:
+    fa = m.group("fa")
+    half = 0.5 * 10.0 ** -(len(fa.split(".")[1]) if fa and "." in fa else 0)
+    if fa is not None and abs(f["fa"] - area) > half + 1e-9:
         return None, (f"culvert flow area printed {f['fa']} sf is not the full {f['d']}\" "
                       f"barrel ({area:.3f} sf): a partly filled barrel is not supported")
     conv = {"type": "culvert", "shape": "circular", "diameter_in": f["d"], "inlet": code,
@@ -462,6 +464,10 @@ def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | Non
             conv["outlet_invert_ft"] = round(conv["outlet_invert_ft"] - datum, 6)
         elif conv["type"] != "exfiltration":
             conv["invert_ft"] = round(d["invert_elev_ft"] - datum, 6)
+        low = min((conv[k] for k in ("invert_ft", "inlet_invert_ft") if k in conv), default=0.0)
+        if low < 0.0:
+            return None, (f"device #{d['device']} has its invert at {d['invert_elev_ft']}', below "
+                          f"the lowest storage ({datum}'): not supported")
         conv["id"] = f"device_{d['device']}"
         conv["elevation_ft"] = d["invert_elev_ft"]
         convs[d["device"]] = (d, conv)
