@@ -19,8 +19,14 @@ import pytest
 
 from hydrocalc import culvert
 from hydrocalc.importers.hydrocad import parse_report, read_report
-from hydrocalc.importers.hydrocad_site import (CULVERT_INLETS, _culvert, _unsupported_devices,
-                                               convert_report, device_check, import_hydrocad)
+from hydrocalc.importers.hydrocad_site import (
+    CULVERT_INLETS,
+    _culvert,
+    _unsupported_devices,
+    convert_report,
+    device_check,
+    import_hydrocad,
+)
 from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
@@ -324,7 +330,7 @@ def test_culvert_barrel_and_lone_culvert_round_trip(tmp_path):
 def test_review_names_the_recorded_culvert_difference(tmp_path):
     # the printed outflow peaks are 20 % above hydrocalc's: beyond the 5 % tolerance, and the
     # pond conversion recorded the culvert as not exact: the review names it
-    res, out = _import(tmp_path, outflow_factor=1.2)
+    _, out = _import(tmp_path, outflow_factor=1.2)
     rev = review_site(out / "site.toml", out / "submitted.json")
     rows = [r for r in rev.rows if r.quantity in ("peak_cfs", "primary_peak_cfs")
             and r.node in ("2P", "3P")]

@@ -397,11 +397,11 @@ def _culvert(desc: str) -> tuple[dict | None, str | None]:
             "length_ft": f["L"], "inlet_invert_ft": f["ii"], "outlet_invert_ft": f["oi"],
             "n": f["n"], "ke": f["ke"],
             "_printed": f"{printed_inlet}, Ke={m.group('ke')}, Cc={m.group('cc')}"}
-    conv["_differences"] = [
+    conv["_differences"] = [(
         f"culvert: HydroCAD's own culvert procedure (printed entrance {printed_inlet!r}, "
         f"Cc={m.group('cc')}) is replaced by FHWA HDS-5 inlet control (Table A.1 {code!r}) "
         f"and outlet control with the printed Ke={m.group('ke')} and n={m.group('n')}; "
-        "hydrocalc has no Cc, so flows where the culvert controls may differ"]
+        "hydrocalc has no Cc, so flows where the culvert controls may differ")]
     return conv, None
 
 
@@ -491,12 +491,13 @@ def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | Non
                           "takes every device (not supported)")
         barrel = convs.pop(k)[1]
         barrel["id"] = "barrel"
-        barrel["_differences"] = barrel.get("_differences", []) + [
-            f"devices in series: hydrocalc passes the smaller of the devices' total and the "
-            f"culvert's capacity at the pond level (the rule HydroCAD's device report shows: "
-            f"'Passes ... cfs of ... cfs potential flow'); how HydroCAD lets the culvert's "
-            f"headwater act on devices #{', #'.join(str(d['device']) for d, _ in convs.values() if d['routing'] == f'Device {k}')} "
-            "is not printed"]
+        through = ", #".join(str(d["device"]) for d, _ in convs.values()
+                             if d["routing"] == f"Device {k}")
+        barrel["_differences"] = barrel.get("_differences", []) + [(
+            "devices in series: hydrocalc passes the smaller of the devices' total and the "
+            "culvert's capacity at the pond level (the rule HydroCAD's device report shows: "
+            "'Passes ... cfs of ... cfs potential flow'); how HydroCAD lets the culvert's "
+            f"headwater act on devices #{through} is not printed")]
     outlets = [c for _, c in convs.values()]
     differences = [x for c in outlets + ([barrel] if barrel else [])
                    for x in c.get("_differences", [])]
