@@ -380,10 +380,21 @@ def _pond_row(res, scenario, storm, node, r, info, base, dt_hc, parabolic_peak) 
 
 
 def _propagate(rows: list) -> None:
-    """A routed value beyond tolerance is explained by its inflow's explained difference."""
+    """A routed value beyond tolerance is explained by its inflow's explained difference.
+
+    A pond value explained by the pond's recorded conversion differences is not, when the
+    pond's inflow itself differs with no known cause (the inflow may be the cause).
+    """
     inflow = {(r.node, r.storm): r for r in rows if r.quantity == "inflow_peak_cfs"}
     for r in rows:
         src = inflow.get((r.node, r.storm))
+        if r.kind == "pond" and r.status == "explained" and src is not None \
+                and src is not r and src.status == "unexplained" \
+                and r.cause.startswith("pond conversion not exact"):
+            r.status = "unexplained"
+            r.cause = ("unexplained: the pond's inflow peak differs with no known cause "
+                       f"({src.difference_pct:+.1f} %); the pond's conversion is not exact "
+                       "either")
         if r.kind == "pond" and r.status == "unexplained" and src is not None \
                 and src is not r and src.status == "explained":
             r.status = "explained"
