@@ -23,7 +23,7 @@ r"""A site end to end: both scenarios, every storm, every node; pre/post compari
 (hydrograph ordinates to 6), no timestamps, so the same input gives byte-identical JSON.
 
 Modules (data flow one way: storms -> ponds -> flows -> tables -> results -> run)
---------------------------------------------------------------------------------
+---------------------------------------------------------------------------------
 ===================================  ===========================================================
 :mod:`hydrocalc.analysis.storms`     design-storm hyetographs (cached), the simulation end
 :mod:`hydrocalc.analysis.ponds`      batch pond routing, interconnected groups, storage look-ups
