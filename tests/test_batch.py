@@ -326,6 +326,7 @@ def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
     import warnings
 
     from hydrocalc import routing
+    from hydrocalc.routing import batch as routing_batch  # the loop's own module global
 
     q, ponds, outlets, _ = _overtopping_batch()
     h0 = np.array([[0.2, 0.0, 1.0]] * 2)
@@ -333,7 +334,7 @@ def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
         warnings.simplefilter("ignore")
         ref = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
         for block in (1, 7, q.shape[-1] - 1, q.shape[-1] + 5):
-            monkeypatch.setattr(routing, "_BLOCK", block)
+            monkeypatch.setattr(routing_batch, "_BLOCK", block)
             got = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
             for name in ("outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs",
                          "time_of_peak_outflow_hr", "peak_stage_ft", "mass_balance_error_pct"):
