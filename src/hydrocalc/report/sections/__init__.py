@@ -1,0 +1,184 @@
+"""The SWPPP hydrology report's sections: one function per section, each returning a result.
+
+Every public section function takes the site file (and, for the hydrology section, the
+scenario) plus ``out_dir``, and returns a :class:`~hydrocalc.report.result.SectionResult`
+holding the narrative (every number in it formatted from the computation), the tables
+(full precision, unit-suffixed columns), the figures (PNG) and every warning raised while
+computing it. With a non-empty ``out_dir`` it also writes ``sections/<key>.json``, the CSV
+tables and the PNG figures there. The notebooks in ``notebooks/`` call exactly one of these
+functions and display the result; ``hydrocalc verify`` calls :func:`build_section` directly.
+
+=================  ==========================  ===============================================
+Key                Function                    Content
+=================  ==========================  ===============================================
+``project``        :func:`project_summary`     project facts as entered; applicability of the
+                                               local law (:func:`hydrocalc.regulations.assess`)
+                                               and the SWPPP content checklist
+``storms``         :func:`design_storms`       depths and their source, hyetographs
+``hydrology_pre``  :func:`hydrology`           subcatchments, covers/CN, Tc segments, results
+``hydrology_post`` :func:`hydrology`           the same after development
+``ponds``          :func:`ponds`               stage-storage-discharge, devices, routed peaks
+``comparison``     :func:`comparison`          pre vs post at each design point and storm
+``criteria``       :func:`sizing_criteria`     NY SMDM WQv, RRv, Cpv, Qp, Qf
+``sediment``       :func:`sediment_traps`      trap volumes, cleanout mark and dates
+``inspections``    :func:`inspections`         inspection dates and notices
+``methods``        :func:`methods_references`  methods, data tables, references
+``warnings``       :func:`all_warnings`        every warning of the computation
+=================  ==========================  ===============================================
+
+The computation behind a site (load, analysis, assessment, construction tools) runs once per
+process and site-file content (:func:`context`), so a kernel presenting one section does not
+repeat work, and the warnings each step raised are kept with it.
+
+Modules of the package (each builds on the ones above it)
+---------------------------------------------------------
+========================  ========================================================================
+``registry``              :class:`SectionSpec`, :data:`SECTIONS`, :data:`ALIASES`,
+                          :func:`resolve_sections`
+``computation``           :class:`Context`, :func:`context` (once per process), results.json views
+``builder``               formatting helpers, echo tables, the section builder,
+                          which warnings belong to which section
+``project_section``       ``project`` (and :func:`values_to_confirm`)
+``storms_section``        ``storms``
+``hydrology_section``     ``hydrology_pre``, ``hydrology_post``
+``ponds_section``         ``ponds`` (:func:`device_table`, :func:`pond_summary`)
+``results_section``       ``comparison``, ``criteria``
+``construction_section``  ``sediment``, ``inspections``
+``methods_section``       ``methods`` (:func:`tables_used`)
+``warnings_section``      ``warnings``
+``run``                   :func:`build_section`, :func:`validate_site`, the public
+                          section functions, :func:`cover_meta`
+========================  ========================================================================
+
+Every name is importable from :mod:`hydrocalc.report.sections` itself.
+"""
+
+from __future__ import annotations
+
+from hydrocalc.report.sections.registry import (  # noqa: F401 (re-exported)
+    ALIASES,
+    resolve_sections,
+    SECTIONS,
+    SectionSpec,
+)
+from hydrocalc.report.sections.computation import (  # noqa: F401 (re-exported)
+    _about_the_computation,
+    analysis_dict,
+    Context,
+    context,
+    _context_cached,
+    _dedupe,
+    _digest,
+    project_facts_dict,
+    summary_dict,
+    _warning_text,
+)
+from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
+    _active_window,
+    _analysis_warnings,
+    _as_text,
+    _Builder,
+    _CRITERIA_WORDS,
+    distribution_label,
+    echo_table,
+    _flatten,
+    _fmt,
+    PENDING_FIGURES,
+    _q,
+    _SCENARIO_TITLE,
+    _unit_of,
+    warning_sections,
+    _when,
+)
+from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
+    _add_confirmations,
+    _build_project,
+    _unverified,
+    _UNVERIFIED_WORDS,
+    values_to_confirm,
+)
+from hydrocalc.report.sections.storms_section import (  # noqa: F401 (re-exported)
+    _build_storms,
+    _storm_list,
+)
+from hydrocalc.report.sections.hydrology_section import (  # noqa: F401 (re-exported)
+    _add_conveyance_tables,
+    _add_rational_tables,
+    area_listing,
+    _build_hydrology,
+    conveyance_input_table,
+    conveyance_result_table,
+    _rational_sentence,
+    rational_table,
+    _scenario_frame,
+    tc_segment_table,
+    tc_used_table,
+)
+from hydrocalc.report.sections.ponds_section import (  # noqa: F401 (re-exported)
+    _build_ponds,
+    device_table,
+    pond_summary,
+    _spec_text,
+)
+from hydrocalc.report.sections.results_section import (  # noqa: F401 (re-exported)
+    _build_comparison,
+    _build_criteria,
+)
+from hydrocalc.report.sections.construction_section import (  # noqa: F401 (re-exported)
+    _build_inspections,
+    _build_sediment,
+    _construction,
+)
+from hydrocalc.report.sections.methods_section import (  # noqa: F401 (re-exported)
+    _build_methods,
+    _conveyance_methods,
+    _conveyance_references,
+    _REFERENCES,
+    tables_used,
+    _uses_conveyance,
+)
+from hydrocalc.report.sections.warnings_section import (  # noqa: F401 (re-exported)
+    _build_warnings,
+)
+from hydrocalc.report.sections.run import (  # noqa: F401 (re-exported)
+    all_warnings,
+    _build,
+    build_section,
+    _BUILDERS,
+    comparison,
+    cover_meta,
+    design_storms,
+    hydrology,
+    inspections,
+    methods_references,
+    ponds,
+    _present,
+    project_summary,
+    sediment_traps,
+    sizing_criteria,
+    validate_site,
+)
+
+__all__ = [
+    "SECTIONS",
+    "ALIASES",
+    "SectionSpec",
+    "resolve_sections",
+    "context",
+    "validate_site",
+    "build_section",
+    "project_summary",
+    "design_storms",
+    "hydrology",
+    "ponds",
+    "comparison",
+    "sizing_criteria",
+    "sediment_traps",
+    "inspections",
+    "methods_references",
+    "all_warnings",
+    "project_facts_dict",
+    "analysis_dict",
+    "cover_meta",
+    "summary_dict",
+]
