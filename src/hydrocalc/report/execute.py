@@ -640,7 +640,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None, figure_workers: int = 0) -> ReportRun:
+               fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -667,13 +667,14 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
-    figure_workers : int, default 0
-        Processes drawing the figures while this process computes the sections (see
-        :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process. On a
-        2-core machine shared with other work the pool saved no wall time and its workers
-        used more CPU than drawing here (about 5 s against 3 s for Pelham's nine figures,
-        measured back to back), so it is off by default; it can pay on a machine with idle
-        cores.
+    figure_workers : int, default 1
+        Processes drawing the figures while this process computes the sections, writes the
+        workbook and drives the notebooks (see :func:`hydrocalc.report.build.figure_pool`);
+        0 draws them in this process. The figures are most of a report's CPU in this
+        process (about 3 s of Pelham's 6); one forked worker takes them off the critical
+        path at no extra CPU in all (measured: this process plus its children 8.1-8.2 s
+        either way), so a report uses the second core instead of running in series. More
+        workers compete with the kernel on a 2-core machine.
 
     Returns
     -------
@@ -748,25 +749,58 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         computed = {}
         documents: dict = {}  # each section's canonical JSON form, computed once
         waiting: list = []
+        late = {"warned": False}  # a figure drawn in the pool warned after its section
+
+        def document(res) -> dict:
+            # figures enter a section's JSON by name only, so it is known before they are drawn
+            return json.loads(_canonical(res.to_dict()))
 
         def hand_over(block: bool) -> None:
             while waiting and (block or build.section_done(waiting[0][1])):
                 key, res = waiting.pop(0)
+                warned = res.__dict__.get("_figure_warned")
                 build.finish_section(res)
-                documents[key] = json.loads(_canonical(res.to_dict()))
+                if res.__dict__.get("_figure_warned") != warned:
+                    late["warned"] = True
+                    documents[key] = document(res)
+                if key == "warnings" and late["warned"]:
+                    # gathered before a figure's warning was known: gather again
+                    res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                                computed=computed)
+                    documents[key] = document(res)
                 res.write(staging, document=documents[key])
                 build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
                 computed[key] = res
                 ready[key].set()
 
+        def finish_documents() -> tuple[dict, dict]:
+            sections_out = {key: documents[key] for key in keys if key in documents}
+            results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
+                                       sections_out, {"started_utc": started})
+            return results, S.cover_meta(results, site)
+
+        def workbook(results) -> None:
+            if "xlsx" in fmts:
+                t = time.perf_counter()
+                _write_workbook(staging / "tables.xlsx", results)
+                stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+
+        early = None
         try:
             for key in keys:
                 if presenting.done():
                     break  # a notebook failed: its error is raised below
                 built = {**computed, **dict(waiting)}
-                waiting.append((key, build.compute_section(key, site_path, keys,
-                                                           site_label=site_rel, wait=False,
-                                                           computed=built)))
+                res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                            wait=False, computed=built)
+                documents[key] = document(res)
+                waiting.append((key, res))
+                hand_over(block=False)
+            if waiting and len(documents) == len(keys):
+                # figures still being drawn in the pool: results.json's content and the
+                # workbook need none of them, so they are made meanwhile
+                early = finish_documents()
+                workbook(early[0])
                 hand_over(block=False)
             hand_over(block=True)
         except BaseException:
@@ -781,16 +815,15 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         finally:
             drawing.close()
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
-        # the PDF and the workbook need the results only: made while notebooks finish
-        sections_out = {key: documents[key] for key in computed}
-        results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                   sections_out, {"started_utc": started})
-        meta = S.cover_meta(results, site)
-        typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
-        if "xlsx" in fmts:
-            t = time.perf_counter()
-            _write_workbook(staging / "tables.xlsx", results)
-            stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+        # the PDF (and the workbook, unless made above) need the results only: made while
+        # the notebooks finish
+        if early is None or late["warned"] or len(computed) != len(keys):
+            results, meta = finish_documents()
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
+            workbook(results)
+        else:
+            results, meta = early
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")

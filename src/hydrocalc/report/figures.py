@@ -74,8 +74,20 @@ _POOL = None
 
 
 def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
-    """Run one drawing function in a worker process (module-level, so it pickles)."""
-    return globals()[func_name].__wrapped__(*args, **kwargs)
+    """Run one drawing function in a worker process (module-level, so it pickles).
+
+    The warnings the drawing raises travel back with the figure (``Figure.drawn_warnings``,
+    ``(category name, message)`` pairs) so that the section reports them as if the figure
+    had been drawn in the calling process (see :func:`hydrocalc.report.build.finish_section`).
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = globals()[func_name].__wrapped__(*args, **kwargs)
+    raised = tuple((w.category.__name__, str(w.message)) for w in caught
+                   if not issubclass(w.category, ResourceWarning))
+    return (fig, raised) if raised else fig
 
 
 def _poolable(func):
@@ -126,10 +138,29 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     return fig, axes
 
 
+#: zlib level of the PNG files: 1 (fastest). Report figures are flat colours and lines, so
+#: the files are barely larger than at PIL's default level 6, and saved as RGB (every figure
+#: is opaque) they are no larger than the RGBA files at level 6, in about half the time.
+PNG_COMPRESS_LEVEL = 1
+
+
 def render(fig, name: str, title: str, caption: str = "") -> Figure:
-    """Render a matplotlib figure to PNG bytes (deterministic metadata) and wrap it."""
+    """Render a matplotlib figure to PNG bytes and wrap it.
+
+    The figure is drawn once on its Agg canvas (at :data:`DPI`) and its pixels are written
+    as an 8-bit RGB PNG (the figures are opaque; no alpha channel) with the resolution
+    recorded and no time stamp or software tag, so the bytes depend on the drawing only.
+    """
+    from PIL import Image
+
+    canvas = fig.canvas
+    if fig.dpi != DPI:
+        fig.set_dpi(DPI)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    Image.fromarray(np.ascontiguousarray(rgba[..., :3]), mode="RGB").save(
+        buf, format="png", compress_level=PNG_COMPRESS_LEVEL, dpi=(DPI, DPI))
     return Figure(name=name, title=title, png=buf.getvalue(), caption=caption)
 
 
