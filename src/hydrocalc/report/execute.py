@@ -11,11 +11,13 @@
    file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
    background meanwhile.
 3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
-   and builds every section (tables, figures, warnings) in this process (optionally with
-   the figures drawn by forked worker processes, ``figure_workers``, see
-   :func:`hydrocalc.report.build.figure_pool`); as each section's figures are done, in
-   report order, its CSV tables, PNG figures and JSON are written and it is pickled to
-   ``pickles/<key>.pkl``.
+   and builds every section (tables, figures, warnings) in this process, the figures drawn
+   meanwhile by a forked worker process (``figure_workers``, default 1, see
+   :func:`hydrocalc.report.build.figure_pool`; 0 draws them here); as each section's figures
+   are done, in report order, its CSV tables, PNG figures and JSON are written and it is
+   pickled to ``pickles/<key>.pkl``. A section's JSON names its figures but holds none of
+   their pixels, so the content of ``results.json`` and the workbook are made while the
+   last figures are being drawn.
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
    ``results_file="pickles/<key>.pkl"``, and executed with Papermill in the warm kernel (its
