@@ -51,6 +51,7 @@ import inspect
 import json
 import os
 import pathlib
+import queue
 import shutil
 import tempfile
 import threading
@@ -724,13 +725,16 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     workers = max(1, min(jobs or 1, len(keys)))
     pool = KernelPool(staging, size=workers, fresh=fresh_kernels)
     stages: dict[str, float] = {}
-    ready = {key: threading.Event() for key in keys}
+    # sections ready to present, in the order they become ready (a section waits for its
+    # figures only; one without figures need not wait for the figures of those before it)
+    ready: queue.Queue = queue.Queue()
     abort = threading.Event()
 
-    def wait_for(key):
-        ready[key].wait()
-        if abort.is_set():
+    def next_ready() -> str:
+        key = ready.get()
+        if key is None or abort.is_set():
             raise _Aborted()
+        return key
 
     presenter = ThreadPoolExecutor(max_workers=1)
     drawing = contextlib.ExitStack()
@@ -747,7 +751,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         t1 = time.perf_counter()
         stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
         presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
-                                      progress=progress, pool=pool, wait_for=wait_for)
+                                      progress=progress, pool=pool, next_ready=next_ready)
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
@@ -760,9 +764,19 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             # figures enter a section's JSON by name only, so it is known before they are drawn
             return json.loads(_canonical(res.to_dict()))
 
+        def next_done(block: bool) -> int | None:
+            # the first waiting section (report order) whose figures are drawn; the warnings
+            # section only once every other section is handed over (a figure drawn in the
+            # pool may still add a warning to gather)
+            others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
+            for i in others or range(len(waiting)):
+                if build.section_done(waiting[i][1]):
+                    return i
+            return (others or [0])[0] if block and waiting else None
+
         def hand_over(block: bool) -> None:
-            while waiting and (block or build.section_done(waiting[0][1])):
-                key, res = waiting.pop(0)
+            while waiting and (i := next_done(block)) is not None:
+                key, res = waiting.pop(i)
                 warned = res.__dict__.get("_figure_warned")
                 build.finish_section(res)
                 if res.__dict__.get("_figure_warned") != warned:
@@ -776,7 +790,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 res.write(staging, document=documents[key])
                 build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
                 computed[key] = res
-                ready[key].set()
+                ready.put(key)
 
         def finish_documents() -> tuple[dict, dict]:
             sections_out = {key: documents[key] for key in keys if key in documents}
@@ -810,8 +824,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             hand_over(block=True)
         except BaseException:
             abort.set()
-            for event in ready.values():
-                event.set()
+            for _ in keys:
+                ready.put(None)
             try:
                 presenting.result()
             except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
@@ -820,15 +834,16 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         finally:
             drawing.close()
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
+        in_order = {key: computed[key] for key in keys if key in computed}
         # the PDF (and the workbook, unless made above) need the results only: made while
         # the notebooks finish
         if early is None or late["warned"] or len(computed) != len(keys):
             results, meta = finish_documents()
-            typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
             workbook(results)
         else:
             results, meta = early
-            typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")
@@ -903,17 +918,23 @@ class _Aborted(Exception):
 
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
                  jobs: int, progress: bool, pool: KernelPool | None,
-                 wait_for=None) -> dict:
+                 next_ready=None) -> dict:
     """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
-    folder as ``.<name>.failed`` and raise the first section's ReportError."""
+    folder as ``.<name>.failed`` and raise the first section's ReportError.
+
+    With ``next_ready`` (a callable returning the key of the next section ready to present,
+    blocking until there is one) the notebooks run in the order their sections become
+    ready; otherwise in the order of ``job_list``."""
     from tqdm.auto import tqdm
 
     failed_dir = target.parent / f".{target.name}.failed"
     seconds: dict[str, float] = {}
 
+    by_key = {job["key"]: job for job in job_list}
+
     def run(job):
-        if wait_for is not None:
-            wait_for(job["key"])
+        if next_ready is not None:
+            job = by_key[next_ready()]
         t = time.perf_counter()
         km = None if pool is None else pool.acquire()
         try:
