@@ -114,7 +114,8 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     figure uses. Fixed margins cost nothing to lay out, whereas matplotlib's constrained
     layout measures every text element again at each save (most of a figure's drawing time);
     ``constrained=True`` keeps that layout for a figure whose extent depends on its content
-    (the routing diagram's outside legend).
+    (no report figure needs it: the routing diagram, which has neither ticks nor axis
+    labels, reserves fixed margins for its panel titles and its one-row legend).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -470,8 +471,10 @@ def routing_diagram_figure(name: str, title: str,
     panels = [diagram_elements(nodes, edges) for _, nodes, edges in scenarios]
     layouts = [{n: (x, y) for n, _, x, y in p["nodes"]} for p in panels]
     rows = max((max((y for _, y in lay.values()), default=0) + 1 for lay in layouts), default=1)
+    # fixed margins: a panel title above, one legend row below (no ticks or axis labels)
     fig, axes = new_figure(height_in=min(1.0 + 0.55 * rows, 8.5) * 1.0 + 0.4,
-                           ncols=max(len(scenarios), 1), constrained=True)
+                           ncols=max(len(scenarios), 1), left_in=0.08, right_in=0.08,
+                           top_in=0.28, bottom_in=0.34, wspace_in=0.16)
     shapes = {"hexagon": "h", "triangle": "^", "square": "s", "diamond": "D"}
     for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels):
         ax.grid(False)
@@ -497,6 +500,7 @@ def routing_diagram_figure(name: str, title: str,
     handles = [Line2D([], [], marker=shapes[s], color=f, markeredgecolor="#333333",
                       linestyle="none", markersize=8, label=lab)
                for s, f, lab in _NODE_STYLE.values()]
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
+    fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=4,
+               fontsize=7, frameon=False)
     return render(fig, name, title,
                   caption="Arrows follow each node's 'to' link, upstream to downstream.")
