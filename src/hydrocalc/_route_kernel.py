@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "series_loop", "split_outflow", "use"]
+__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use"]
 
 _KERNEL = None
 _SPLIT = None
+_FUSED = None
 _TRIED = False
 _WANTED = False
 
@@ -132,8 +133,82 @@ def _compile():
                 if keep:
                     discarded[b, i] = d
 
-    global _SPLIT
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def fused(q2, table_of_row, x0, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_hslope,
+              lo, hi, top, half_dt_s, dt_s, noise, n_parts, q_off, q_flat, q_slope, primary,
+              storage, discarded, keep, over):  # pragma: no cover - compiled
+        # error_model="numpy": no zero-division branch (no divisor here is zero; the
+        # quotients are the same IEEE divisions)
+        bsize, nt = q2.shape
+        for b in range(bsize):
+            tb = table_of_row[b]
+            xb = x0[tb]
+            jb = j0[tb]
+            ob = o0[tb]
+            lo_b = lo[tb]
+            hi_b = hi[tb]
+            last = hi_b + 1
+            xm = xb
+            jm = jb
+            mx = ob
+            o2 = 2.0 * ob
+            jj = lo_b
+            for i in range(nt):
+                if i > 0:  # the recurrence of `loop`, operation for operation
+                    xb = (q2[b, i] + q2[b, i - 1]) + xb
+                    xb = xb - o2
+                    while jb < hi_b and flat_si[jb + 1] <= xb:
+                        jb += 1
+                    while jb > lo_b and xb < flat_si[jb]:
+                        jb -= 1
+                    d = xb - flat_si[jb]
+                    ob = flat_slope[jb] * d + flat_o[jb]
+                    o2 = ob * 2.0
+                    if xb > xm:  # noqa: PLR1730 - as np.maximum, spelled out
+                        xm = xb
+                        jm = jb
+                    if ob > mx:  # noqa: PLR1730 - as ndarray.max, spelled out
+                        mx = ob
+                s = (xb - ob) * half_dt_s
+                if keep:
+                    storage[b, i] = s
+                # the discarded flow of `split` at x = 2 S / dt + O from the storage (the
+                # interval slopes of the parts precomputed: the same quotients)
+                x = s * 2.0
+                x = x / dt_s
+                x = x + ob
+                dsum = 0.0
+                for p in range(n_parts[tb]):
+                    qo = q_off[tb, p] - lo_b
+                    if x < flat_si[lo_b]:
+                        y = q_flat[qo + lo_b]
+                    elif x > flat_si[last]:
+                        y = q_flat[qo + last] + q_slope[qo + last - 1] * (x - flat_si[last])
+                    elif x == flat_si[last]:
+                        y = q_flat[qo + last]
+                    else:
+                        while jj < last - 1 and flat_si[jj + 1] <= x:
+                            jj += 1
+                        while jj > lo_b and x < flat_si[jj]:
+                            jj -= 1
+                        if flat_si[jj] == x:
+                            y = q_flat[qo + jj]
+                        else:
+                            y = q_slope[qo + jj] * (x - flat_si[jj]) + q_flat[qo + jj]
+                    dsum = dsum + y
+                primary[b, i] = ob - dsum
+                if keep:
+                    discarded[b, i] = dsum
+            scale = (mx if mx > 1e-300 else 1e-300) * noise  # noqa: FURB136 - np.maximum
+            for i in range(nt):
+                if primary[b, i] < scale:
+                    primary[b, i] = 0.0
+            peak_stage = flat_hslope[jm] * (xm - flat_si[jm]) + flat_h[jm]
+            over[b] = peak_stage > top[tb]
+
+    global _SPLIT, _FUSED
     _SPLIT = split
+    _FUSED = fused
     return loop
 
 
@@ -197,6 +272,94 @@ def split_outflow(out_q, storage, dt_s, noise, tables, keep_discarded):
     _SPLIT(o2, s2, float(dt_s), float(noise), rows, si_off, si_len, n_parts, q_off, si_flat,
            q_flat, primary, discarded, bool(keep_discarded))
     return primary.reshape(shape), (discarded.reshape(shape) if keep_discarded else None)
+
+
+def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
+    r"""Route pond-storms and split their outflow in one compiled pass per pond-storm.
+
+    The recurrence of :func:`series_loop` followed, step by step, by the primary/discarded
+    split of :func:`split_outflow` (the same operations in the same order, so the results
+    are those of :func:`hydrocalc.routing.route_reservoirs` then :func:`split_outflow`, bit
+    for bit), without keeping the outflow and stage series: what a sweep's summary reads.
+
+    Parameters
+    ----------
+    q2 : ndarray (B, nt)
+        Inflows of one unit of each pond-storm. [ft3/s]
+    table_of_row : ndarray of intp (B,)
+        Index into ``tables`` of each pond-storm.
+    tables : sequence of routing tables
+        Storage-indication tables (:func:`hydrocalc.routing._build_table`), all with the
+        same ``dt_s``.
+    initial_stage_ft : sequence of float
+        Starting stage of each table's pond. [ft]
+    noise : float
+        Relative round-off below which a primary flow is zero (of each row's peak). [-]
+    keep_series : bool
+        Also return the storage [ft3] and discarded flow [ft3/s] series.
+
+    Returns
+    -------
+    (primary, storage, discarded, overtopped) or None
+        ``primary`` (B, nt) [ft3/s]; ``storage`` and ``discarded`` (B, nt) or None;
+        ``overtopped`` (B,) bool (peak stage above the table's top). None (nothing done)
+        when the compiled loop is unavailable.
+    """
+    if not (_WANTED and available()):
+        return None
+    import numpy as np
+
+    k = len(tables)
+    lens = np.array([tb.si.size for tb in tables], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.intp)
+    flat_si = np.concatenate([tb.si for tb in tables])
+    flat_o = np.concatenate([tb.outflow for tb in tables])
+    flat_h = np.concatenate([tb.stage for tb in tables])
+    flat_slope = np.concatenate([np.append(tb.slope, 0.0) for tb in tables])
+    # dh/dSI per interval (route_reservoirs' flat_hslope, interval by interval)
+    flat_hslope = np.concatenate([np.append(np.diff(tb.stage) / np.diff(tb.si), 0.0)
+                                  for tb in tables])
+    lo = starts
+    hi = starts + lens - 2
+    x0 = np.empty(k)
+    j0 = np.empty(k, dtype=np.intp)
+    for p, tb in enumerate(tables):
+        x0[p] = np.interp(float(initial_stage_ft[p]), tb.stage, tb.si)
+        # the interval with SI_j <= x < SI_j+1, clipped to the table (routing._locate)
+        j = int(np.searchsorted(tb.si, x0[p], side="right")) - 1
+        j0[p] = starts[p] + min(max(j, 0), tb.si.size - 2)
+    o0 = flat_slope[j0] * (x0 - flat_si[j0]) + flat_o[j0]
+    parts = [[qq for _, kind, qq in tb.parts if kind == "discarded"] for tb in tables]
+    width = max(1, max(len(pp) for pp in parts))
+    n_parts = np.array([len(pp) for pp in parts], dtype=np.intp)
+    q_off = np.zeros((k, width), dtype=np.intp)
+    q_chunks, s_chunks = [], []
+    pos = 0
+    for j, (tb, pp) in enumerate(zip(tables, parts)):
+        dsi = np.diff(tb.si)
+        for p, qq in enumerate(pp):
+            q_off[j, p] = pos
+            q_chunks.append(np.asarray(qq, dtype=float))
+            # numpy.interp's slope of each interval, (q_j+1 - q_j) / (SI_j+1 - SI_j)
+            s_chunks.append(np.append(np.diff(q_chunks[-1]) / dsi, 0.0))
+            pos += qq.size
+    q_flat = np.concatenate(q_chunks) if q_chunks else np.zeros(1)
+    q_slope = np.concatenate(s_chunks) if s_chunks else np.zeros(1)
+    top = np.array([tb.top for tb in tables], dtype=float)
+    dt_s = float(tables[0].dt_s)
+    q2 = np.ascontiguousarray(q2, dtype=float)
+    bsize, nt = q2.shape
+    primary = np.empty((bsize, nt))
+    storage = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
+    discarded = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
+    over = np.empty(bsize, dtype=np.bool_)
+    _FUSED(q2, np.ascontiguousarray(table_of_row, dtype=np.intp), x0, j0, o0, flat_si,
+           flat_o, flat_slope, flat_h, flat_hslope, lo, hi, top, dt_s / 2.0, dt_s,
+           float(noise), n_parts, q_off, q_flat, q_slope, primary, storage, discarded,
+           bool(keep_series), over)
+    if not keep_series:
+        storage = discarded = None
+    return primary, storage, discarded, over
 
 
 def _disabled() -> bool:

@@ -355,6 +355,10 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     q = np.empty((m, k, nt))
     for j, (pond, pid, u) in enumerate(items):
         np.divide(inn[pid][:, u], pond.count, out=q[:, j])
+    fused = _route_fused(q, [p for p, _, _ in items], dt, routing, noise, series)
+    if fused is not None:
+        primary, discarded, storage, over = fused
+        return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _, _ in items], dtype=float),
                          (m, k))
     tw = np.array([p.tailwater if isinstance(p.tailwater, float) else np.nan
@@ -380,6 +384,11 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
         smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
         storage[storage < noise * smax] = 0.0
     over = np.asarray(batch.overtopped, dtype=bool)  # (m, k)
+    return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
+
+
+def _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series):
+    """``{pond id: {"primary", "overtopped", ...}}`` of :func:`_route` from batch arrays."""
     out = {}
     for i, pid in enumerate(pond_ids):
         sl = slice(i * nv, (i + 1) * nv)
@@ -394,6 +403,71 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
                     res[key] = res[key] * counts[None, :, None]
         out[pid] = res
     return out
+
+
+#: Storage-indication tables of the pond objects of a sweep (scenarios that vary a pond the
+#: same way share one pond object), kept under the object's id with the object itself.
+_TABLE_MEMO: dict = {}
+_TABLE_MEMO_SIZE = 1024
+
+
+def _pond_table(pond, dt_s: float, routing):
+    """The routing table of ``pond`` at step ``dt_s``, built as
+    :func:`hydrocalc.routing.route_reservoirs` builds it, once per pond object."""
+    from hydrocalc import _route_kernel
+
+    key = (id(pond), dt_s)
+    hit = _TABLE_MEMO.get(key)
+    if hit is not None and hit[0] is pond:
+        return hit[1]
+    ss = pond.stage_storage
+    tw = pond.tailwater if isinstance(pond.tailwater, float) else None
+    tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
+    structure = routing._to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
+    routing._check_devices(structure, ss)
+    table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
+                                       routing.TABLE_POINTS, tailwater=tw_stage,
+                                       flap_gate=bool(pond.flap_gate))
+    h0 = float(pond.initial_stage_ft)
+    if not 0.0 <= h0 <= table.top:
+        raise Unsupported("an initial stage outside the pond")  # the full analysis says why
+    if len(_TABLE_MEMO) >= _TABLE_MEMO_SIZE:
+        _TABLE_MEMO.clear()
+    _TABLE_MEMO[key] = (pond, table)
+    return table
+
+
+def _route_fused(q, ponds, dt, routing, noise, series):
+    """:func:`_route`'s routing and split by :func:`hydrocalc._route_kernel.route_split`
+    (one table per distinct pond object); None when the compiled loop is unavailable."""
+    from hydrocalc import _route_kernel
+
+    if not (_route_kernel._WANTED and _route_kernel.available()):
+        return None
+    m, k, nt = q.shape
+    dt_s = float(dt) * routing.S_PER_HR
+    index: dict[int, int] = {}
+    tables, stages, of_pond = [], [], np.empty(k, dtype=np.intp)
+    for j, pond in enumerate(ponds):
+        t = index.get(id(pond))
+        if t is None:
+            t = index[id(pond)] = len(tables)
+            tables.append(_pond_table(pond, dt_s, routing))
+            stages.append(float(pond.initial_stage_ft))
+        of_pond[j] = t
+    rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
+    res = _route_kernel.route_split(q.reshape(m * k, nt), rows, tables, stages, noise,
+                                    series)
+    if res is None:
+        return None
+    primary, storage, discarded, over = res
+    primary = primary.reshape(m, k, nt)
+    if series:
+        storage = storage.reshape(m, k, nt)
+        discarded = discarded.reshape(m, k, nt)
+        smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
+        storage[storage < noise * smax] = 0.0
+    return primary, discarded, storage, over.reshape(m, k)
 
 
 def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
