@@ -193,9 +193,15 @@ def _fingerprint(path: str, sw=None) -> tuple:
     return tuple(keys)
 
 
-def _cached_sweep(path: str):
+def _cached_sweep(path: str, preload: bytes | None = None):
     """The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
-    base site or a file the site reads changes (long-lived distributed workers)."""
+    base site or a file the site reads changes (long-lived distributed workers).
+
+    ``preload`` (:func:`_sweep_blob`, made by the planning process) is the sweep as the
+    planner loaded it, with the stats of its files: used when this process sees the same
+    files (same paths, sizes and modification times), so a worker does not parse and
+    validate the site again; otherwise the files are loaded.
+    """
     from hydrocalc.sweep import load_sweep
 
     hit = _SWEEPS.get(path)
@@ -203,9 +209,30 @@ def _cached_sweep(path: str):
         return hit[1]
     if len(_SWEEPS) > 8:
         _SWEEPS.clear()
-    sw = load_sweep(path)
+    sw = None
+    if preload is not None:
+        import pickle
+
+        stamp, planned = pickle.loads(preload)
+        if stamp == _fingerprint(path, planned):
+            sw = planned
+    if sw is None:
+        sw = load_sweep(path)
     _SWEEPS[path] = (_fingerprint(path, sw), sw)
     return sw
+
+
+def _sweep_blob(path: str, sw) -> bytes | None:
+    """The loaded sweep and the stats of its files, pickled for the workers (a few kB)."""
+    import copy
+    import pickle
+
+    try:
+        bare = copy.copy(sw)
+        bare.__dict__.pop("_nodes", None)  # the scenarios' rebuilt nodes stay here
+        return pickle.dumps((_fingerprint(path, sw), bare), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - not picklable: the workers load the files
+        return None
 
 
 def run_task(spec: dict) -> dict:
@@ -283,7 +310,7 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
     "full_analysis": n, "reasons": {reason: n}}`` (reported in ``batch.json``).
     """
     source = spec["source"]
-    sw = _cached_sweep(spec["path"])
+    sw = _cached_sweep(spec["path"], spec.get("preload"))
     storms = list(sw.storms) if sw.storms else spec.get("storms")
     site_name = sw.site.name
     rows: list[dict] = []
@@ -469,6 +496,7 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         n = sw.n_scenarios
         info[idx] = {"source": source, "kind": "sweep", "n": n, "name": sw.name,
                      "columns": [v.column for v in sw.variations]}
+        blob = _sweep_blob(str(path.resolve()), sw)
         per = _bytes_per_variant(sw.site)
         by_mem = max(1, int(task_memory_mb * 1e6 // max(per, 1.0)))
         if chunk_size is None:
@@ -482,7 +510,7 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
                           "stop": min(n, start + size),
                           "storms": list(storms) if storms else None,
                           "batch": min(size, by_mem), "summary": bool(summary_arrays),
-                          "summary_batch": min(size, SUMMARY_BATCH)})
+                          "summary_batch": min(size, SUMMARY_BATCH), "preload": blob})
     for k, t in enumerate(tasks):
         t["task"] = k
     return tasks, errors, info
@@ -605,9 +633,35 @@ def _die_with_parent(parent_pid: int) -> bool:
 
 
 def _worker_init(parent_pid: int) -> None:
-    """Initializer of the local worker processes: die with the batch; reuse freed memory."""
+    """Initializer of the local worker processes: die with the batch; reuse freed memory;
+    import the analysis and load the compiled routing loop (while the caller plans)."""
     _die_with_parent(parent_pid)
     tune_worker_malloc()
+    try:
+        from hydrocalc import _route_kernel, criteria, sweep, sweep_summary  # noqa: F401
+
+        _route_kernel.use()
+        _route_kernel.available()
+    except Exception:  # noqa: BLE001 - only a warm-up: the tasks report any real problem
+        pass
+
+
+def _noop() -> None:
+    """A task that does nothing (starts a pool's worker processes)."""
+
+
+def _start_pool(workers: int):
+    """A local process pool whose workers start now (spawned, initialized in parallel with
+    whatever the caller does next)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dask.multiprocessing import get_context
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    for _ in range(workers):  # one process is spawned per submission without an idle one
+        pool.submit(_noop)
+    return pool
 
 
 def _stop_pool(pool) -> None:
@@ -626,10 +680,11 @@ def _stop_pool(pool) -> None:
 
 def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
                done: set[int], retries: int = POOL_RESTARTS,
-               restarts: list | None = None) -> None:
+               restarts: list | None = None, pool=None) -> None:
     """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
     replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
-    appended to ``restarts``)."""
+    appended to ``restarts``). ``pool``: a started process pool (:func:`_start_pool`) for
+    the first attempt (stopped here)."""
     import dask
     from dask.callbacks import Callback
 
@@ -649,12 +704,8 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
         if scheduler == "threads":
             kwargs["num_workers"] = workers
         elif scheduler == "processes":
-            from concurrent.futures import ProcessPoolExecutor
-
-            from dask.multiprocessing import get_context
-
-            pool = ProcessPoolExecutor(workers, mp_context=get_context(),
-                                       initializer=_worker_init, initargs=(os.getpid(),))
+            if pool is None:
+                pool = _start_pool(workers)
             kwargs.update(pool=pool, chunksize=1)
         try:
             with Callback(posttask=posttask):
@@ -671,6 +722,7 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
         finally:
             if pool is not None:
                 _stop_pool(pool)
+                pool = None
 
 
 def _connect(address: str, timeout_s: float | None = None):
@@ -891,21 +943,34 @@ def _write_csv(frame, path: pathlib.Path) -> None:
     """``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\\n")``, the
     same bytes column by column (the csv module's minimal quoting, as pandas uses): about
     twice as fast for a sweep's summary, whose floats pandas formats one call at a time."""
+    _write_csv_columns([(c, frame[c]) for c in frame.columns], path)
+
+
+def _write_csv_columns(columns, path: pathlib.Path) -> None:
+    """:func:`_write_csv` of ``[(name, Series), ...]`` (taken from the frame beforehand)."""
     import csv
 
-    cols = [_csv_column(frame[c]) for c in frame.columns]
+    cols = [_csv_column(series) for _, series in columns]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow([str(c) for c in frame.columns])
+        w.writerow([str(c) for c, _ in columns])
         w.writerows(zip(*cols, strict=True))
 
 
 def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
     files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
              "json": out_dir / "batch.json"}
-    _atomic_write(files["csv"], lambda p: _write_csv(frame, p))
-    _atomic_write(files["parquet"], lambda p: frame.to_parquet(p, index=False,
-                                                               engine="pyarrow"))
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text is
+    # formatted from the columns taken out beforehand (the frame is only read by both);
+    # each file appears only when complete
+    columns = [(c, frame[c]) for c in frame.columns]
+    with ThreadPoolExecutor(1) as ex:
+        parquet = ex.submit(_atomic_write, files["parquet"],
+                            lambda p: frame.to_parquet(p, index=False, engine="pyarrow"))
+        _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+        parquet.result()
     meta = {**meta, "files": {k: v.name for k, v in files.items()}}
     _atomic_write(files["json"], lambda p: p.write_text(
         json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
@@ -1031,9 +1096,16 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
          task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
          summary_arrays=True) -> BatchResult:
-    tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
-                                   task_memory_mb=task_memory_mb, storms=storms,
-                                   summary_arrays=summary_arrays)
+    # local worker processes start (imports, compiled loop) while the inputs are planned
+    pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
+    try:
+        tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                                       task_memory_mb=task_memory_mb, storms=storms,
+                                       summary_arrays=summary_arrays)
+    except BaseException:
+        if pool is not None:
+            _stop_pool(pool)
+        raise
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
@@ -1079,7 +1151,8 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             _run_distributed(tasks, client, on_result, on_failure,
                              worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts)
+            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts,
+                       pool=pool)
     except KeyboardInterrupt:
         for t in tasks:
             if t["task"] not in done_tasks:
@@ -1092,6 +1165,9 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         for t in tasks:
             if t["task"] not in done_tasks:
                 on_failure(t, exc)
+    finally:
+        if pool is not None:  # stopped by _run_local, unless it never ran a task
+            _stop_pool(pool)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
                    tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)

@@ -274,7 +274,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
             def add(target, series, inn=inn):
                 prev = inn.get(target)
                 # 0 + x = x exactly: the first contribution is shared, later ones summed
-                inn[target] = series if prev is None else prev + series
+                inn[target] = series if prev is None else _add_flows(prev, series)
 
             pond_ids = [p.id for p in sc.ponds]
             ponds_up = set().union(*(sc.upstream[p] for p in pond_ids)) if pond_ids else set()
@@ -313,7 +313,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     red = {}
     for name in ("pre", "post"):
         for dp, a in dp_out[name].items():
-            red[name, dp] = (a.max(axis=-1), analysis._integrate(a, dt))  # (m, nv) each
+            red[name, dp] = _peaks_volumes(a, dt)  # (m, nv) each
     subs = {name: [(sub.id, lambda i, v, f=sub_flow, n=name, sid=sub.id: f(n, sid)[i, v])
                    for sub in first.scenarios[name].subcatchments] for name in ("pre", "post")}
     rows_out = []
@@ -335,6 +335,37 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                 crit_rows = criteria.evaluate(site, hydro)[0]
         rows_out.append(_rows(site, names, red, v, crit_rows))
     return rows_out
+
+
+def _same_for_all(a: np.ndarray) -> bool:
+    """True for flows (m, nv, nt) broadcast along the variants (one series for all)."""
+    return a.ndim == 3 and a.shape[1] > 1 and a.strides[1] == 0
+
+
+def _add_flows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b``; flows the same for every variant are added once and stay broadcast."""
+    if _same_for_all(a) and _same_for_all(b):
+        return np.broadcast_to(a[:, :1] + b[:, :1], a.shape)
+    return a + b
+
+
+def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]:
+    """Peak (maximum ordinate) and volume of flows ``a`` (m, nv, nt) over time. [cfs, ft3]
+
+    The volume is :func:`hydrocalc.analysis._integrate` (``numpy.trapezoid``) with its
+    operations spelled out in place, ``(dx * (a[1:] + a[:-1]) / 2.0).sum()``: the same
+    values with one temporary array. Flows the same for every variant (a broadcast view)
+    are reduced once.
+    """
+    if _same_for_all(a):
+        peak, vol = _peaks_volumes(a[:, :1], dt_hr)
+        return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
+    from hydrocalc.units import S_PER_HR
+
+    buf = np.add(a[..., 1:], a[..., :-1])
+    np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+    np.divide(buf, 2.0, out=buf)
+    return a.max(axis=-1), buf.sum(axis=-1)
 
 
 def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
