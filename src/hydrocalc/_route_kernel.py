@@ -310,38 +310,29 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
     import numpy as np
 
     k = len(tables)
+    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft)]
     lens = np.array([tb.si.size for tb in tables], dtype=np.intp)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.intp)
     flat_si = np.concatenate([tb.si for tb in tables])
     flat_o = np.concatenate([tb.outflow for tb in tables])
     flat_h = np.concatenate([tb.stage for tb in tables])
-    flat_slope = np.concatenate([np.append(tb.slope, 0.0) for tb in tables])
-    # dh/dSI per interval (route_reservoirs' flat_hslope, interval by interval)
-    flat_hslope = np.concatenate([np.append(np.diff(tb.stage) / np.diff(tb.si), 0.0)
-                                  for tb in tables])
+    flat_slope = np.concatenate([d["slope"] for d in per])
+    flat_hslope = np.concatenate([d["hslope"] for d in per])
     lo = starts
     hi = starts + lens - 2
-    x0 = np.empty(k)
-    j0 = np.empty(k, dtype=np.intp)
-    for p, tb in enumerate(tables):
-        x0[p] = np.interp(float(initial_stage_ft[p]), tb.stage, tb.si)
-        # the interval with SI_j <= x < SI_j+1, clipped to the table (routing._locate)
-        j = int(np.searchsorted(tb.si, x0[p], side="right")) - 1
-        j0[p] = starts[p] + min(max(j, 0), tb.si.size - 2)
-    o0 = flat_slope[j0] * (x0 - flat_si[j0]) + flat_o[j0]
-    parts = [[qq for _, kind, qq in tb.parts if kind == "discarded"] for tb in tables]
-    width = max(1, max(len(pp) for pp in parts))
-    n_parts = np.array([len(pp) for pp in parts], dtype=np.intp)
+    x0 = np.array([d["x0"] for d in per])
+    j0 = starts + np.array([d["j0"] for d in per], dtype=np.intp)
+    o0 = np.array([d["o0"] for d in per])
+    n_parts = np.array([len(d["parts"]) for d in per], dtype=np.intp)
+    width = max(1, int(n_parts.max()))
     q_off = np.zeros((k, width), dtype=np.intp)
     q_chunks, s_chunks = [], []
     pos = 0
-    for j, (tb, pp) in enumerate(zip(tables, parts)):
-        dsi = np.diff(tb.si)
-        for p, qq in enumerate(pp):
+    for j, d in enumerate(per):
+        for p, (qq, qs) in enumerate(d["parts"]):
             q_off[j, p] = pos
-            q_chunks.append(np.asarray(qq, dtype=float))
-            # numpy.interp's slope of each interval, (q_j+1 - q_j) / (SI_j+1 - SI_j)
-            s_chunks.append(np.append(np.diff(q_chunks[-1]) / dsi, 0.0))
+            q_chunks.append(qq)
+            s_chunks.append(qs)
             pos += qq.size
     q_flat = np.concatenate(q_chunks) if q_chunks else np.zeros(1)
     q_slope = np.concatenate(s_chunks) if s_chunks else np.zeros(1)
@@ -360,6 +351,39 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
     if not keep_series:
         storage = discarded = None
     return primary, storage, discarded, over
+
+
+#: Per-table arrays of :func:`route_split`, kept under the table's id with the table.
+_FUSED_ARRAYS: dict = {}
+
+
+def _fused_arrays(tb, h0: float) -> dict:
+    """The arrays :func:`route_split` derives from one table and initial stage ``h0``:
+    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the
+    initial 2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's
+    interval slopes."""
+    import numpy as np
+
+    key = (id(tb), h0)
+    hit = _FUSED_ARRAYS.get(key)
+    if hit is not None and hit[0] is tb:
+        return hit[1]
+    slope = np.append(tb.slope, 0.0)
+    dsi = np.diff(tb.si)
+    x0 = float(np.interp(h0, tb.stage, tb.si))
+    # the interval with SI_j <= x < SI_j+1, clipped to the table (routing._locate)
+    j = min(max(int(np.searchsorted(tb.si, x0, side="right")) - 1, 0), tb.si.size - 2)
+    parts = []
+    for _, kind, qq in tb.parts:
+        if kind == "discarded":
+            qq = np.asarray(qq, dtype=float)
+            parts.append((qq, np.append(np.diff(qq) / dsi, 0.0)))
+    out = {"slope": slope, "hslope": np.append(np.diff(tb.stage) / dsi, 0.0), "x0": x0,
+           "j0": j, "o0": slope[j] * (x0 - tb.si[j]) + tb.outflow[j], "parts": parts}
+    if len(_FUSED_ARRAYS) >= TABLE_CACHE_SIZE:
+        _FUSED_ARRAYS.clear()
+    _FUSED_ARRAYS[key] = (tb, out)
+    return out
 
 
 def _disabled() -> bool:

@@ -384,8 +384,9 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     m, _, nt = inn[pond_ids[0]].shape
     k = len(items)
     q = np.empty((m, k, nt))
-    for j, (pond, pid, u) in enumerate(items):
-        np.divide(inn[pid][:, u], pond.count, out=q[:, j])
+    for i, pid in enumerate(pond_ids):  # one unit of each pond: inflow / count
+        counts = np.array([float(p.count) for p, _, _ in items[i * nv:(i + 1) * nv]])
+        np.divide(inn[pid], counts[None, :, None], out=q[:, i * nv:(i + 1) * nv])
     fused = _route_fused(q, [p for p, _, _ in items], dt, routing, noise, series)
     if fused is not None:
         primary, discarded, storage, over = fused
