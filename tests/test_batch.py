@@ -521,3 +521,30 @@ def test_summary_csv_is_the_bytes_pandas_writes(tmp_path):
     batch._write_csv(frame, tmp_path / "a.csv")
     frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_summary_csv_is_the_bytes_pandas_writes_for_many_rows(tmp_path):
+    # more rows than the one-value-at-a-time threshold: repeated values formatted once,
+    # NaN/inf/-0.0, missing booleans and fields that need quoting among many plain ones
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(300):
+        rows.append({
+            "source": "sweep.toml" if i % 7 else "a,b.toml", "site": "Lot A" if i % 2 else
+            'say "hi"', "scenario": f"{i:05d}", "design_point": "DP-1", "storm": "10yr",
+            "precip_in": [4.1, 5.2, math.nan][i % 3],
+            "pre_peak_cfs": float(rng.normal()) if i % 5 else math.inf,
+            "post_peak_cfs": [0.0, 1.5, 2.25][i % 3], "post_le_pre": [True, False, None][i % 3],
+            "status": "ok", "error": "" if i % 11 else "line\nbreak, and more",
+            "x": -0.0 if i == 17 else float(i % 4)})
+    frame = batch.summary_frame(rows, ["x"])
+    batch._write_csv(frame, tmp_path / "a.csv")
+    frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    # and the same frame as DataFrame(list of dicts) builds it
+    import pandas as pd
+
+    old = pd.DataFrame(rows, columns=list(frame.columns))
+    assert list(old.columns) == list(frame.columns)
+    for c in ("precip_in", "pre_peak_cfs", "x"):
+        np.testing.assert_array_equal(old[c].to_numpy(float), frame[c].to_numpy(float))

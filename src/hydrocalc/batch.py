@@ -666,7 +666,7 @@ def _start_pool(workers: int):
 
 def _stop_pool(pool) -> None:
     """Stop a local process pool now: cancel queued work and terminate its processes."""
-    procs = list(getattr(pool, "_processes", {}).values())
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # None once broken
     for proc in procs:
         if proc.is_alive():
             proc.terminate()
@@ -700,7 +700,6 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
         delayed = [dask.delayed(run_task, pure=False)(
             t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
         kwargs: dict[str, Any] = {"scheduler": scheduler}
-        pool = None
         if scheduler == "threads":
             kwargs["num_workers"] = workers
         elif scheduler == "processes":
@@ -891,7 +890,9 @@ def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
     import pandas as pd
 
     cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
-    frame = pd.DataFrame(list(rows), columns=cols)
+    rows = rows if isinstance(rows, list) else list(rows)
+    # column by column (a missing key is a missing value, as DataFrame(list of dicts))
+    frame = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols}, columns=cols)
     for c in _TEXT:
         frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
     for c in _BOOL:
@@ -931,10 +932,22 @@ def _csv_column(series) -> list[str]:
     it: floats with 10 significant digits, missing values empty, booleans True/False."""
     import pandas as pd
 
+    import numpy as np
+
     if series.dtype.kind == "f":
-        return ["" if v != v else f"{v:.10g}" for v in series.to_numpy().tolist()]
+        a = series.to_numpy()
+        if a.size > 64 and not (np.signbit(a) & (a == 0)).any():  # -0.0 prints as "-0"
+            # each distinct value formatted once (NaNs are one value: empty)
+            uniq, inv = np.unique(a, return_inverse=True)
+            text = np.array(["" if v != v else f"{v:.10g}" for v in uniq.tolist()],
+                            dtype=object)
+            return text[inv.reshape(-1)].tolist()
+        return ["" if v != v else f"{v:.10g}" for v in a.tolist()]
     if str(series.dtype) == "boolean":
-        return ["" if v is pd.NA else ("True" if v else "False") for v in series.tolist()]
+        text = np.where(series.fillna(False).to_numpy(dtype=bool), "True", "False")
+        text = text.astype(object)
+        text[series.isna().to_numpy()] = ""
+        return text.tolist()
     return ["" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
             for v in series.tolist()]
 
@@ -947,14 +960,43 @@ def _write_csv(frame, path: pathlib.Path) -> None:
 
 
 def _write_csv_columns(columns, path: pathlib.Path) -> None:
-    """:func:`_write_csv` of ``[(name, Series), ...]`` (taken from the frame beforehand)."""
-    import csv
+    """:func:`_write_csv` of ``[(name, Series), ...]`` (taken from the frame beforehand).
 
+    Fields that may need quoting (a delimiter, quote, line break or blank) are quoted by
+    the csv module itself, one distinct value at a time; the others are joined as they are
+    (what the csv module writes for them)."""
+    import csv
+    import io
+
+    header = [str(c) for c, _ in columns]
     cols = [_csv_column(series) for _, series in columns]
+    if len(cols) < 2:  # a row of one empty field is written '""': leave it to csv
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            w.writerows(zip(*cols, strict=True))
+        return
+    buf = io.StringIO()
+    one = csv.writer(buf, lineterminator="\n")
+    special = set(',"\r\n \t\x0b\x0c')
+    memo: dict[str, str] = {}
+
+    def field(v: str) -> str:
+        if not v or special.isdisjoint(v):
+            return v
+        hit = memo.get(v)
+        if hit is None:
+            buf.seek(0)
+            buf.truncate()
+            one.writerow([v])
+            hit = memo[v] = buf.getvalue()[:-1]
+        return hit
+
+    cols = [col if all(not v or special.isdisjoint(v) for v in set(col))
+            else [field(v) for v in col] for col in cols]
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow([str(c) for c, _ in columns])
-        w.writerows(zip(*cols, strict=True))
+        fh.write(",".join(field(h) for h in header) + "\n")
+        fh.writelines(",".join(row) + "\n" for row in zip(*cols, strict=True))
 
 
 def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
