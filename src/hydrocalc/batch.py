@@ -948,8 +948,11 @@ def _csv_column(series) -> list[str]:
         text = text.astype(object)
         text[series.isna().to_numpy()] = ""
         return text.tolist()
+    values = series.tolist()
+    if all(type(v) is str for v in values):  # text columns: written as they are
+        return values
     return ["" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
-            for v in series.tolist()]
+            for v in values]
 
 
 def _write_csv(frame, path: pathlib.Path) -> None:
@@ -1144,6 +1147,16 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
                                        task_memory_mb=task_memory_mb, storms=storms,
                                        summary_arrays=summary_arrays)
+    except KeyboardInterrupt:  # interrupted while planning: nothing ran; say so, as below
+        if pool is not None:
+            _stop_pool(pool)
+        rows = [dict(_error_row(str(src), "", "not completed: interrupted while planning"),
+                     _input=i, _index=0) for i, src in enumerate(inputs)]
+        info = {i: {"source": str(src), "kind": "unplanned", "n": 1, "columns": []}
+                for i, src in enumerate(inputs)}
+        _finish(rows, info, out_dir, inputs, scheduler if isinstance(scheduler, str) else
+                "distributed client", workers, [], t0, len(inputs), {}, interrupted=True)
+        raise
     except BaseException:
         if pool is not None:
             _stop_pool(pool)

@@ -10,10 +10,12 @@ array operations over (storm, scenario, time):
    convolution, as :func:`hydrocalc.analysis.analyze`);
 2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
    views of the runoff batch; a node fed by one node shares its array);
-3. every (scenario x pond x storm) routed by one
-   :func:`hydrocalc.routing.route_reservoirs` call (storage-indication method, the same
-   tables and arithmetic as the full analysis), with the exfiltration (discarded) flow
-   split off the routed outflow exactly as the full analysis does;
+3. every (scenario x pond x storm) routed by the storage-indication method with the
+   tables and arithmetic of the full analysis, with the exfiltration (discarded) flow
+   split off the routed outflow exactly as the full analysis does: with numba, one
+   compiled pass per pond-storm (:func:`hydrocalc._route_kernel.route_split`; each pond
+   object's table built once per process), otherwise one
+   :func:`hydrocalc.routing.route_reservoirs` call and the numpy split;
 4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
    reductions over the time axis, and the criteria rows from
    :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
@@ -373,8 +375,9 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
     ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
-    operations as :func:`hydrocalc.analysis._route_batch` (compiled in one pass per
-    pond-storm by :func:`hydrocalc._route_kernel.split_outflow` when numba is in use).
+    operations as :func:`hydrocalc.analysis._route_batch` (routing and split compiled in
+    one pass per pond-storm by :func:`hydrocalc._route_kernel.route_split` when numba is in
+    use, else :func:`hydrocalc.routing.route_reservoirs` and the split).
     """
     from hydrocalc import _route_kernel
 
