@@ -164,7 +164,7 @@ def _compile():
                     d = xb - flat_si[jb]
                     ob = flat_slope[jb] * d + flat_o[jb]
                     o2 = ob * 2.0
-                    if xb > xm:  # noqa: PLR1730 - as np.maximum, spelled out
+                    if xb > xm:  # as np.maximum (and its interval), spelled out
                         xm = xb
                         jm = jb
                     if ob > mx:  # noqa: PLR1730 - as ndarray.max, spelled out

@@ -637,13 +637,13 @@ def _worker_init(parent_pid: int) -> None:
     import the analysis and load the compiled routing loop (while the caller plans)."""
     _die_with_parent(parent_pid)
     tune_worker_malloc()
-    try:
+    import contextlib
+
+    with contextlib.suppress(Exception):  # only a warm-up: the tasks report real problems
         from hydrocalc import _route_kernel, criteria, sweep, sweep_summary  # noqa: F401
 
         _route_kernel.use()
         _route_kernel.available()
-    except Exception:  # noqa: BLE001 - only a warm-up: the tasks report any real problem
-        pass
 
 
 def _noop() -> None:
@@ -930,19 +930,18 @@ def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -
 def _csv_column(series) -> list[str]:
     """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes
     it: floats with 10 significant digits, missing values empty, booleans True/False."""
-    import pandas as pd
-
     import numpy as np
+    import pandas as pd
 
     if series.dtype.kind == "f":
         a = series.to_numpy()
         if a.size > 64 and not (np.signbit(a) & (a == 0)).any():  # -0.0 prints as "-0"
             # each distinct value formatted once (NaNs are one value: empty)
             uniq, inv = np.unique(a, return_inverse=True)
-            text = np.array(["" if v != v else f"{v:.10g}" for v in uniq.tolist()],
+            text = np.array(["" if math.isnan(v) else f"{v:.10g}" for v in uniq.tolist()],
                             dtype=object)
             return text[inv.reshape(-1)].tolist()
-        return ["" if v != v else f"{v:.10g}" for v in a.tolist()]
+        return ["" if math.isnan(v) else f"{v:.10g}" for v in a.tolist()]
     if str(series.dtype) == "boolean":
         text = np.where(series.fillna(False).to_numpy(dtype=bool), "True", "False")
         text = text.astype(object)

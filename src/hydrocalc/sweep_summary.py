@@ -319,24 +319,28 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     subs = {name: [(sub.id, lambda i, v, f=sub_flow, n=name, sid=sub.id: f(n, sid)[i, v])
                    for sub in first.scenarios[name].subcatchments] for name in ("pre", "post")}
     rows_out = []
-    for v, site in enumerate(sites):
-        runs = {}
-        for name in ("pre", "post"):
-            ponds = {pid: {key: arr[:, v] for key, arr in info.items() if key != "primary"}
-                     for pid, info in pond_info.get(name, {}).items()}
-            for pid, info in pond_info.get(name, {}).items():
-                ponds[pid]["primary_cfs"] = info["primary"][:, v]
-            runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
-                                     subs[name], first.scenarios[name].upstream)
-        hydro = hydrology(runs, names, hs.time_hr, dt)
-        if site.criteria.standard == "none":
-            crit_rows = []
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                crit_rows = criteria.evaluate(site, hydro)[0]
-        rows_out.append(_rows(site, names, red, v, crit_rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary carries no warnings
+        for v, site in enumerate(sites):
+            rows_out.append(_variant_rows(v, site, names, pond_info, pond_in, dp_out, subs,
+                                          first, hydrology, hs.time_hr, dt, red, criteria))
     return rows_out
+
+
+def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydrology,
+                  time_hr, dt, red, criteria) -> list[dict]:
+    """The summary rows of variant ``v`` of a block (criteria read views of its arrays)."""
+    runs = {}
+    for name in ("pre", "post"):
+        ponds = {pid: {key: arr[:, v] for key, arr in info.items() if key != "primary"}
+                 for pid, info in pond_info.get(name, {}).items()}
+        for pid, info in pond_info.get(name, {}).items():
+            ponds[pid]["primary_cfs"] = info["primary"][:, v]
+        runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
+                                 subs[name], first.scenarios[name].upstream)
+    hydro = hydrology(runs, names, time_hr, dt)
+    crit_rows = [] if site.criteria.standard == "none" else criteria.evaluate(site, hydro)[0]
+    return _rows(site, names, red, v, crit_rows)
 
 
 def _same_for_all(a: np.ndarray) -> bool:
