@@ -30,7 +30,9 @@ Tolerances
   volumes at printed precision, peak elevation within ``POND_DEPTH_RTOL`` (2 %) of the depth
   above the pond bottom. HydroCAD's "Outflow" is primary + discarded flow. A pond value
   beyond tolerance whose inflow peak differs for a known cause is *explained* by that cause
-  (propagated).
+  (propagated). A pond value beyond tolerance of a pond whose conversion the importer
+  recorded as not exact (``conversion.differences`` in ``submitted.json``, e.g. a HydroCAD
+  culvert computed by FHWA HDS-5) is *explained* by those recorded differences, named in full.
 
 Known causes (checked in this order, beyond the tolerance)
 ----------------------------------------------------------
@@ -365,17 +367,34 @@ def _pond_row(res, scenario, storm, node, r, info, base, dt_hc, parabolic_peak) 
     diff = rec - r["value"]
     pct = 100.0 * diff / r["value"] if r["value"] else None
     ok = abs(diff) <= tol
+    # what the importer recorded as not exact in the pond's conversion (e.g. a culvert)
+    inexact = (info.get("conversion") or {}).get("differences") or []
+    status, cause = "agrees", ""
+    if not ok and inexact and prefix != "inflow_":
+        status, cause = "explained", "pond conversion not exact: " + "; ".join(inexact)
+    elif not ok:
+        status, cause = "unexplained", "unexplained: no known cause applies"
     return ReviewRow(**base, recomputed=float(rec), difference=float(diff),
                      difference_pct=None if pct is None else float(pct), tolerance=float(tol),
-                     status="agrees" if ok else "unexplained",
-                     cause="" if ok else "unexplained: no known cause applies")
+                     status=status, cause=cause)
 
 
 def _propagate(rows: list) -> None:
-    """A routed value beyond tolerance is explained by its inflow's explained difference."""
+    """A routed value beyond tolerance is explained by its inflow's explained difference.
+
+    A pond value explained by the pond's recorded conversion differences is not, when the
+    pond's inflow itself differs with no known cause (the inflow may be the cause).
+    """
     inflow = {(r.node, r.storm): r for r in rows if r.quantity == "inflow_peak_cfs"}
     for r in rows:
         src = inflow.get((r.node, r.storm))
+        if r.kind == "pond" and r.status == "explained" and src is not None \
+                and src is not r and src.status == "unexplained" \
+                and r.cause.startswith("pond conversion not exact"):
+            r.status = "unexplained"
+            r.cause = ("unexplained: the pond's inflow peak differs with no known cause "
+                       f"({src.difference_pct:+.1f} %); the pond's conversion is not exact "
+                       "either")
         if r.kind == "pond" and r.status == "unexplained" and src is not None \
                 and src is not r and src.status == "explained":
             r.status = "explained"

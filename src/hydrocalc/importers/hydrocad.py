@@ -17,7 +17,9 @@ What is read
   CN=83 Runoff=1.43 cfs 0.109 af``, ``Pond P1: ... Peak Elev=... Storage=... Inflow=...``,
   ``Reach 1R: ... Inflow=... Outflow=...``);
 * each "Summary for Subcatchment / Reach / Pond" section: area, CN, Tc, method, storm and
-  results; for ponds the storage volumes, the stage table and the device table.
+  results; for ponds the storage volumes, the stage table, the device table and the device
+  analysis printed under it (``Primary OutFlow Max=... HW=... TW=...`` and each device's
+  flow, kept as ``outflow_max``).
 
 Extraction damage it copes with: lost line breaks (the text is read as one stream of words),
 ``<br />`` separators, repeated page headers and footers, thousands separators (``254,589
@@ -697,3 +699,47 @@ def _pond_section(rep, nid, body, storm) -> None:
                             "invert_elev_ft": _num(dm.group(3)),
                             "description": dm.group(4).strip()})
     node["devices"] = devices
+    _outflow_max(node, body, storm)
+
+
+_OUTFLOW_MAX_RE = re.compile(
+    r"(?P<kind>Primary|Secondary|Discarded|Tertiary) OutFlow Max=(?P<q>{n}) cfs @ "
+    r"(?P<t>\d+\.\d+) hrs HW=(?P<hw>-?{n})'(?: TW=(?P<tw>-?{n})')? \((?P<twmode>[^)]*)\)"
+    r"(?P<rest>.*?)(?=(?:Primary|Secondary|Discarded|Tertiary) OutFlow Max=|Summary for|$)"
+    .replace("{n}", _NUM))
+_DEVICE_FLOW_RE = re.compile(
+    r"(?:^| )[^\s\d]?(?P<dev>\d+)=(?P<what>[A-Za-z/ -]+?) ?\( ?(?P<text>[^)]*)\)")
+
+
+def _outflow_max(node: dict, body: str, storm) -> None:
+    """The device analysis HydroCAD prints under a pond's devices, by storm.
+
+    ``Primary OutFlow Max=0.04 cfs @ 8.44 hrs HW=887.62' TW=886.55' (Dynamic Tailwater)``
+    followed by one line per device (``1=Culvert (Passes 0.04 cfs of 0.41 cfs potential
+    flow)``, ``2=Orifice/Grate (Orifice Controls 0.04 cfs @ 2.93 fps)``). HydroCAD computes
+    these flows "directly from the discharge equations at the listed HW and TW elevations"
+    (hydrocad.net/deviceflow.htm): a rating check of each device at one printed head.
+    """
+    for m in _OUTFLOW_MAX_RE.finditer(body):
+        devs = []
+        for dm in _DEVICE_FLOW_RE.finditer(m.group("rest")):
+            text = dm.group("text")
+            row = {"device": int(dm.group("dev")), "type": dm.group("what").strip(),
+                   "text": text.strip()}
+            pm = re.search(r"Passes (" + _NUM + r") cfs of (" + _NUM + r") cfs potential", text)
+            cm = re.search(r"(?:(\w+) )?Controls (" + _NUM + r") cfs(?: @ (" + _NUM + r") fps)?",
+                           text)
+            if pm:
+                row.update(status="passes", flow_cfs=_num(pm.group(1)),
+                           potential_cfs=_num(pm.group(2)), printed=pm.group(2))
+            elif cm:
+                row.update(status="controls", flow_cfs=_num(cm.group(2)),
+                           printed=cm.group(2), equation=cm.group(1))
+                if cm.group(3):
+                    row["velocity_fps"] = _num(cm.group(3))
+            devs.append(row)
+        node.setdefault("outflow_max", []).append({
+            "storm": storm, "outflow": m.group("kind"), "max_cfs": _num(m.group("q")),
+            "time_hr": _num(m.group("t")), "hw_elev_ft": _num(m.group("hw")),
+            "tw_elev_ft": _num(m.group("tw")) if m.group("tw") else None,
+            "tailwater": m.group("twmode").strip(), "devices": devs})

@@ -23,6 +23,12 @@ Conversion rules (exact or not at all)
   reviewer: an explicit input, never inferred), ponds that convert exactly are imported
   (:func:`_convert_pond`): elevations become stages above the pond's datum (its lowest
   storage invert, recorded) and the stage table is written as a CSV beside the site file.
+  A HydroCAD 10 round culvert becomes an FHWA HDS-5 culvert (its printed entrance mapped to
+  the HDS-5 Table A.1 inlet, :data:`CULVERT_INLETS`); with devices routed through it
+  (``Device 1``) it becomes the pond's ``barrel``. That conversion is not exact (HydroCAD's
+  culvert procedure and its Cc are not HDS-5's): the difference is recorded in the site
+  file's comments, ``submitted.json`` (``conversion.differences``) and the import summary,
+  and the review names it when a pond value differs.
   Reaches stay out: HydroCAD routes them through a channel, hydrocalc reaches are lags.
 * **Scenarios**: a report describes one network; it is written as ``post`` and copied as
   ``pre`` (the site schema needs both).
@@ -48,7 +54,8 @@ import tempfile
 from hydrocalc.errors import InputError
 from hydrocalc.importers.hydrocad import HydroCADReport, read_report
 
-__all__ = ["SUBMITTED_FORMAT", "ImportResult", "convert_report", "import_hydrocad"]
+__all__ = ["CULVERT_INLETS", "SUBMITTED_FORMAT", "ImportResult", "convert_report", "device_check",
+           "import_hydrocad"]
 
 SUBMITTED_FORMAT = "hydrocalc-hydrocad-submitted-1"
 OUTLET_ID = "OUT"
@@ -79,18 +86,29 @@ class ImportResult:
     submitted: dict
 
     def message(self) -> str:
-        """One summary line (and one line per node not imported)."""
+        """One summary line, one line per node not imported, per pond whose conversion is
+        not exact (``note:``) and per device checked at HydroCAD's printed head (``check:``,
+        :func:`device_check`)."""
         nodes = self.submitted["nodes"]
         n_imp = sum(1 for n in nodes.values() if n["imported"])
         head = (f"imported {n_imp} of {len(nodes)} node(s), "
                 f"{len(self.submitted['storms'])} storm(s) into {self.folder}")
+        notes = [f"  note: pond {nid} is converted, not exactly: {x}"
+                 for nid, n in nodes.items() if n["imported"]
+                 for x in (n.get("conversion") or {}).get("differences", [])]
+        notes += [f"  check: pond {nid}, storm {c['storm']!r}, device #{c['device']} at "
+                  f"HydroCAD's printed HW {c['hw_elev_ft']} ft: printed {c['printed_cfs']} cfs, "
+                  f"hydrocalc {c['hydrocalc_cfs']:.3g} cfs"
+                  + (f" ({c['difference_pct']:+.1f} %)" if c["difference_pct"] is not None
+                     else "")
+                  for nid, n in nodes.items() for c in n.get("device_check", [])]
         if self.complete:
-            return head + " (complete)"
+            return "\n".join([head + " (complete)", *notes])
         lines = [head + ": INCOMPLETE, not imported:"]
         for item in self.not_imported:
             what = f"{item['kind']} {item['node']}" if item["node"] else item["kind"]
             lines.append(f"  - {what}: {item['item']}: {item['reason']}")
-        return "\n".join(lines)
+        return "\n".join(lines + notes)
 
 
 def _storm_id(name: str, used: set) -> str:
@@ -203,6 +221,9 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
                 subs.append((nid, node))
         elif node["kind"] == "pond":
             info.update(_pond_datum(node))
+            checks = device_check(node)
+            if checks:
+                info["device_check"] = checks
             unsupported = _unsupported_devices(node)
             if links is None:
                 why = _LINKS_REASON + ("; also: " + "; ".join(unsupported) if unsupported
@@ -322,15 +343,97 @@ _DEVICE_PATTERNS = (
 )
 
 
+# HydroCAD's printed culvert entrance (``L= 20.0' CMP, square edge headwall, Ke= 0.500``) ->
+# the FHWA HDS-5 (2001) Table A.1 inlet hydrocalc computes (hydrocalc.culvert.inlet_codes()).
+# Only entrances with the same material and edge in Table A.1 (chart 1: concrete, chart 2:
+# corrugated metal) are mapped; anything else (RCP square-cut projecting, rounded edge,
+# end sections, plastic pipe entrances) has no Table A.1 row and is not imported.
+CULVERT_INLETS = {
+    "cmp, square edge headwall": "cmp_headwall",            # chart 2, scale 1 (headwall)
+    "cmp, mitered to conform to fill": "cmp_mitered",       # chart 2, scale 2
+    "cmp, projecting, no headwall": "cmp_projecting",       # chart 2, scale 3
+    "rcp, square edge headwall": "concrete_square_headwall",  # chart 1, scale 1
+    "rcp, groove end w/headwall": "concrete_groove_headwall",  # chart 1, scale 2
+    "rcp, groove end projecting": "concrete_groove_projecting",  # chart 1, scale 3
+}
+_N = r"-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)"
+# HydroCAD 10's printed round culvert (as in the City of Eugene report of the test suite)
+_CULVERT_RE = re.compile(
+    (r'^(?P<d>N)" Round Culvert L=(?P<L>N)\' (?P<inlet>[^=]+?), Ke=(?P<ke>N) '
+     r"Inlet / Outlet Invert=(?P<ii>N)' ?/ ?(?P<oi>N)' S=(?P<s>N) ?'(?:/')? Cc=(?P<cc>N) "
+     r"n=(?P<n>N)(?: (?P<ndesc>[^=]*?))?(?:,? Flow Area=(?P<fa>N) sf)?$").replace("N", _N))
+
+
+def _culvert(desc: str) -> tuple[dict | None, str | None]:
+    """A HydroCAD round culvert as a hydrocalc HDS-5 culvert (in elevations), or the reason.
+
+    Returns the culvert fields (``inlet_invert_ft``/``outlet_invert_ft`` are elevations here)
+    with ``_differences``: what HydroCAD computes differently (recorded in the import).
+    """
+    from hydrocalc import culvert
+
+    m = _CULVERT_RE.match(desc)
+    if not m:
+        if "Culvert" in desc:
+            return None, ("only a HydroCAD 10 round culvert ('D\" Round Culvert L= ... Ke= ... "
+                          "Inlet / Outlet Invert= ... Cc= ... n= ...') is read; this one is not "
+                          "in that form")
+        return None, None
+    f = {k: float(v.replace(",", "")) for k, v in m.groupdict().items()
+         if k not in ("inlet", "ndesc") and v is not None}
+    printed_inlet = " ".join(m.group("inlet").split())
+    code = CULVERT_INLETS.get(printed_inlet.lower())
+    if code is None:
+        return None, (f"culvert entrance {printed_inlet!r} has no FHWA HDS-5 Table A.1 inlet "
+                      f"hydrocalc computes (mapped: {', '.join(sorted(CULVERT_INLETS))})")
+    assert code in culvert.inlet_codes("circular")
+    area = 3.141592653589793 / 4.0 * (f["d"] / 12.0) ** 2
+    fa = m.group("fa")
+    half = 0.5 * 10.0 ** -(len(fa.split(".")[1]) if fa and "." in fa else 0)
+    if fa is not None and abs(f["fa"] - area) > half + 1e-9:
+        return None, (f"culvert flow area printed {f['fa']} sf is not the full {f['d']}\" "
+                      f"barrel ({area:.3f} sf): a partly filled barrel is not supported")
+    conv = {"type": "culvert", "shape": "circular", "diameter_in": f["d"], "inlet": code,
+            "length_ft": f["L"], "inlet_invert_ft": f["ii"], "outlet_invert_ft": f["oi"],
+            "n": f["n"], "ke": f["ke"],
+            "_printed": f"{printed_inlet}, Ke={m.group('ke')}, Cc={m.group('cc')}"}
+    conv["_differences"] = [(
+        f"culvert: HydroCAD's own culvert procedure (printed entrance {printed_inlet!r}, "
+        f"Cc={m.group('cc')}) is replaced by FHWA HDS-5 inlet control (Table A.1 {code!r}) "
+        f"and outlet control with the printed Ke={m.group('ke')} and n={m.group('n')}; "
+        "hydrocalc has no Cc, so flows where the culvert controls may differ")]
+    return conv, None
+
+
+def _convert_device(d: dict) -> tuple[dict | None, str | None]:
+    """One printed device as a hydrocalc outlet (elevations kept), or ``(None, reason)``."""
+    conv, why = _culvert(d["description"])
+    if conv is not None or why is not None:
+        return conv, why
+    for rx, make in _DEVICE_PATTERNS:
+        m = rx.match(d["description"])
+        if m:
+            return make(m), None
+    return None, "not supported"
+
+
 def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | None, str | None]:
-    """Exact conversion of a pond, or ``(None, reason)``.
+    """Conversion of a pond, or ``(None, reason)``.
 
     Converted: one storage volume given as stage data "Listed below" whose table has a
     ``Cum.Store`` column (written as a ``stage_storage`` CSV: the storage HydroCAD computed,
-    elevations turned into stages above the datum, the lowest storage invert), and devices
-    routed directly to Primary (Discarded for exfiltration): vertical circular or rectangular
-    orifices/grates with their printed C, exfiltration over the surface or wetted area.
-    Inverts become stages above the datum.
+    elevations turned into stages above the datum, the lowest storage invert), and devices:
+    vertical circular or rectangular orifices/grates with their printed C and HydroCAD 10
+    round culverts (``type = "culvert"``, FHWA HDS-5) routed to Primary, exfiltration over the
+    surface or wetted area routed to Discarded. Devices routed to ``Device N`` (in series)
+    are converted when device N is a culvert routed to Primary and every other device except
+    exfiltration discharges through it: the culvert becomes the pond's ``barrel``. Inverts
+    become stages above the datum.
+
+    Where the conversion is not exact (a culvert: HydroCAD's culvert procedure and its Cc
+    differ from HDS-5), the difference is recorded in ``differences`` (written to the site
+    file's comments, ``submitted.json`` and the import summary; the review names it when a
+    pond value differs).
     """
     table, storage = node.get("stage_table"), node.get("storage", [])
     if datum is None or not table or "Cum.Store" not in table["columns"]:
@@ -343,30 +446,129 @@ def _convert_pond(nid: str, node: dict, datum: float | None) -> tuple[dict | Non
     if rows[0] != (0.0, 0.0):
         return None, ("its stage table does not start at the datum with zero storage "
                       f"(first row {table['rows'][0]})")
-    outlets = []
+    convs = {}
     for d in node.get("devices", []):
-        conv = None
-        for rx, make in _DEVICE_PATTERNS:
-            m = rx.match(d["description"])
-            if m:
-                conv = make(m)
-                break
+        conv, why = _convert_device(d)
         wanted = "Discarded" if conv and conv["type"] == "exfiltration" else "Primary"
-        if conv is None or d["routing"] != wanted:
+        if conv is None or not (d["routing"] == wanted or (
+                d["routing"].startswith("Device ") and wanted == "Primary")):
             return None, (f"device #{d['device']} {d['description'][:50]!r} routed to "
-                          f"{d['routing']} is not supported")
-        if conv["type"] != "exfiltration":
+                          f"{d['routing']} is not supported"
+                          + (f": {why}" if why and why != "not supported" else ""))
+        if conv["type"] == "culvert":
+            if abs(conv["inlet_invert_ft"] - d["invert_elev_ft"]) > 1e-6:
+                return None, (f"device #{d['device']}: the culvert's printed inlet invert "
+                              f"{conv['inlet_invert_ft']}' differs from the device invert "
+                              f"{d['invert_elev_ft']}'")
+            conv["inlet_invert_ft"] = round(conv["inlet_invert_ft"] - datum, 6)
+            conv["outlet_invert_ft"] = round(conv["outlet_invert_ft"] - datum, 6)
+        elif conv["type"] != "exfiltration":
             conv["invert_ft"] = round(d["invert_elev_ft"] - datum, 6)
+        low = min((conv[k] for k in ("invert_ft", "inlet_invert_ft") if k in conv), default=0.0)
+        if low < 0.0:
+            return None, (f"device #{d['device']} has its invert at {d['invert_elev_ft']}', below "
+                          f"the lowest storage ({datum}'): not supported")
         conv["id"] = f"device_{d['device']}"
         conv["elevation_ft"] = d["invert_elev_ft"]
-        outlets.append(conv)
-    if not outlets:
+        convs[d["device"]] = (d, conv)
+    if not convs:
         return None, "no outlet device was read"
+    series = {d["routing"] for d, _ in convs.values() if d["routing"].startswith("Device ")}
+    barrel = None
+    if series:
+        into = {int(r.split()[1]) for r in series}
+        k = next(iter(into))
+        target = convs.get(k)
+        if len(into) > 1 or target is None or target[1]["type"] != "culvert" \
+                or target[0]["routing"] != "Primary":
+            return None, (f"devices in series ({', '.join(sorted(series))}) are supported only "
+                          "into one culvert routed to Primary (the pond's barrel)")
+        direct = [d["device"] for d, c in convs.values() if d["device"] != k
+                  and c["type"] != "exfiltration" and not d["routing"].startswith("Device ")]
+        if direct:
+            return None, (f"device(s) #{', #'.join(map(str, direct))} routed to Primary beside "
+                          f"culvert #{k}, which others discharge through: hydrocalc's barrel "
+                          "takes every device (not supported)")
+        barrel = convs.pop(k)[1]
+        barrel["id"] = "barrel"
+        through = ", #".join(str(d["device"]) for d, _ in convs.values()
+                             if d["routing"] == f"Device {k}")
+        barrel["_differences"] = barrel.get("_differences", []) + [(
+            "devices in series: hydrocalc passes the smaller of the devices' total and the "
+            "culvert's capacity at the pond level (the rule HydroCAD's device report shows: "
+            "'Passes ... cfs of ... cfs potential flow'); how HydroCAD lets the culvert's "
+            f"headwater act on devices #{through} is not printed")]
+    outlets = [c for _, c in convs.values()]
+    differences = [x for c in outlets + ([barrel] if barrel else [])
+                   for x in c.get("_differences", [])]
     csv_name = re.sub(r"[^A-Za-z0-9_.-]", "_", nid) + "_stage_storage.csv"
     csv_text = "stage_ft,storage_ft3\n" + "".join(f"{a!r},{b!r}\n" for a, b in rows)
-    return {"datum_elev_ft": datum, "csv": csv_name, "csv_text": csv_text,
-            "outlets": outlets}, None
+    out = {"datum_elev_ft": datum, "csv": csv_name, "csv_text": csv_text,
+           "outlets": outlets, "differences": differences}
+    if barrel is not None:
+        out["barrel"] = barrel
+    return out, None
 
+
+def device_check(node: dict) -> list[dict]:
+    """Each convertible device's flow beside the flow HydroCAD printed at the same head.
+
+    HydroCAD prints, under a pond's devices, the maximum outflow with the headwater (HW) and
+    tailwater (TW) at that time and each device's flow, "calculated directly from the
+    discharge equations at the listed HW and TW elevations" (hydrocad.net/deviceflow.htm).
+    For every device that converts (culverts: their *potential* flow, "Passes x cfs of y cfs
+    potential flow"; vertical orifices: the flow they control) this evaluates the converted
+    hydrocalc device at the printed HW: a check of the conversion on the report's own
+    numbers, independent of the routing and of the pond's inflow. Devices under a tailwater
+    above their outlet (culvert outlet invert, orifice invert) are not checked.
+
+    Parameters
+    ----------
+    node : dict
+        A pond node read by :func:`hydrocalc.importers.hydrocad.parse_report`.
+
+    Returns
+    -------
+    list of dict
+        ``storm``, ``device``, ``hw_elev_ft``, ``printed_cfs`` (as printed), ``decimals``,
+        ``hydrocalc_cfs``, ``difference_pct`` (None when the printed flow is 0).
+    """
+    from hydrocalc import culvert, outlets
+
+    devices = {d["device"]: d for d in node.get("devices", [])}
+    out = []
+    for om in node.get("outflow_max", []):
+        hw, tw = om["hw_elev_ft"], om.get("tw_elev_ft")
+        for row in om["devices"]:
+            d = devices.get(row["device"])
+            if d is None or "printed" not in row:
+                continue
+            conv, _ = _convert_device(d)
+            if conv is None or conv["type"] == "exfiltration":
+                continue
+            if conv["type"] == "culvert":
+                if row["status"] != "passes" or (tw is not None and tw > conv["outlet_invert_ft"]):
+                    continue
+                kw = {k: v for k, v in conv.items() if not k.startswith("_") and k != "type"}
+                q = float(culvert.Culvert(**kw).discharge_cfs(hw))
+            else:
+                if row["status"] != "controls" or (tw is not None and tw > d["invert_elev_ft"]):
+                    continue
+                if conv["type"] == "circular_orifice":
+                    dev = outlets.CircularOrifice(conv["diameter_in"], d["invert_elev_ft"],
+                                                  cd=conv["cd"])
+                else:
+                    dev = outlets.RectangularOrifice(conv["width_in"], conv["height_in"],
+                                                     d["invert_elev_ft"], cd=conv["cd"])
+                q = float(dev.discharge_cfs(hw))
+            printed = float(row["printed"])
+            out.append({"storm": om["storm"], "device": row["device"], "hw_elev_ft": hw,
+                        "printed_cfs": row["printed"],
+                        "decimals": len(row["printed"].split(".")[1]) if "." in row["printed"]
+                        else 0,
+                        "hydrocalc_cfs": q,
+                        "difference_pct": 100.0 * (q - printed) / printed if printed else None})
+    return out
 
 
 def _pond_datum(node: dict) -> dict:
@@ -377,20 +579,37 @@ def _pond_datum(node: dict) -> dict:
     return {"datum_elev_ft": min(inv)} if inv else {}
 
 
+# HydroCAD's public page on orifices (hydrocad.net/orifice.htm) says only that a horizontal
+# grate "will check for possible weir flow around the perimeter of the grate" and that the
+# "discharge equations ... are provided in the Reference Manual and the help system": the
+# weir coefficient and length of the weir limit are neither printed nor publicly documented.
+HORIZONTAL_GRATE_REASON = (
+    "a horizontal orifice/grate 'limited to weir flow at low heads' uses a weir coefficient and "
+    "weir length the report does not print and HydroCAD's public documentation does not give "
+    "(hydrocad.net/orifice.htm refers to its Reference Manual)")
+
+
 def _unsupported_devices(node: dict) -> list[str]:
-    """Devices hydrocalc cannot represent exactly (listed even though links block the pond)."""
+    """Devices hydrocalc cannot represent (listed even though links block the pond)."""
     out = []
-    for d in node.get("devices", []):
+    devices = {d["device"]: d for d in node.get("devices", [])}
+    for d in devices.values():
         desc = d["description"]
         if "Culvert" in desc:
-            why = "culverts (inlet/outlet control, tailwater) are not supported"
+            conv, why = _culvert(desc)
+            if conv is not None:
+                continue
         elif "Horiz. Orifice" in desc:
-            why = ("a horizontal orifice/grate limited to weir flow uses a weir coefficient the "
-                   "report does not print")
+            why = (HORIZONTAL_GRATE_REASON if "weir flow" in desc else
+                   "a horizontal orifice/grate has no hydrocalc outlet (hydrocalc's orifices are "
+                   "vertical)")
         elif re.search(r"Pump|Sim-Route|Custom Weir|Special & User", desc, re.IGNORECASE):
             why = "not supported"
         elif d["routing"].startswith("Device"):
-            why = f"devices in series ({d['routing']}) are not supported without the culvert"
+            k = int(d["routing"].split()[1]) if d["routing"].split()[1].isdigit() else None
+            if k in devices and "Culvert" in devices[k]["description"]:
+                continue
+            why = (f"devices in series ({d['routing']}) are supported only into a culvert")
         else:
             continue
         out.append(f"device #{d['device']} {desc[:40]!r}: {why}")
@@ -402,6 +621,23 @@ def _unsupported_devices(node: dict) -> list[str]:
 
 def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
+
+
+def _device_lines(o: dict, datum: float) -> list[str]:
+    """``key = value`` lines of one converted device (elevations as comments)."""
+    out = []
+    for k, v in o.items():
+        if k == "elevation_ft" or k.startswith("_") or (k == "id" and v == "barrel"):
+            continue
+        note = ""
+        if k == "invert_ft":
+            note = f"  # elevation {o['elevation_ft']} ft"
+        elif k in ("inlet_invert_ft", "outlet_invert_ft"):
+            note = f"  # elevation {round(v + datum, 6)} ft"
+        elif k == "inlet" and o.get("_printed"):
+            note = f"  # HDS-5 Table A.1; HydroCAD printed {o['_printed']}"
+        out.append(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}{note}")
+    return out
 
 
 def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: list,
@@ -469,13 +705,16 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
                       f"{conv['datum_elev_ft']} ft (datum)"),
                       f"[{scen}.pond.storage]", 'type = "stage_storage"',
                       f"csv = {_q(conv['csv'])}  # HydroCAD's Cum.Store by elevation"]
+            if conv.get("differences"):
+                lines += ["# NOT EXACT (named by `hydrocalc review` when a pond value differs):"]
+                lines += [f"#   - {x}" for x in conv["differences"]]
             for o in conv["outlets"]:
                 lines.append(f"[[{scen}.pond.outlet]]")
-                for k, v in o.items():
-                    if k == "elevation_ft":
-                        continue
-                    note = f"  # elevation {o['elevation_ft']} ft" if k == "invert_ft" else ""
-                    lines.append(f"{k} = {_q(v) if isinstance(v, str) else repr(v)}{note}")
+                lines += _device_lines(o, conv["datum_elev_ft"])
+            if conv.get("barrel"):
+                lines.append(f"[{scen}.pond.barrel]  # HydroCAD device routed to Primary; "
+                             "the devices above discharge through it")
+                lines += _device_lines(conv["barrel"], conv["datum_elev_ft"])
             lines.append("")
         lines += [f"[[{scen}.design_point]]", f'id = "{OUTLET_ID}"',
 

@@ -1,0 +1,325 @@
+"""Where a problem is: TOML key paths -> line numbers, and the one-line problem collector.
+
+:func:`key_lines` maps every key path (``post.subcatchment[S-2].area_ac``) to its line,
+because :mod:`tomllib` reports line numbers only for syntax errors. ``_Problems`` collects
+``<file>: <path> <text> (line n)`` lines and offers the typed getters every section parser
+uses (numbers with a valid range, choices, areas in acres or square feet, ...).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+from hydrocalc._validate import excerpt, fmt_value, suggest, text_problem
+from hydrocalc.units import FT2_PER_AC
+
+# ----------------------------------------------------------------------------------------
+# key -> line scanner (tomllib reports line numbers only for syntax errors)
+
+
+class _Block:
+    __slots__ = ("parent", "name", "index", "id", "is_array", "keys", "line")
+
+    def __init__(self, parent, name, index, is_array, line):
+        self.parent, self.name, self.index = parent, name, index
+        self.is_array, self.line = is_array, line
+        self.id = None
+        self.keys: dict[str, int] = {}
+
+    def label(self) -> str:
+        if self.parent is None:
+            return ""
+        base = self.parent.label()
+        own = self.name
+        if self.is_array:
+            own += f"[{self.id if self.id is not None else self.index}]"
+        return f"{base}.{own}" if base else own
+
+
+_HEADER_RE = re.compile(r"^\[(\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY_RE = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$""")
+_ID_VALUE_RE = re.compile(r"""^("([^"]*)"|'([^']*)')""")
+
+
+def _split_key(raw: str) -> list[str]:
+    parts = re.findall(r""""[^"]*"|'[^']*'|[^.\s]+""", raw)
+    return [p.strip("\"'") for p in parts]
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Map each key path of a TOML text to its line number (1-based).
+
+    Paths use the loader's labels: array-of-tables entries are labelled by their ``id``
+    value when they have one (``post.subcatchment[S-2].area_ac``), otherwise by index.
+    Table headers map to their own line (``post.pond[P-1]``). Best effort: only simple
+    ``key = value`` lines are recognised.
+
+    Examples
+    --------
+    >>> text = '[[post.subcatchment]]\\nid = "S-2"\\narea_ac = -3\\n'
+    >>> key_lines(text)["post.subcatchment[S-2].area_ac"]
+    3
+    """
+    root = _Block(None, "", 0, False, 0)
+    latest: dict[tuple[str, ...], _Block] = {}
+    counts: dict[tuple[int, str], int] = {}
+    blocks = [root]
+    cur = root
+    in_multiline = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if in_multiline:
+            if in_multiline in s:
+                in_multiline = None
+            continue
+        if not s or s.startswith("#"):
+            continue
+        m = _HEADER_RE.match(s)
+        if m and not _KEY_RE.match(s):
+            is_array = bool(m.group(1))
+            parts = _split_key(m.group(2))
+            parent = root
+            for i in range(len(parts) - 1):
+                prefix = tuple(parts[: i + 1])
+                blk = latest.get(prefix)
+                if blk is None:
+                    blk = _Block(parent, parts[i], 0, False, lineno)
+                    latest[prefix] = blk
+                    blocks.append(blk)
+                parent = blk
+            full = tuple(parts)
+            if is_array:
+                key = (id(parent), parts[-1])
+                idx = counts.get(key, 0)
+                counts[key] = idx + 1
+                blk = _Block(parent, parts[-1], idx, True, lineno)
+            else:
+                blk = latest.get(full) or _Block(parent, parts[-1], 0, False, lineno)
+                blk.line = lineno
+            for k in [k for k in latest if len(k) > len(full) and k[: len(full)] == full]:
+                del latest[k]
+            latest[full] = blk
+            blocks.append(blk)
+            cur = blk
+            continue
+        m = _KEY_RE.match(s)
+        if m:
+            keyparts = _split_key(m.group(1))
+            value = m.group(2)
+            if value.startswith(('"""', "'''")) and value.count(value[:3]) == 1:
+                in_multiline = value[:3]
+            cur.keys[".".join(keyparts)] = lineno
+            if keyparts == ["id"] and cur.is_array:
+                mv = _ID_VALUE_RE.match(value)
+                if mv:
+                    cur.id = mv.group(2) if mv.group(2) is not None else mv.group(3)
+    out: dict[str, int] = {}
+    for blk in blocks:
+        label = blk.label()
+        if label:
+            out.setdefault(label, blk.line)
+        for k, ln in blk.keys.items():
+            out[f"{label}.{k}" if label else k] = ln
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# problem collection
+
+
+def _short(value) -> str:
+    """A value for a message: its repr, shortened and escaped (never a whole file)."""
+    return excerpt(repr(value), 60)
+
+
+class _Problems:
+    """Collects one-line problems ``<where>: <path> <text>[ (line n)]``."""
+
+    def __init__(self, where: str, lines: Mapping[str, int] | None = None):
+        self.where = where
+        self.lines = dict(lines or {})
+        self.items: list[str] = []
+        self.csv_lines: dict[str, str] = {}
+
+    def line_of(self, path: str) -> str:
+        """`` (line n)`` of ``path`` or of its closest enclosing table; '' if unknown."""
+        p = path
+        while p:
+            if p in self.csv_lines:
+                return f" ({self.csv_lines[p]})"
+            if p in self.lines:
+                return f" (line {self.lines[p]})"
+            m = re.match(r"^(.*?)(\.[^.\[\]]+|\[[^\[\]]*\])$", p)
+            if not m:
+                break
+            p = m.group(1)
+        return ""
+
+    def add(self, path: str, text: str) -> None:
+        self.items.append(f"{self.where}: {path} {text}{self.line_of(path)}")
+
+    def raw(self, line: str) -> None:
+        self.items.append(line)
+
+    def unknown_keys(self, mapping: Mapping, allowed, prefix: str) -> None:
+        allowed = tuple(allowed)
+        for key in mapping:
+            if key not in allowed:
+                hint = suggest(str(key), allowed)
+                tail = hint or f". Valid keys: {', '.join(allowed)}"
+                self.items.append(
+                    f"{self.where}: unknown key {prefix}.{key}{tail}"
+                    f"{self.line_of(f'{prefix}.{key}')}"
+                )
+
+    # typed getters: each returns a usable value or None (and records the problem)
+    def text(self, m, key, prefix, *, required=False, default=None):
+        if key not in m:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
+            return default
+        v = m[key]
+        bad = text_problem(v, required=True)
+        if bad:
+            self.add(f"{prefix}.{key}", bad)
+            return None
+        return v
+
+    def number(self, m, key, prefix, *, required=False, default=None, lower=None, upper=None,
+               lower_inclusive=True, upper_inclusive=True, integer=False):
+        if key not in m:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
+            return default
+        v = m[key]
+        return self.check_number(v, f"{prefix}.{key}", lower=lower, upper=upper,
+                                 lower_inclusive=lower_inclusive,
+                                 upper_inclusive=upper_inclusive, integer=integer)
+
+    def check_number(self, v, path, *, lower=None, upper=None, lower_inclusive=True,
+                     upper_inclusive=True, integer=False):
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            self.add(path, f"must be a number; got {_short(v)}")
+            return None
+        if integer and not isinstance(v, int):
+            self.add(path, f"must be a whole number; got {fmt_value(v)}")
+            return None
+        x = float(v)
+        if not math.isfinite(x):
+            self.add(path, f"must be a finite number; got {fmt_value(x)}")
+            return None
+        lo_bad = lower is not None and (x < lower or (x == lower and not lower_inclusive))
+        hi_bad = upper is not None and (x > upper or (x == upper and not upper_inclusive))
+        if lo_bad or hi_bad:
+            self.add(path, f"must be {_requirement(lower, upper, lower_inclusive, upper_inclusive)}; "
+                           f"got {fmt_value(x)}")
+            return None
+        return int(v) if integer else x
+
+    def boolean(self, m, key, prefix, *, default=None):
+        if key not in m:
+            return default
+        v = m[key]
+        if not isinstance(v, bool):
+            self.add(f"{prefix}.{key}", f"must be true or false; got {_short(v)}")
+            return None
+        return v
+
+    def choice(self, m, key, prefix, choices, *, required=False, default=None):
+        if key not in m:
+            if required:
+                self.add(f"{prefix}.{key}", f"is required; got nothing. Use one of: "
+                                            f"{', '.join(choices)}")
+            return default
+        v = m[key]
+        if not isinstance(v, str) or v not in choices:
+            hint = suggest(str(v), choices) if isinstance(v, str) else ""
+            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
+            return None
+        return v
+
+    def area_ac(self, m, prefix, base, *, required, lower_inclusive):
+        """``<base>_ac`` or ``<base>_ft2`` (exactly one), returned in acres."""
+        k_ac, k_ft2 = f"{base}_ac", f"{base}_ft2"
+        has_ac, has_ft2 = k_ac in m, k_ft2 in m
+        if has_ac and has_ft2:
+            self.add(f"{prefix}.{k_ac}", f"and {k_ft2} must not both be given; got both. Keep one.")
+            return None
+        if not (has_ac or has_ft2):
+            if required:
+                self.add(f"{prefix}.{k_ac}", f"(or {k_ft2}) is required; got nothing. Add one.")
+            return None
+        key = k_ac if has_ac else k_ft2
+        v = self.number(m, key, prefix, lower=0.0, lower_inclusive=lower_inclusive)
+        if v is None:
+            return None
+        return v if has_ac else v / FT2_PER_AC
+
+    def table(self, m, key, prefix):
+        v = m.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, Mapping):
+            self.add(f"{prefix}.{key}", f"must be a table; got {_short(v)}")
+            return None
+        return v
+
+    def tables(self, m, key, prefix, *, single_ok=False):
+        """An array of tables (``[[prefix.key]]``); a single table accepted if ``single_ok``."""
+        v = m.get(key, [])
+        if single_ok and isinstance(v, Mapping):
+            return [v]
+        if not isinstance(v, list) or not all(isinstance(e, Mapping) for e in v):
+            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
+            return []
+        return v
+
+    def numbers(self, m, key, prefix, *, required=True, lower=None, min_len=2):
+        if key not in m:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add a list of numbers.")
+            return None
+        v = m[key]
+        if (not isinstance(v, list) or len(v) < min_len
+                or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)):
+            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {_short(v)}")
+            return None
+        arr = [float(x) for x in v]
+        for i, x in enumerate(arr):
+            if not math.isfinite(x) or (lower is not None and x < lower):
+                req = f">= {fmt_value(lower)}" if lower is not None else "finite"
+                self.add(f"{prefix}.{key}", f"must be {req}; got {fmt_value(x)} at index {i}")
+                return None
+        return arr
+
+
+def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:
+    if lower is not None and upper is not None:
+        left = "[" if lower_inclusive else "("
+        right = "]" if upper_inclusive else ")"
+        return f"in {left}{fmt_value(lower)}, {fmt_value(upper)}{right}"
+    if lower is not None:
+        return f"{'>=' if lower_inclusive else '>'} {fmt_value(lower)}"
+    return f"{'<=' if upper_inclusive else '<'} {fmt_value(upper)}"
+
+
+def _label(entry: Mapping, index: int) -> str:
+    v = entry.get("id")
+    if isinstance(v, str) and v.strip():
+        return v
+    return str(index)
+
+
+def _msg(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _to(P: _Problems, e: Mapping, path: str) -> str | None:
+    if "to" not in e:
+        P.add(f"{path}.to", "is required; got nothing: the node drains nowhere. Name the "
+                            "downstream pond, reach or design point.")
+        return None
+    return P.text(e, "to", path)

@@ -1,0 +1,356 @@
+"""The site-wide sections: ``[storms]``, ``[analysis]``, ``[criteria]``, ``[confirmations]``.
+
+Each parser records its problems on the collector and returns a
+:class:`~hydrocalc.site.model.Storms`, :class:`~hydrocalc.site.model.AnalysisOptions` or
+:class:`~hydrocalc.site.model.CriteriaSettings` (None when the section has problems).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import tomllib
+from collections.abc import Mapping
+from typing import Any
+
+from hydrocalc._validate import fmt_value, suggest
+from hydrocalc.errors import HydrocalcError
+from hydrocalc.site.files import _register_input, _site_path
+from hydrocalc.site.model import _STORM_RE, HSGS, AnalysisOptions, CriteriaSettings, Storms
+from hydrocalc.site.problems import _msg, _Problems
+
+# ----------------------------------------------------------------------------------------
+# sections
+
+
+_MAX_24HR_DEPTH_IN = 72.0  # world-record 24-h rainfall 71.85 in (WMO): above it, a unit slip
+_STORMS_KEYS = ("file", "distribution", "depths_in", "use", "wqv_precip_in", "wqv_precip_source",
+                "source", "duration_hr", "rain_dt_hr")
+
+
+def _load_storm_file(path: pathlib.Path) -> dict:
+    """Read a ``design_storms/*.toml`` depth file into ``{depths_in, source, warnings}``.
+
+    Uses :func:`hydrocalc.design_storms.load_depth_file`; the 24-hour depths become the
+    storms ``"<T>yr"``. The file's warning (e.g. illustrative depths) is kept for reports.
+    """
+    from hydrocalc.design_storms import load_depth_file
+
+    table = load_depth_file(path, warn=False)
+    depths = table.storm_depths_in("24-hr")
+    warnings = [f"{path.name}: {table.warning}"] if table.warning else []
+    return {"distribution": None, "depths_in": depths, "source": table.source,
+            "duration_hr": None, "warnings": warnings}
+
+
+def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
+    prefix = "storms"
+    if m is None:
+        P.raw(f"{P.where}: [storms] section is required; got nothing. Add [storms] with "
+              "distribution, [storms.depths_in] (or file) and wqv_precip_in.")
+        return None
+    if not isinstance(m, Mapping):
+        P.add(prefix, f"must be a table; got {m!r}")
+        return None
+    n0 = len(P.items)
+    P.unknown_keys(m, _STORMS_KEYS, prefix)
+    file_info = None
+    file_path = None
+    if "file" in m:
+        raw = P.text(m, "file", prefix)
+        if raw is not None:
+            file_path = _site_path(P, f"{prefix}.file", base_dir, raw, design_storms=True)
+            if file_path is not None:
+                try:
+                    file_info = _load_storm_file(file_path)
+                    _register_input(input_files, base_dir, file_path)
+                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError,
+                        RecursionError) as exc:
+                    for line in (str(exc).strip().splitlines() or [type(exc).__name__])[:20]:
+                        P.add(f"{prefix}.file", f"could not be read: {line}")
+    depths: dict[str, float] = {}
+    if file_info is not None:
+        for k, v in file_info["depths_in"].items():
+            depths[k] = v
+    own = P.table(m, "depths_in", prefix)
+    if own is not None:
+        for k, v in own.items():
+            depths[str(k)] = v
+    if file_info is None and own is None and "file" not in m:
+        P.add(f"{prefix}.depths_in", "is required (or storms.file); got nothing. Add "
+                                     "[storms.depths_in] with e.g. \"10yr\" = 5.0")
+    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
+        use = m["use"]                                           # failure is reported
+        if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
+            P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
+        else:
+            missing = [u for u in use if u not in depths]
+            for u in missing:
+                P.add(f"{prefix}.use", f"must name storms that have a depth; got {u!r}"
+                                       f"{suggest(u, depths)} Available: {', '.join(depths)}")
+            if not missing:
+                depths = {u: depths[u] for u in use}
+    clean: dict[str, float] = {}
+    for k, v in depths.items():
+        path = f"{prefix}.depths_in.{k}"
+        if not _STORM_RE.match(k):
+            P.add(path, f"storm name must be letters, digits, '_' or '-' (e.g. \"10yr\"); got {k!r}")
+            continue
+        x = P.check_number(v, path, lower=0.0, lower_inclusive=False)
+        if x is not None and x > _MAX_24HR_DEPTH_IN:
+            P.add(path, f"must be <= {fmt_value(_MAX_24HR_DEPTH_IN)} in, the world-record 24-hour "
+                        f"rainfall (1,825 mm, Foc-Foc, La Reunion, 7-8 Jan 1966; WMO archive); "
+                        f"got {fmt_value(x)}. Check the units (inches)")
+        elif x is not None:
+            clean[k] = x
+    dist = m.get("distribution")
+    if dist is None and file_info is not None:
+        dist = file_info["distribution"]
+    if dist is None:
+        P.add(f"{prefix}.distribution", "is required; got nothing. Name the NRCS 24-hour "
+                                        "distribution, e.g. \"III\", \"II\" or \"NRCC_C\".")
+    elif not isinstance(dist, str):
+        P.add(f"{prefix}.distribution", f"must be a string; got {dist!r}")
+        dist = None
+    else:
+        _check_distribution(P, dist, f"{prefix}.distribution")
+    wqv = P.number(m, "wqv_precip_in", prefix, required=True, lower=0.0, lower_inclusive=False)
+    wqv_src = P.text(m, "wqv_precip_source", prefix, required=True)
+    duration = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
+    if duration is None and file_info is not None and file_info.get("duration_hr"):
+        duration = file_info["duration_hr"]
+    rain_dt = P.number(m, "rain_dt_hr", prefix, default=0.1, lower=0.0, lower_inclusive=False)
+    if isinstance(dist, str) and duration is not None and duration != 24.0:
+        try:
+            from hydrocalc.rainfall import design_storm
+
+            design_storm(1.0, distribution=dist, dt_hr=0.1, duration_hr=duration)
+        except ImportError:  # pragma: no cover - rainfall topic absent
+            pass
+        except HydrocalcError as exc:
+            P.add(f"{prefix}.duration_hr", f"does not fit the distribution: {_msg(exc)}")
+    source = P.text(m, "source", prefix) if "source" in m else (file_info or {}).get("source", "")
+    if len(P.items) > n0:
+        return None
+    warnings = tuple(file_info["warnings"]) if file_info else ()
+    return Storms(distribution=dist, depths_in=clean, wqv_precip_in=wqv,
+                  wqv_precip_source=wqv_src, source=source or "", file=file_path,
+                  warnings=warnings, duration_hr=float(duration or 24.0),
+                  rain_dt_hr=float(rain_dt))
+
+
+def _check_distribution(P: _Problems, dist: str, path: str) -> None:
+    try:
+        from hydrocalc import rainfall
+    except ImportError:
+        return
+    try:
+        rainfall.design_storm(1.0, distribution=dist, dt_hr=0.1)
+    except HydrocalcError as exc:
+        P.add(path, f"is not a known distribution: {_msg(exc)}")
+
+
+_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
+_MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
+
+
+def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
+    prefix = "analysis"
+    if m is None:
+        return AnalysisOptions()
+    if not isinstance(m, Mapping):
+        P.add(prefix, f"must be a table; got {m!r}")
+        return None
+    n0 = len(P.items)
+    P.unknown_keys(m, _ANALYSIS_KEYS, prefix)
+    dt = P.number(m, "dt_hr", prefix, default=0.01, lower=0.0, lower_inclusive=False, upper=1.0)
+    prf = P.number(m, "prf", prefix, default=484.0, lower=0.0, lower_inclusive=False, upper=700.0)
+    ia = P.number(m, "ia_ratio", prefix, default=0.2, lower=0.0, upper=1.0)
+    dur = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
+    span_hr = max(dur or 0.0, 24.0)  # at least the 24-h design storm is computed
+    if dt is not None and span_hr / dt > _MAX_ANALYSIS_STEPS:
+        P.add(f"{prefix}.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
+                                 f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
+                                 f"{fmt_value(span_hr)} h). Use dt_hr >= "
+                                 f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
+                                 "duration_hr")
+    if len(P.items) > n0:
+        return None
+    return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)
+
+
+_CRITERIA_KEYS = (
+    "standard", "cpv_storm", "qp_storm", "qf_storm", "min_rv_rule", "rrv_factors",
+    "rrv_specific_reduction_factor", "new_impervious_ac_by_hsg", "wqv_area_ac",
+    "wqv_impervious_ac", "rrv_provided_acft", "rrv_provided_note", "wqv_provided_acft",
+    "wqv_provided_note", "cpv_detention_hr",
+    "cpv_rainfall_type", "cpv_orifice_cd", "cpv_orifice_head_ft", "waived",
+    "practice", "redevelopment",
+)
+_MIN_RV_RULES = ("if_wqv_exceeds_rrv", "always", "never")
+_STANDARDS = ("ny_smdm", "none")
+_CRITERIA_NAMES = ("wqv", "rrv", "cpv", "qp", "qf")
+
+
+def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings | None:
+    prefix = "criteria"
+    if m is None:
+        m = {}
+    if not isinstance(m, Mapping):
+        P.add(prefix, f"must be a table; got {m!r}")
+        return None
+    n0 = len(P.items)
+    P.unknown_keys(m, _CRITERIA_KEYS, prefix)
+    d = CriteriaSettings()
+    standard = P.choice(m, "standard", prefix, _STANDARDS, default=d.standard)
+    vals: dict[str, Any] = {"standard": standard}
+    waived: dict[str, str] = {}
+    if "waived" in m:
+        w = P.table(m, "waived", prefix)
+        for k, v in (w or {}).items():
+            if k not in _CRITERIA_NAMES:
+                P.add(f"{prefix}.waived.{k}", f"must be one of {', '.join(_CRITERIA_NAMES)}; got "
+                                             f"{k!r}{suggest(k, _CRITERIA_NAMES)}")
+            elif not isinstance(v, str) or not v.strip():
+                P.add(f"{prefix}.waived.{k}", f"must be the reason for the waiver (text); got {v!r}")
+            else:
+                waived[k] = v
+    vals["waived"] = waived
+    for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
+        v = P.text(m, key, prefix, default=getattr(d, key))
+        vals[key] = v
+        if (v is not None and storms is not None and standard == "ny_smdm" and key in m
+                and crit not in waived and v not in storms.depths_in):
+            where = f"criteria.{key}"
+            P.raw(f"{P.where}: {where} must name a design storm; got {v!r}"
+                  f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
+                  f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
+                  f"{P.line_of(f'criteria.{key}')}")
+    vals["min_rv_rule"] = P.choice(m, "min_rv_rule", prefix, _MIN_RV_RULES, default=d.min_rv_rule)
+    vals["rrv_factors"] = P.text(m, "rrv_factors", prefix, default=d.rrv_factors)
+    if vals["rrv_factors"] is not None and "rrv_factors" in m:
+        try:
+            from hydrocalc.criteria import ny
+
+            keys = ny.rrv_factor_sets()
+            if vals["rrv_factors"] not in keys:
+                P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
+                                               f"table; got {vals['rrv_factors']!r}"
+                                               f"{suggest(vals['rrv_factors'], keys)} Valid: "
+                                               f"{', '.join(keys)}")
+        except ImportError:
+            pass
+    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
+        if key in m:
+            t = P.table(m, key, prefix)
+            if t is not None:
+                out = {}
+                for h, v in t.items():
+                    path = f"{prefix}.{key}.{h}"
+                    if h not in HSGS:
+                        P.add(path, f"HSG must be one of A, B, C, D; got {h!r}")
+                        continue
+                    upper = 1.0 if key == "rrv_specific_reduction_factor" else None
+                    x = P.check_number(v, path, lower=0.0, upper=upper)
+                    if x is not None:
+                        out[h] = x
+                vals[key] = out
+    vals["wqv_area_ac"] = P.number(m, "wqv_area_ac", prefix, lower=0.0, lower_inclusive=False)
+    vals["wqv_impervious_ac"] = P.number(m, "wqv_impervious_ac", prefix, lower=0.0)
+    if (vals["wqv_area_ac"] is not None) != (vals["wqv_impervious_ac"] is not None):
+        P.add(f"{prefix}.wqv_area_ac", "and criteria.wqv_impervious_ac must be given together; "
+                                       "got only one. Give both or neither.")
+    elif vals["wqv_area_ac"] is not None and vals["wqv_impervious_ac"] > vals["wqv_area_ac"]:
+        P.add(f"{prefix}.wqv_impervious_ac", f"must be <= wqv_area_ac "
+                                             f"({fmt_value(vals['wqv_area_ac'])}); got "
+                                             f"{fmt_value(vals['wqv_impervious_ac'])}")
+    vals["rrv_provided_acft"] = P.number(m, "rrv_provided_acft", prefix, default=0.0, lower=0.0)
+    vals["rrv_provided_note"] = P.text(m, "rrv_provided_note", prefix, default="")
+    vals["wqv_provided_acft"] = P.number(m, "wqv_provided_acft", prefix, default=0.0, lower=0.0)
+    vals["wqv_provided_note"] = P.text(m, "wqv_provided_note", prefix, default="")
+    for kind in ("rrv", "wqv"):
+        if vals[f"{kind}_provided_acft"] and not vals[f"{kind}_provided_note"]:
+            P.add(f"{prefix}.{kind}_provided_note", f"is required when {kind}_provided_acft > 0; "
+                                                    "got nothing. Name the practices that "
+                                                    "provide it.")
+    vals["cpv_detention_hr"] = P.number(m, "cpv_detention_hr", prefix, default=24.0, lower=0.0,
+                                        lower_inclusive=False)
+    vals["cpv_rainfall_type"] = P.choice(m, "cpv_rainfall_type", prefix, ("I", "IA", "II", "III"),
+                                         default=None)
+    vals["cpv_orifice_cd"] = P.number(m, "cpv_orifice_cd", prefix, default=0.6, lower=0.0,
+                                      lower_inclusive=False, upper=1.0)
+    vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
+                                           lower_inclusive=False)
+    if "practice" in m:
+        from hydrocalc.practices import parse_practices
+
+        vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
+    if "redevelopment" in m:
+        from hydrocalc.criteria.ny_redevelopment import parse_redevelopment
+
+        vals["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
+                                                    f"{prefix}.redevelopment")
+    if len(P.items) > n0:
+        return None
+    return CriteriaSettings(**vals)
+
+
+def _tr55_type(dist: str | None) -> str | None:
+    if not isinstance(dist, str):
+        return None
+    key = dist.strip().upper().replace("TYPE_", "").replace("TYPE ", "").replace("NRCS_", "")
+    return key if key in ("I", "IA", "II", "III") else None
+
+
+#: Item keys of ``[confirmations]`` besides the two families ``criterion_<criterion>`` and
+#: ``trap_criteria_<sediment criteria key>`` (the keys of the report's "Values to confirm
+#: before submission" table, plus the ``sediment_traps`` statement).
+CONFIRMATION_ITEMS = ("storm_depths", "wqv_precip_in", "rrv_factors", "regulation_profile",
+                      "sediment_traps")
+#: Criteria whose row can need confirming: ``criterion_<name>`` (the ``criterion`` column of
+#: the sizing-criteria table).
+CONFIRMABLE_CRITERIA = ("wqv", "wqv_redevelopment_impervious_reduction", "rrv", "cpv",
+                        "cpv_orifice", "cpv_detention_time", "qp", "qf", "qf_safe_passage")
+
+
+def confirmation_items() -> tuple[str, ...]:
+    """Every key a ``[confirmations]`` entry may use (whether or not a given site lists it).
+
+    Examples
+    --------
+    >>> "criterion_rrv" in confirmation_items() and "storm_depths" in confirmation_items()
+    True
+    """
+    from hydrocalc.sediment import criteria_table
+
+    return (CONFIRMATION_ITEMS + tuple(f"criterion_{c}" for c in CONFIRMABLE_CRITERIA)
+            + tuple(f"trap_criteria_{k}" for k in criteria_table().index))
+
+
+def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[str]:
+    """A warning for each ``[confirmations]`` key that names no item (a typo would otherwise
+    leave the item silently unconfirmed)."""
+    if not confirmations:
+        return []
+    known = confirmation_items()
+    return [f"confirmations: {where}: [confirmations] key {key!r} names no item to confirm, "
+            f"so it confirms nothing{suggest(key, known) or '.'} Known items: "
+            f"{', '.join(known)}" for key in confirmations if key not in known]
+
+
+def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
+    """``[confirmations]``: item key -> the source the preparer checked the value against
+    (see ``docs/site_file.md``; the keys are those of the report's "Values to confirm
+    before submission" table)."""
+    if m is None:
+        return {}
+    if not isinstance(m, Mapping):
+        P.add("confirmations", f"must be a table of item = \"source\"; got {m!r}")
+        return {}
+    out = {}
+    for k, v in m.items():
+        if not isinstance(v, str) or not v.strip():
+            P.add(f"confirmations.{k}", "must be the source the value was checked against "
+                                        f"(non-empty text); got {v!r}")
+        else:
+            out[str(k)] = v.strip()
+    return out
