@@ -57,13 +57,12 @@ import functools
 import tomllib
 from collections.abc import Mapping
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import InputError
-
-if TYPE_CHECKING:  # pandas is imported where a frame is built (loading a profile needs none)
-    import pandas as pd
 
 __all__ = [
     "PROFILE_KEYS",
@@ -571,8 +570,6 @@ class Assessment:
         rows = [{k: c[k] for k in cols} for c in self.checklist]
         for r in rows:
             r["report_sections"] = ", ".join(r["report_sections"])
-        import pandas as pd
-
         return pd.DataFrame(rows, columns=cols)
 
     def to_frame(self) -> pd.DataFrame:
@@ -622,8 +619,6 @@ class Assessment:
             rows.append(dict(kind="state_permit", id="soil_disturbed_at_one_time",
                              citation=lim["source"], applies=lim["passed"], text=lim["reason"]))
         cols = ["kind", "id", "citation", "applies", "produced_by", "report_sections", "text"]
-        import pandas as pd
-
         frame = pd.DataFrame(rows, columns=cols)
         frame["produced_by"] = frame["produced_by"].fillna("")
         frame["report_sections"] = frame["report_sections"].apply(

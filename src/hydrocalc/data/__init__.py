@@ -17,13 +17,11 @@ import hashlib
 import io
 import tomllib
 from importlib.resources import files
-from typing import TYPE_CHECKING
+
+import pandas as pd
 
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError
-
-if TYPE_CHECKING:  # pandas is imported when a table is read (the manifest needs none)
-    import pandas as pd
 
 __all__ = ["manifest", "list_tables", "table_info", "load_table", "table_sha256", "table_hashes"]
 
@@ -105,8 +103,6 @@ def _read(name: str) -> pd.DataFrame:
             f"{name!r} is a {entry['kind']} ({entry['file']}), not a table; read it with "
             "hydrocalc.regulations.load_profile()"
         )
-    import pandas as pd
-
     return pd.read_csv(io.BytesIO(_bytes(name)), keep_default_na=True)
 
 
