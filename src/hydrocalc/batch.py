@@ -213,9 +213,12 @@ def _cached_sweep(path: str, preload: bytes | None = None):
     if preload is not None:
         import pickle
 
-        stamp, planned = pickle.loads(preload)
-        if stamp == _fingerprint(path, planned):
-            sw = planned
+        try:  # e.g. a cluster worker with another hydrocalc: load the files instead
+            stamp, planned = pickle.loads(preload)
+            if stamp == _fingerprint(path, planned):
+                sw = planned
+        except Exception:  # noqa: BLE001 - the files are the reference
+            sw = None
     if sw is None:
         sw = load_sweep(path)
     _SWEEPS[path] = (_fingerprint(path, sw), sw)
