@@ -150,7 +150,11 @@ def part_hydrographs(quick: bool):
              f"{_t(r['single_form_loop_s'])}; output {r['output_mb']:.0f} MB; batch/floors "
              f"median of the {r['repeats']} paired CPU ratios "
              f"{r['ratio_to_floors_paired_cpu']:.2f}x; reference, not a floor: the FFTs with "
-             f"a fresh scipy.fft result per call {_t(r['floor_fft_alloc_cpu_s'])} CPU"]
+             f"a fresh scipy.fft result per call {_t(r['floor_fft_alloc_cpu_s'])} CPU"
+             + (f"; not in the floor: the {r['n_subcatchments']:,} unit-hydrograph FFTs "
+                f"{_t(r['fft_unit_hydrographs_cpu_s'])} CPU (batch / (floors + them) "
+                f"{r['ratio_to_floors_and_uh_fft_cpu']:.2f}x)"
+                if "fft_unit_hydrographs_cpu_s" in r else "")]
     return rows, notes
 
 
