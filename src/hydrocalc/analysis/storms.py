@@ -1,0 +1,62 @@
+"""Design storms of an analysis and the simulation end.
+
+The hyetographs (:func:`hydrocalc.rainfall.design_storm`, built once per distinct storm and
+cached) and the automatic simulation length (storm duration, unit-hydrograph recession,
+reach travel times, pond drain-down).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from hydrocalc.units import S_PER_HR
+
+
+@functools.lru_cache(maxsize=256)
+def _hyetograph(depth_in: float, distribution: str, dt_hr: float, duration_hr: float, name: str):
+    from hydrocalc.rainfall import design_storm
+
+    return design_storm(depth_in, distribution=distribution, dt_hr=dt_hr,
+                        duration_hr=duration_hr, name=name)
+
+
+def _storms(site, names: Sequence[str]) -> list:
+    st = site.storms
+    return [_hyetograph(float(st.depths_in[n]), st.distribution, float(st.rain_dt_hr),
+                        float(st.duration_hr), n) for n in names]
+
+
+def _conveyance_travel_hr(reach) -> float:
+    """Allowance for a routed pipe/channel reach in the automatic simulation end: three
+    travel times at the full-flow velocity (0 for a lag reach). [h]"""
+    conv = reach.conveyance
+    if conv is None:
+        return 0.0
+    area = float(conv.section.area_ft2(conv.section.max_depth_ft))
+    v_full = conv.full_flow_capacity_cfs / area
+    return 3.0 * conv.length_ft / v_full / S_PER_HR
+
+
+def _end_hr(site, storms_duration_hr: float) -> float | None:
+    """Simulation end: the user's ``analysis.duration_hr``, else automatic."""
+    opt = site.options
+    if opt.duration_hr is not None:
+        return float(opt.duration_hr)
+    from hydrocalc.unit_hydrograph import effective_tc_hr
+
+    tcs = [s.tc_hr for sc in site.scenarios.values() for s in sc.subcatchments]
+    # a rational hydrograph lasts 2 Tc around the storm's peak (no TR-20 minimum applies)
+    tcs += [max(s.tc_hr, 0.1) for sc in site.scenarios.values() for s in sc.rational]
+    tp = opt.dt_hr / 2.0 + 0.6 * float(np.max(effective_tc_hr(np.array(tcs))))
+    lag = 0.0
+    for sc in site.scenarios.values():
+        lag = max(lag, sum(r.lag_hr + _conveyance_travel_hr(r) for r in sc.reaches))
+    need = storms_duration_hr + 5.0 * tp + lag + 2 * opt.dt_hr
+    has_ponds = any(sc.ponds for sc in site.scenarios.values())
+    if has_ponds:
+        need = max(need, 2.0 * storms_duration_hr)
+    return float(math.ceil(need / opt.dt_hr) * opt.dt_hr)
