@@ -54,6 +54,7 @@ system) and hydrocalc installed on the workers.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -1004,20 +1005,33 @@ def _write_csv_columns(columns, path: pathlib.Path) -> None:
         fh.writelines(",".join(row) + "\n" for row in zip(*cols, strict=True))
 
 
-def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
+def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
+                   parallel: bool = True) -> dict:
     files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
              "json": out_dir / "batch.json"}
-    from concurrent.futures import ThreadPoolExecutor
+    columns = [(c, frame[c]) for c in frame.columns]  # the frame is only read from here on
 
-    # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text is
-    # formatted from the columns taken out beforehand (the frame is only read by both);
-    # each file appears only when complete
-    columns = [(c, frame[c]) for c in frame.columns]
-    with ThreadPoolExecutor(1) as ex:
-        parquet = ex.submit(_atomic_write, files["parquet"],
-                            lambda p: frame.to_parquet(p, index=False, engine="pyarrow"))
+    def parquet(p):
+        frame.to_parquet(p, index=False, engine="pyarrow")
+
+    if parallel:
+        try:  # imported here, in the calling thread, not by the writer thread
+            import pandas.io.parquet  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            parallel = False
+    if not parallel:  # e.g. after an interrupt: everything in this thread
         _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
-        parquet.result()
+        _atomic_write(files["parquet"], parquet)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text
+        # is formatted; each file appears only when complete
+        with ThreadPoolExecutor(1) as ex:
+            done = ex.submit(_atomic_write, files["parquet"], parquet)
+            _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+            done.result()
     meta = {**meta, "files": {k: v.name for k, v in files.items()}}
     _atomic_write(files["json"], lambda p: p.write_text(
         json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
@@ -1140,15 +1154,43 @@ def _terminate_as_interrupt() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def _held_interrupts():
+    """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
+    then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
+    (a module left half-imported could not write the summary)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, lambda signum, frame: got.append(signum))
+        except (ValueError, OSError):  # pragma: no cover - no signals here
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if got:
+        raise KeyboardInterrupt("interrupted while planning")
+
+
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
          task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
          summary_arrays=True) -> BatchResult:
     # local worker processes start (imports, compiled loop) while the inputs are planned
     pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
     try:
-        tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
-                                       task_memory_mb=task_memory_mb, storms=storms,
-                                       summary_arrays=summary_arrays)
+        with _held_interrupts():
+            tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                                           task_memory_mb=task_memory_mb, storms=storms,
+                                           summary_arrays=summary_arrays)
     except KeyboardInterrupt:  # interrupted while planning: nothing ran; say so, as below
         if pool is not None:
             _stop_pool(pool)
@@ -1262,7 +1304,7 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "sweep_paths": paths or {},
     }
     if out_dir is not None:
-        files = _write_outputs(frame, meta, pathlib.Path(out_dir))
+        files = _write_outputs(frame, meta, pathlib.Path(out_dir), parallel=not interrupted)
     return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),
