@@ -41,3 +41,32 @@ def test_drawing_error_in_a_worker_is_raised_when_the_section_is_finished():
         fut = F.line_figure("bad", "Bad", [("x", [0.0, 1.0], [0.0])], xlabel="x", ylabel="y")
         with pytest.raises(ValueError):
             fut.result()
+
+
+def test_warnings_raised_while_drawing_in_a_worker_come_back_with_the_figure():
+    args = ("w", "W", [("x", [0.0, 1.0], [0.0, 1.0])])
+    kw = {"xlabel": "x", "ylabel": "y", "xlim": (1.0, 1.0)}  # identical limits: warns
+    with pytest.warns(UserWarning, match="xlim") as here:
+        F.line_figure(*args, **kw)
+    with build.figure_pool(1) as pool:
+        if pool is None:
+            pytest.skip("no fork start method here")
+        drawn = F.line_figure(*args, **kw).result()
+    fig, raised = drawn
+    assert isinstance(fig, F.Figure) and fig.png
+    assert ("UserWarning", str(here[0].message)) in raised
+
+
+def test_finishing_a_section_adds_the_warnings_its_pooled_figures_raised():
+    from concurrent.futures import Future
+
+    res = build.compute_section("storms", EXAMPLE, KEYS)
+    placeholder = next(v for kind, v in res.blocks if kind == "figure")
+    before = list(res.warnings)
+    fut = Future()
+    fut.set_result((placeholder, (("UserWarning", "drawing went wrong"),)))
+    S.PENDING_FIGURES[id(res)] = [(placeholder, fut)]
+    build.finish_section(res)
+    assert res.warnings == [*before, "UserWarning: drawing went wrong"]
+    assert res.__dict__.get("_figure_warned") is True
+    assert not S.PENDING_FIGURES

@@ -105,11 +105,23 @@ def finish_section(res):
 
     pending = S.PENDING_FIGURES.pop(id(res), [])
     if pending:
-        drawn = {id(placeholder): fut.result() for placeholder, fut in pending}
+        drawn = {}
+        raised: list[str] = []
+        for placeholder, fut in pending:
+            fig = fut.result()
+            if isinstance(fig, tuple):  # (figure, warnings the drawing raised)
+                fig, warned = fig
+                raised.extend(f"{category}: {message}" for category, message in warned)
+            drawn[id(placeholder)] = fig
         res.blocks = [(kind, dataclasses.replace(v, png=drawn[id(v)].png,
                                                  caption=drawn[id(v)].caption))
                       if kind == "figure" and id(v) in drawn else (kind, v)
                       for kind, v in res.blocks]
+        if raised:
+            # as drawn in this process: the section lists them, and the warnings section
+            # must not reuse this section's warnings gathered before they were known
+            res.warnings = S._dedupe([*res.warnings, *raised])
+            res.__dict__["_figure_warned"] = True
     return res
 
 

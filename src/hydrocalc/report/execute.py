@@ -11,11 +11,13 @@
    file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
    background meanwhile.
 3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
-   and builds every section (tables, figures, warnings) in this process (optionally with
-   the figures drawn by forked worker processes, ``figure_workers``, see
-   :func:`hydrocalc.report.build.figure_pool`); as each section's figures are done, in
-   report order, its CSV tables, PNG figures and JSON are written and it is pickled to
-   ``pickles/<key>.pkl``.
+   and builds every section (tables, figures, warnings) in this process, the figures drawn
+   meanwhile by a forked worker process (``figure_workers``, default 1, see
+   :func:`hydrocalc.report.build.figure_pool`; 0 draws them here); as each section's figures
+   are done, in report order, its CSV tables, PNG figures and JSON are written and it is
+   pickled to ``pickles/<key>.pkl``. A section's JSON names its figures but holds none of
+   their pixels, so the content of ``results.json`` and the workbook are made while the
+   last figures are being drawn.
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
    ``results_file="pickles/<key>.pkl"``, and executed with Papermill in the warm kernel (its
@@ -49,6 +51,7 @@ import inspect
 import json
 import os
 import pathlib
+import queue
 import shutil
 import tempfile
 import threading
@@ -83,7 +86,10 @@ __all__ = [
 FORMATS = ("html", "pdf", "xlsx")
 RESULTS_SCHEMA = "hydrocalc.report.results/1"
 KERNEL_NAME = "python3"
-_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]  # silence kernel start-up chatter
+# Kernel options: silence start-up chatter; keep no input history (IPython writes every cell
+# and every namespace reset to an SQLite file, about an eighth of the kernel's CPU in a
+# report run, for a history nobody reads: the executed notebooks are the record).
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False"]
 
 
 # --------------------------------------------------------------------------------------
@@ -640,7 +646,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None, figure_workers: int = 0) -> ReportRun:
+               fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -667,13 +673,14 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
-    figure_workers : int, default 0
-        Processes drawing the figures while this process computes the sections (see
-        :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this process. On a
-        2-core machine shared with other work the pool saved no wall time and its workers
-        used more CPU than drawing here (about 5 s against 3 s for Pelham's nine figures,
-        measured back to back), so it is off by default; it can pay on a machine with idle
-        cores.
+    figure_workers : int, default 1
+        Processes drawing the figures while this process computes the sections, writes the
+        workbook and drives the notebooks (see :func:`hydrocalc.report.build.figure_pool`);
+        0 draws them in this process. The figures are most of a report's CPU in this
+        process (about 3 s of Pelham's 6); one forked worker takes them off the critical
+        path at no extra CPU in all (measured: this process plus its children 8.1-8.2 s
+        either way), so a report uses the second core instead of running in series. More
+        workers compete with the kernel on a 2-core machine.
 
     Returns
     -------
@@ -718,13 +725,16 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     workers = max(1, min(jobs or 1, len(keys)))
     pool = KernelPool(staging, size=workers, fresh=fresh_kernels)
     stages: dict[str, float] = {}
-    ready = {key: threading.Event() for key in keys}
+    # sections ready to present, in the order they become ready (a section waits for its
+    # figures only; one without figures need not wait for the figures of those before it)
+    ready: queue.Queue = queue.Queue()
     abort = threading.Event()
 
-    def wait_for(key):
-        ready[key].wait()
-        if abort.is_set():
+    def next_ready() -> str:
+        key = ready.get()
+        if key is None or abort.is_set():
             raise _Aborted()
+        return key
 
     presenter = ThreadPoolExecutor(max_workers=1)
     drawing = contextlib.ExitStack()
@@ -741,38 +751,81 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         t1 = time.perf_counter()
         stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
         presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
-                                      progress=progress, pool=pool, wait_for=wait_for)
+                                      progress=progress, pool=pool, next_ready=next_ready)
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
         computed = {}
         documents: dict = {}  # each section's canonical JSON form, computed once
         waiting: list = []
+        late = {"warned": False}  # a figure drawn in the pool warned after its section
+
+        def document(res) -> dict:
+            # figures enter a section's JSON by name only, so it is known before they are drawn
+            return json.loads(_canonical(res.to_dict()))
+
+        def next_done(block: bool) -> int | None:
+            # the first waiting section (report order) whose figures are drawn; the warnings
+            # section only once every other section is handed over (a figure drawn in the
+            # pool may still add a warning to gather)
+            others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
+            for i in others or range(len(waiting)):
+                if build.section_done(waiting[i][1]):
+                    return i
+            return (others or [0])[0] if block and waiting else None
 
         def hand_over(block: bool) -> None:
-            while waiting and (block or build.section_done(waiting[0][1])):
-                key, res = waiting.pop(0)
+            while waiting and (i := next_done(block)) is not None:
+                key, res = waiting.pop(i)
+                warned = res.__dict__.get("_figure_warned")
                 build.finish_section(res)
-                documents[key] = json.loads(_canonical(res.to_dict()))
+                if res.__dict__.get("_figure_warned") != warned:
+                    late["warned"] = True
+                    documents[key] = document(res)
+                if key == "warnings" and late["warned"]:
+                    # gathered before a figure's warning was known: gather again
+                    res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                                computed=computed)
+                    documents[key] = document(res)
                 res.write(staging, document=documents[key])
                 build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
                 computed[key] = res
-                ready[key].set()
+                ready.put(key)
 
+        def finish_documents() -> tuple[dict, dict]:
+            sections_out = {key: documents[key] for key in keys if key in documents}
+            results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
+                                       sections_out, {"started_utc": started})
+            return results, S.cover_meta(results, site)
+
+        def workbook(results) -> None:
+            if "xlsx" in fmts:
+                t = time.perf_counter()
+                _write_workbook(staging / "tables.xlsx", results)
+                stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+
+        early = None
         try:
             for key in keys:
                 if presenting.done():
                     break  # a notebook failed: its error is raised below
                 built = {**computed, **dict(waiting)}
-                waiting.append((key, build.compute_section(key, site_path, keys,
-                                                           site_label=site_rel, wait=False,
-                                                           computed=built)))
+                res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                            wait=False, computed=built)
+                documents[key] = document(res)
+                waiting.append((key, res))
+                hand_over(block=False)
+            if waiting and len(documents) == len(keys):
+                # figures still being drawn in the pool: results.json's content and the
+                # workbook need none of them, so they are made meanwhile
+                early = finish_documents()
+                workbook(early[0])
                 hand_over(block=False)
             hand_over(block=True)
         except BaseException:
             abort.set()
-            for event in ready.values():
-                event.set()
+            for _ in keys:
+                ready.put(None)
             try:
                 presenting.result()
             except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
@@ -781,16 +834,16 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         finally:
             drawing.close()
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
-        # the PDF and the workbook need the results only: made while notebooks finish
-        sections_out = {key: documents[key] for key in computed}
-        results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                   sections_out, {"started_utc": started})
-        meta = S.cover_meta(results, site)
-        typesetting = _start_pdf(staging, results, fmts, meta, stages, computed)
-        if "xlsx" in fmts:
-            t = time.perf_counter()
-            _write_workbook(staging / "tables.xlsx", results)
-            stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+        in_order = {key: computed[key] for key in keys if key in computed}
+        # the PDF (and the workbook, unless made above) need the results only: made while
+        # the notebooks finish
+        if early is None or late["warned"] or len(computed) != len(keys):
+            results, meta = finish_documents()
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
+            workbook(results)
+        else:
+            results, meta = early
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")
@@ -865,17 +918,23 @@ class _Aborted(Exception):
 
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
                  jobs: int, progress: bool, pool: KernelPool | None,
-                 wait_for=None) -> dict:
+                 next_ready=None) -> dict:
     """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
-    folder as ``.<name>.failed`` and raise the first section's ReportError."""
+    folder as ``.<name>.failed`` and raise the first section's ReportError.
+
+    With ``next_ready`` (a callable returning the key of the next section ready to present,
+    blocking until there is one) the notebooks run in the order their sections become
+    ready; otherwise in the order of ``job_list``."""
     from tqdm.auto import tqdm
 
     failed_dir = target.parent / f".{target.name}.failed"
     seconds: dict[str, float] = {}
 
+    by_key = {job["key"]: job for job in job_list}
+
     def run(job):
-        if wait_for is not None:
-            wait_for(job["key"])
+        if next_ready is not None:
+            job = by_key[next_ready()]
         t = time.perf_counter()
         km = None if pool is None else pool.acquire()
         try:
