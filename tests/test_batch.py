@@ -522,3 +522,58 @@ def test_summary_csv_is_the_bytes_pandas_writes(tmp_path):
     batch._write_csv(frame, tmp_path / "a.csv")
     frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_summary_csv_is_the_bytes_pandas_writes_for_many_rows(tmp_path):
+    # more rows than the one-value-at-a-time threshold: repeated values formatted once,
+    # NaN/inf/-0.0, missing booleans and fields that need quoting among many plain ones
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(300):
+        rows.append({
+            "source": "sweep.toml" if i % 7 else "a,b.toml", "site": "Lot A" if i % 2 else
+            'say "hi"', "scenario": f"{i:05d}", "design_point": "DP-1", "storm": "10yr",
+            "precip_in": [4.1, 5.2, math.nan][i % 3],
+            "pre_peak_cfs": float(rng.normal()) if i % 5 else math.inf,
+            "post_peak_cfs": [0.0, 1.5, 2.25][i % 3], "post_le_pre": [True, False, None][i % 3],
+            "status": "ok", "error": "" if i % 11 else "line\nbreak, and more",
+            "x": -0.0 if i == 17 else float(i % 4)})
+    frame = batch.summary_frame(rows, ["x"])
+    batch._write_csv(frame, tmp_path / "a.csv")
+    frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    # and the same frame as DataFrame(list of dicts) builds it
+    import pandas as pd
+
+    old = pd.DataFrame(rows, columns=list(frame.columns))
+    assert list(old.columns) == list(frame.columns)
+    for c in ("precip_in", "pre_peak_cfs", "x"):
+        np.testing.assert_array_equal(old[c].to_numpy(float), frame[c].to_numpy(float))
+
+
+def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path, monkeypatch):
+    import os
+
+    from hydrocalc import sweep as sweep_mod
+
+    for name in ("sweep_small.toml", "lot_a.toml"):
+        (tmp_path / name).write_bytes((FIX / name).read_bytes())
+    for extra in FIX.glob("*.csv"):
+        (tmp_path / extra.name).write_bytes(extra.read_bytes())
+    tasks, errors, _ = batch.plan_tasks([tmp_path / "sweep_small.toml"], workers=1)
+    assert not errors and tasks[0]["preload"]
+    loads = []
+    real = sweep_mod.load_sweep
+    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: loads.append(p) or real(p))
+    monkeypatch.setattr(batch, "_SWEEPS", {})
+    first = batch.run_task(tasks[0])
+    assert loads == [] and first["failed"] == 0  # the planned sweep, not parsed again
+    monkeypatch.setattr(batch, "_SWEEPS", {})
+    site = tmp_path / "lot_a.toml"
+    st = site.stat()
+    os.utime(site, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the base site changed
+    again = batch.run_task(tasks[0])
+    assert len(loads) == 1 and again["rows"] == first["rows"]
+    monkeypatch.setattr(batch, "_SWEEPS", {})
+    broken = dict(tasks[0], preload=b"not a pickle")  # unreadable: the files are loaded
+    assert batch.run_task(broken)["rows"] == first["rows"] and len(loads) == 2

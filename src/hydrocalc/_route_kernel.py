@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "series_loop", "split_outflow", "use"]
+__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use"]
 
 _KERNEL = None
 _SPLIT = None
+_FUSED = None
 _TRIED = False
 _WANTED = False
 
@@ -132,8 +133,82 @@ def _compile():
                 if keep:
                     discarded[b, i] = d
 
-    global _SPLIT
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def fused(q2, table_of_row, x0, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_hslope,
+              lo, hi, top, half_dt_s, dt_s, noise, n_parts, q_off, q_flat, q_slope, primary,
+              storage, discarded, keep, over):  # pragma: no cover - compiled
+        # error_model="numpy": no zero-division branch (no divisor here is zero; the
+        # quotients are the same IEEE divisions)
+        bsize, nt = q2.shape
+        for b in range(bsize):
+            tb = table_of_row[b]
+            xb = x0[tb]
+            jb = j0[tb]
+            ob = o0[tb]
+            lo_b = lo[tb]
+            hi_b = hi[tb]
+            last = hi_b + 1
+            xm = xb
+            jm = jb
+            mx = ob
+            o2 = 2.0 * ob
+            jj = lo_b
+            for i in range(nt):
+                if i > 0:  # the recurrence of `loop`, operation for operation
+                    xb = (q2[b, i] + q2[b, i - 1]) + xb
+                    xb = xb - o2
+                    while jb < hi_b and flat_si[jb + 1] <= xb:
+                        jb += 1
+                    while jb > lo_b and xb < flat_si[jb]:
+                        jb -= 1
+                    d = xb - flat_si[jb]
+                    ob = flat_slope[jb] * d + flat_o[jb]
+                    o2 = ob * 2.0
+                    if xb > xm:  # as np.maximum (and its interval), spelled out
+                        xm = xb
+                        jm = jb
+                    if ob > mx:  # noqa: PLR1730 - as ndarray.max, spelled out
+                        mx = ob
+                s = (xb - ob) * half_dt_s
+                if keep:
+                    storage[b, i] = s
+                # the discarded flow of `split` at x = 2 S / dt + O from the storage (the
+                # interval slopes of the parts precomputed: the same quotients)
+                x = s * 2.0
+                x = x / dt_s
+                x = x + ob
+                dsum = 0.0
+                for p in range(n_parts[tb]):
+                    qo = q_off[tb, p] - lo_b
+                    if x < flat_si[lo_b]:
+                        y = q_flat[qo + lo_b]
+                    elif x > flat_si[last]:
+                        y = q_flat[qo + last] + q_slope[qo + last - 1] * (x - flat_si[last])
+                    elif x == flat_si[last]:
+                        y = q_flat[qo + last]
+                    else:
+                        while jj < last - 1 and flat_si[jj + 1] <= x:
+                            jj += 1
+                        while jj > lo_b and x < flat_si[jj]:
+                            jj -= 1
+                        if flat_si[jj] == x:
+                            y = q_flat[qo + jj]
+                        else:
+                            y = q_slope[qo + jj] * (x - flat_si[jj]) + q_flat[qo + jj]
+                    dsum = dsum + y
+                primary[b, i] = ob - dsum
+                if keep:
+                    discarded[b, i] = dsum
+            scale = (mx if mx > 1e-300 else 1e-300) * noise  # noqa: FURB136 - np.maximum
+            for i in range(nt):
+                if primary[b, i] < scale:
+                    primary[b, i] = 0.0
+            peak_stage = flat_hslope[jm] * (xm - flat_si[jm]) + flat_h[jm]
+            over[b] = peak_stage > top[tb]
+
+    global _SPLIT, _FUSED
     _SPLIT = split
+    _FUSED = fused
     return loop
 
 
@@ -197,6 +272,118 @@ def split_outflow(out_q, storage, dt_s, noise, tables, keep_discarded):
     _SPLIT(o2, s2, float(dt_s), float(noise), rows, si_off, si_len, n_parts, q_off, si_flat,
            q_flat, primary, discarded, bool(keep_discarded))
     return primary.reshape(shape), (discarded.reshape(shape) if keep_discarded else None)
+
+
+def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
+    r"""Route pond-storms and split their outflow in one compiled pass per pond-storm.
+
+    The recurrence of :func:`series_loop` followed, step by step, by the primary/discarded
+    split of :func:`split_outflow` (the same operations in the same order, so the results
+    are those of :func:`hydrocalc.routing.route_reservoirs` then :func:`split_outflow`, bit
+    for bit), without keeping the outflow and stage series: what a sweep's summary reads.
+
+    Parameters
+    ----------
+    q2 : ndarray (B, nt)
+        Inflows of one unit of each pond-storm. [ft3/s]
+    table_of_row : ndarray of intp (B,)
+        Index into ``tables`` of each pond-storm.
+    tables : sequence of routing tables
+        Storage-indication tables (:func:`hydrocalc.routing._build_table`), all with the
+        same ``dt_s``.
+    initial_stage_ft : sequence of float
+        Starting stage of each table's pond. [ft]
+    noise : float
+        Relative round-off below which a primary flow is zero (of each row's peak). [-]
+    keep_series : bool
+        Also return the storage [ft3] and discarded flow [ft3/s] series.
+
+    Returns
+    -------
+    (primary, storage, discarded, overtopped) or None
+        ``primary`` (B, nt) [ft3/s]; ``storage`` and ``discarded`` (B, nt) or None;
+        ``overtopped`` (B,) bool (peak stage above the table's top). None (nothing done)
+        when the compiled loop is unavailable.
+    """
+    if not (_WANTED and available()):
+        return None
+    import numpy as np
+
+    k = len(tables)
+    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft)]
+    lens = np.array([tb.si.size for tb in tables], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.intp)
+    flat_si = np.concatenate([tb.si for tb in tables])
+    flat_o = np.concatenate([tb.outflow for tb in tables])
+    flat_h = np.concatenate([tb.stage for tb in tables])
+    flat_slope = np.concatenate([d["slope"] for d in per])
+    flat_hslope = np.concatenate([d["hslope"] for d in per])
+    lo = starts
+    hi = starts + lens - 2
+    x0 = np.array([d["x0"] for d in per])
+    j0 = starts + np.array([d["j0"] for d in per], dtype=np.intp)
+    o0 = np.array([d["o0"] for d in per])
+    n_parts = np.array([len(d["parts"]) for d in per], dtype=np.intp)
+    width = max(1, int(n_parts.max()))
+    q_off = np.zeros((k, width), dtype=np.intp)
+    q_chunks, s_chunks = [], []
+    pos = 0
+    for j, d in enumerate(per):
+        for p, (qq, qs) in enumerate(d["parts"]):
+            q_off[j, p] = pos
+            q_chunks.append(qq)
+            s_chunks.append(qs)
+            pos += qq.size
+    q_flat = np.concatenate(q_chunks) if q_chunks else np.zeros(1)
+    q_slope = np.concatenate(s_chunks) if s_chunks else np.zeros(1)
+    top = np.array([tb.top for tb in tables], dtype=float)
+    dt_s = float(tables[0].dt_s)
+    q2 = np.ascontiguousarray(q2, dtype=float)
+    bsize, nt = q2.shape
+    primary = np.empty((bsize, nt))
+    storage = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
+    discarded = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
+    over = np.empty(bsize, dtype=np.bool_)
+    _FUSED(q2, np.ascontiguousarray(table_of_row, dtype=np.intp), x0, j0, o0, flat_si,
+           flat_o, flat_slope, flat_h, flat_hslope, lo, hi, top, dt_s / 2.0, dt_s,
+           float(noise), n_parts, q_off, q_flat, q_slope, primary, storage, discarded,
+           bool(keep_series), over)
+    if not keep_series:
+        storage = discarded = None
+    return primary, storage, discarded, over
+
+
+#: Per-table arrays of :func:`route_split`, kept under the table's id with the table.
+_FUSED_ARRAYS: dict = {}
+
+
+def _fused_arrays(tb, h0: float) -> dict:
+    """The arrays :func:`route_split` derives from one table and initial stage ``h0``:
+    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the
+    initial 2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's
+    interval slopes."""
+    import numpy as np
+
+    key = (id(tb), h0)
+    hit = _FUSED_ARRAYS.get(key)
+    if hit is not None and hit[0] is tb:
+        return hit[1]
+    slope = np.append(tb.slope, 0.0)
+    dsi = np.diff(tb.si)
+    x0 = float(np.interp(h0, tb.stage, tb.si))
+    # the interval with SI_j <= x < SI_j+1, clipped to the table (routing._locate)
+    j = min(max(int(np.searchsorted(tb.si, x0, side="right")) - 1, 0), tb.si.size - 2)
+    parts = []
+    for _, kind, qq in tb.parts:
+        if kind == "discarded":
+            qq = np.asarray(qq, dtype=float)
+            parts.append((qq, np.append(np.diff(qq) / dsi, 0.0)))
+    out = {"slope": slope, "hslope": np.append(np.diff(tb.stage) / dsi, 0.0), "x0": x0,
+           "j0": j, "o0": slope[j] * (x0 - tb.si[j]) + tb.outflow[j], "parts": parts}
+    if len(_FUSED_ARRAYS) >= TABLE_CACHE_SIZE:
+        _FUSED_ARRAYS.clear()
+    _FUSED_ARRAYS[key] = (tb, out)
+    return out
 
 
 def _disabled() -> bool:

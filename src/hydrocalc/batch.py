@@ -54,6 +54,7 @@ system) and hydrocalc installed on the workers.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -193,9 +194,15 @@ def _fingerprint(path: str, sw=None) -> tuple:
     return tuple(keys)
 
 
-def _cached_sweep(path: str):
+def _cached_sweep(path: str, preload: bytes | None = None):
     """The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
-    base site or a file the site reads changes (long-lived distributed workers)."""
+    base site or a file the site reads changes (long-lived distributed workers).
+
+    ``preload`` (:func:`_sweep_blob`, made by the planning process) is the sweep as the
+    planner loaded it, with the stats of its files: used when this process sees the same
+    files (same paths, sizes and modification times), so a worker does not parse and
+    validate the site again; otherwise the files are loaded.
+    """
     from hydrocalc.sweep import load_sweep
 
     hit = _SWEEPS.get(path)
@@ -203,9 +210,33 @@ def _cached_sweep(path: str):
         return hit[1]
     if len(_SWEEPS) > 8:
         _SWEEPS.clear()
-    sw = load_sweep(path)
+    sw = None
+    if preload is not None:
+        import pickle
+
+        try:  # e.g. a cluster worker with another hydrocalc: load the files instead
+            stamp, planned = pickle.loads(preload)
+            if stamp == _fingerprint(path, planned):
+                sw = planned
+        except Exception:  # noqa: BLE001 - the files are the reference
+            sw = None
+    if sw is None:
+        sw = load_sweep(path)
     _SWEEPS[path] = (_fingerprint(path, sw), sw)
     return sw
+
+
+def _sweep_blob(path: str, sw) -> bytes | None:
+    """The loaded sweep and the stats of its files, pickled for the workers (a few kB)."""
+    import copy
+    import pickle
+
+    try:
+        bare = copy.copy(sw)
+        bare.__dict__.pop("_nodes", None)  # the scenarios' rebuilt nodes stay here
+        return pickle.dumps((_fingerprint(path, sw), bare), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - not picklable: the workers load the files
+        return None
 
 
 def run_task(spec: dict) -> dict:
@@ -283,7 +314,7 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
     "full_analysis": n, "reasons": {reason: n}}`` (reported in ``batch.json``).
     """
     source = spec["source"]
-    sw = _cached_sweep(spec["path"])
+    sw = _cached_sweep(spec["path"], spec.get("preload"))
     storms = list(sw.storms) if sw.storms else spec.get("storms")
     site_name = sw.site.name
     rows: list[dict] = []
@@ -469,6 +500,7 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         n = sw.n_scenarios
         info[idx] = {"source": source, "kind": "sweep", "n": n, "name": sw.name,
                      "columns": [v.column for v in sw.variations]}
+        blob = _sweep_blob(str(path.resolve()), sw)
         per = _bytes_per_variant(sw.site)
         by_mem = max(1, int(task_memory_mb * 1e6 // max(per, 1.0)))
         if chunk_size is None:
@@ -482,7 +514,7 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
                           "stop": min(n, start + size),
                           "storms": list(storms) if storms else None,
                           "batch": min(size, by_mem), "summary": bool(summary_arrays),
-                          "summary_batch": min(size, SUMMARY_BATCH)})
+                          "summary_batch": min(size, SUMMARY_BATCH), "preload": blob})
     for k, t in enumerate(tasks):
         t["task"] = k
     return tasks, errors, info
@@ -605,14 +637,40 @@ def _die_with_parent(parent_pid: int) -> bool:
 
 
 def _worker_init(parent_pid: int) -> None:
-    """Initializer of the local worker processes: die with the batch; reuse freed memory."""
+    """Initializer of the local worker processes: die with the batch; reuse freed memory;
+    import the analysis and load the compiled routing loop (while the caller plans)."""
     _die_with_parent(parent_pid)
     tune_worker_malloc()
+    import contextlib
+
+    with contextlib.suppress(Exception):  # only a warm-up: the tasks report real problems
+        from hydrocalc import _route_kernel, criteria, sweep, sweep_summary  # noqa: F401
+
+        _route_kernel.use()
+        _route_kernel.available()
+
+
+def _noop() -> None:
+    """A task that does nothing (starts a pool's worker processes)."""
+
+
+def _start_pool(workers: int):
+    """A local process pool whose workers start now (spawned, initialized in parallel with
+    whatever the caller does next)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dask.multiprocessing import get_context
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    for _ in range(workers):  # one process is spawned per submission without an idle one
+        pool.submit(_noop)
+    return pool
 
 
 def _stop_pool(pool) -> None:
     """Stop a local process pool now: cancel queued work and terminate its processes."""
-    procs = list(getattr(pool, "_processes", {}).values())
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # None once broken
     for proc in procs:
         if proc.is_alive():
             proc.terminate()
@@ -626,10 +684,11 @@ def _stop_pool(pool) -> None:
 
 def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
                done: set[int], retries: int = POOL_RESTARTS,
-               restarts: list | None = None) -> None:
+               restarts: list | None = None, pool=None) -> None:
     """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
     replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
-    appended to ``restarts``)."""
+    appended to ``restarts``). ``pool``: a started process pool (:func:`_start_pool`) for
+    the first attempt (stopped here)."""
     import dask
     from dask.callbacks import Callback
 
@@ -645,16 +704,11 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
         delayed = [dask.delayed(run_task, pure=False)(
             t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
         kwargs: dict[str, Any] = {"scheduler": scheduler}
-        pool = None
         if scheduler == "threads":
             kwargs["num_workers"] = workers
         elif scheduler == "processes":
-            from concurrent.futures import ProcessPoolExecutor
-
-            from dask.multiprocessing import get_context
-
-            pool = ProcessPoolExecutor(workers, mp_context=get_context(),
-                                       initializer=_worker_init, initargs=(os.getpid(),))
+            if pool is None:
+                pool = _start_pool(workers)
             kwargs.update(pool=pool, chunksize=1)
         try:
             with Callback(posttask=posttask):
@@ -671,6 +725,7 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
         finally:
             if pool is not None:
                 _stop_pool(pool)
+                pool = None
 
 
 def _connect(address: str, timeout_s: float | None = None):
@@ -839,7 +894,9 @@ def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
     import pandas as pd
 
     cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
-    frame = pd.DataFrame(list(rows), columns=cols)
+    rows = rows if isinstance(rows, list) else list(rows)
+    # column by column (a missing key is a missing value, as DataFrame(list of dicts))
+    frame = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols}, columns=cols)
     for c in _TEXT:
         frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
     for c in _BOOL:
@@ -877,35 +934,104 @@ def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -
 def _csv_column(series) -> list[str]:
     """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes
     it: floats with 10 significant digits, missing values empty, booleans True/False."""
+    import numpy as np
     import pandas as pd
 
     if series.dtype.kind == "f":
-        return ["" if v != v else f"{v:.10g}" for v in series.to_numpy().tolist()]
+        a = series.to_numpy()
+        if a.size > 64 and not (np.signbit(a) & (a == 0)).any():  # -0.0 prints as "-0"
+            # each distinct value formatted once (NaNs are one value: empty)
+            uniq, inv = np.unique(a, return_inverse=True)
+            text = np.array(["" if math.isnan(v) else f"{v:.10g}" for v in uniq.tolist()],
+                            dtype=object)
+            return text[inv.reshape(-1)].tolist()
+        return ["" if math.isnan(v) else f"{v:.10g}" for v in a.tolist()]
     if str(series.dtype) == "boolean":
-        return ["" if v is pd.NA else ("True" if v else "False") for v in series.tolist()]
+        text = np.where(series.fillna(False).to_numpy(dtype=bool), "True", "False")
+        text = text.astype(object)
+        text[series.isna().to_numpy()] = ""
+        return text.tolist()
+    values = series.tolist()
+    if all(type(v) is str for v in values):  # text columns: written as they are
+        return values
     return ["" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
-            for v in series.tolist()]
+            for v in values]
 
 
 def _write_csv(frame, path: pathlib.Path) -> None:
     """``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\\n")``, the
     same bytes column by column (the csv module's minimal quoting, as pandas uses): about
     twice as fast for a sweep's summary, whose floats pandas formats one call at a time."""
+    _write_csv_columns([(c, frame[c]) for c in frame.columns], path)
+
+
+def _write_csv_columns(columns, path: pathlib.Path) -> None:
+    """:func:`_write_csv` of ``[(name, Series), ...]`` (taken from the frame beforehand).
+
+    Fields that may need quoting (a delimiter, quote, line break or blank) are quoted by
+    the csv module itself, one distinct value at a time; the others are joined as they are
+    (what the csv module writes for them)."""
     import csv
+    import io
 
-    cols = [_csv_column(frame[c]) for c in frame.columns]
+    header = [str(c) for c, _ in columns]
+    cols = [_csv_column(series) for _, series in columns]
+    if len(cols) < 2:  # a row of one empty field is written '""': leave it to csv
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            w.writerows(zip(*cols, strict=True))
+        return
+    buf = io.StringIO()
+    one = csv.writer(buf, lineterminator="\n")
+    special = set(',"\r\n \t\x0b\x0c')
+    memo: dict[str, str] = {}
+
+    def field(v: str) -> str:
+        if not v or special.isdisjoint(v):
+            return v
+        hit = memo.get(v)
+        if hit is None:
+            buf.seek(0)
+            buf.truncate()
+            one.writerow([v])
+            hit = memo[v] = buf.getvalue()[:-1]
+        return hit
+
+    cols = [col if all(not v or special.isdisjoint(v) for v in set(col))
+            else [field(v) for v in col] for col in cols]
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow([str(c) for c in frame.columns])
-        w.writerows(zip(*cols, strict=True))
+        fh.write(",".join(field(h) for h in header) + "\n")
+        fh.writelines(",".join(row) + "\n" for row in zip(*cols, strict=True))
 
 
-def _write_outputs(frame, meta: dict, out_dir: pathlib.Path) -> dict:
+def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
+                   parallel: bool = True) -> dict:
     files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
              "json": out_dir / "batch.json"}
-    _atomic_write(files["csv"], lambda p: _write_csv(frame, p))
-    _atomic_write(files["parquet"], lambda p: frame.to_parquet(p, index=False,
-                                                               engine="pyarrow"))
+    columns = [(c, frame[c]) for c in frame.columns]  # the frame is only read from here on
+
+    def parquet(p):
+        frame.to_parquet(p, index=False, engine="pyarrow")
+
+    if parallel:
+        try:  # imported here, in the calling thread, not by the writer thread
+            import pandas.io.parquet  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            parallel = False
+    if not parallel:  # e.g. after an interrupt: everything in this thread
+        _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+        _atomic_write(files["parquet"], parquet)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text
+        # is formatted; each file appears only when complete
+        with ThreadPoolExecutor(1) as ex:
+            done = ex.submit(_atomic_write, files["parquet"], parquet)
+            _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+            done.result()
     meta = {**meta, "files": {k: v.name for k, v in files.items()}}
     _atomic_write(files["json"], lambda p: p.write_text(
         json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
@@ -1028,12 +1154,57 @@ def _terminate_as_interrupt() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def _held_interrupts():
+    """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
+    then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
+    (a module left half-imported could not write the summary)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, lambda signum, frame: got.append(signum))
+        except (ValueError, OSError):  # pragma: no cover - no signals here
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if got:
+        raise KeyboardInterrupt("interrupted while planning")
+
+
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
          task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
          summary_arrays=True) -> BatchResult:
-    tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
-                                   task_memory_mb=task_memory_mb, storms=storms,
-                                   summary_arrays=summary_arrays)
+    # local worker processes start (imports, compiled loop) while the inputs are planned
+    pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
+    try:
+        with _held_interrupts():
+            tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                                           task_memory_mb=task_memory_mb, storms=storms,
+                                           summary_arrays=summary_arrays)
+    except KeyboardInterrupt:  # interrupted while planning: nothing ran; say so, as below
+        if pool is not None:
+            _stop_pool(pool)
+        rows = [dict(_error_row(str(src), "", "not completed: interrupted while planning"),
+                     _input=i, _index=0) for i, src in enumerate(inputs)]
+        info = {i: {"source": str(src), "kind": "unplanned", "n": 1, "columns": []}
+                for i, src in enumerate(inputs)}
+        _finish(rows, info, out_dir, inputs, scheduler if isinstance(scheduler, str) else
+                "distributed client", workers, [], t0, len(inputs), {}, interrupted=True)
+        raise
+    except BaseException:
+        if pool is not None:
+            _stop_pool(pool)
+        raise
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
@@ -1079,7 +1250,8 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             _run_distributed(tasks, client, on_result, on_failure,
                              worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts)
+            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts,
+                       pool=pool)
     except KeyboardInterrupt:
         for t in tasks:
             if t["task"] not in done_tasks:
@@ -1092,6 +1264,9 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         for t in tasks:
             if t["task"] not in done_tasks:
                 on_failure(t, exc)
+    finally:
+        if pool is not None:  # stopped by _run_local, unless it never ran a task
+            _stop_pool(pool)
     bar.close()
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
                    tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)
@@ -1129,7 +1304,7 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "sweep_paths": paths or {},
     }
     if out_dir is not None:
-        files = _write_outputs(frame, meta, pathlib.Path(out_dir))
+        files = _write_outputs(frame, meta, pathlib.Path(out_dir), parallel=not interrupted)
     return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),

@@ -10,10 +10,12 @@ array operations over (storm, scenario, time):
    convolution, as :func:`hydrocalc.analysis.analyze`);
 2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
    views of the runoff batch; a node fed by one node shares its array);
-3. every (scenario x pond x storm) routed by one
-   :func:`hydrocalc.routing.route_reservoirs` call (storage-indication method, the same
-   tables and arithmetic as the full analysis), with the exfiltration (discarded) flow
-   split off the routed outflow exactly as the full analysis does;
+3. every (scenario x pond x storm) routed by the storage-indication method with the
+   tables and arithmetic of the full analysis, with the exfiltration (discarded) flow
+   split off the routed outflow exactly as the full analysis does: with numba, one
+   compiled pass per pond-storm (:func:`hydrocalc._route_kernel.route_split`; each pond
+   object's table built once per process), otherwise one
+   :func:`hydrocalc.routing.route_reservoirs` call and the numpy split;
 4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
    reductions over the time axis, and the criteria rows from
    :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
@@ -274,7 +276,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
             def add(target, series, inn=inn):
                 prev = inn.get(target)
                 # 0 + x = x exactly: the first contribution is shared, later ones summed
-                inn[target] = series if prev is None else prev + series
+                inn[target] = series if prev is None else _add_flows(prev, series)
 
             pond_ids = [p.id for p in sc.ponds]
             ponds_up = set().union(*(sc.upstream[p] for p in pond_ids)) if pond_ids else set()
@@ -313,28 +315,63 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     red = {}
     for name in ("pre", "post"):
         for dp, a in dp_out[name].items():
-            red[name, dp] = (a.max(axis=-1), analysis._integrate(a, dt))  # (m, nv) each
+            red[name, dp] = _peaks_volumes(a, dt)  # (m, nv) each
     subs = {name: [(sub.id, lambda i, v, f=sub_flow, n=name, sid=sub.id: f(n, sid)[i, v])
                    for sub in first.scenarios[name].subcatchments] for name in ("pre", "post")}
     rows_out = []
-    for v, site in enumerate(sites):
-        runs = {}
-        for name in ("pre", "post"):
-            ponds = {pid: {key: arr[:, v] for key, arr in info.items() if key != "primary"}
-                     for pid, info in pond_info.get(name, {}).items()}
-            for pid, info in pond_info.get(name, {}).items():
-                ponds[pid]["primary_cfs"] = info["primary"][:, v]
-            runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
-                                     subs[name], first.scenarios[name].upstream)
-        hydro = hydrology(runs, names, hs.time_hr, dt)
-        if site.criteria.standard == "none":
-            crit_rows = []
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                crit_rows = criteria.evaluate(site, hydro)[0]
-        rows_out.append(_rows(site, names, red, v, crit_rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary carries no warnings
+        for v, site in enumerate(sites):
+            rows_out.append(_variant_rows(v, site, names, pond_info, pond_in, dp_out, subs,
+                                          first, hydrology, hs.time_hr, dt, red, criteria))
     return rows_out
+
+
+def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydrology,
+                  time_hr, dt, red, criteria) -> list[dict]:
+    """The summary rows of variant ``v`` of a block (criteria read views of its arrays)."""
+    runs = {}
+    for name in ("pre", "post"):
+        ponds = {pid: {key: arr[:, v] for key, arr in info.items() if key != "primary"}
+                 for pid, info in pond_info.get(name, {}).items()}
+        for pid, info in pond_info.get(name, {}).items():
+            ponds[pid]["primary_cfs"] = info["primary"][:, v]
+        runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
+                                 subs[name], first.scenarios[name].upstream)
+    hydro = hydrology(runs, names, time_hr, dt)
+    crit_rows = [] if site.criteria.standard == "none" else criteria.evaluate(site, hydro)[0]
+    return _rows(site, names, red, v, crit_rows)
+
+
+def _same_for_all(a: np.ndarray) -> bool:
+    """True for flows (m, nv, nt) broadcast along the variants (one series for all)."""
+    return a.ndim == 3 and a.shape[1] > 1 and a.strides[1] == 0
+
+
+def _add_flows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b``; flows the same for every variant are added once and stay broadcast."""
+    if _same_for_all(a) and _same_for_all(b):
+        return np.broadcast_to(a[:, :1] + b[:, :1], a.shape)
+    return a + b
+
+
+def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]:
+    """Peak (maximum ordinate) and volume of flows ``a`` (m, nv, nt) over time. [cfs, ft3]
+
+    The volume is :func:`hydrocalc.analysis._integrate` (``numpy.trapezoid``) with its
+    operations spelled out in place, ``(dx * (a[1:] + a[:-1]) / 2.0).sum()``: the same
+    values with one temporary array. Flows the same for every variant (a broadcast view)
+    are reduced once.
+    """
+    if _same_for_all(a):
+        peak, vol = _peaks_volumes(a[:, :1], dt_hr)
+        return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
+    from hydrocalc.units import S_PER_HR
+
+    buf = np.add(a[..., 1:], a[..., :-1])
+    np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+    np.divide(buf, 2.0, out=buf)
+    return a.max(axis=-1), buf.sum(axis=-1)
 
 
 def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
@@ -342,8 +379,9 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
     ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
-    operations as :func:`hydrocalc.analysis._route_batch` (compiled in one pass per
-    pond-storm by :func:`hydrocalc._route_kernel.split_outflow` when numba is in use).
+    operations as :func:`hydrocalc.analysis._route_batch` (routing and split compiled in
+    one pass per pond-storm by :func:`hydrocalc._route_kernel.route_split` when numba is in
+    use, else :func:`hydrocalc.routing.route_reservoirs` and the split).
     """
     from hydrocalc import _route_kernel
 
@@ -353,8 +391,13 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     m, _, nt = inn[pond_ids[0]].shape
     k = len(items)
     q = np.empty((m, k, nt))
-    for j, (pond, pid, u) in enumerate(items):
-        np.divide(inn[pid][:, u], pond.count, out=q[:, j])
+    for i, pid in enumerate(pond_ids):  # one unit of each pond: inflow / count
+        counts = np.array([float(p.count) for p, _, _ in items[i * nv:(i + 1) * nv]])
+        np.divide(inn[pid], counts[None, :, None], out=q[:, i * nv:(i + 1) * nv])
+    fused = _route_fused(q, [p for p, _, _ in items], dt, routing, noise, series)
+    if fused is not None:
+        primary, discarded, storage, over = fused
+        return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _, _ in items], dtype=float),
                          (m, k))
     tw = np.array([p.tailwater if isinstance(p.tailwater, float) else np.nan
@@ -380,6 +423,11 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
         smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
         storage[storage < noise * smax] = 0.0
     over = np.asarray(batch.overtopped, dtype=bool)  # (m, k)
+    return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
+
+
+def _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series):
+    """``{pond id: {"primary", "overtopped", ...}}`` of :func:`_route` from batch arrays."""
     out = {}
     for i, pid in enumerate(pond_ids):
         sl = slice(i * nv, (i + 1) * nv)
@@ -394,6 +442,71 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
                     res[key] = res[key] * counts[None, :, None]
         out[pid] = res
     return out
+
+
+#: Storage-indication tables of the pond objects of a sweep (scenarios that vary a pond the
+#: same way share one pond object), kept under the object's id with the object itself.
+_TABLE_MEMO: dict = {}
+_TABLE_MEMO_SIZE = 1024
+
+
+def _pond_table(pond, dt_s: float, routing):
+    """The routing table of ``pond`` at step ``dt_s``, built as
+    :func:`hydrocalc.routing.route_reservoirs` builds it, once per pond object."""
+    from hydrocalc import _route_kernel
+
+    key = (id(pond), dt_s)
+    hit = _TABLE_MEMO.get(key)
+    if hit is not None and hit[0] is pond:
+        return hit[1]
+    ss = pond.stage_storage
+    tw = pond.tailwater if isinstance(pond.tailwater, float) else None
+    tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
+    structure = routing._to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
+    routing._check_devices(structure, ss)
+    table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
+                                       routing.TABLE_POINTS, tailwater=tw_stage,
+                                       flap_gate=bool(pond.flap_gate))
+    h0 = float(pond.initial_stage_ft)
+    if not 0.0 <= h0 <= table.top:
+        raise Unsupported("an initial stage outside the pond")  # the full analysis says why
+    if len(_TABLE_MEMO) >= _TABLE_MEMO_SIZE:
+        _TABLE_MEMO.clear()
+    _TABLE_MEMO[key] = (pond, table)
+    return table
+
+
+def _route_fused(q, ponds, dt, routing, noise, series):
+    """:func:`_route`'s routing and split by :func:`hydrocalc._route_kernel.route_split`
+    (one table per distinct pond object); None when the compiled loop is unavailable."""
+    from hydrocalc import _route_kernel
+
+    if not (_route_kernel._WANTED and _route_kernel.available()):
+        return None
+    m, k, nt = q.shape
+    dt_s = float(dt) * routing.S_PER_HR
+    index: dict[int, int] = {}
+    tables, stages, of_pond = [], [], np.empty(k, dtype=np.intp)
+    for j, pond in enumerate(ponds):
+        t = index.get(id(pond))
+        if t is None:
+            t = index[id(pond)] = len(tables)
+            tables.append(_pond_table(pond, dt_s, routing))
+            stages.append(float(pond.initial_stage_ft))
+        of_pond[j] = t
+    rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
+    res = _route_kernel.route_split(q.reshape(m * k, nt), rows, tables, stages, noise,
+                                    series)
+    if res is None:
+        return None
+    primary, storage, discarded, over = res
+    primary = primary.reshape(m, k, nt)
+    if series:
+        storage = storage.reshape(m, k, nt)
+        discarded = discarded.reshape(m, k, nt)
+        smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)
+        storage[storage < noise * smax] = 0.0
+    return primary, discarded, storage, over.reshape(m, k)
 
 
 def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
