@@ -62,7 +62,19 @@ References
 
 from __future__ import annotations
 
+# Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
+from hydrocalc import _route_kernel  # noqa: F401 (re-exported)
+from hydrocalc._validate import as_float_array, check_choice, fmt_value  # noqa: F401
+from hydrocalc.errors import InputError, RangeWarning  # noqa: F401 (re-exported)
+from hydrocalc.hydrograph import Hydrograph  # noqa: F401 (re-exported)
+from hydrocalc.outlets import (  # noqa: F401 (re-exported)
+    Device,
+    OutletStructure,
+    as_structure,
+    unique_names,
+)
 from hydrocalc.stage_storage import StageStorage, _frustum_wetted  # noqa: F401 (re-exported)
+from hydrocalc.units import S_PER_HR  # noqa: F401 (re-exported)
 
 from hydrocalc.routing.table import (  # noqa: F401 (re-exported)
     _all_devices,

@@ -27,13 +27,14 @@ Fields
 ------
 ``pre|post|*`` selects the scenario; ``[id]`` selects a node (``[*]`` all of them):
 
-================================  ==================================================================
-:mod:`hydrocalc.sweep.fields`     the field grammar, :class:`Target`, :func:`resolve_field`, the
-                                  variable attributes and their valid ranges
+================================  ==========================================================
+:mod:`hydrocalc.sweep.fields`     the field grammar, :class:`Target`, :func:`resolve_field`,
+                                  the variable attributes and their valid ranges
 :mod:`hydrocalc.sweep.overrides`  :func:`apply_overrides` (values into a copy of the site)
 :mod:`hydrocalc.sweep.model`      :class:`Variation`, :class:`Sweep` (scenario numbering)
-:mod:`hydrocalc.sweep.parse`      :func:`load_sweep`, :func:`parse_sweep`, :func:`is_sweep_document`
-================================  ==================================================================
+:mod:`hydrocalc.sweep.parse`      :func:`load_sweep`, :func:`parse_sweep`,
+                                  :func:`is_sweep_document`
+================================  ==========================================================
 
 Every name is importable from :mod:`hydrocalc.sweep` itself.
 
@@ -43,6 +44,10 @@ References
 """
 
 from __future__ import annotations
+
+# Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
+from hydrocalc._validate import fmt_value, suggest  # noqa: F401 (re-exported)
+from hydrocalc.errors import HydrocalcError, InputError  # noqa: F401 (re-exported)
 
 from hydrocalc.sweep.fields import (  # noqa: F401 (re-exported)
     _ANALYSIS_ATTRS,

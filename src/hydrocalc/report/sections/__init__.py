@@ -55,6 +55,13 @@ Every name is importable from :mod:`hydrocalc.report.sections` itself.
 
 from __future__ import annotations
 
+# Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
+from hydrocalc.errors import InputError  # noqa: F401 (re-exported)
+from hydrocalc.report import figures as F  # noqa: F401 (re-exported)
+from hydrocalc.report.figures import Figure  # noqa: F401 (re-exported)
+from hydrocalc.report.result import SectionResult  # noqa: F401 (re-exported)
+from hydrocalc.report.tables import Table, column_unit, md_escape  # noqa: F401 (re-exported)
+
 from hydrocalc.report.sections.registry import (  # noqa: F401 (re-exported)
     ALIASES,
     resolve_sections,
