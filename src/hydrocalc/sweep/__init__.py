@@ -27,6 +27,42 @@ Fields
 ------
 ``pre|post|*`` selects the scenario; ``[id]`` selects a node (``[*]`` all of them):
 
+==========================================================  =============================
+Field                                                       Meaning
+==========================================================  =============================
+``<sc>.subcatchment[<id>].cn``                              curve number used [-]
+``<sc>.subcatchment[<id>].tc_hr``                           time of concentration used [h]
+``<sc>.subcatchment[<id>].area_ac``                         area [ac]
+``<sc>.subcatchment[<id>].impervious_connected_ac``         [ac] (also ``..._unconnected_ac``)
+``<sc>.pond[<id>].initial_stage_ft`` / ``count`` / ``rrv_credit_pct``
+``<sc>.pond[<id>].outlet[<id>].<key>``                      any numeric key of the device
+                                                            (``diameter_in``, ``invert_ft``,
+                                                            ``length_ft``, ``crest_ft``, ``cd``...)
+``<sc>.pond[<id>].barrel.<key>``                            barrel ``diameter_in`` ...
+``<sc>.pond[<id>].storage[<i>].<key>``                      basin/drywell dimensions
+                                                            (``bottom_length_ft``, ``depth_ft``...)
+``<sc>.reach[<id>].lag_hr``                                 reach lag [h]
+``storms.depths_in.<name>`` (``.*`` all)                    24-hour storm depth [in]
+``storms.wqv_precip_in``, ``storms.distribution``           WQv rainfall [in]; distribution
+``analysis.prf`` / ``ia_ratio`` / ``dt_hr`` / ``duration_hr``
+``criteria.<numeric setting>``                              e.g. ``cpv_detention_hr``
+==========================================================  =============================
+
+``cn`` and ``tc_hr`` address the values the analysis uses (given in the file, or computed
+from cover rows and Tc segments at load time); a varied value replaces them. Changing
+``area_ac`` does not rescale cover rows or impervious areas.
+
+Combination
+-----------
+Each ``[[vary]]`` entry is a list of values. Entries sharing a ``group`` name are zipped
+(equal lengths, taken together); groups are combined as a full grid (cartesian product, the
+last group varying fastest), or all zipped with ``combine = "zip"``. Random entries
+(``uniform``, ``normal``, ``choice``) draw ``samples`` values each from
+``numpy.random.default_rng(seed)`` in file order and form the group ``"random"`` unless they
+name another. Overrides apply in file order, each to the value left by the previous one.
+
+Modules (each builds on the ones above it)
+------------------------------------------
 ================================  ==========================================================
 :mod:`hydrocalc.sweep.fields`     the field grammar, :class:`Target`, :func:`resolve_field`,
                                   the variable attributes and their valid ranges
