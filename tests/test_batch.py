@@ -268,7 +268,7 @@ def test_cli_exit_codes_and_error_lines(tmp_path):
 
 def test_unreachable_scheduler_is_one_error(monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(batch, "CONNECT_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(batch.workers, "CONNECT_TIMEOUT_S", 1.0)  # where _connect reads it
     with pytest.raises(InputError, match=r"scheduler must be a reachable dask\.distributed "
                                          r"scheduler; got 'tcp://127\.0\.0\.1:9'"):
         batch.run_batch([FIX / "lot_c.toml"], scheduler="tcp://127.0.0.1:9", progress=False)
@@ -565,15 +565,15 @@ def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path
     loads = []
     real = sweep_mod.load_sweep
     monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: loads.append(p) or real(p))
-    monkeypatch.setattr(batch, "_SWEEPS", {})
+    monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     first = batch.run_task(tasks[0])
     assert loads == [] and first["failed"] == 0  # the planned sweep, not parsed again
-    monkeypatch.setattr(batch, "_SWEEPS", {})
+    monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     site = tmp_path / "lot_a.toml"
     st = site.stat()
     os.utime(site, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # the base site changed
     again = batch.run_task(tasks[0])
     assert len(loads) == 1 and again["rows"] == first["rows"]
-    monkeypatch.setattr(batch, "_SWEEPS", {})
+    monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     broken = dict(tasks[0], preload=b"not a pickle")  # unreadable: the files are loaded
     assert batch.run_task(broken)["rows"] == first["rows"] and len(loads) == 2

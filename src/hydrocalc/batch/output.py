@@ -1,0 +1,262 @@
+"""The batch's outputs: :class:`BatchResult`, the summary table and its files.
+
+:func:`summary_frame` orders the rows into the summary table (:data:`SUMMARY_COLUMNS`, then
+the varied fields); the CSV and ``batch.json`` are written atomically (a temporary file
+beside the target, then ``os.replace``).
+
+Part of :mod:`hydrocalc.batch`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import pathlib
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+#: Fixed columns of the summary table, in order (varied-field columns follow).
+SUMMARY_COLUMNS = (
+    "source", "site", "scenario", "design_point", "storm", "precip_in", "pre_peak_cfs",
+    "post_peak_cfs", "peak_change_pct", "pre_volume_ft3", "post_volume_ft3",
+    "volume_change_pct", "post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass",
+    "qf_pass", "criteria_pass", "status", "error",
+)
+_TEXT = ("source", "site", "scenario", "design_point", "storm", "status", "error")
+_BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
+         "criteria_pass")
+
+
+@dataclasses.dataclass
+class BatchResult:
+    """Outcome of :func:`run_batch`.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        The summary table (see the module docstring).
+    n_inputs, n_scenarios, n_failed : int
+        Input files, analysed units (site files + sweep scenarios) and failed units.
+    elapsed_s : float
+        Wall time from planning to the written files. [s]
+    files : dict
+        ``{"csv": path, "parquet": path, "json": path}`` written (empty without ``out_dir``).
+    scheduler : str
+        ``"processes"``, ``"threads"``, ``"synchronous"`` or the cluster address.
+    workers : int or None
+    n_tasks : int
+    worker_peak_rss_mb : dict
+        Peak resident memory of each process that ran tasks (by pid). [MB]
+    parent_peak_rss_mb : float
+        Peak resident memory of the calling process. [MB]
+    task_cpu_s : float
+        CPU time of all tasks (each task's thread), the work independent of how busy the
+        machine was; ``n_scenarios / task_cpu_s`` is the throughput of one free core. [s]
+    paths : dict
+        Sweep scenarios computed by the summary arrays (``summary_arrays``) and by the full
+        analysis (``full_analysis``), and ``reasons``: why scenarios took the full
+        analysis, with their counts (also ``sweep_paths`` in ``batch.json``).
+    """
+
+    summary: Any
+    n_inputs: int
+    n_scenarios: int
+    n_failed: int
+    elapsed_s: float
+    files: dict
+    scheduler: str
+    workers: int | None
+    n_tasks: int
+    worker_peak_rss_mb: dict
+    parent_peak_rss_mb: float
+    task_cpu_s: float = math.nan
+    paths: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def scenarios_per_s(self) -> float:
+        """Analysed units per second of wall time. [1/s]"""
+        return self.n_scenarios / self.elapsed_s if self.elapsed_s > 0 else math.nan
+
+    @property
+    def ok(self) -> bool:
+        """True when no input or scenario failed."""
+        return self.n_failed == 0
+
+    def errors(self):
+        """The failed rows (source, scenario, error)."""
+        s = self.summary
+        return s.loc[s["status"] == "error", ["source", "scenario", "error"]]
+
+    def describe(self) -> str:
+        """A few lines for the terminal."""
+        mem = max(self.worker_peak_rss_mb.values(), default=math.nan)
+        lines = [
+            f"{self.n_scenarios} run(s) (site files and sweep scenarios) from "
+            f"{self.n_inputs} input(s) in "
+            f"{self.elapsed_s:.1f} s ({self.scenarios_per_s:.1f}/s) on {self.scheduler}"
+            + (f" with {self.workers} worker(s)" if self.workers else "")
+            + f"; {self.n_tasks} task(s); peak memory per worker {mem:.0f} MB",
+            f"ok: {self.n_scenarios - self.n_failed}, failed: {self.n_failed}",
+        ]
+        p = self.paths or {}
+        if p.get("summary_arrays") or p.get("full_analysis"):
+            lines.append(f"sweep scenarios by the summary arrays: {p['summary_arrays']}, by "
+                         f"the full analysis: {p['full_analysis']}")
+            for why, n in sorted(p.get("reasons", {}).items()):
+                lines.append(f"  full analysis for {n}: {why}")
+        for kind in ("csv", "parquet", "json"):
+            if kind in self.files:
+                lines.append(f"  {self.files[kind]}")
+        return "\n".join(lines)
+
+
+def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
+    """Rows -> the summary DataFrame with stable dtypes (text, nullable boolean, float)."""
+    import pandas as pd
+
+    cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
+    rows = rows if isinstance(rows, list) else list(rows)
+    # column by column (a missing key is a missing value, as DataFrame(list of dicts))
+    frame = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols}, columns=cols)
+    for c in _TEXT:
+        frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
+    for c in _BOOL:
+        frame[c] = frame[c].astype("boolean")
+    for c in cols:
+        if c in _TEXT or c in _BOOL:
+            continue
+        if c in SUMMARY_COLUMNS or pd.api.types.is_numeric_dtype(frame[c]):
+            frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+        else:
+            frame[c] = frame[c].astype(object).where(frame[c].notna(), None)
+            if all(isinstance(v, str) or v is None for v in frame[c]):
+                frame[c] = frame[c].astype("string")
+            else:
+                frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
+    return frame
+
+
+def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = pathlib.Path(tmp)
+    try:
+        write(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp makes 0600; give a normal file's mode
+        os.replace(tmp_path, target)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+def _csv_column(series) -> list[str]:
+    """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes
+    it: floats with 10 significant digits, missing values empty, booleans True/False."""
+    import numpy as np
+    import pandas as pd
+
+    if series.dtype.kind == "f":
+        a = series.to_numpy()
+        if a.size > 64 and not (np.signbit(a) & (a == 0)).any():  # -0.0 prints as "-0"
+            # each distinct value formatted once (NaNs are one value: empty)
+            uniq, inv = np.unique(a, return_inverse=True)
+            text = np.array(["" if math.isnan(v) else f"{v:.10g}" for v in uniq.tolist()],
+                            dtype=object)
+            return text[inv.reshape(-1)].tolist()
+        return ["" if math.isnan(v) else f"{v:.10g}" for v in a.tolist()]
+    if str(series.dtype) == "boolean":
+        text = np.where(series.fillna(False).to_numpy(dtype=bool), "True", "False")
+        text = text.astype(object)
+        text[series.isna().to_numpy()] = ""
+        return text.tolist()
+    values = series.tolist()
+    if all(type(v) is str for v in values):  # text columns: written as they are
+        return values
+    return ["" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
+            for v in values]
+
+
+def _write_csv(frame, path: pathlib.Path) -> None:
+    """``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\\n")``, the
+    same bytes column by column (the csv module's minimal quoting, as pandas uses): about
+    twice as fast for a sweep's summary, whose floats pandas formats one call at a time."""
+    _write_csv_columns([(c, frame[c]) for c in frame.columns], path)
+
+
+def _write_csv_columns(columns, path: pathlib.Path) -> None:
+    """:func:`_write_csv` of ``[(name, Series), ...]`` (taken from the frame beforehand).
+
+    Fields that may need quoting (a delimiter, quote, line break or blank) are quoted by
+    the csv module itself, one distinct value at a time; the others are joined as they are
+    (what the csv module writes for them)."""
+    import csv
+    import io
+
+    header = [str(c) for c, _ in columns]
+    cols = [_csv_column(series) for _, series in columns]
+    if len(cols) < 2:  # a row of one empty field is written '""': leave it to csv
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            w.writerows(zip(*cols, strict=True))
+        return
+    buf = io.StringIO()
+    one = csv.writer(buf, lineterminator="\n")
+    special = set(',"\r\n \t\x0b\x0c')
+    memo: dict[str, str] = {}
+
+    def field(v: str) -> str:
+        if not v or special.isdisjoint(v):
+            return v
+        hit = memo.get(v)
+        if hit is None:
+            buf.seek(0)
+            buf.truncate()
+            one.writerow([v])
+            hit = memo[v] = buf.getvalue()[:-1]
+        return hit
+
+    cols = [col if all(not v or special.isdisjoint(v) for v in set(col))
+            else [field(v) for v in col] for col in cols]
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        fh.write(",".join(field(h) for h in header) + "\n")
+        fh.writelines(",".join(row) + "\n" for row in zip(*cols, strict=True))
+
+
+def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
+                   parallel: bool = True) -> dict:
+    files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
+             "json": out_dir / "batch.json"}
+    columns = [(c, frame[c]) for c in frame.columns]  # the frame is only read from here on
+
+    def parquet(p):
+        frame.to_parquet(p, index=False, engine="pyarrow")
+
+    if parallel:
+        try:  # imported here, in the calling thread, not by the writer thread
+            import pandas.io.parquet  # noqa: F401
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            parallel = False
+    if not parallel:  # e.g. after an interrupt: everything in this thread
+        _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+        _atomic_write(files["parquet"], parquet)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text
+        # is formatted; each file appears only when complete
+        with ThreadPoolExecutor(1) as ex:
+            done = ex.submit(_atomic_write, files["parquet"], parquet)
+            _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
+            done.result()
+    meta = {**meta, "files": {k: v.name for k, v in files.items()}}
+    _atomic_write(files["json"], lambda p: p.write_text(
+        json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
+    return files

@@ -1,0 +1,308 @@
+"""The entry point :func:`run_batch`: plan, run, collect, write.
+
+Interrupts (Ctrl-C, SIGTERM) are held while planning and turn into an incomplete summary
+written before the run stops.
+
+Part of :mod:`hydrocalc.batch`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import pathlib
+import time
+from collections.abc import Callable, Sequence
+
+from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame
+from hydrocalc.batch.plan import plan_tasks
+from hydrocalc.batch.tasks import _error_row, _message, _peak_rss_mb
+from hydrocalc.batch.workers import (
+    WORKER_WAIT_S,
+    _connect,
+    _is_client,
+    _Progress,
+    _run_distributed,
+    _run_local,
+    _start_pool,
+    _stop_pool,
+    _wait_for_workers,
+)
+from hydrocalc.errors import InputError
+
+_LOCAL = ("processes", "threads", "synchronous")
+
+
+def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
+              chunk_size: int | None = None, storms: Sequence[str] | None = None,
+              progress: bool = True, task_memory_mb: float | None = None,
+              worker_wait_s: float = WORKER_WAIT_S,
+              summary_arrays: bool = True) -> BatchResult:
+    """Analyse many site files and sweep scenarios on Dask; write one summary table.
+
+    Parameters
+    ----------
+    inputs : sequence of path-like
+        Site files (``hydrocalc.site`` schema) and sweep files (``hydrocalc.sweep``).
+    out_dir : path-like, optional
+        Folder for ``summary.csv``, ``summary.parquet`` and ``batch.json`` (written
+        atomically); None writes nothing.
+    scheduler : str or distributed.Client, optional
+        ``None``/``"processes"`` (local process pool, the default), ``"threads"``,
+        ``"synchronous"``, a ``dask.distributed`` scheduler address
+        (``"tcp://10.0.0.5:8786"``) or a connected ``Client``.
+    workers : int, optional
+        Local workers (default: the number of CPUs). Ignored for a cluster.
+    chunk_size : int, optional
+        Sweep scenarios per task (default: from ``task_memory_mb``; see :func:`plan_tasks`).
+    storms : sequence of str, optional
+        Storms to analyse (default: all storms of each site, or a sweep's ``storms``).
+    progress : bool, default True
+        Show a progress bar on stderr.
+    task_memory_mb : float, optional
+        Memory target of the arrays of one sweep task (default
+        :func:`default_task_memory_mb`: 20 MB, 1 GB without numba). [MB]
+    worker_wait_s : float, default :data:`WORKER_WAIT_S`
+        With a cluster: how long to wait for a worker, at the start and whenever every
+        worker has left mid-run, before failing (InputError at the start; the pending
+        scenarios become error rows mid-run). [s]
+    summary_arrays : bool, default True
+        Compute sweep scenarios by the summary array path
+        (:func:`hydrocalc.sweep_summary.summary_rows_many`: only the summary quantities, as
+        array work across the scenarios of a block) where it applies; the others, and all
+        with False, by the full analysis (:func:`hydrocalc.analysis.analyze_many`). Both give
+        the same rows; ``BatchResult.paths`` and ``batch.json`` count each and say why a
+        scenario took the full analysis.
+
+    Returns
+    -------
+    BatchResult
+
+    Notes
+    -----
+    Lost workers: a local worker process that dies breaks the process pool; a new pool re-runs
+    the unfinished tasks (up to :data:`POOL_RESTARTS` times). On a cluster the scheduler
+    re-runs a lost worker's tasks on the others (Dask's ``allowed-failures``, 3 by default).
+    Tasks that still fail are error rows naming the scenarios not completed, ``batch.json``
+    has ``"complete": false`` and the command exits 1. Interrupting the batch (Ctrl-C or
+    SIGTERM) stops every worker process it started and writes the partial summary the same
+    way; on Linux the local workers also die with a batch killed by SIGKILL.
+
+    Raises
+    ------
+    InputError
+        For no inputs, an unknown scheduler name or a non-positive worker count (problems of
+        the inputs themselves are rows of the summary, never raised).
+    """
+    t0 = time.perf_counter()
+    inputs = [str(p) for p in inputs]
+    if not inputs:
+        raise InputError("inputs must name at least one site or sweep file; got none")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise InputError(f"workers must be a positive integer; got {workers!r}")
+    workers = workers or os.cpu_count() or 1
+    if scheduler is None:
+        scheduler = "processes"
+    if scheduler == "synchronous":
+        workers = 1
+    distributed = _is_client(scheduler) or (isinstance(scheduler, str) and "://" in scheduler)
+    if not distributed and scheduler not in _LOCAL:
+        raise InputError(f"scheduler must be one of {', '.join(_LOCAL)} or a dask.distributed "
+                         f"address such as tcp://host:8786; got {scheduler!r}")
+    if not (isinstance(worker_wait_s, int | float) and worker_wait_s >= 0):
+        raise InputError(f"worker_wait_s must be a number of seconds >= 0; got "
+                         f"{worker_wait_s!r}")
+    client, own_client = None, False
+    restore = _terminate_as_interrupt()
+    try:
+        if distributed:
+            own_client = not _is_client(scheduler)
+            client = _connect(scheduler) if own_client else scheduler
+            _wait_for_workers(client, scheduler if isinstance(scheduler, str) else
+                              getattr(client.scheduler, "address", "the scheduler"),
+                              float(worker_wait_s))
+        return _run(inputs, client, scheduler, distributed, workers, chunk_size, storms,
+                    progress, task_memory_mb, out_dir, t0, float(worker_wait_s),
+                    summary_arrays=bool(summary_arrays))
+    finally:
+        if own_client and client is not None:
+            client.close()
+        restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
+    terminated batch stops its workers and writes its partial summary; returns the undo."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt("terminated")
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
+def _held_interrupts():
+    """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
+    then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
+    (a module left half-imported could not write the summary)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, lambda signum, frame: got.append(signum))
+        except (ValueError, OSError):  # pragma: no cover - no signals here
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if got:
+        raise KeyboardInterrupt("interrupted while planning")
+
+
+def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
+         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
+         summary_arrays=True) -> BatchResult:
+    # local worker processes start (imports, compiled loop) while the inputs are planned
+    pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
+    try:
+        with _held_interrupts():
+            tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                                           task_memory_mb=task_memory_mb, storms=storms,
+                                           summary_arrays=summary_arrays)
+    except KeyboardInterrupt:  # interrupted while planning: nothing ran; say so, as below
+        if pool is not None:
+            _stop_pool(pool)
+        rows = [dict(_error_row(str(src), "", "not completed: interrupted while planning"),
+                     _input=i, _index=0) for i, src in enumerate(inputs)]
+        info = {i: {"source": str(src), "kind": "unplanned", "n": 1, "columns": []}
+                for i, src in enumerate(inputs)}
+        _finish(rows, info, out_dir, inputs, scheduler if isinstance(scheduler, str) else
+                "distributed client", workers, [], t0, len(inputs), {}, interrupted=True)
+        raise
+    except BaseException:
+        if pool is not None:
+            _stop_pool(pool)
+        raise
+    total = sum(i["n"] for i in info.values())
+    bar = _Progress(total, progress)
+    done_tasks: set[int] = set()
+    peaks: dict[int, float] = {}
+    cpu = [0.0]
+    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
+    restarts: list[int] = []
+    failed = sum(1 for _ in rows)
+    bar.update(failed, chunk=False)
+
+    def on_result(res: dict) -> None:
+        nonlocal failed
+        if res["task"] in done_tasks:
+            return
+        done_tasks.add(res["task"])
+        rows.extend(res["rows"])
+        failed += res["failed"]
+        cpu[0] += res.get("cpu_s", 0.0)
+        got = res.get("paths") or {}
+        for key in ("summary_arrays", "full_analysis"):
+            paths[key] += got.get(key, 0)
+        for why, n in got.get("reasons", {}).items():
+            paths["reasons"][why] = paths["reasons"].get(why, 0) + n
+        peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
+        bar.update(res["n"])
+
+    def on_failure(task: dict, exc: BaseException) -> None:
+        nonlocal failed
+        done_tasks.add(task["task"])
+        n = task.get("stop", 1) - task.get("start", 0)
+        what = "" if task["kind"] == "site" else \
+            f"scenarios {task['start']} to {task['stop'] - 1} "
+        rows.append(dict(_error_row(task["source"], "", f"{what}not completed: "
+                                    f"{_message(exc)}"), _input=task["input"],
+                         _index=task.get("start", 0)))
+        failed += n
+        bar.update(n)
+
+    label = scheduler if isinstance(scheduler, str) else \
+        getattr(getattr(client, "scheduler", None), "address", None) or "distributed client"
+    try:
+        if distributed:
+            _run_distributed(tasks, client, on_result, on_failure,
+                             worker_wait_s=worker_wait_s)
+        else:
+            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts,
+                       pool=pool)
+    except KeyboardInterrupt:
+        for t in tasks:
+            if t["task"] not in done_tasks:
+                on_failure(t, KeyboardInterrupt("interrupted"))
+        bar.close()
+        _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
+                cpu[0], interrupted=True, restarts=restarts, paths=paths)
+        raise
+    except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
+        for t in tasks:
+            if t["task"] not in done_tasks:
+                on_failure(t, exc)
+    finally:
+        if pool is not None:  # stopped by _run_local, unless it never ran a task
+            _stop_pool(pool)
+    bar.close()
+    return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
+                   tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)
+
+
+def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
+            task_cpu_s=math.nan, interrupted=False, restarts=(), paths=None) -> BatchResult:
+    import hydrocalc
+
+    rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
+    for r in rows:
+        r.pop("_input", None)
+        r.pop("_index", None)
+    extra: list[str] = []
+    for i in sorted(info):
+        for c in info[i]["columns"]:
+            if c not in extra:
+                extra.append(c)
+    frame = summary_frame(rows, extra)
+    n_units = sum(i["n"] for i in info.values())
+    elapsed = time.perf_counter() - t0
+    files: dict = {}
+    meta = {
+        "format": "hydrocalc-batch/1", "hydrocalc_version": hydrocalc.__version__,
+        "inputs": [{"source": info[i]["source"], "kind": info[i]["kind"],
+                    "scenarios": info[i]["n"]} for i in sorted(info)],
+        "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
+        "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
+        "complete": failed == 0 and not interrupted,
+        # local process pools replaced after a lost worker, with the tasks each re-ran
+        "pool_restarts": list(restarts),
+        "worker_peak_rss_mb": {str(k): round(v, 1) for k, v in sorted(peaks.items())},
+        "task_cpu_s": round(task_cpu_s, 3),
+        # sweep scenarios computed by the summary arrays and by the full analysis (with why)
+        "sweep_paths": paths or {},
+    }
+    if out_dir is not None:
+        files = _write_outputs(frame, meta, pathlib.Path(out_dir), parallel=not interrupted)
+    return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
+                       n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
+                       scheduler=str(label), workers=workers, n_tasks=len(tasks),
+                       worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb(),
+                       task_cpu_s=task_cpu_s, paths=paths or {})

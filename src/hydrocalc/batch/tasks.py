@@ -1,0 +1,303 @@
+"""The work of one batch task, run in a worker: :func:`run_task`.
+
+A task analyses one site file, or a chunk of the scenarios of a sweep (the summary array
+path of :mod:`hydrocalc.sweep_summary` in blocks, or :func:`hydrocalc.analysis.analyze_many`
+where it does not apply), and returns its summary rows; a failing input or scenario becomes an
+error row. Sweeps are loaded once per worker process (cached on the file's fingerprint).
+Everything here is a module-level function: tasks are pickled by reference to the workers.
+
+Part of :mod:`hydrocalc.batch`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from typing import Any
+
+# ----------------------------------------------------------------------------------------
+# tasks (module-level functions: pickled by reference to the workers)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    name = type(exc).__name__
+    prefix = "" if name in ("InputError", "OutOfRangeError") else f"{name}: "
+    return prefix + " | ".join(lines)
+
+
+def _proc_status_mb(key: str) -> float | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return float(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        return None
+    return None
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process since it started its program. [MB]
+
+    On Linux ``VmHWM`` of ``/proc/self/status``: ``getrusage`` would also count the parent's
+    memory at the fork that preceded a spawned worker's ``exec``.
+    """
+    hwm = _proc_status_mb("VmHWM")
+    if hwm is not None:
+        return hwm
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return math.nan
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, B on macOS
+    return rss / (1024.0 * 1024.0) if sys.platform == "darwin" else rss / 1024.0
+
+
+def current_rss_mb() -> float:
+    """Resident memory of this process now (NaN where it cannot be read). [MB]"""
+    v = _proc_status_mb("VmRSS")
+    return math.nan if v is None else v
+
+
+def _error_row(source: str, scenario: str, message: str, *, site: str = "",
+               values: dict | None = None) -> dict:
+    row = {"source": source, "site": site, "scenario": scenario, "status": "error",
+           "error": message}
+    if values:
+        row.update(values)
+    return row
+
+
+def _ok_rows(results, source: str, scenario: str, values: dict | None = None) -> list[dict]:
+    rows = []
+    for r in results.summary_rows(scenario=scenario):
+        row = {"source": source, **r, "status": "ok", "error": ""}
+        if values:
+            row.update(values)
+        rows.append(row)
+    return rows
+
+
+_SWEEPS: dict[str, tuple[tuple, Any]] = {}
+
+
+def _stat_key(path) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (str(path), None, None)
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
+def _fingerprint(path: str, sw=None) -> tuple:
+    """Stats of the sweep file, its base site and every file the site read."""
+    keys = [_stat_key(path)]
+    if sw is not None:
+        keys.append(_stat_key(sw.base))
+        keys += [_stat_key(sw.base.parent / rel) for rel in sorted(sw.site.input_files)]
+    return tuple(keys)
+
+
+def _cached_sweep(path: str, preload: bytes | None = None):
+    """The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
+    base site or a file the site reads changes (long-lived distributed workers).
+
+    ``preload`` (:func:`_sweep_blob`, made by the planning process) is the sweep as the
+    planner loaded it, with the stats of its files: used when this process sees the same
+    files (same paths, sizes and modification times), so a worker does not parse and
+    validate the site again; otherwise the files are loaded.
+    """
+    from hydrocalc.sweep import load_sweep
+
+    hit = _SWEEPS.get(path)
+    if hit is not None and hit[0] == _fingerprint(path, hit[1]):
+        return hit[1]
+    if len(_SWEEPS) > 8:
+        _SWEEPS.clear()
+    sw = None
+    if preload is not None:
+        import pickle
+
+        try:  # e.g. a cluster worker with another hydrocalc: load the files instead
+            stamp, planned = pickle.loads(preload)
+            if stamp == _fingerprint(path, planned):
+                sw = planned
+        except Exception:  # noqa: BLE001 - the files are the reference
+            sw = None
+    if sw is None:
+        sw = load_sweep(path)
+    _SWEEPS[path] = (_fingerprint(path, sw), sw)
+    return sw
+
+
+def _sweep_blob(path: str, sw) -> bytes | None:
+    """The loaded sweep and the stats of its files, pickled for the workers (a few kB)."""
+    import copy
+    import pickle
+
+    try:
+        bare = copy.copy(sw)
+        bare.__dict__.pop("_nodes", None)  # the scenarios' rebuilt nodes stay here
+        return pickle.dumps((_fingerprint(path, sw), bare), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - not picklable: the workers load the files
+        return None
+
+
+def run_task(spec: dict) -> dict:
+    """Run one task of a batch plan (see :func:`plan_tasks`); never raises on bad input.
+
+    Returns
+    -------
+    dict
+        ``rows`` (summary rows with ``_input``/``_index`` ordering keys), ``n`` (inputs or
+        scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``, ``cpu_s`` (CPU
+        time of the task's thread), ``paths`` (sweep scenarios computed by the summary
+        arrays and by the full analysis, with the reasons of the latter; empty for a site).
+    """
+    import warnings
+
+    from hydrocalc import _route_kernel
+
+    _route_kernel.use()  # the compiled routing loop pays off over many scenarios
+    t0 = time.perf_counter()
+    c0 = time.thread_time()
+    rows: list[dict] = []
+    failed = 0
+    paths: dict = {}
+    kind = spec["kind"]
+    source = spec["source"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # analyze() records its warnings itself
+        try:
+            if kind == "site":
+                rows, failed = _site_rows(spec)
+            elif kind == "sweep":
+                rows, failed, paths = _sweep_rows(spec)
+            else:
+                raise AssertionError(kind)
+        except Exception as exc:  # noqa: BLE001 - a task reports, never raises
+            n = spec.get("stop", 1) - spec.get("start", 0)
+            what = "" if kind == "site" else \
+                f"scenarios {spec['start']} to {spec['stop'] - 1} not completed: "
+            rows = [dict(_error_row(source, "", what + _message(exc)),
+                         _input=spec["input"], _index=spec.get("start", 0))]
+            failed = n
+    return {"rows": rows, "n": spec.get("stop", 1) - spec.get("start", 0), "failed": failed,
+            "pid": os.getpid(), "peak_rss_mb": _peak_rss_mb(),
+            "elapsed_s": time.perf_counter() - t0, "cpu_s": time.thread_time() - c0,
+            "task": spec.get("task"), "paths": paths}
+
+
+def _site_rows(spec: dict) -> tuple[list[dict], int]:
+    from hydrocalc.analysis import analyze
+    from hydrocalc.site import load_site
+
+    source = spec["source"]
+    site = None
+    try:
+        site = load_site(spec["path"])
+        res = analyze(site, storms=spec.get("storms"))
+    except Exception as exc:  # noqa: BLE001 - recorded in the summary
+        return [dict(_error_row(source, "", _message(exc),
+                                site=site.name if site is not None else ""),
+                     _input=spec["input"], _index=0)], 1
+    rows = _ok_rows(res, source, "")
+    for r in rows:
+        r.update(_input=spec["input"], _index=0)
+    return rows, 0
+
+
+def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
+    """Rows of the scenarios ``start`` to ``stop - 1`` of a sweep task.
+
+    Scenarios go in blocks: by default through the summary array path
+    (:func:`hydrocalc.sweep_summary.summary_rows_many`, ``summary_batch`` scenarios at a
+    time); a block that path cannot express, or that fails in it, goes through the full
+    analysis (:func:`hydrocalc.analysis.analyze_many`, ``batch`` scenarios at a time) and
+    the reason is counted in the third value returned, ``{"summary_arrays": n,
+    "full_analysis": n, "reasons": {reason: n}}`` (reported in ``batch.json``).
+    """
+    source = spec["source"]
+    sw = _cached_sweep(spec["path"], spec.get("preload"))
+    storms = list(sw.storms) if sw.storms else spec.get("storms")
+    site_name = sw.site.name
+    rows: list[dict] = []
+    failed = 0
+    valid: list[tuple[int, Any]] = []
+    for i in range(spec["start"], spec["stop"]):
+        try:
+            valid.append((i, sw.scenario(i)))
+        except Exception as exc:  # noqa: BLE001 - an invalid scenario is one error row
+            failed += 1
+            rows.append(dict(_error_row(source, sw.scenario_id(i), _message(exc),
+                                        site=site_name, values=sw.values(i)),
+                             _input=spec["input"], _index=i))
+    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
+    use_summary = spec.get("summary", True)
+    full = max(1, int(spec.get("batch") or len(valid) or 1))
+    step = max(1, int(spec.get("summary_batch") or full)) if use_summary else full
+    for b in range(0, len(valid), step):
+        block = valid[b:b + step]
+        reason = "summary arrays turned off (per-scenario analysis requested)"
+        if use_summary:
+            done = _summary_block(block, storms, sw, spec, rows)
+            if isinstance(done, int):
+                paths["summary_arrays"] += done
+                continue
+            reason = done
+        paths["full_analysis"] += len(block)
+        paths["reasons"][reason] = paths["reasons"].get(reason, 0) + len(block)
+        for c in range(0, len(block), full):
+            failed += _full_block(block[c:c + full], storms, sw, spec, rows)
+    return rows, failed, paths
+
+
+def _summary_block(block, storms, sw, spec, rows) -> int | str:
+    """Rows of ``block`` by the summary array path; the number done, or why not (str)."""
+    from hydrocalc.sweep_summary import Unsupported, summary_rows_many
+
+    try:
+        results = summary_rows_many([s for _, s in block], storms=storms)
+    except Unsupported as exc:
+        return f"not expressed by the summary arrays: {exc}"
+    except Exception as exc:  # noqa: BLE001 - the full analysis reports it per scenario
+        return f"failed in the summary arrays ({_message(exc)})"
+    source = spec["source"]
+    for (i, _), res in zip(block, results, strict=True):
+        sid = sw.scenario_id(i)
+        values = sw.values(i)
+        for r in res:
+            rows.append({"source": source, **r, "scenario": sid, "status": "ok", "error": "",
+                         **values, "_input": spec["input"], "_index": i})
+    return len(block)
+
+
+def _full_block(block, storms, sw, spec, rows) -> int:
+    """Rows of ``block`` by the full analysis (analyze_many); returns the failures."""
+    from hydrocalc.analysis import analyze_many
+
+    source = spec["source"]
+    site_name = sw.site.name
+    failed = 0
+    results = analyze_many([s for _, s in block], storms=storms, errors="collect") \
+        if block else []
+    retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
+    if len(block) > 1 and retry:
+        # a group failed as a whole: analyse its members one by one to isolate the culprit
+        for k in retry:
+            results[k] = analyze_many([block[k][1]], storms=storms, errors="collect")[0]
+    for (i, _), res in zip(block, results, strict=True):
+        sid = sw.scenario_id(i)
+        if isinstance(res, Exception):
+            failed += 1
+            rows.append(dict(_error_row(source, sid, _message(res), site=site_name,
+                                        values=sw.values(i)), _input=spec["input"], _index=i))
+            continue
+        for r in _ok_rows(res, source, sid, sw.values(i)):
+            r.update(_input=spec["input"], _index=i)
+            rows.append(r)
+    return failed

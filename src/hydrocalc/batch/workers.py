@@ -1,0 +1,314 @@
+"""Running the tasks: a local process pool (or threads, or in-process) and ``dask.distributed``.
+
+The local pool's workers die with their parent and are restarted when one dies; a cluster is
+reached by address or :class:`distributed.Client`, with a wait for its workers. Also the
+progress report on stderr.
+
+Part of :mod:`hydrocalc.batch`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hydrocalc.batch.tasks import run_task
+from hydrocalc.errors import InputError
+
+#: Seconds to wait for a dask.distributed scheduler to answer. [s]
+CONNECT_TIMEOUT_S = 20.0
+#: Default seconds to wait for a dask.distributed scheduler to have a worker (at the start,
+#: or after every worker left mid-run) before failing with a message. [s]
+WORKER_WAIT_S = 60.0
+#: Times a local process pool broken by a lost worker is replaced to re-run the unfinished
+#: tasks before they are recorded as errors.
+POOL_RESTARTS = 2
+
+
+# ----------------------------------------------------------------------------------------
+# execution
+
+
+class _Progress:
+    """A scenario-count progress report on stderr (a tqdm bar when available).
+
+    No time-remaining estimate: chunks finish in bursts after an unequal start-up (worker
+    processes, imports, first tables), so an extrapolation from the first chunks misleads.
+    It shows scenarios done / total, the elapsed time and, once a second chunk has
+    finished, the rate since the first one (start-up excluded).
+    """
+
+    def __init__(self, total: int, enabled: bool):
+        self.bar = None
+        self.enabled = enabled
+        self.done = 0
+        self.total = total
+        self.first: tuple[float, int] | None = None  # (time, scenarios) at the first chunk
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=total, unit="scenario", desc="hydrocalc batch",
+                                file=sys.stderr,
+                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/"
+                                           "{total_fmt} scenarios [{elapsed}{postfix}]")
+            except ImportError:  # pragma: no cover - tqdm ships with the report extra
+                self.bar = None
+
+    def rate_text(self) -> str:
+        """``"N scenarios/s after the first chunk"``, or ``""`` before a second chunk."""
+        now = time.perf_counter()
+        if self.first is None:
+            self.first = (now, self.done)
+            return ""
+        t_first, n_first = self.first
+        if self.done <= n_first or now <= t_first:
+            return ""
+        return f"{(self.done - n_first) / (now - t_first):,.0f} scenarios/s after the first chunk"
+
+    def update(self, n: int, *, chunk: bool = True) -> None:
+        """Count ``n`` more scenarios; ``chunk=False`` for ones refused before any ran."""
+        if n <= 0:
+            return
+        self.done += n
+        rate = self.rate_text() if chunk else ""
+        if self.bar is not None:
+            if rate:
+                self.bar.set_postfix_str(rate, refresh=False)
+            self.bar.update(n)
+        elif self.enabled:
+            print(f"\rhydrocalc batch: {self.done}/{self.total} scenarios"
+                  f"{'; ' + rate if rate else ''}", end="", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+def _is_client(obj) -> bool:
+    return type(obj).__name__ == "Client" and hasattr(obj, "submit")
+
+
+def tune_worker_malloc() -> bool:
+    """Make this process keep freed memory for reuse (glibc only; a worker initializer).
+
+    A sweep task allocates a few hundred MB of arrays and frees them; by default glibc
+    returns such blocks to the system (``mmap``/``munmap``), so the next chunk's arrays are
+    fresh pages that the kernel must fault in and zero: for the Pelham sweep about a third
+    of a worker's CPU time went to the kernel. With ``mallopt`` raising the mmap and trim
+    thresholds, a worker reuses its heap: its memory stays at its peak (which is reached
+    with or without this) until the pool ends. Called only in worker processes
+    hydrocalc starts (the local ``processes`` pool), never in the caller. Returns True
+    when the settings were applied.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # <malloc.h>
+        ok = libc.mallopt(m_mmap_threshold, 1 << 30)  # blocks up to 1 GiB from the heap
+        ok &= libc.mallopt(m_trim_threshold, 2**31 - 1)  # never trim the heap top
+        ok &= libc.mallopt(m_top_pad, 64 << 20)  # grow the heap 64 MB at a time
+        return bool(ok)
+    except (OSError, AttributeError):  # not glibc (e.g. musl)
+        return False
+
+
+def _die_with_parent(parent_pid: int) -> bool:
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
+
+    A batch killed with SIGKILL cannot stop its workers itself; with this, the kernel does.
+    Exits at once if the parent is already gone. Returns True when the request was applied.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1  # <sys/prctl.h>
+        if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent_pid:  # the parent died before the request: follow it now
+        os._exit(1)
+    return True
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Initializer of the local worker processes: die with the batch; reuse freed memory;
+    import the analysis and load the compiled routing loop (while the caller plans)."""
+    _die_with_parent(parent_pid)
+    tune_worker_malloc()
+    import contextlib
+
+    with contextlib.suppress(Exception):  # only a warm-up: the tasks report real problems
+        from hydrocalc import _route_kernel, criteria, sweep, sweep_summary  # noqa: F401
+
+        _route_kernel.use()
+        _route_kernel.available()
+
+
+def _noop() -> None:
+    """A task that does nothing (starts a pool's worker processes)."""
+
+
+def _start_pool(workers: int):
+    """A local process pool whose workers start now (spawned, initialized in parallel with
+    whatever the caller does next)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dask.multiprocessing import get_context
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    for _ in range(workers):  # one process is spawned per submission without an idle one
+        pool.submit(_noop)
+    return pool
+
+
+def _stop_pool(pool) -> None:
+    """Stop a local process pool now: cancel queued work and terminate its processes."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # None once broken
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(2.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(2.0)
+
+
+def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
+               done: set[int], retries: int = POOL_RESTARTS,
+               restarts: list | None = None, pool=None) -> None:
+    """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
+    replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
+    appended to ``restarts``). ``pool``: a started process pool (:func:`_start_pool`) for
+    the first attempt (stopped here)."""
+    import dask
+    from dask.callbacks import Callback
+
+    def posttask(key, result, dsk, state, worker_id):
+        if isinstance(result, dict) and "rows" in result:
+            on_result(result)
+
+    attempt = 0
+    while True:
+        todo = [t for t in tasks if t["task"] not in done]
+        if not todo:
+            return
+        delayed = [dask.delayed(run_task, pure=False)(
+            t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
+        kwargs: dict[str, Any] = {"scheduler": scheduler}
+        if scheduler == "threads":
+            kwargs["num_workers"] = workers
+        elif scheduler == "processes":
+            if pool is None:
+                pool = _start_pool(workers)
+            kwargs.update(pool=pool, chunksize=1)
+        try:
+            with Callback(posttask=posttask):
+                dask.compute(*delayed, **kwargs)
+            return
+        except Exception as exc:  # only a lost worker is retried
+            from concurrent.futures.process import BrokenProcessPool
+
+            if not isinstance(exc, BrokenProcessPool) or attempt >= retries:
+                raise
+            attempt += 1
+            if restarts is not None:
+                restarts.append(len([t for t in tasks if t["task"] not in done]))
+        finally:
+            if pool is not None:
+                _stop_pool(pool)
+                pool = None
+
+
+def _connect(address: str, timeout_s: float | None = None):
+    """A ``distributed.Client`` for ``address``; InputError when it cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError("scheduler must be processes, threads or synchronous when "
+                         "dask.distributed is not installed; got "
+                         f"{address!r}. Install hydrocalc[batch]") from None
+    try:
+        return Client(address, timeout=f"{timeout_s or CONNECT_TIMEOUT_S:g}s")
+    except Exception as exc:  # noqa: BLE001 - any connection failure is one message
+        raise InputError(f"scheduler must be a reachable dask.distributed scheduler; got "
+                         f"{address!r} ({type(exc).__name__}: {str(exc).splitlines()[0]}). "
+                         "Start one with `dask scheduler` or check the address") from None
+
+
+def _n_workers(client) -> int:
+    try:
+        return len(client.scheduler_info().get("workers", {}))
+    except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
+        return 0
+
+
+def _wait_for_workers(client, address: str, wait_s: float) -> None:
+    if _n_workers(client) > 0:
+        return
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except Exception:  # noqa: BLE001 - distributed raises TimeoutError (its own or asyncio's)
+        if _n_workers(client) == 0:
+            raise InputError(f"scheduler {address} must have at least one worker; got none "
+                             f"after waiting {wait_s:g} s (--worker-wait). Start workers with "
+                             f"`dask worker {address}`") from None
+
+
+class _NoWorkers(RuntimeError):
+    """Every worker of the cluster left and none came back within the stated wait."""
+
+
+def _run_distributed(tasks, client, on_result: Callable[[dict], None],
+                     on_failure: Callable[[dict, BaseException], None], *,
+                     worker_wait_s: float = WORKER_WAIT_S, poll_s: float = 1.0) -> None:
+    """Submit every task; lost workers' tasks are re-run by the scheduler (up to its
+    ``distributed.scheduler.allowed-failures``); tasks still pending when the cluster has
+    had no worker for ``worker_wait_s`` fail with that message."""
+    from distributed import wait
+
+    stamp = f"{os.getpid()}-{time.monotonic_ns()}"
+    futures = {client.submit(run_task, t, pure=False,
+                             key=f"hydrocalc-task-{t['task']}-{stamp}"): t for t in tasks}
+    pending = set(futures)
+    alone_since = None
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=poll_s, return_when="FIRST_COMPLETED")
+            except Exception:  # noqa: BLE001 - TimeoutError: nothing finished within poll_s
+                done = set()
+            for fut in done:
+                try:
+                    on_result(fut.result())
+                except Exception as exc:  # noqa: BLE001 - KilledWorker etc.; record, go on
+                    on_failure(futures[fut], exc)
+            if done or _n_workers(client) > 0:
+                alone_since = None
+                continue
+            alone_since = alone_since or time.monotonic()
+            if time.monotonic() - alone_since >= worker_wait_s:
+                exc = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
+                                 "(--worker-wait)")
+                for fut in pending:
+                    on_failure(futures[fut], exc)
+                pending = set()
+    finally:
+        for fut in pending:
+            fut.cancel()

@@ -1,0 +1,231 @@
+"""Warm Jupyter kernels for presenting the section notebooks: :class:`KernelPool`.
+
+A Papermill engine (``ENGINE_NAME``) that reuses a kernel for several notebooks, the
+namespace reset between them; :func:`kernel_env` is the kernel's environment.
+
+Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import queue
+import threading
+
+from hydrocalc.errors import ReportError
+
+KERNEL_NAME = "python3"
+# Kernel options: silence start-up chatter; keep no input history (IPython writes every cell
+# and every namespace reset to an SQLite file, about an eighth of the kernel's CPU in a
+# report run, for a history nobody reads: the executed notebooks are the record).
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False"]
+
+
+# --------------------------------------------------------------------------------------
+# a papermill engine that reuses a kernel (one per worker) for several notebooks
+# --------------------------------------------------------------------------------------
+ENGINE_NAME = "hydrocalc-pooled"
+# IPython's reset() ends with gc.collect(), which costs ~0.1-0.15 s per notebook in a kernel
+# holding pandas and matplotlib; the namespace is cleared the same way without it (the
+# objects are freed by reference counting, cycles by the next automatic collection).
+_RESET = """\
+def _hydrocalc_reset():
+    import gc
+    collect = gc.collect
+    gc.collect = lambda generation=2: 0
+    try:
+        get_ipython().reset(new_session=True)
+    finally:
+        gc.collect = collect
+_hydrocalc_reset()
+"""
+
+
+def _register_engine() -> None:
+    """Register the pooled-kernel engine with papermill (idempotent)."""
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.utils import merge_kwargs, remove_args
+
+    if ENGINE_NAME in papermill_engines._engines:
+        return
+
+    class PooledKernelEngine(NBClientEngine):
+        """Papermill's nbclient engine, run in a kernel the caller started (``km=``).
+
+        Before each notebook the kernel's user namespace is reset
+        (``InteractiveShell.reset``), so no variable crosses from one notebook to the next;
+        imported modules stay loaded, which is the point: the imports and the site's
+        computation (cached per process by :func:`hydrocalc.report.sections.context`) are
+        paid once per kernel instead of once per notebook.
+        """
+
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False,
+                                     stdout_file=None, stderr_file=None, start_timeout=60,
+                                     execution_timeout=None, km=None, **kwargs):
+            if km is None:
+                return super().execute_managed_notebook(
+                    nb_man, kernel_name, log_output=log_output, stdout_file=stdout_file,
+                    stderr_file=stderr_file, start_timeout=start_timeout,
+                    execution_timeout=execution_timeout, **kwargs)
+            kwargs = remove_args(["input_path", "timeout", "startup_timeout"], **kwargs)
+            final = merge_kwargs(kwargs, timeout=execution_timeout,
+                                 startup_timeout=start_timeout, kernel_name=kernel_name,
+                                 log_output=log_output, stdout_file=stdout_file,
+                                 stderr_file=stderr_file)
+            client = PapermillNotebookClient(nb_man, km=km, **final)
+            client.start_new_kernel_client()
+            try:
+                reply = client.wait_for_reply(
+                    client.kc.execute(_RESET, silent=True, store_history=False))
+                if reply is None or reply["content"].get("status") != "ok":
+                    raise ReportError("the kernel could not be reset between notebooks")
+                return client.execute()
+            finally:
+                client.kc.stop_channels()
+
+    papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
+
+
+def close_thread_loop() -> None:
+    """Close the event loop jupyter_core made for the calling (worker) thread.
+
+    Left open, it is garbage-collected later, in whatever thread runs then, as a
+    ``ResourceWarning: unclosed event loop`` -- which a section being computed meanwhile
+    would record as one of its warnings. Never closes the main thread's loop.
+    """
+    if threading.current_thread() is threading.main_thread():
+        return
+    import asyncio
+
+    from jupyter_core.utils import ensure_event_loop
+
+    try:
+        loop = ensure_event_loop()
+        if not loop.is_running():
+            loop.close()
+        asyncio.set_event_loop(None)
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
+def kernel_env() -> dict:
+    """The kernel's environment: this process's, with the folder holding the running
+    hydrocalc package first on ``PYTHONPATH`` (so the kernel presents with the very code that
+    computed the sections, also when this process found it through a relative path)."""
+    import hydrocalc
+
+    env = dict(os.environ)
+    here = str(pathlib.Path(hydrocalc.__file__).resolve().parents[1])
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    rest = [str(pathlib.Path(p).resolve()) for p in rest]
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in rest if p != here])
+    return env
+
+
+class KernelPool:
+    """Warm kernels (working directory ``cwd``) lent to one notebook at a time.
+
+    :meth:`start_background` starts ``size`` kernels in a background thread and imports
+    the report modules in each, so the start-up overlaps the parent's computation;
+    :meth:`acquire` waits for a free kernel, :meth:`release` returns it, :meth:`close`
+    stops them all.
+    """
+
+    # what a notebook presenting a report run's section imports (no pandas, no matplotlib)
+    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.view"
+
+    def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
+        import queue
+        import threading
+
+        self.cwd = cwd
+        self.size = max(1, int(size))
+        self.fresh = fresh
+        self._free: queue.Queue = queue.Queue()
+        self._managers: list = []
+        self._lock = threading.Lock()
+        self._thread = None
+        self._error: BaseException | None = None
+        self._started = False
+        self._local = threading.local()
+
+    def _start_one(self):
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+        run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS),
+                                  env=kernel_env())
+        with self._lock:
+            self._managers.append(km)
+        kc = km.client()
+        kc.start_channels()
+        try:
+            run_sync(kc.wait_for_ready)(timeout=120)
+            run_sync(kc.execute_interactive)(self.WARM_UP, silent=True, store_history=False,
+                                             timeout=120)
+        finally:
+            kc.stop_channels()
+        return km
+
+    def _start_all(self):
+        try:
+            for _ in range(self.size):
+                self._free.put(self._start_one())
+        except BaseException as exc:  # noqa: BLE001 - reported by acquire()
+            self._error = exc
+            for _ in range(self.size):
+                self._free.put(None)
+        finally:
+            close_thread_loop()
+
+    def start_background(self) -> None:
+        import threading
+
+        if not self._started and not self.fresh:
+            self._started = True
+            self._thread = threading.Thread(target=self._start_all, daemon=True)
+            self._thread.start()
+
+    def acquire(self):
+        if self.fresh:
+            return self._start_one()
+        self.start_background()
+        km = self._free.get()
+        if km is None:
+            raise ReportError(f"the report kernel could not be started: "
+                              f"{type(self._error).__name__}: {self._error}")
+        return km
+
+    def release(self, km) -> None:
+        if self.fresh:
+            from jupyter_core.utils import run_sync
+
+            run_sync(km.shutdown_kernel)(now=True)
+            with self._lock:
+                self._managers.remove(km)
+            return
+        self._free.put(km)
+
+    def get(self):
+        """The calling thread's own kernel, started on first use (kept until close())."""
+        km = getattr(self._local, "km", None)
+        if km is None:
+            km = self._start_one()
+            self._local.km = km
+        return km
+
+    def close(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        if self._thread is not None:
+            self._thread.join()
+        for km in self._managers:
+            try:
+                run_sync(km.shutdown_kernel)(now=True)
+            except Exception:  # noqa: BLE001 - best effort at the end of a run
+                pass
+        self._managers.clear()

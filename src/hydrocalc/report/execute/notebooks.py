@@ -1,0 +1,175 @@
+"""The section notebooks and their parameters: find, check, parameterize, execute.
+
+:func:`notebook_dir` is the shipped notebooks' folder; :func:`notebook_parameters` the
+parameters a report run injects into a section's notebook, which
+:func:`check_notebook_parameters` compares with the notebook's own; parameters are injected
+as literals only (:func:`parameterize_safely`); :func:`execute_notebook` runs one with
+Papermill and turns a failure into a :class:`~hydrocalc.errors.ReportError`.
+
+Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import os
+import pathlib
+from collections.abc import Sequence
+from importlib.resources import files
+
+from hydrocalc.errors import ReportError
+from hydrocalc.report.execute.kernels import (
+    _KERNEL_ARGS,
+    ENGINE_NAME,
+    KERNEL_NAME,
+    _register_engine,
+)
+
+
+# --------------------------------------------------------------------------------------
+# notebooks and their parameters
+# --------------------------------------------------------------------------------------
+def notebook_dir() -> pathlib.Path:
+    """The section notebooks: ``hydrocalc/report/notebooks/`` inside the package.
+
+    This is the only copy in the repository (``notebooks/README.md`` points there); it is
+    package data, so editable installs, a source checkout on ``PYTHONPATH`` and wheels all
+    find it at the same place.
+    """
+    return pathlib.Path(str(files("hydrocalc.report").joinpath("notebooks")))
+
+
+def check_notebook_parameters(path: str | os.PathLike, key: str) -> None:
+    """Refuse a notebook whose ``parameters`` cell differs from what section ``key`` receives
+    (see :func:`notebook_parameters`).
+
+    Raises
+    ------
+    ReportError
+        Naming the missing and unexpected parameters.
+    """
+    import papermill
+
+    declared = set(papermill.inspect_notebook(str(path)))
+    expected = set(notebook_parameters(key, site_file="", results_file="", out_dir="",
+                                       sections=[]))
+    if declared != expected:
+        missing = ", ".join(sorted(expected - declared)) or "none"
+        extra = ", ".join(sorted(declared - expected)) or "none"
+        raise ReportError(
+            f"notebook {pathlib.Path(path).name} parameters must be "
+            f"{', '.join(sorted(expected))} (section {key!r}); missing: {missing}; "
+            f"unexpected: {extra}. Update the notebook's parameters cell.")
+
+
+def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME):
+    """Inject ``parameters`` with Papermill and prove the injected cell holds only literals.
+
+    The injected cell is parsed back: it must be a sequence of ``name = <literal>``
+    assignments whose values equal the parameters passed. A site name or path holding
+    quotes, newlines or code therefore reaches the kernel as a string, never as code.
+
+    Raises
+    ------
+    ReportError
+        If the injected cell is anything else.
+    """
+    from papermill.parameterize import parameterize_notebook
+
+    for name, value in parameters.items():
+        if not isinstance(value, (str, int, float, bool, list, type(None))):
+            raise ReportError(f"notebook parameter {name} must be a str, number, bool, list "
+                              f"or None; got {type(value).__name__}")
+    import papermill
+
+    nb = copy.deepcopy(nb)
+    nb.metadata.setdefault("papermill", {"default_parameters": {}, "parameters": {},
+                                         "environment_variables": {},
+                                         "version": papermill.__version__})
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
+    nb = parameterize_notebook(nb, parameters, report_mode=True, kernel_name=kernel_name)
+    cells = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ReportError("papermill did not inject exactly one parameters cell")
+    try:
+        tree = ast.parse(cells[0].source)
+    except SyntaxError as exc:
+        raise ReportError(f"injected parameters do not parse: {exc}") from None
+    seen = {}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            raise ReportError("injected parameters cell holds a statement that is not a "
+                              f"plain assignment: {ast.dump(stmt)[:80]}")
+        try:
+            seen[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+        except ValueError:
+            raise ReportError(f"injected parameter {stmt.targets[0].id} is not a literal"
+                              ) from None
+    if seen != parameters:
+        raise ReportError("injected parameters differ from the values passed; refusing to run")
+    return nb
+
+
+def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters: dict, *,
+                     cwd: pathlib.Path, section: str, display_path: str | None = None,
+                     timeout_s: float = 900.0, km=None) -> None:
+    """Parameterize and execute one notebook with Papermill in a kernel working in ``cwd``.
+
+    With ``km`` (a started :class:`jupyter_client.KernelManager`) the notebook runs in that
+    kernel after its namespace is reset (:data:`ENGINE_NAME` engine); otherwise Papermill
+    starts a fresh kernel for it.
+
+    Raises
+    ------
+    ReportError
+        Wrapping Papermill's execution error: the section, the cell (index in the executed
+        notebook and its first line), the exception, and the executed notebook's path.
+    """
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    nb = nbformat.read(str(source), as_version=4)
+    nb = parameterize_safely(nb, parameters)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    shown = display_path or str(output)
+    engine = {}
+    if km is not None:
+        _register_engine()
+        engine = {"engine_name": ENGINE_NAME, "km": km}
+    try:
+        done = papermill.execute_notebook(
+            nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
+            request_save_on_cell_execute=False, progress_bar=False, report_mode=True, start_timeout=120,
+            execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
+            resources={"metadata": {"path": str(cwd)}}, **engine)
+    except PapermillExecutionError as exc:
+        first = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+        raise ReportError(
+            f"section '{section}' failed in cell {exc.cell_index} (In [{exc.exec_count}]: "
+            f"{first.strip()!r}): "
+            f"{exc.ename}: {exc.evalue}\nopen the executed notebook: {shown}") from exc
+    except Exception as exc:  # kernel died, timeout, kernel could not start
+        raise ReportError(f"section '{section}' could not be executed: "
+                          f"{type(exc).__name__}: {exc}\nexecuted notebook: {shown}") from exc
+    # Papermill records absolute staging paths; keep the executed notebook relocatable.
+    meta = done.metadata.get("papermill", {})
+    meta["input_path"] = f"hydrocalc/report/notebooks/{pathlib.Path(source).name}"
+    meta["output_path"] = output.relative_to(cwd).as_posix()
+    nbformat.write(done, str(output))
+
+
+def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir: str,
+                        sections: Sequence[str]) -> dict:
+    """The parameters a section notebook receives: ``site_file``, ``results_file``,
+    ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``)."""
+    from hydrocalc.report import sections as S
+
+    params = S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir,
+                                        sections=list(sections))
+    out = {"site_file": params.pop("site_file"), "results_file": results_file}
+    out.update(params)
+    return out

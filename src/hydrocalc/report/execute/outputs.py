@@ -1,0 +1,193 @@
+"""Assembling a report's outputs: ``results.json``, artefact hashes, PDF, workbook.
+
+:func:`results_document` gathers every section's tables, the inputs' and data tables'
+hashes and the parameters; :func:`dump_results` writes it canonically; the PDF is typeset
+from the same results (:mod:`hydrocalc.report.typeset`) and the workbook written with
+openpyxl.
+
+Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import threading
+import time
+from collections.abc import Mapping, Sequence
+
+from hydrocalc.report.execute.staging import sha256_file
+
+RESULTS_SCHEMA = "hydrocalc.report.results/1"
+
+
+def _canonical(value) -> str:
+    from hydrocalc.report.tables import canonical_json
+
+    return canonical_json(value)
+
+
+def dump_results(results: dict) -> str:
+    """results.json text (sorted keys, no NaN)."""
+    return json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True,
+                      allow_nan=False) + "\n"
+
+
+#: Files of a report folder whose SHA-256 results.json records (``artifacts``).
+ARTIFACT_GLOBS = ("report.html", "report.pdf", "tables.xlsx", "tables/*.csv",
+                  "figures/*.png", "sections/*.json")
+
+
+def artifact_hashes(folder: pathlib.Path) -> dict[str, str]:
+    """SHA-256 of every human-readable artefact in a report folder (relative path -> hash)."""
+    out = {}
+    for pattern in ARTIFACT_GLOBS:
+        for path in sorted(folder.glob(pattern)):
+            if path.is_file() and not path.is_symlink():
+                out[path.relative_to(folder).as_posix()] = sha256_file(path)
+    return dict(sorted(out.items()))
+
+
+def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes: dict,
+                     keys: Sequence[str], fmts: Sequence[str], sections_out: dict,
+                     timestamps: dict) -> dict:
+    """The results.json document: provenance, every section's results, the analysis.
+
+    Everything that varies from run to run lives under ``timestamps``; the rest is a
+    function of the inputs and the hydrocalc version (two runs give identical documents
+    apart from ``timestamps``).
+    """
+    import hydrocalc
+    from hydrocalc import data
+    from hydrocalc.report import sections as S
+
+    return {
+        "schema": RESULTS_SCHEMA,
+        "hydrocalc_version": hydrocalc.__version__,
+        "project": S.project_facts_dict(site),
+        "parameters": {"site_file": site_rel, "sections": list(keys), "formats": list(fmts)},
+        "inputs": input_hashes,
+        "data_tables": data.table_hashes(),
+        "tolerances": {"rtol": _verify_rtol(), "atol": _verify_atol()},
+        "sections": sections_out,
+        "analysis": S.analysis_dict(site_path),
+        "summary": S.summary_dict(site_path),
+        "timestamps": timestamps,
+    }
+
+
+def _verify_rtol() -> float:
+    from hydrocalc.report.verify import DEFAULT_RTOL
+
+    return DEFAULT_RTOL
+
+
+def _verify_atol() -> float:
+    from hydrocalc.report.verify import DEFAULT_ATOL
+
+    return DEFAULT_ATOL
+
+
+def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
+    """The files a report's PDF embeds: ``results.json`` and every stored input file."""
+    out = {"results.json": dump_results(results).encode("utf-8")}
+    for rel in results.get("inputs", {}):
+        out[f"inputs/{rel}"] = (staging / "inputs" / rel).read_bytes()
+    return out
+
+
+def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
+               stages: dict, computed: Mapping):
+    """Typeset report.pdf in a background thread (typst releases the GIL); returns a
+    future of the page count, or None when no PDF is wanted."""
+    if "pdf" not in fmts:
+        return None
+    from concurrent.futures import Future
+
+    from hydrocalc.report.typeset import write_pdf
+
+    attachments = pdf_attachments(staging, results)
+    future: Future = Future()
+
+    def work():
+        t = time.perf_counter()
+        try:
+            future.set_result(write_pdf(list(computed.values()), meta,
+                                        staging / "report.pdf", attachments=attachments))
+        except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
+            future.set_exception(exc)
+        stages["pdf_s"] = round(time.perf_counter() - t, 3)
+
+    threading.Thread(target=work, daemon=True, name="hydrocalc-typst").start()
+    return future
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    bad = '[]:*?/\\'
+    base = "".join("_" if c in bad else c for c in name)[:31] or "sheet"
+    out, n = base, 1
+    while out.lower() in used:
+        n += 1
+        suffix = f"~{n}"
+        out = base[: 31 - len(suffix)] + suffix
+    used.add(out.lower())
+    return out
+
+
+def _text_cell(ws, value, font=None):
+    """A write-only cell; text is always stored as text (never a formula)."""
+    from openpyxl.cell import WriteOnlyCell
+
+    if isinstance(value, (list, dict)):
+        value = json.dumps(value, ensure_ascii=False)
+    cell = WriteOnlyCell(ws, value=value)
+    if isinstance(value, str):
+        cell.data_type = "s"  # "=HYPERLINK(...)" stays the text it is
+    if font is not None:
+        cell.font = font
+    return cell
+
+
+def _write_workbook(path: pathlib.Path, results: dict) -> None:
+    """One Excel workbook: a contents sheet, then one sheet per table (full precision).
+
+    Every text cell is written as text: a name or description starting with ``=``, ``+``,
+    ``-`` or ``@`` is shown as typed, never evaluated as a formula.
+    """
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    bold, title = Font(bold=True), Font(bold=True, size=12)
+    wb = Workbook(write_only=True)
+    contents = wb.create_sheet("contents")
+    contents.column_dimensions["A"].width = 32
+    contents.column_dimensions["B"].width = 28
+
+    def row(ws, values, font=None):
+        ws.append([_text_cell(ws, v, font) for v in values])
+
+    row(contents, ["hydrocalc SWPPP hydrology report tables"], title)
+    row(contents, ["project", results.get("project", {}).get("name", "")])
+    row(contents, ["hydrocalc version", results.get("hydrocalc_version", "")])
+    for rel, digest in results.get("inputs", {}).items():
+        row(contents, ["input file", rel, digest])
+    row(contents, [])
+    row(contents, ["sheet", "section", "table", "title", "sha256"], bold)
+    used = {"contents"}
+    sheets = []
+    for key, section in results["sections"].items():
+        for tname, table in section.get("tables", {}).items():
+            sheet = _sheet_name(f"{key}.{tname}", used)
+            row(contents, [sheet, key, tname, table.get("title", ""), table.get("sha256")])
+            sheets.append((sheet, table))
+    for sheet, table in sheets:
+        ws = wb.create_sheet(sheet)
+        ws.freeze_panes = "A3"
+        row(ws, [table.get("title", "")], bold)
+        row(ws, table["columns"], bold)
+        for values in table["rows"]:
+            row(ws, values)
+    tmp = path.with_name(f".{path.name}.tmp")
+    wb.save(tmp)
+    os.replace(tmp, path)

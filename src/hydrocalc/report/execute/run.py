@@ -1,0 +1,420 @@
+"""The entry point :func:`run_report`: validate, stage, compute, present, assemble, swap.
+
+Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import pathlib
+import queue
+import shutil
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+from hydrocalc.errors import InputError, ReportError
+from hydrocalc.report.execute.kernels import KernelPool, close_thread_loop
+from hydrocalc.report.execute.notebooks import (
+    check_notebook_parameters,
+    execute_notebook,
+    notebook_dir,
+    notebook_parameters,
+)
+from hydrocalc.report.execute.outputs import (
+    _canonical,
+    _start_pdf,
+    _write_workbook,
+    artifact_hashes,
+    dump_results,
+    results_document,
+)
+from hydrocalc.report.execute.staging import (
+    STAGING_MARKER,
+    _keep_failed,
+    _make_staging,
+    _swap_into_place,
+    _utc_now,
+    clean_stale_staging,
+    copy_inputs,
+    default_report_dir,
+)
+
+FORMATS = ("html", "pdf", "xlsx")
+
+
+# --------------------------------------------------------------------------------------
+# the run
+# --------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class ReportRun:
+    """What a report run produced."""
+
+    out_dir: pathlib.Path
+    files: tuple[str, ...]
+    sections: tuple[str, ...]
+    seconds: float
+    section_seconds: dict
+    stage_seconds: dict = dataclasses.field(default_factory=dict)
+    pdf_pages: int | None = None
+
+    def __str__(self) -> str:
+        return f"report written to {self.out_dir} ({len(self.sections)} sections, " \
+               f"{self.seconds:.1f} s)"
+
+
+def _resolve_formats(formats) -> tuple[str, ...]:
+    if formats is None:
+        return FORMATS
+    if isinstance(formats, str):
+        formats = [f for part in formats.split(",") for f in [part.strip().lower()] if f]
+    out = []
+    from hydrocalc._validate import suggest
+
+    for f in formats:
+        if f not in FORMATS:
+            raise InputError(f"--format must be a comma-separated subset of "
+                             f"{', '.join(FORMATS)}; got {f!r}{suggest(f, FORMATS)}")
+        if f not in out:
+            out.append(f)
+    return tuple(out)
+
+
+def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
+              results_file: str = "") -> list[dict]:
+    """One job per section: notebook, parameters and output name (``results_file`` may
+    hold ``{key}``, replaced by the section key)."""
+    from hydrocalc.report import sections as S
+
+    jobs = []
+    for n, key in enumerate(section_keys, start=1):
+        spec = S.SECTIONS[key]
+        params = notebook_parameters(key, site_file=site_rel,
+                                     results_file=results_file.format(key=key),
+                                     out_dir="", sections=section_keys)
+        jobs.append({
+            "key": key,
+            "source": nb_dir / spec.notebook,
+            "parameters": params,
+            "output": f"notebooks/{n:02d}_{key}.ipynb",
+        })
+    return jobs
+
+
+def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
+               sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
+               progress: bool = True, notebooks: str | os.PathLike | None = None,
+               fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
+    """Produce the SWPPP hydrology report for one site file (see the module docstring).
+
+    Parameters
+    ----------
+    site_file : path
+        The site's TOML file.
+    out : path, optional
+        Report folder; default ``reports/<site name>`` (see :func:`default_report_dir`).
+    sections : iterable of str, optional
+        Section keys (or aliases, see :data:`hydrocalc.report.sections.ALIASES`); default all.
+    formats : str or iterable of str, optional
+        Subset of ``html``, ``pdf``, ``xlsx`` (default all three). The executed notebooks,
+        CSV tables, PNG figures and ``results.json`` are always written.
+    jobs : int, optional
+        Kernels executing notebooks at once; default 1 (one warm kernel presents every
+        section: the notebooks only unpickle and display, so a second kernel's start-up
+        costs more than it saves on a small machine).
+    progress : bool, default True
+        Show a progress bar on stderr.
+    notebooks : path, optional
+        Folder holding the section notebooks (default: the ones shipped with hydrocalc).
+    fresh_kernels : bool, default False
+        Start a new kernel for every notebook (Papermill's default) instead of reusing
+        warm kernels with their namespace reset between notebooks.
+    echo : callable, optional
+        Receives one-line status messages (default: silent).
+    figure_workers : int, default 1
+        Processes drawing the figures while this process computes the sections, writes the
+        workbook and drives the notebooks (see :func:`hydrocalc.report.build.figure_pool`);
+        0 draws them in this process. The figures are most of a report's CPU in this
+        process (about 3 s of Pelham's 6); one forked worker takes them off the critical
+        path at no extra CPU in all (measured: this process plus its children 8.1-8.2 s
+        either way), so a report uses the second core instead of running in series. More
+        workers compete with the kernel on a 2-core machine.
+
+    Returns
+    -------
+    ReportRun
+
+    Raises
+    ------
+    InputError
+        On any input problem (nothing is executed).
+    ReportError
+        If a section fails (the previous report is left untouched).
+    """
+    from hydrocalc.report import build
+    from hydrocalc.report import sections as S
+
+    t0 = time.perf_counter()
+    started = _utc_now()
+    say = echo or (lambda msg: None)
+    site_path = pathlib.Path(site_file)
+    if not site_path.is_file():
+        raise InputError(f"site file must be an existing TOML file; got {str(site_file)!r}. "
+                         "Check the path.")
+    keys = S.resolve_sections(sections)
+    fmts = _resolve_formats(formats)
+    nb_dir = pathlib.Path(notebooks) if notebooks is not None else notebook_dir()
+    target = pathlib.Path(out) if out is not None else default_report_dir(site_path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"--out must be a folder; got the file {str(target)!r}. "
+                         "Choose another path.")
+    for key in keys:
+        path = nb_dir / S.SECTIONS[key].notebook
+        if not path.is_file():
+            raise ReportError(f"section notebook {path} must exist; got a missing file. "
+                              "Reinstall hydrocalc or pass --notebooks.")
+    for key in keys:
+        check_notebook_parameters(nb_dir / S.SECTIONS[key].notebook, key)
+    site = S.context(site_path).site  # loads the site: InputError before anything runs
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_staging(target)
+    staging = _make_staging(target)
+    workers = max(1, min(jobs or 1, len(keys)))
+    pool = KernelPool(staging, size=workers, fresh=fresh_kernels)
+    stages: dict[str, float] = {}
+    # sections ready to present, in the order they become ready (a section waits for its
+    # figures only; one without figures need not wait for the figures of those before it)
+    ready: queue.Queue = queue.Queue()
+    abort = threading.Event()
+
+    def next_ready() -> str:
+        key = ready.get()
+        if key is None or abort.is_set():
+            raise _Aborted()
+        return key
+
+    presenter = ThreadPoolExecutor(max_workers=1)
+    drawing = contextlib.ExitStack()
+    try:
+        # figure workers forked first (before this process starts threads), then kernels:
+        # both start while this process analyses the site
+        drawing.enter_context(build.figure_pool(figure_workers))
+        pool.start_background()
+        ctx = S.context(site_path)
+        ctx.results  # noqa: B018 - analysed once, before any section is presented
+        site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
+        job_list = plan_jobs(keys, site_rel, nb_dir,
+                             results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
+        t1 = time.perf_counter()
+        stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
+        presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
+                                      progress=progress, pool=pool, next_ready=next_ready)
+        # compute each section here while the kernel presents the ones already computed
+        # (figures drawn in a pool of processes meanwhile; each section is handed over, in
+        # report order, as soon as its figures are drawn)
+        computed = {}
+        documents: dict = {}  # each section's canonical JSON form, computed once
+        waiting: list = []
+        late = {"warned": False}  # a figure drawn in the pool warned after its section
+
+        def document(res) -> dict:
+            # figures enter a section's JSON by name only, so it is known before they are drawn
+            return json.loads(_canonical(res.to_dict()))
+
+        def next_done(block: bool) -> int | None:
+            # the first waiting section (report order) whose figures are drawn; the warnings
+            # section only once every other section is handed over (a figure drawn in the
+            # pool may still add a warning to gather)
+            others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
+            for i in others or range(len(waiting)):
+                if build.section_done(waiting[i][1]):
+                    return i
+            return (others or [0])[0] if block and waiting else None
+
+        def hand_over(block: bool) -> None:
+            while waiting and (i := next_done(block)) is not None:
+                key, res = waiting.pop(i)
+                warned = res.__dict__.get("_figure_warned")
+                build.finish_section(res)
+                if res.__dict__.get("_figure_warned") != warned:
+                    late["warned"] = True
+                    documents[key] = document(res)
+                if key == "warnings" and late["warned"]:
+                    # gathered before a figure's warning was known: gather again
+                    res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                                computed=computed)
+                    documents[key] = document(res)
+                res.write(staging, document=documents[key])
+                build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
+                computed[key] = res
+                ready.put(key)
+
+        def finish_documents() -> tuple[dict, dict]:
+            sections_out = {key: documents[key] for key in keys if key in documents}
+            results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
+                                       sections_out, {"started_utc": started})
+            return results, S.cover_meta(results, site)
+
+        def workbook(results) -> None:
+            if "xlsx" in fmts:
+                t = time.perf_counter()
+                _write_workbook(staging / "tables.xlsx", results)
+                stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+
+        early = None
+        try:
+            for key in keys:
+                if presenting.done():
+                    break  # a notebook failed: its error is raised below
+                built = {**computed, **dict(waiting)}
+                res = build.compute_section(key, site_path, keys, site_label=site_rel,
+                                            wait=False, computed=built)
+                documents[key] = document(res)
+                waiting.append((key, res))
+                hand_over(block=False)
+            if waiting and len(documents) == len(keys):
+                # figures still being drawn in the pool: results.json's content and the
+                # workbook need none of them, so they are made meanwhile
+                early = finish_documents()
+                workbook(early[0])
+                hand_over(block=False)
+            hand_over(block=True)
+        except BaseException:
+            abort.set()
+            for _ in keys:
+                ready.put(None)
+            try:
+                presenting.result()
+            except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
+                pass
+            raise
+        finally:
+            drawing.close()
+        stages["compute_s"] = round(time.perf_counter() - t1, 3)
+        in_order = {key: computed[key] for key in keys if key in computed}
+        # the PDF (and the workbook, unless made above) need the results only: made while
+        # the notebooks finish
+        if early is None or late["warned"] or len(computed) != len(keys):
+            results, meta = finish_documents()
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
+            workbook(results)
+        else:
+            results, meta = early
+            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
+        section_seconds = presenting.result()
+        stages["present_s"] = round(time.perf_counter() - t1, 3)
+        say(f"executed {len(job_list)} section notebooks")
+        if "html" in fmts:
+            from hydrocalc.report.assemble import assemble_html
+
+            t = time.perf_counter()
+            notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
+            (staging / "report.html").write_text(assemble_html(notebooks, meta),
+                                                 encoding="utf-8")
+            stages["html_s"] = round(time.perf_counter() - t, 3)
+        pages = typesetting.result() if typesetting is not None else None
+        results["timestamps"]["sections_seconds"] = section_seconds
+        shutil.rmtree(staging / build.PICKLE_DIR)
+        results["artifacts"] = artifact_hashes(staging)
+        results["timestamps"]["finished_utc"] = _utc_now()
+        results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
+        results["timestamps"]["stages_seconds"] = stages
+        (staging / "results.json").write_text(dump_results(results), encoding="utf-8")
+        (staging / STAGING_MARKER).unlink()
+    except ReportError:
+        pool.close()
+        if staging.exists():
+            _keep_failed(staging, target)
+        raise
+    except BaseException:
+        pool.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        drawing.close()
+        presenter.shutdown(wait=True)
+    pool.close()
+    _swap_into_place(staging, target)
+    files_out = tuple(sorted(p.relative_to(target).as_posix()
+                             for p in target.rglob("*") if p.is_file()))
+    return ReportRun(out_dir=target, files=files_out, sections=tuple(keys),
+                     seconds=time.perf_counter() - t0, section_seconds=section_seconds,
+                     stage_seconds=stages, pdf_pages=pages)
+
+
+class _Aborted(Exception):
+    """The computation failed; the notebooks waiting for it stop."""
+
+
+def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
+                 jobs: int, progress: bool, pool: KernelPool | None,
+                 next_ready=None) -> dict:
+    """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
+    folder as ``.<name>.failed`` and raise the first section's ReportError.
+
+    With ``next_ready`` (a callable returning the key of the next section ready to present,
+    blocking until there is one) the notebooks run in the order their sections become
+    ready; otherwise in the order of ``job_list``."""
+    from tqdm.auto import tqdm
+
+    failed_dir = target.parent / f".{target.name}.failed"
+    seconds: dict[str, float] = {}
+
+    by_key = {job["key"]: job for job in job_list}
+
+    def run(job):
+        if next_ready is not None:
+            job = by_key[next_ready()]
+        t = time.perf_counter()
+        km = None if pool is None else pool.acquire()
+        try:
+            execute_notebook(job["source"], staging / job["output"], job["parameters"],
+                             cwd=staging, section=job["key"],
+                             display_path=str(failed_dir / job["output"]), km=km)
+        finally:
+            if km is not None:
+                pool.release(km)
+            close_thread_loop()
+        seconds[job["key"]] = round(time.perf_counter() - t, 3)
+        return job["key"]
+
+    # No rate or ETA: the first section waits for the whole analysis, the others take
+    # a fraction of a second, so an average per section would mislead.
+    bar = tqdm(total=len(job_list), desc="report sections", unit="section",
+               disable=not progress, leave=False,
+               bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
+        error = _drain(threads, run, job_list, bar)
+    bar.close()
+    if error is not None:
+        if isinstance(error, ReportError):
+            raise ReportError(f"{error}\nthe previous report in {target} was left untouched"
+                              ) from error
+        raise error
+    return dict(sorted(seconds.items()))
+
+
+def _drain(threads, run, job_list, bar):
+    """Run the jobs; on the first failure cancel what has not started and return it."""
+    error = None
+    pending = {threads.submit(run, job) for job in job_list}
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        for fut in done:
+            exc = fut.exception()
+            if exc is not None and error is None:
+                error = exc
+            elif exc is None:
+                bar.set_postfix_str(fut.result())
+                bar.update(1)
+        if error is not None:
+            for fut in pending:
+                fut.cancel()
+            wait(pending)
+            pending = set()
+    return error
