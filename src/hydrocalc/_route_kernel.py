@@ -304,6 +304,13 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
         ``primary`` (B, nt) [ft3/s]; ``storage`` and ``discarded`` (B, nt) or None;
         ``overtopped`` (B,) bool (peak stage above the table's top). None (nothing done)
         when the compiled loop is unavailable.
+
+    References
+    ----------
+    Storage-indication (level-pool) routing: Chow, Maidment and Mays, *Applied Hydrology*
+    (1988), Section 8.2, Eq. 8.2.3; USDA-NRCS, National Engineering Handbook Part 630,
+    Chapter 17. The discarded share is linear interpolation in the table's discarded
+    rating, as :func:`split_outflow`.
     """
     if not (_WANTED and available()):
         return None

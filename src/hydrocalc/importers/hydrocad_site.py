@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import pathlib
 import re
@@ -387,7 +388,7 @@ def _culvert(desc: str) -> tuple[dict | None, str | None]:
         return None, (f"culvert entrance {printed_inlet!r} has no FHWA HDS-5 Table A.1 inlet "
                       f"hydrocalc computes (mapped: {', '.join(sorted(CULVERT_INLETS))})")
     assert code in culvert.inlet_codes("circular")
-    area = 3.141592653589793 / 4.0 * (f["d"] / 12.0) ** 2
+    area = math.pi / 4.0 * (f["d"] / 12.0) ** 2  # full circular barrel [ft2]
     fa = m.group("fa")
     half = 0.5 * 10.0 ** -(len(fa.split(".")[1]) if fa and "." in fa else 0)
     if fa is not None and abs(f["fa"] - area) > half + 1e-9:
