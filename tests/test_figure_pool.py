@@ -70,3 +70,45 @@ def test_finishing_a_section_adds_the_warnings_its_pooled_figures_raised():
     assert res.warnings == [*before, "UserWarning: drawing went wrong"]
     assert res.__dict__.get("_figure_warned") is True
     assert not S.PENDING_FIGURES
+
+
+def test_figures_still_queued_are_drawn_here_and_equal_the_pool_ones():
+    keys = ["hydrology_pre", "hydrology_post", "ponds"]
+    here = {k: build.compute_section(k, EXAMPLE, keys) for k in keys}
+    with build.figure_pool(1) as pool:
+        if pool is None:
+            pytest.skip("no fork start method here")
+        pending = {k: build.compute_section(k, EXAMPLE, keys, wait=False) for k in keys}
+        drawn_here = 0
+        while build.draw_queued_figure():
+            drawn_here += 1
+        assert not build.draw_queued_figure()
+        done = {k: build.finish_section(r) for k, r in pending.items()}
+    # the worker takes the first figures; at least the last one queued is drawn here
+    assert drawn_here >= 1
+    assert not S.PENDING_FIGURES
+    for k in keys:
+        assert done[k].figures == here[k].figures
+        assert done[k].warnings == here[k].warnings
+
+
+@pytest.mark.filterwarnings("ignore:from another thread")
+def test_a_figure_drawn_here_records_only_its_own_thread_warnings():
+    import threading
+    import warnings
+
+    args = ("w", "W", [("x", [0.0, 1.0], [0.0, 1.0])])
+    stop = threading.Event()
+
+    def noisy():
+        while not stop.is_set():
+            warnings.warn("from another thread", UserWarning, stacklevel=1)
+
+    other = threading.Thread(target=noisy)
+    other.start()
+    try:
+        drawn = F._draw_in_worker("line_figure", args, {"xlabel": "x", "ylabel": "y"})
+    finally:
+        stop.set()
+        other.join()
+    assert isinstance(drawn, F.Figure)  # no warnings of its own: no (figure, warnings) pair

@@ -32,7 +32,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from hydrocalc.errors import InputError, ReportError
 
 __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_sections",
-           "compute_section", "finish_section", "section_done", "figure_pool", "PICKLE_DIR",
+           "compute_section", "finish_section", "section_done", "figure_pool",
+           "draw_queued_figure", "PICKLE_DIR",
            "PICKLE_SCHEMA"]
 
 PICKLE_DIR = "pickles"  #: staging sub-folder holding one ``<key>.pkl`` per section
@@ -123,6 +124,35 @@ def finish_section(res):
             res.warnings = S._dedupe([*res.warnings, *raised])
             res.__dict__["_figure_warned"] = True
     return res
+
+
+def draw_queued_figure() -> bool:
+    """Draw here, in this process, the last figure still queued in the :func:`figure_pool`
+    (one no worker has started); False when there is none.
+
+    A report run calls it while it would otherwise wait for the pool, so that this process
+    and the worker draw the figures from both ends of the queue (same code, same bytes,
+    and a warning the drawing raises is reported the same way).
+    """
+    from concurrent.futures import Future
+
+    from hydrocalc.report import figures as F
+    from hydrocalc.report import sections as S
+
+    for entries in reversed(list(S.PENDING_FIGURES.values())):
+        for i in range(len(entries) - 1, -1, -1):
+            placeholder, fut = entries[i]
+            call = getattr(fut, "hydrocalc_call", None)
+            if call is None or not fut.cancel():
+                continue
+            here: Future = Future()
+            try:
+                here.set_result(F._draw_in_worker(*call))
+            except Exception as exc:  # noqa: BLE001 - raised by finish_section, as from the pool
+                here.set_exception(exc)
+            entries[i] = (placeholder, here)
+            return True
+    return False
 
 
 def _warm_worker() -> None:

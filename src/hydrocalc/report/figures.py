@@ -80,10 +80,17 @@ def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
     ``(category name, message)`` pairs) so that the section reports them as if the figure
     had been drawn in the calling process (see :func:`hydrocalc.report.build.finish_section`).
     """
+    import threading
     import warnings
 
+    me = threading.get_ident()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # in a process with other threads (a figure taken back from the pool by
+        # hydrocalc.report.build.draw_queued_figure), keep only this thread's warnings
+        record = warnings.showwarning
+        warnings.showwarning = lambda *a, **k: (record(*a, **k)
+                                                if threading.get_ident() == me else None)
         fig = globals()[func_name].__wrapped__(*args, **kwargs)
     raised = tuple((w.category.__name__, str(w.message)) for w in caught
                    if not issubclass(w.category, ResourceWarning))
@@ -98,7 +105,9 @@ def _poolable(func):
         pool = _POOL
         if pool is None:
             return func(*args, **kwargs)
-        return pool.submit(_draw_in_worker, func.__name__, args, kwargs)
+        future = pool.submit(_draw_in_worker, func.__name__, args, kwargs)
+        future.hydrocalc_call = (func.__name__, args, kwargs)  # to draw it elsewhere
+        return future
 
     return wrapper
 

@@ -76,7 +76,13 @@ def _register_engine() -> None:
                                  log_output=log_output, stdout_file=stdout_file,
                                  stderr_file=stderr_file)
             client = PapermillNotebookClient(nb_man, km=km, **final)
-            client.start_new_kernel_client()
+            # the kernel's connected client, kept by the pool for the whole run (see
+            # KernelPool): a new client waits about 0.2 s for its IOPub subscription
+            kc = getattr(km, "hydrocalc_client", None)
+            if kc is not None:
+                client.kc = kc
+            else:
+                client.start_new_kernel_client()
             try:
                 reply = client.wait_for_reply(
                     client.kc.execute(_RESET, silent=True, store_history=False))
@@ -84,7 +90,8 @@ def _register_engine() -> None:
                     raise ReportError("the kernel could not be reset between notebooks")
                 return client.execute()
             finally:
-                client.kc.stop_channels()
+                if kc is None:
+                    client.kc.stop_channels()
 
     papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
 
@@ -167,8 +174,17 @@ class KernelPool:
             run_sync(kc.wait_for_ready)(timeout=120)
             run_sync(kc.execute_interactive)(self.WARM_UP, silent=True, store_history=False,
                                              timeout=120)
-        finally:
+        except BaseException:
             kc.stop_channels()
+            raise
+        if self.fresh:
+            kc.stop_channels()
+        else:
+            # kept connected for every notebook this kernel presents: a new client's
+            # wait_for_ready loses the first IOPub message to the subscription still
+            # being set up (ZeroMQ's "slow joiner") and waits 0.2 s for it, once per
+            # notebook; stopped by close()
+            km.hydrocalc_client = kc
         return km
 
     def _start_all(self):
@@ -224,6 +240,13 @@ class KernelPool:
         if self._thread is not None:
             self._thread.join()
         for km in self._managers:
+            kc = getattr(km, "hydrocalc_client", None)
+            if kc is not None:
+                km.hydrocalc_client = None
+                try:
+                    kc.stop_channels()
+                except Exception:  # noqa: BLE001 - best effort at the end of a run
+                    pass
             try:
                 run_sync(km.shutdown_kernel)(now=True)
             except Exception:  # noqa: BLE001 - best effort at the end of a run

@@ -281,6 +281,10 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 # figures still being drawn in the pool: results.json's content and the
                 # workbook need none of them, so they are made meanwhile
                 early = finish_documents()
+                # rather than wait, draw here the figures no worker has started yet (the
+                # last ones queued): this process and the worker meet in the middle
+                while build.draw_queued_figure():
+                    hand_over(block=False)
                 workbook(early[0])
                 hand_over(block=False)
             hand_over(block=True)
