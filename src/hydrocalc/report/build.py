@@ -127,32 +127,25 @@ def finish_section(res):
 
 
 def draw_queued_figure() -> bool:
-    """Draw here, in this process, the last figure still queued in the :func:`figure_pool`
-    (one no worker has started); False when there is none.
+    """Draw here, in this process, the last figure still waiting for the
+    :func:`figure_pool` (one no worker has started); False when there is none.
 
     A report run calls it while it would otherwise wait for the pool, so that this process
     and the worker draw the figures from both ends of the queue (same code, same bytes,
     and a warning the drawing raises is reported the same way).
     """
-    from concurrent.futures import Future
-
     from hydrocalc.report import figures as F
-    from hydrocalc.report import sections as S
 
-    for entries in reversed(list(S.PENDING_FIGURES.values())):
-        for i in range(len(entries) - 1, -1, -1):
-            placeholder, fut = entries[i]
-            call = getattr(fut, "hydrocalc_call", None)
-            if call is None or not fut.cancel():
-                continue
-            here: Future = Future()
-            try:
-                here.set_result(F._draw_in_worker(*call))
-            except Exception as exc:  # noqa: BLE001 - raised by finish_section, as from the pool
-                here.set_exception(exc)
-            entries[i] = (placeholder, here)
-            return True
-    return False
+    queue = F._POOL
+    future = queue.take_last() if queue is not None else None
+    if future is None:
+        return False
+    if future.set_running_or_notify_cancel():
+        try:
+            future.set_result(F._draw_in_worker(*future.hydrocalc_call))
+        except Exception as exc:  # noqa: BLE001 - raised by finish_section, as from the pool
+            future.set_exception(exc)
+    return True
 
 
 def _warm_worker() -> None:
@@ -187,15 +180,18 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_warm_worker)
-    pool.submit(int)  # forks every worker now: they warm up while this process computes
+    executor = ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_warm_worker)
+    executor.submit(int)  # forks every worker now: they warm up while this process computes
+    pool = F.FigureQueue(executor, in_flight=workers + 1)
     F._POOL = pool
     try:
         yield pool
     finally:
         F._POOL = None
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.close()
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,

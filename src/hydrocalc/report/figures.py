@@ -67,10 +67,86 @@ class Figure:
         return f"Figure({self.name!r}, {len(self.png)} bytes PNG)"
 
 
-# An executor drawing figures in other processes while this one computes, or None (draw here).
-# Set only by :func:`hydrocalc.report.build.figure_pool`; a drawing function then returns a
-# future of its Figure instead of the Figure.
+# A FigureQueue drawing figures in other processes while this one computes, or None (draw
+# here). Set only by :func:`hydrocalc.report.build.figure_pool`; a drawing function then
+# returns a future of its Figure instead of the Figure.
 _POOL = None
+
+
+class FigureQueue:
+    """Figures waiting to be drawn, fed to a process pool ``in_flight`` at a time.
+
+    A process pool takes every task submitted to it at once (and starts the first few), so
+    none could be drawn elsewhere; here the figures wait in this queue, in the order they
+    were asked for, and the pool receives the next one each time one is drawn. The caller
+    may meanwhile take the *last* waiting figure (:meth:`take_last`) and draw it itself
+    (:func:`hydrocalc.report.build.draw_queued_figure`): both ends of the queue are worked
+    at once, and the figures are the same (same drawing code and data).
+    """
+
+    def __init__(self, executor, in_flight: int = 2):
+        import collections
+        import threading
+
+        self.executor = executor
+        self.in_flight = max(1, int(in_flight))
+        self._lock = threading.Lock()
+        self._waiting: collections.deque = collections.deque()
+        self._busy = 0
+
+    def submit(self, func_name: str, args: tuple, kwargs: dict):
+        """A future of ``_draw_in_worker(func_name, args, kwargs)``."""
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        future.hydrocalc_call = (func_name, args, kwargs)
+        with self._lock:
+            self._waiting.append(future)
+        self._feed()
+        return future
+
+    def take_last(self):
+        """The last waiting figure's future (no worker has it; the caller draws it and
+        sets its result), or None."""
+        with self._lock:
+            return self._waiting.pop() if self._waiting else None
+
+    def close(self) -> None:
+        """Cancel the figures still waiting."""
+        with self._lock:
+            waiting, self._waiting = list(self._waiting), type(self._waiting)()
+        for future in waiting:
+            future.cancel()
+
+    def _feed(self) -> None:
+        while True:
+            with self._lock:
+                if self._busy >= self.in_flight or not self._waiting:
+                    return
+                future = self._waiting.popleft()
+                self._busy += 1
+            if future.set_running_or_notify_cancel():
+                try:
+                    inner = self.executor.submit(_draw_in_worker, *future.hydrocalc_call)
+                except BaseException as exc:  # noqa: BLE001 - the pool is shut down
+                    future.set_exception(exc)
+                else:
+                    inner.add_done_callback(lambda done, future=future:
+                                            self._done(done, future))
+                    continue
+            with self._lock:
+                self._busy -= 1
+
+    def _done(self, inner, future) -> None:
+        if inner.cancelled():
+            future.set_exception(RuntimeError("the figure pool was shut down"))
+        elif inner.exception() is not None:
+            future.set_exception(inner.exception())
+        else:
+            future.set_result(inner.result())
+        with self._lock:
+            self._busy -= 1
+        self._feed()
 
 
 def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
@@ -105,9 +181,7 @@ def _poolable(func):
         pool = _POOL
         if pool is None:
             return func(*args, **kwargs)
-        future = pool.submit(_draw_in_worker, func.__name__, args, kwargs)
-        future.hydrocalc_call = (func.__name__, args, kwargs)  # to draw it elsewhere
-        return future
+        return pool.submit(func.__name__, args, kwargs)
 
     return wrapper
 
