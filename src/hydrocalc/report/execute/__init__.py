@@ -13,7 +13,9 @@
 3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
    and builds every section (tables, figures, warnings) in this process, the figures drawn
    meanwhile by a forked worker process (``figure_workers``, default 1, see
-   :func:`hydrocalc.report.build.figure_pool`; 0 draws them here); as each section's figures
+   :func:`hydrocalc.report.build.figure_pool`; 0 draws them here) from the front of the
+   queue and, once every section is computed, by this process from its end
+   (:func:`hydrocalc.report.build.draw_queued_figure`); as each section's figures
    are done, in report order, its CSV tables, PNG figures and JSON are written and it is
    pickled to ``pickles/<key>.pkl``. A section's JSON names its figures but holds none of
    their pixels, so the content of ``results.json`` and the workbook are made while the
@@ -21,7 +23,8 @@
 4. **Present.** Each section notebook is parameterized (parameters are literals only: the
    injected cell is parsed back and must hold exactly the values passed), with
    ``results_file="pickles/<key>.pkl"``, and executed with Papermill in the warm kernel (its
-   namespace reset between notebooks): it unpickles its section, a
+   namespace reset between notebooks; one client stays connected to it for the whole run):
+   it unpickles its section, a
    :class:`~hydrocalc.report.view.SectionView` whose heading, narrative, body and warnings
    this process rendered, and displays them (the kernel imports neither pandas nor
    matplotlib and renders nothing).

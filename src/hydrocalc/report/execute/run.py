@@ -137,13 +137,13 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     echo : callable, optional
         Receives one-line status messages (default: silent).
     figure_workers : int, default 1
-        Processes drawing the figures while this process computes the sections, writes the
-        workbook and drives the notebooks (see :func:`hydrocalc.report.build.figure_pool`);
-        0 draws them in this process. The figures are most of a report's CPU in this
-        process (about 3 s of Pelham's 6); one forked worker takes them off the critical
-        path at no extra CPU in all (measured: this process plus its children 8.1-8.2 s
-        either way), so a report uses the second core instead of running in series. More
-        workers compete with the kernel on a 2-core machine.
+        Processes drawing the figures while this process computes the sections and drives
+        the notebooks (see :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this
+        process. The figures are the largest part of a report's CPU (about 2.2 s of
+        Pelham's 6.5, warm). The worker takes them from the front of the queue; once this
+        process has computed every section it draws the last ones itself
+        (:func:`hydrocalc.report.build.draw_queued_figure`) instead of waiting, so both
+        cores draw. More workers compete with the kernel on a 2-core machine.
 
     Returns
     -------
