@@ -444,17 +444,6 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
     xs, cs, us = q_mid.tolist(), c_mid.tolist(), (q_mid / t_mid).tolist()
     last = len(xs) - 1
 
-    def params_scalar(q):
-        # params() for one float in the time loop: the same linear interpolation, clipped
-        # to the table, without numpy's per-call overhead
-        if q <= xs[0]:
-            return cs[0], us[0]
-        if q >= xs[last]:
-            return cs[last], us[last]
-        j = bisect.bisect_right(xs, q) - 1
-        f = (q - xs[j]) / (xs[j + 1] - xs[j])
-        return cs[j] + f * (cs[j + 1] - cs[j]), us[j] + f * (us[j + 1] - us[j])
-
     dt_s = inflow.dt_hr * S_PER_HR
     c_pk, q0_pk = params(min(q_pk, q_cap))
     length = conveyance.length_ft
@@ -475,25 +464,41 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
     t_out = t0 + inflow.dt_hr * np.arange(n_out)
     fine_t = t0 + (inflow.dt_hr / substeps) * np.arange((n_out - 1) * substeps + 1)
     q = np.interp(fine_t, inflow.time_hr, q_in, right=0.0)
+    # The time loop below interpolates params() for one float inline, on Python floats and
+    # lists, without numpy's per-call overhead (the same operations in the same order as
+    # np.interp on the clipped value, so the same numbers).
+    x_lo, x_hi, c_lo, c_hi, u_lo, u_hi = xs[0], xs[last], cs[0], cs[last], us[0], us[last]
+    x_w = [xs[j + 1] - xs[j] for j in range(last)]
+    c_w = [cs[j + 1] - cs[j] for j in range(last)]
+    u_w = [us[j + 1] - us[j] for j in range(last)]
+    bisect_right = bisect.bisect_right
     for _ in range(n_sub):          # sub-reaches in series; each sequential in time
-        out = np.empty_like(q)
-        out[0] = q[0]
         qs = q.tolist()
-        prev = out[0]
-        for i in range(1, q.size):
-            ref = (qs[i - 1] + qs[i] + prev) / 3.0
+        prev = qs[0]
+        out = [prev]
+        append = out.append
+        q_prev = prev
+        for q_i in qs[1:]:
+            ref = (q_prev + q_i + prev) / 3.0
             if ref <= 1e-12:
-                prev = qs[i]
-                out[i] = prev
-                continue
-            c, q0 = params_scalar(ref)
-            cr = c * dts / dx
-            dd = q0 / (s0 * c * dx)
-            den = 1.0 + cr + dd
-            prev = ((-1.0 + cr + dd) * qs[i] + (1.0 + cr - dd) * qs[i - 1]
-                    + (1.0 - cr + dd) * prev) / den
-            out[i] = prev
-        q = out
+                prev = q_i
+            else:
+                if ref <= x_lo:
+                    c, q0 = c_lo, u_lo
+                elif ref >= x_hi:
+                    c, q0 = c_hi, u_hi
+                else:
+                    j = bisect_right(xs, ref) - 1
+                    f = (ref - xs[j]) / x_w[j]
+                    c, q0 = cs[j] + f * c_w[j], us[j] + f * u_w[j]
+                cr = c * dts / dx
+                dd = q0 / (s0 * c * dx)
+                den = 1.0 + cr + dd
+                prev = ((-1.0 + cr + dd) * q_i + (1.0 + cr - dd) * q_prev
+                        + (1.0 - cr + dd) * prev) / den
+            append(prev)
+            q_prev = q_i
+        q = np.array(out, dtype=float)
     outflow = np.clip(q[::substeps], 0.0, None)
     depth = np.interp(outflow, q_t, y_t)
     area = np.interp(depth, y_t, a_t)
