@@ -56,15 +56,17 @@ def typst_string(text: object) -> str:
     >>> typst_string("a\nb\x00")
     '"a\\nb\\u{0}"'
     """
-    out = []
-    for ch in str(text):
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append(f"\\u{{{ord(ch):x}}}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, str(text)) + '"'
+
+
+# the characters typst_string escapes: found by one regular-expression scan (most strings
+# have none), each replaced as _escape_char says
+_NEEDS_ESCAPE = re.compile('[\\\\"\x00-\x1f\x7f\ud800-\udfff]')
+
+
+def _escape_char(m: re.Match) -> str:
+    ch = m.group(0)
+    return _ESCAPES.get(ch) or f"\\u{{{ord(ch):x}}}"
 
 
 def _t(text: object) -> str:
