@@ -795,7 +795,14 @@ def runoff_hydrographs(
     u_spec = np.empty((block_rows, n_freq), dtype=complex)
     spec = np.empty((block_rows, n_freq), dtype=complex)
     conv = np.empty((block_rows, nfft))
-    q_buf, d_buf = np.empty(block_rows * (k_max + 1)), np.empty(block_rows * (k_max + 1))
+    # Eq. 2-3, the excess and the scatter of the results in compiled passes when the batch
+    # is large and numba is installed (identical arithmetic; the numpy passes otherwise)
+    from hydrocalc import _hydrograph_kernel as kernel
+
+    compiled = kernel.wanted(n * m * (k_max + 1))
+    if not compiled:
+        q_buf = np.empty(block_rows * (k_max + 1))
+        d_buf = np.empty(block_rows * (k_max + 1))
     # The work arrays are 2-D views (rows of a block; columns a window of the time steps)
     # and several operands broadcast a per-row value: with NumPy's default ufunc buffer
     # (8,192 elements, longer than a row) such operands are copied through the buffer,
@@ -822,21 +829,27 @@ def runoff_hydrographs(
                 if k0 >= p.size:  # no runoff from this storm in the whole block
                     runoff[i, sl] = 0.0
                     continue
-                cols = p.size - k0 + 1
-                # from column `head` on, P exceeds the largest Ia of the block (rows are in Ia
-                # order): E > 0 in every row there
-                head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (k0 - 1)
-                q_cum = _cumulative_runoff_in(
-                    p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
-                    q_buf[: nb * cols].reshape(nb, cols), d_buf[: nb * cols].reshape(nb, cols),
-                    head=head,
-                )  # Eq. 2-3
-                runoff[i, sl] = q_cum[:, -1]
                 # excess of step (t_{k-1}, t_k] at column k - g (k = k0 .. K), zeros
                 # elsewhere: nfft holds the whole linear convolution (K - g + n_uh - 1 <=
                 # nfft), so the circular convolution equals the linear one
                 place(k0 - g, p.size - g)
-                np.subtract(q_cum[:, 1:], q_cum[:, :-1], out=padded[:nb, k0 - g : p.size - g])
+                if compiled:  # Eq. 2-3 and its first difference, one pass per row
+                    kernel.excess(p[k0 - 1 :], s_sorted[sl], ia_sorted[sl], padded[:nb],
+                                  k0 - g, runoff[i, sl])
+                else:
+                    cols = p.size - k0 + 1
+                    # from column `head` on, P exceeds the largest Ia of the block (rows are
+                    # in Ia order): E > 0 in every row there
+                    head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (
+                        k0 - 1)
+                    q_cum = _cumulative_runoff_in(
+                        p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
+                        q_buf[: nb * cols].reshape(nb, cols),
+                        d_buf[: nb * cols].reshape(nb, cols), head=head,
+                    )  # Eq. 2-3
+                    runoff[i, sl] = q_cum[:, -1]
+                    np.subtract(q_cum[:, 1:], q_cum[:, :-1],
+                                out=padded[:nb, k0 - g : p.size - g])
                 f = spec[:nb]
                 np.fft.rfft(padded[:nb], axis=1, out=f)
                 np.multiply(f, u_spec[:nb], out=f)
@@ -846,11 +859,17 @@ def runoff_hydrographs(
                 # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
                 length = p.size + n_uh - 2
                 j0 = -(-(k0 - 1) // refine)
-                block = c[:, 1 + j0 * refine - g : 1 + length - g : refine]
-                # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0.
-                peak = block.max(axis=1, keepdims=True)
-                np.copyto(block, 0.0, where=block < 1e-12 * peak)
-                flow[i, rows, j0 : j0 + block.shape[1]] = block
+                first = 1 + j0 * refine - g
+                count = len(range(first, 1 + length - g, refine))
+                # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0:
+                # values below 1e-12 of the row's peak are set to 0
+                if compiled:
+                    kernel.scatter(c, first, refine, count, flow[i], rows, j0)
+                else:
+                    block = c[:, first : 1 + length - g : refine]
+                    peak = block.max(axis=1, keepdims=True)
+                    np.copyto(block, 0.0, where=block < 1e-12 * peak)
+                    flow[i, rows, j0 : j0 + count] = block
 
     runoff[:, order] = runoff.copy()  # back to input order
     return HydrographSet(
