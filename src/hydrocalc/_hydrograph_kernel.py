@@ -28,28 +28,51 @@ The arithmetic is that of the numpy path, operation for operation and in the sam
 (no fast-math, so no fused multiply-add or reassociation), so the hydrographs are identical
 to the last bit (``tests/test_hydrograph.py`` checks both paths against each other).
 
-Cost of the compiled path: importing numba takes about 0.35-0.4 s of CPU time once per
-process, and the first use after installation compiles the two kernels (about 1.5 s once;
-the machine code is cached on disk, ``cache=True``, and later processes load it in a few
-tens of milliseconds). It is therefore used only for batches of at least
-:data:`MIN_WORK` (subcatchments x storms x time steps); a site's own analysis never
-imports numba. Set the environment variable ``HYDROCALC_NO_NUMBA=1`` to use the numpy path
-everywhere.
+Cost of the compiled path, measured on the 2-core development machine (CPU time): importing
+numba takes about 0.4 s and the first call of a kernel in a process about 0.85 s more
+(numba's own start-up, then the machine code loaded from the on-disk cache,
+``cache=True``); the very first use after installation compiles the two kernels, about
+2.2 s in all, once. In return a batch is about 5 ns cheaper per subcatchment-storm-step
+(about 70 ms of 300 ms for 1,000 subcatchments x 6 storms at 0.01 h). The one-off 1.25 s
+is therefore paid only where it is recovered:
+
+* in a process that has asked for the compiled passes with :func:`use` (one that computes
+  many batches, such as a sweep worker or a benchmark) or that has numba loaded already,
+  for batches of at least :data:`MIN_WORK` subcatchment-storm-steps;
+* anywhere for a batch of at least :data:`MIN_WORK_ALONE`, which recovers the start-up
+  within the one call.
+
+Everywhere else (a site's own analysis, ``hydrocalc run``, a report) the numpy path runs
+and numba is not imported. Set the environment variable ``HYDROCALC_NO_NUMBA=1`` to use
+the numpy path everywhere.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
-__all__ = ["MIN_WORK", "available", "excess", "scatter", "wanted"]
+__all__ = ["MIN_WORK", "MIN_WORK_ALONE", "available", "excess", "scatter", "use", "wanted"]
 
 #: Smallest batch (subcatchments x storms x computation steps of the storms) computed with
-#: the compiled kernels; below it the numpy path is used and numba is not imported.
-MIN_WORK = 2_000_000
+#: the compiled kernels in a process that called :func:`use` or has numba loaded.
+MIN_WORK = 1_000_000
+#: Smallest batch computed with the compiled kernels in any process: about 5 ns saved per
+#: subcatchment-storm-step recovers the 1.25 s start-up of numba within the call.
+MIN_WORK_ALONE = 250_000_000
 
 _EXCESS = None
 _SCATTER = None
 _TRIED = False
+_WANTED = False
+
+
+def use(flag: bool = True) -> None:
+    """Let :func:`hydrocalc.hydrograph.runoff_hydrographs` use the compiled passes (when
+    numba is installed) for batches of at least :data:`MIN_WORK` in this process; False
+    returns to the size rule alone (:data:`MIN_WORK_ALONE`)."""
+    global _WANTED
+    _WANTED = bool(flag)
 
 
 def _compile():
@@ -60,66 +83,59 @@ def _compile():
 
     @numba.njit(cache=True, nogil=True)
     def excess_kernel(p, s_in, ia_in, out, col0, runoff):  # pragma: no cover - compiled
-        nb = s_in.size
         cols = p.size
-        for r in range(nb):
+        q = np.empty(cols)  # one row's cumulative runoff (stays in cache)
+        for r in range(s_in.size):
             a = ia_in[r]
             s = s_in[r]
-            e = p[0] - a
-            if e < 0.0:  # as np.maximum(e, 0.0), spelled out
-                e = 0.0
-            d = e + s
-            if d < tiny:  # as np.maximum(d, tiny)
-                d = tiny
-            prev = (e * e) / d
-            row = out[r]
-            for c in range(1, cols):
+            for c in range(cols):  # Eq. 2-3, as _cumulative_runoff_in
                 e = p[c] - a
-                if e < 0.0:
+                if e < 0.0:  # as np.maximum(e, 0.0), spelled out
                     e = 0.0
                 d = e + s
-                if d < tiny:
+                if d < tiny:  # as np.maximum(d, tiny)
                     d = tiny
-                q = (e * e) / d
-                row[col0 + c - 1] = q - prev
-                prev = q
-            runoff[r] = prev
-
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def scatter_row(src, dst):  # pragma: no cover - compiled
-        count = src.size
-        # the peak, as ndarray.max: the maximum of values without NaN does not depend on
-        # the order, so four running maxima (which pipeline) give the same value
-        p0 = p1 = p2 = p3 = src[0]
-        t = 1
-        while t + 4 <= count:
-            if src[t] > p0:  # noqa: PLR1730
-                p0 = src[t]
-            if src[t + 1] > p1:  # noqa: PLR1730
-                p1 = src[t + 1]
-            if src[t + 2] > p2:  # noqa: PLR1730
-                p2 = src[t + 2]
-            if src[t + 3] > p3:  # noqa: PLR1730
-                p3 = src[t + 3]
-            t += 4
-        while t < count:
-            if src[t] > p0:  # noqa: PLR1730
-                p0 = src[t]
-            t += 1
-        peak = max(max(p0, p1), max(p2, p3))
-        threshold = 1e-12 * peak
-        for t in range(count):
-            v = src[t]
-            dst[t] = 0.0 if v < threshold else v
+                q[c] = (e * e) / d
+            # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast)
+            row = out[r, col0 : col0 + cols - 1]
+            for c in range(cols - 1):
+                row[c] = q[c + 1] - q[c]
+            runoff[r] = q[cols - 1]
 
     @numba.njit(cache=True, nogil=True)
     def scatter_kernel(conv, start, step, count, flow, rows, j0):  # pragma: no cover
+        strided = np.empty(count if step != 1 else 0)
         for r in range(rows.size):
+            if step == 1:  # a contiguous window of the row (the usual case)
+                src = conv[r, start : start + count]
+            else:  # every step-th value, gathered so that the loops below vectorize
+                for t in range(count):
+                    strided[t] = conv[r, start + t * step]
+                src = strided
+            # the peak, as ndarray.max: the maximum of values without NaN does not depend
+            # on the order, so four running maxima (which pipeline) give the same value
+            p0 = p1 = p2 = p3 = src[0]
+            t = 1
+            while t + 4 <= count:
+                if src[t] > p0:  # noqa: PLR1730
+                    p0 = src[t]
+                if src[t + 1] > p1:  # noqa: PLR1730
+                    p1 = src[t + 1]
+                if src[t + 2] > p2:  # noqa: PLR1730
+                    p2 = src[t + 2]
+                if src[t + 3] > p3:  # noqa: PLR1730
+                    p3 = src[t + 3]
+                t += 4
+            while t < count:
+                if src[t] > p0:  # noqa: PLR1730
+                    p0 = src[t]
+                t += 1
+            peak = max(max(p0, p1), max(p2, p3))
+            threshold = 1e-12 * peak  # as the numpy path: v < 1e-12 * peak -> 0
             dst = flow[rows[r], j0 : j0 + count]
-            if step == 1:  # a contiguous window (the usual case): the loops vectorize
-                scatter_row(conv[r, start : start + count], dst)
-            else:
-                scatter_row(conv[r, start : start + (count - 1) * step + 1 : step], dst)
+            for t in range(count):
+                v = src[t]
+                dst[t] = 0.0 if v < threshold else v
 
     return excess_kernel, scatter_kernel
 
@@ -145,9 +161,12 @@ def available() -> bool:
 
 def wanted(work: int) -> bool:
     """True when a batch of ``work`` subcatchment-storm-steps should use the compiled
-    kernels: at least :data:`MIN_WORK`, numba installed and not disabled. Smaller batches
-    return False without importing numba."""
+    kernels (numba installed, not disabled): at least :data:`MIN_WORK` after :func:`use`
+    or with numba already loaded in this process, else at least :data:`MIN_WORK_ALONE`.
+    Otherwise False, without importing numba."""
     if work < MIN_WORK or _disabled():
+        return False
+    if not (_WANTED or "numba" in sys.modules or work >= MIN_WORK_ALONE):
         return False
     if not _TRIED:
         import importlib.util
