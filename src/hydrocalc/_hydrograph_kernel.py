@@ -90,10 +90,10 @@ def _compile():
             s = s_in[r]
             for c in range(cols):  # Eq. 2-3, as _cumulative_runoff_in
                 e = p[c] - a
-                if e < 0.0:  # as np.maximum(e, 0.0), spelled out
+                if e < 0.0:  # noqa: PLR1730 - as np.maximum(e, 0.0), spelled out
                     e = 0.0
                 d = e + s
-                if d < tiny:  # as np.maximum(d, tiny)
+                if d < tiny:  # noqa: PLR1730 - as np.maximum(d, tiny)
                     d = tiny
                 q[c] = (e * e) / d
             # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast)

@@ -681,6 +681,16 @@ def runoff_hydrographs(
     the FFT length leaves out the steps before any row of any storm has runoff. None of
     this changes a result beyond round-off (order and block size are free).
 
+    With numba installed, Eq. 2-3 with its first difference, and the threshold with the
+    copy of each row into the result, run as two compiled passes per row
+    (:mod:`hydrocalc._hydrograph_kernel`: the same floating-point operations in the same
+    order, so the result is identical to the last bit) instead of about ten numpy passes
+    per block, for batches of at least 1,000,000 subcatchment-storm-steps in a process that
+    called ``hydrocalc._hydrograph_kernel.use()`` or has numba loaded, and of at least
+    250,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
+    process, is recovered there). Elsewhere, e.g. a site's own analysis, numba is not
+    imported. ``HYDROCALC_NO_NUMBA=1`` turns the compiled passes off.
+
     Memory: the result holds m x n x nt floats (6 x 1000 x 5000 = 240 MB).
 
     References
@@ -795,8 +805,8 @@ def runoff_hydrographs(
     u_spec = np.empty((block_rows, n_freq), dtype=complex)
     spec = np.empty((block_rows, n_freq), dtype=complex)
     conv = np.empty((block_rows, nfft))
-    # Eq. 2-3, the excess and the scatter of the results in compiled passes when the batch
-    # is large and numba is installed (identical arithmetic; the numpy passes otherwise)
+    # Eq. 2-3, the excess and the scatter of the results in compiled passes where numba
+    # is installed and pays (kernel.wanted; identical arithmetic), else the numpy passes
     from hydrocalc import _hydrograph_kernel as kernel
 
     compiled = kernel.wanted(n * m * (k_max + 1))
