@@ -5,7 +5,8 @@ passes over every (block of subcatchments x time steps) array: TR-55 Eq. 2-3 (su
 clamp, add, clamp, multiply, divide), the first difference into the FFT input, and after
 the inverse FFT the row peak, the round-off threshold and the scatter of the rows into the
 result. When `numba <https://numba.pydata.org>`_ is installed (the ``batch`` extra) and the
-batch is large, two compiled kernels do the same in one pass each:
+batch is large enough to pay for numba's start-up (see below), two compiled kernels do the
+same in one pass per row each:
 
 :func:`excess` evaluates, for each row (subcatchment) and step :math:`k`,
 
@@ -194,6 +195,10 @@ def excess(p, s_in, ia_in, out, col0: int, runoff) -> None:
     runoff : ndarray (nb,)
         Receives :math:`Q_{K-1}`, the runoff depth at the last step. [in]
     """
+    # the kernel does not check bounds: refuse what would write outside the arrays
+    if not (p.size >= 1 and 0 <= col0 and col0 + p.size - 1 <= out.shape[1]
+            and s_in.size == ia_in.size == runoff.size <= out.shape[0]):
+        raise ValueError("excess: arrays do not match")
     _EXCESS(p, s_in, ia_in, out, int(col0), runoff)
 
 
@@ -216,4 +221,10 @@ def scatter(conv, start: int, step: int, count: int, flow, rows, j0: int) -> Non
     j0 : int
         First column of ``flow`` written.
     """
+    # the kernel does not check bounds: refuse what would read or write outside the arrays
+    if not (count >= 1 and step >= 1 and start >= 0 and j0 >= 0
+            and start + (count - 1) * step < conv.shape[1] and j0 + count <= flow.shape[1]
+            and rows.size <= conv.shape[0]
+            and (rows.size == 0 or (rows.min() >= 0 and rows.max() < flow.shape[0]))):
+        raise ValueError("scatter: arrays do not match")
     _SCATTER(conv, int(start), int(step), int(count), flow, rows, int(j0))
