@@ -804,7 +804,6 @@ def runoff_hydrographs(
 
     u_spec = np.empty((block_rows, n_freq), dtype=complex)
     spec = np.empty((block_rows, n_freq), dtype=complex)
-    conv = np.empty((block_rows, nfft))
     # Eq. 2-3, the excess and the scatter of the results in compiled passes where numba
     # is installed and pays (kernel.wanted; identical arithmetic), else the numpy passes
     from hydrocalc import _hydrograph_kernel as kernel
@@ -863,7 +862,10 @@ def runoff_hydrographs(
                 f = spec[:nb]
                 np.fft.rfft(padded[:nb], axis=1, out=f)
                 np.multiply(f, u_spec[:nb], out=f)
-                c = np.fft.irfft(f, nfft, axis=1, out=conv[:nb])  # column c: t = c + g steps
+                # the inverse transform overwrites the input buffer (one work array less in
+                # cache); `place` zeroes what the next storm does not fill
+                c = np.fft.irfft(f, nfft, axis=1, out=padded[:nb])  # column c: t = c + g steps
+                dirty[:] = [0, nfft]
                 # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
                 # with refinement every refine-th ordinate is reported. Ordinates before
                 # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
