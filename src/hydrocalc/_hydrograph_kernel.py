@@ -97,10 +97,15 @@ def _compile():
                 if d < tiny:  # noqa: PLR1730 - as np.maximum(d, tiny)
                     d = tiny
                 q[c] = (e * e) / d
-            # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast)
-            row = out[r, col0 : col0 + cols - 1]
+            # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast);
+            # the rest of the row is the FFT's zero padding
+            row = out[r]
+            for c in range(col0):
+                row[c] = 0.0
             for c in range(cols - 1):
-                row[c] = q[c + 1] - q[c]
+                row[col0 + c] = q[c + 1] - q[c]
+            for c in range(col0 + cols - 1, row.size):
+                row[c] = 0.0
             runoff[r] = q[cols - 1]
 
     @numba.njit(cache=True, nogil=True)
@@ -188,8 +193,8 @@ def excess(p, s_in, ia_in, out, col0: int, runoff) -> None:
         Potential maximum retention :math:`S` and initial abstraction :math:`I_a` of each
         row. [in]
     out : ndarray (nb, L), C-contiguous
-        FFT input; ``out[r, col0 + c - 1] = Q_c - Q_{c-1}`` for ``c = 1 .. K-1`` (the
-        other columns are left as they are). [in]
+        FFT input; ``out[r, col0 + c - 1] = Q_c - Q_{c-1}`` for ``c = 1 .. K-1`` and 0 in
+        the other columns (the zero padding). [in]
     col0 : int
         Column of the first excess.
     runoff : ndarray (nb,)
@@ -217,14 +222,14 @@ def scatter(conv, start: int, step: int, count: int, flow, rows, j0: int) -> Non
     flow : ndarray (n, nt), C-contiguous
         One storm's hydrographs (written). [ft3/s]
     rows : ndarray of intp (nb,)
-        Row of ``flow`` receiving each row of ``conv``.
+        Row of ``flow`` receiving each row of ``conv``, each in ``[0, n)`` (the caller's
+        promise: not checked).
     j0 : int
         First column of ``flow`` written.
     """
     # the kernel does not check bounds: refuse what would read or write outside the arrays
     if not (count >= 1 and step >= 1 and start >= 0 and j0 >= 0
             and start + (count - 1) * step < conv.shape[1] and j0 + count <= flow.shape[1]
-            and rows.size <= conv.shape[0]
-            and (rows.size == 0 or (rows.min() >= 0 and rows.max() < flow.shape[0]))):
+            and rows.size <= conv.shape[0]):
         raise ValueError("scatter: arrays do not match")
     _SCATTER(conv, int(start), int(step), int(count), flow, rows, int(j0))

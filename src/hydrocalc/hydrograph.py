@@ -841,11 +841,11 @@ def runoff_hydrographs(
                 # excess of step (t_{k-1}, t_k] at column k - g (k = k0 .. K), zeros
                 # elsewhere: nfft holds the whole linear convolution (K - g + n_uh - 1 <=
                 # nfft), so the circular convolution equals the linear one
-                place(k0 - g, p.size - g)
-                if compiled:  # Eq. 2-3 and its first difference, one pass per row
+                if compiled:  # Eq. 2-3, its first difference and the zeros, one pass per row
                     kernel.excess(p[k0 - 1 :], s_sorted[sl], ia_sorted[sl], padded[:nb],
                                   k0 - g, runoff[i, sl])
                 else:
+                    place(k0 - g, p.size - g)
                     cols = p.size - k0 + 1
                     # from column `head` on, P exceeds the largest Ia of the block (rows are
                     # in Ia order): E > 0 in every row there
