@@ -687,7 +687,7 @@ def runoff_hydrographs(
     order, so the result is identical to the last bit) instead of about ten numpy passes
     per block, for batches of at least 1,000,000 subcatchment-storm-steps in a process that
     called ``hydrocalc._hydrograph_kernel.use()`` or has numba loaded, and of at least
-    250,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
+    300,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
     process, is recovered there). Elsewhere, e.g. a site's own analysis, numba is not
     imported. ``HYDROCALC_NO_NUMBA=1`` turns the compiled passes off.
 
