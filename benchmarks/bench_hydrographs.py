@@ -26,7 +26,7 @@ was measured to cost as much as the transforms themselves, which is why the batc
 the floor write into preallocated buffers.
 
 The batch is timed with its compiled passes (:mod:`hydrocalc._hydrograph_kernel`, numba,
-when installed) switched on with ``_hydrograph_kernel.use()``, as a process that computes
+when installed) switched on with ``hydrocalc.hydrograph.use_compiled_passes()``, as a process that computes
 many batches would; they are switched off again at the end. Their one-off cost (importing
 numba and loading the kernels, about 1.3 s of CPU time per process) falls in the warm-up
 call and is reported as ``first_call_cpu_s``; the default path of a process that did not
@@ -198,13 +198,14 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
         Timed repetitions of the batch form and of the loop (medians are reported).
     """
     from hydrocalc import _hydrograph_kernel
+    from hydrocalc.hydrograph import use_compiled_passes
 
     area_ac, cn, tc_hr, storms = make_inputs(n_sub, n_storms, seed=seed)
     end_hr = 24.0 + tail_hr
     call = lambda: runoff_hydrographs(area_ac, cn, tc_hr, storms, dt_hr=dt_hr,  # noqa: E731
                                       end_hr=end_hr)
     was_wanted = _hydrograph_kernel._WANTED
-    _hydrograph_kernel.use()
+    use_compiled_passes()
     try:
         return _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
                     loop_repeats)

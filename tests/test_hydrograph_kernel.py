@@ -179,3 +179,17 @@ def test_a_process_that_did_not_ask_never_imports_numba():
     assert out[0] == "False"  # without use(): the numpy path, numba not imported
     installed = importlib.util.find_spec("numba") is not None
     assert out[1] == str(installed)  # after use(): the compiled path when installed
+
+
+def test_use_compiled_passes_sets_and_clears_the_process_flag():
+    from hydrocalc import _hydrograph_kernel
+    from hydrocalc.hydrograph import use_compiled_passes
+
+    before = _hydrograph_kernel._WANTED
+    try:
+        use_compiled_passes()
+        assert _hydrograph_kernel._WANTED is True
+        use_compiled_passes(False)
+        assert _hydrograph_kernel._WANTED is False
+    finally:
+        _hydrograph_kernel.use(before)
