@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use"]
+__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use",
+           "warm_up"]
 
 _KERNEL = None
 _SPLIT = None
@@ -391,6 +392,36 @@ def _fused_arrays(tb, h0: float) -> dict:
         _FUSED_ARRAYS.clear()
     _FUSED_ARRAYS[key] = (tb, out)
     return out
+
+
+def warm_up() -> bool:
+    """Load the compiled pass of :func:`route_split` now (from numba's cache, compiling it
+    the first time), by routing one tiny made-up pond-storm; True when it was loaded.
+
+    Called by the batch's fork server before it forks the workers, so no worker loads it
+    itself; the arrays have the types and layouts :func:`route_split` always passes, so the
+    loaded machine code is the one the tasks call.
+    """
+    if not (installed() and available()):
+        return False
+    import types
+
+    import numpy as np
+
+    si = np.array([0.0, 1.0, 2.0])
+    out = np.array([0.0, 0.5, 1.0])
+    tb = types.SimpleNamespace(si=si, outflow=out, stage=np.array([0.0, 1.0, 2.0]),
+                               slope=np.diff(out) / np.diff(si), top=2.0, dt_s=60.0,
+                               parts=[("exfiltration", "discarded", out * 0.1)])
+    was = _WANTED
+    use(True)
+    try:
+        for keep in (True, False):
+            route_split(np.zeros((1, 4)), np.zeros(1, dtype=np.intp), [tb], [0.0], 1e-9, keep)
+    finally:
+        use(was)
+        _FUSED_ARRAYS.pop((id(tb), 0.0), None)
+    return True
 
 
 def _disabled() -> bool:

@@ -28,6 +28,7 @@ from hydrocalc.batch.workers import (
     _start_pool,
     _stop_pool,
     _wait_for_workers,
+    start_server,
 )
 from hydrocalc.errors import InputError
 
@@ -180,8 +181,12 @@ def _held_interrupts():
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
          task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
          summary_arrays=True) -> BatchResult:
-    # local worker processes start (imports, compiled loop) while the inputs are planned
-    pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
+    # local worker processes start (imports, compiled loop) while the inputs are planned:
+    # the warmed-up fork server when there is one (the workers are forked from it after
+    # planning, in milliseconds), else the spawned workers themselves
+    local = not distributed and scheduler == "processes"
+    server = local and start_server()
+    pool = _start_pool(workers) if local and not server else None
     try:
         with _held_interrupts():
             tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
@@ -201,6 +206,8 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:
             _stop_pool(pool)
         raise
+    if server and tasks:
+        pool = _start_pool(workers)
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
