@@ -160,9 +160,33 @@ def _worker_init(parent_pid: int) -> None:
     """Initializer of the local worker processes: die with the batch; reuse freed memory;
     import the analysis and load the compiled routing loop (already done when the worker
     was forked from the warmed-up fork server, see :func:`warm_up`)."""
+    _release_fork_server()
     _die_with_parent(parent_pid)
     tune_worker_malloc()
     warm_up()
+
+
+def _release_fork_server() -> None:
+    """In a worker forked by the fork server: close its copy of the server's "alive" pipe.
+
+    The fork server exits when every holder of that pipe's write end has closed it; a
+    worker holds a copy, and dies itself only when the server does (``PR_SET_PDEATHSIG``),
+    so without this a batch killed with SIGKILL would leave the server and its workers
+    waiting on each other. Workers never start processes through the server themselves.
+    """
+    try:
+        from multiprocessing import forkserver
+    except ImportError:  # pragma: no cover - Windows
+        return
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is None or getattr(server, "_forkserver_pid", None) is not None:
+        return  # spawned (no copy), or a process that started a server of its own
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    server._forkserver_alive_fd = None
 
 
 _WARM = False
