@@ -125,6 +125,8 @@ def _hydrology_class():
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
         functions of the frozen pond object) are computed once per pond object."""
 
+        peaks: dict = {}  # (scenario, node) -> peaks (m,) of the variant (set per variant)
+
         @staticmethod
         def max_storage_ft3(pond) -> float:
             return _pond_memo("max", pond, None, lambda: Hydrology.max_storage_ft3(pond))
@@ -139,7 +141,31 @@ def _hydrology_class():
             return _pond_memo("stage", pond, float(storage_ft3),
                               lambda: Hydrology.stage_at_ft(pond, storage_ft3))
 
+        def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
+            # the block's reductions (largest ordinate of the same series: the same value)
+            peaks = self.peaks.get((scenario, node))
+            if peaks is None:
+                return Hydrology.peak_cfs(self, scenario, node, i_storm)
+            return float(peaks[i_storm])
+
+        def memo(self, key: tuple, compute):
+            # values of the site's inputs only (the key holds them all): kept per process
+            hit = _CRIT_MEMO.get(key, _MISSING)
+            if hit is _MISSING:
+                hit = compute()
+                if len(_CRIT_MEMO) >= _CRIT_MEMO_SIZE:
+                    _CRIT_MEMO.clear()
+                _CRIT_MEMO[key] = hit
+            return hit
+
     return _BlockHydrology
+
+
+#: Criteria values that depend only on their inputs (WQv, Rv, ... keyed on every input:
+#: :meth:`hydrocalc.analysis.Hydrology.memo`), kept across the blocks of a process.
+_CRIT_MEMO: dict = {}
+_CRIT_MEMO_SIZE = 4096
+_MISSING = object()
 
 
 _BLOCK_HYDROLOGY = None
@@ -251,10 +277,8 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                     pos.append(keys.setdefault((float(x.area_ac), float(x.cn),
                                                 float(x.tc_hr)), len(keys)))
                 sub_pos[f"{name}:{sub.id}"] = np.asarray(pos, dtype=np.intp)
-        ks = list(keys)
-        hs = runoff_hydrographs([k[0] for k in ks], [k[1] for k in ks], [k[2] for k in ks],
-                                hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
-                                end_hr=end_hr, names=[f"u{i}" for i in range(len(ks))])
+        hs = _runoff(list(keys), hyetos, dt, opt.prf, opt.ia_ratio, end_hr,
+                     runoff_hydrographs)
         flows = hs.flow_cfs  # (m, K, nt)
         m, nt = len(names), flows.shape[-1]
 
@@ -327,6 +351,30 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     return rows_out
 
 
+#: The last runoff batches of :func:`_group_rows` with their exact inputs (consecutive blocks
+#: of a sweep chunk often have the same subcatchments and storms: only a pond varies).
+_RUNOFF_MEMO: list = []
+_RUNOFF_MEMO_SIZE = 2
+
+
+def _runoff(ks, hyetos, dt, prf, ia_ratio, end_hr, runoff_hydrographs):
+    """``runoff_hydrographs`` of the (area, CN, Tc) ``ks`` in ``hyetos``, reused when a
+    recent block had the same inputs (the same call: the same arrays, made read-only)."""
+    key = (tuple(ks), float(dt), repr(prf), repr(ia_ratio), repr(end_hr))
+    for k, storms, hs in _RUNOFF_MEMO:
+        if k == key and len(storms) == len(hyetos) and all(
+                a is b for a, b in zip(storms, hyetos, strict=True)):
+            return hs
+    hs = runoff_hydrographs([k[0] for k in ks], [k[1] for k in ks], [k[2] for k in ks],
+                            hyetos, dt_hr=dt, prf=prf, ia_ratio=ia_ratio, end_hr=end_hr,
+                            names=[f"u{i}" for i in range(len(ks))])
+    hs.flow_cfs.setflags(write=False)
+    hs.time_hr.setflags(write=False)
+    _RUNOFF_MEMO.append((key, tuple(hyetos), hs))
+    del _RUNOFF_MEMO[:-_RUNOFF_MEMO_SIZE]
+    return hs
+
+
 def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydrology,
                   time_hr, dt, red, criteria) -> list[dict]:
     """The summary rows of variant ``v`` of a block (criteria read views of its arrays)."""
@@ -339,6 +387,7 @@ def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydro
         runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
                                  subs[name], first.scenarios[name].upstream)
     hydro = hydrology(runs, names, time_hr, dt)
+    hydro.peaks = {key: peaks[:, v] for key, (peaks, _) in red.items()}
     crit_rows = [] if site.criteria.standard == "none" else criteria.evaluate(site, hydro)[0]
     return _rows(site, names, red, v, crit_rows)
 
