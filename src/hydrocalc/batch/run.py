@@ -15,7 +15,7 @@ import pathlib
 import time
 from collections.abc import Callable, Sequence
 
-from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame
+from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame_of
 from hydrocalc.batch.plan import plan_tasks
 from hydrocalc.batch.tasks import _error_row, _message, _peak_rss_mb
 from hydrocalc.batch.workers import (
@@ -279,16 +279,12 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
             task_cpu_s=math.nan, interrupted=False, restarts=(), paths=None) -> BatchResult:
     import hydrocalc
 
-    rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
-    for r in rows:
-        r.pop("_input", None)
-        r.pop("_index", None)
     extra: list[str] = []
     for i in sorted(info):
         for c in info[i]["columns"]:
             if c not in extra:
                 extra.append(c)
-    frame = summary_frame(rows, extra)
+    frame = summary_frame_of(rows, extra)  # row dicts and the tasks' column blocks
     n_units = sum(i["n"] for i in info.values())
     elapsed = time.perf_counter() - t0
     files: dict = {}
