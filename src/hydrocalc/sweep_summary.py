@@ -417,10 +417,24 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
         return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
     from hydrocalc.units import S_PER_HR
 
-    buf = np.add(a[..., 1:], a[..., :-1])
-    np.multiply(dt_hr * S_PER_HR, buf, out=buf)
-    np.divide(buf, 2.0, out=buf)
-    return a.max(axis=-1), buf.sum(axis=-1)
+    if a.ndim != 3:
+        buf = np.add(a[..., 1:], a[..., :-1])
+        np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+        np.divide(buf, 2.0, out=buf)
+        return a.max(axis=-1), buf.sum(axis=-1)
+    # one storm at a time (its series stay in the processor's caches); each row is reduced
+    # on its own, so the values are those of the whole array at once
+    peak = np.empty(a.shape[:2])
+    vol = np.empty(a.shape[:2])
+    buf = np.empty((a.shape[1], a.shape[2] - 1))
+    for i in range(a.shape[0]):
+        ai = a[i]
+        ai.max(axis=-1, out=peak[i])
+        np.add(ai[:, 1:], ai[:, :-1], out=buf)
+        np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+        np.divide(buf, 2.0, out=buf)
+        buf.sum(axis=-1, out=vol[i])
+    return peak, vol
 
 
 def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
