@@ -132,6 +132,14 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         restore()
 
 
+def _import_writers() -> None:
+    """Import the summary writers' libraries now (pandas' Parquet support and pyarrow's
+    writer): done while the workers' fork server starts, not in the serial end."""
+    with contextlib.suppress(ImportError):
+        import pandas.io.parquet  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+
+
 def _terminate_as_interrupt() -> Callable[[], None]:
     """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
     terminated batch stops its workers and writes its partial summary; returns the undo."""
@@ -207,6 +215,8 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             _stop_pool(pool)
         raise
     if server and tasks:
+        if out_dir is not None:  # while the fork server may still be warming up
+            _import_writers()
         pool = _start_pool(workers)
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
