@@ -453,14 +453,29 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
              for u, s in enumerate(sites)]
     m, _, nt = inn[pond_ids[0]].shape
     k = len(items)
-    q = np.empty((m, k, nt))
-    for i, pid in enumerate(pond_ids):  # one unit of each pond: inflow / count
+    # one unit of each pond: inflow / count. An inflow the same for every variant of the
+    # block (with one count) is divided once per storm and shared by the variants' rows
+    parts, inflow_of_row = [], np.empty((m, k), dtype=np.intp)
+    n_rows = 0
+    for i, pid in enumerate(pond_ids):
         counts = np.array([float(p.count) for p, _, _ in items[i * nv:(i + 1) * nv]])
-        np.divide(inn[pid], counts[None, :, None], out=q[:, i * nv:(i + 1) * nv])
-    fused = _route_fused(q, [p for p, _, _ in items], dt, routing, noise, series)
+        src = inn[pid]
+        if _same_for_all(src) and (counts == counts[0]).all():
+            parts.append(np.divide(src[:, 0], counts[0]))  # (m, nt)
+            inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m)[:, None]
+            n_rows += m
+        else:
+            parts.append(np.divide(src, counts[None, :, None]).reshape(m * nv, nt))
+            inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m * nv).reshape(m, nv)
+            n_rows += m * nv
+    q_rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
+                         [p for p, _, _ in items], dt, routing, noise, series)
     if fused is not None:
         primary, discarded, storage, over = fused
         return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
+    q = q_rows[inflow_of_row.reshape(-1)].reshape(m, k, nt)
+    del q_rows
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _, _ in items], dtype=float),
                          (m, k))
     tw = np.array([p.tailwater if isinstance(p.tailwater, float) else np.nan
@@ -539,14 +554,16 @@ def _pond_table(pond, dt_s: float, routing):
     return table
 
 
-def _route_fused(q, ponds, dt, routing, noise, series):
+def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
     """:func:`_route`'s routing and split by :func:`hydrocalc._route_kernel.route_split`
-    (one table per distinct pond object); None when the compiled loop is unavailable."""
+    (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
+    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
+    when the compiled loop is unavailable."""
     from hydrocalc import _route_kernel
 
     if not (_route_kernel._WANTED and _route_kernel.available()):
         return None
-    m, k, nt = q.shape
+    m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
     index: dict[int, int] = {}
     tables, stages, of_pond = [], [], np.empty(k, dtype=np.intp)
@@ -558,8 +575,8 @@ def _route_fused(q, ponds, dt, routing, noise, series):
             stages.append(float(pond.initial_stage_ft))
         of_pond[j] = t
     rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
-    res = _route_kernel.route_split(q.reshape(m * k, nt), rows, tables, stages, noise,
-                                    series)
+    res = _route_kernel.route_split(q_rows, rows, tables, stages, noise, series,
+                                    inflow_of_row=inflow_of_row)
     if res is None:
         return None
     primary, storage, discarded, over = res
