@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import pathlib
+import sys
 
 import numpy as np
 import pandas as pd
@@ -198,6 +199,28 @@ def test_process_pool_gives_the_same_summary_as_synchronous():
     sync = batch.run_batch(inputs, scheduler="synchronous", progress=False)
     assert_same_summary(procs.summary, sync.summary, rtol=0)
     assert procs.worker_peak_rss_mb and all(v > 0 for v in procs.worker_peak_rss_mb.values())
+
+
+@pytest.mark.slow
+def test_spawned_workers_give_the_same_summary_as_forked_ones():
+    # the local pool forks its workers from a warmed-up server where the platform has one;
+    # dask's multiprocessing.context = "spawn" (or a platform without it) spawns them, and
+    # they warm up themselves: the same table either way
+    import dask
+
+    from hydrocalc.batch import workers
+
+    inputs = [FIX / "lot_c.toml", FIX / "sweep_some_invalid.toml"]
+    if sys.platform.startswith("linux"):
+        assert workers._pool_context().get_start_method() == "forkserver"
+    forked = batch.run_batch(inputs, scheduler="processes", workers=2, chunk_size=3,
+                             progress=False)
+    with dask.config.set({"multiprocessing.context": "spawn"}):
+        assert workers._pool_context().get_start_method() == "spawn"
+        spawned = batch.run_batch(inputs, scheduler="processes", workers=1, chunk_size=3,
+                                  progress=False)
+    assert_same_summary(forked.summary, spawned.summary, rtol=0)
+    assert forked.n_failed == spawned.n_failed > 0
 
 
 def test_plan_covers_every_scenario_once():
