@@ -125,10 +125,18 @@ def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
 
 def _frame(data: dict[str, list], cols: list[str]):
     """:func:`summary_frame` of the columns ``data`` (lists of equal length)."""
+    import numpy as np
     import pandas as pd
 
+    data = dict(data)
+    text = []
+    for c in _TEXT:  # columns of text only: converted once (no inference from the list)
+        if all(type(v) is str for v in data[c]):
+            data[c] = pd.Series(np.array(data[c], dtype=object), dtype=object).astype(str)
+        else:
+            text.append(c)
     frame = pd.DataFrame(data, columns=cols)
-    for c in _TEXT:
+    for c in text:
         frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
     for c in _BOOL:
         frame[c] = frame[c].astype("boolean")
