@@ -7,7 +7,8 @@ array operations over (storm, scenario, time):
 
 1. the runoff hydrographs of every distinct (area, CN, Tc) of the chunk's subcatchments in
    one :func:`hydrocalc.hydrograph.runoff_hydrographs` call (TR-55/TR-20 unit-hydrograph
-   convolution, as :func:`hydrocalc.analysis.analyze`);
+   convolution, as :func:`hydrocalc.analysis.analyze`), reused by the next blocks whose
+   call would have exactly the same inputs;
 2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
    views of the runoff batch; a node fed by one node shares its array);
 3. every (scenario x pond x storm) routed by the storage-indication method with the
@@ -20,7 +21,11 @@ array operations over (storm, scenario, time):
    reductions over the time axis, and the criteria rows from
    :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
    outflows, pond overtopping and, when the channel-protection volume is evaluated, the
-   pond series of all units and the unrouted runoff, as the full analysis keeps them).
+   pond series of all units and the unrouted runoff, as the full analysis keeps them); the
+   criteria read the design-point peaks from these reductions
+   (:meth:`hydrocalc.analysis.Hydrology.peak_cfs`) and keep the values that depend only on
+   the site's inputs under all of those inputs
+   (:meth:`hydrocalc.analysis.Hydrology.memo`: WQv, Rv, minimum RRv).
 
 The results equal those of :func:`~hydrocalc.analysis.analyze` on each scenario (same
 operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
