@@ -243,6 +243,15 @@ def _noop() -> None:
     """A task that does nothing (starts a pool's worker processes)."""
 
 
+_PRELOAD = ["hydrocalc.batch._warm"]
+
+
+def _has_fork_server() -> bool:
+    import multiprocessing
+
+    return sys.platform != "win32" and "forkserver" in multiprocessing.get_all_start_methods()
+
+
 def _pool_context():
     """The multiprocessing context of the local pool.
 
@@ -260,23 +269,42 @@ def _pool_context():
     from dask.multiprocessing import get_context
 
     wanted = dask.config.get("multiprocessing.context", None)
-    if wanted in (None, "forkserver") and sys.platform != "win32" and \
-            "forkserver" in multiprocessing.get_all_start_methods():
+    if wanted in (None, "forkserver") and _has_fork_server():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["hydrocalc.batch._warm"])
+        ctx.set_forkserver_preload(_PRELOAD)
         return ctx
     return get_context()
 
 
 def start_server() -> bool:
     """Start the warmed-up fork server of the local pool now (it imports and loads in its own
-    process while the caller goes on); True when the pool uses one, False (nothing started)
-    otherwise."""
-    ctx = _pool_context()
-    if ctx.get_start_method() != "forkserver":
-        return False
+    process while the caller goes on); True when the pool uses one, False (nothing left
+    running) otherwise.
+
+    The server is started before dask is imported (a quarter of a second that the server's
+    warm-up, the longest part of a batch's start, need not wait for); if dask's
+    configuration then names another start method, it is stopped again.
+    """
+    import multiprocessing
     from multiprocessing import forkserver
 
+    early = False
+    if "dask" not in sys.modules and _has_fork_server():
+        multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD)
+        forkserver.ensure_running()
+        early = True
+    ctx = _pool_context()
+    if ctx.get_start_method() != "forkserver":
+        if early:
+            import contextlib
+
+            import signal
+
+            with contextlib.suppress(Exception):  # private API: leave it idle if it moved
+                server = forkserver._forkserver
+                os.kill(server._forkserver_pid, signal.SIGTERM)  # not its warm-up's end
+                server._stop()
+        return False
     forkserver.ensure_running()
     return True
 
