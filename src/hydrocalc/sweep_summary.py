@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -130,7 +131,8 @@ def _hydrology_class():
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
         functions of the frozen pond object) are computed once per pond object."""
 
-        peaks: dict = {}  # (scenario, node) -> peaks (m,) of the variant (set per variant)
+        #: (scenario, node) -> peaks (m,) of the variant (set per variant)
+        peaks: ClassVar[dict] = {}
 
         @staticmethod
         def max_storage_ft3(pond) -> float:

@@ -10,6 +10,7 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -115,8 +116,6 @@ class BatchResult:
 
 def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
     """Rows -> the summary DataFrame with stable dtypes (text, nullable boolean, float)."""
-    import pandas as pd
-
     cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
     rows = rows if isinstance(rows, list) else list(rows)
     # column by column (a missing key is a missing value, as DataFrame(list of dicts))
@@ -172,7 +171,7 @@ def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
 
     ordered = sorted(pieces, key=key)
     if any(last(a) >= key(b) and (isinstance(a, RowBlock) or isinstance(b, RowBlock))
-           for a, b in zip(ordered, ordered[1:], strict=False)):
+           for a, b in itertools.pairwise(ordered)):
         # a block's range overlaps another piece: the rows one by one, in arrival order
         rows: list[dict] = []
         for p in pieces:

@@ -11,6 +11,7 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -92,7 +93,7 @@ class RowBlock:
     scenario. A missing column of a row is None (as a row dict without the key).
     """
 
-    __slots__ = ("columns", "n", "key")
+    __slots__ = ("columns", "key", "n")
 
     def __init__(self, columns: dict[str, list], n: int, key: tuple[int, int]):
         self.columns = columns
@@ -107,7 +108,7 @@ class RowBlock:
         if len(blocks) == len(rows):  # blocks of disjoint scenario ranges: concatenated
             blocks.sort(key=lambda b: b.key)
             spans = [(b.columns["_index"][0], b.columns["_index"][-1]) for b in blocks if b.n]
-            if all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False)):
+            if all(a[1] < b[0] for a, b in itertools.pairwise(spans)):
                 return cls.concat(blocks)
         flat: list[dict] = []
         for r in rows:

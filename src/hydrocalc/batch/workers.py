@@ -297,7 +297,6 @@ def start_server() -> bool:
     if ctx.get_start_method() != "forkserver":
         if early:
             import contextlib
-
             import signal
 
             with contextlib.suppress(Exception):  # private API: leave it idle if it moved
