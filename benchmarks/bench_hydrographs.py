@@ -25,6 +25,14 @@ process glibc may return each ~0.7 MB result to the system and fault it in again
 was measured to cost as much as the transforms themselves, which is why the batch and
 the floor write into preallocated buffers.
 
+The batch is timed with its compiled passes (:mod:`hydrocalc._hydrograph_kernel`, numba,
+when installed) switched on with ``hydrocalc.hydrograph.use_compiled_passes()``, as a process that computes
+many batches would; they are switched off again at the end. Their one-off cost (importing
+numba and loading the kernels, about 1.3 s of CPU time per process) falls in the warm-up
+call and is reported as ``first_call_cpu_s``; the default path of a process that did not
+ask for them (numpy passes only, ``HYDROCALC_NO_NUMBA=1``) is timed interleaved too and
+reported as ``batch_numpy_cpu_median_s`` and ``ratio_to_floors_numpy_cpu``.
+
 Run ``python benchmarks/bench_hydrographs.py`` (add ``--quick`` for a smaller case), or
 import :func:`run` (returns a dict) from ``benchmarks/run_all.py``. Not a test: nothing here
 asserts a time.
@@ -189,17 +197,58 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
     repeats, loop_repeats : int
         Timed repetitions of the batch form and of the loop (medians are reported).
     """
+    from hydrocalc import _hydrograph_kernel
+    from hydrocalc.hydrograph import use_compiled_passes
+
     area_ac, cn, tc_hr, storms = make_inputs(n_sub, n_storms, seed=seed)
     end_hr = 24.0 + tail_hr
     call = lambda: runoff_hydrographs(area_ac, cn, tc_hr, storms, dt_hr=dt_hr,  # noqa: E731
                                       end_hr=end_hr)
-    hs = call()  # warm-up: imports, table cache, first-touch of the output memory
+    was_wanted = _hydrograph_kernel._WANTED
+    use_compiled_passes()
+    try:
+        return _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
+                    loop_repeats)
+    finally:
+        _hydrograph_kernel.use(was_wanted)
+
+
+def _numpy_path(call):
+    """``call()`` with the compiled passes switched off (the numpy path)."""
+    old = os.environ.get("HYDROCALC_NO_NUMBA")
+    os.environ["HYDROCALC_NO_NUMBA"] = "1"
+    try:
+        return call()
+    finally:
+        if old is None:
+            del os.environ["HYDROCALC_NO_NUMBA"]
+        else:
+            os.environ["HYDROCALC_NO_NUMBA"] = old
+
+
+def _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
+         loop_repeats) -> dict:
+    from hydrocalc import _hydrograph_kernel
+
+    # warm-up: imports (numba's start-up with the compiled passes), table cache,
+    # first-touch of the output memory
+    c0 = time.process_time()
+    hs = call()
+    first_cpu = time.process_time() - c0
+    work = hs.flow_cfs.shape[0] * hs.flow_cfs.shape[1] * (
+        max(int(np.ceil(s.duration_hr / dt_hr - 1e-9)) for s in storms) + 1)
+    compiled = _hydrograph_kernel.wanted(work)
+    plain = _numpy_path(call)
+    identical = bool(np.array_equal(plain.flow_cfs, hs.flow_cfs)
+                     and np.array_equal(plain.runoff_in, hs.runoff_in))
+    del plain
     m, n, nt = hs.flow_cfs.shape
     nfft = _batch_nfft(area_ac, cn, tc_hr, storms, dt_hr)
     # The batch and its floors interleaved: one of each per repeat.
     interleaved = {"batch": call, "write": lambda: output_write(m, n, nt),
                    "fft": lambda: fft_only(m, n, nfft),
-                   "fft_uh": lambda: fft_unit_hydrographs(n, nfft)}
+                   "fft_uh": lambda: fft_unit_hydrographs(n, nfft),
+                   "batch_numpy": lambda: _numpy_path(call)}
     wall = {key: [] for key in interleaved}
     cpu = {key: [] for key in interleaved}
     for _ in range(repeats):
@@ -257,6 +306,11 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
         "ratio_to_floors_and_uh_fft_cpu": batch_cpu / (write_cpu + fft_cpu + med_cpu["fft_uh"]),
         "floor_fft_alloc_s": alloc_s,
         "floor_fft_alloc_cpu_s": alloc_cpu,
+        "compiled_passes": compiled,
+        "first_call_cpu_s": first_cpu,
+        "batch_numpy_cpu_median_s": med_cpu["batch_numpy"],
+        "ratio_to_floors_numpy_cpu": med_cpu["batch_numpy"] / (write_cpu + fft_cpu),
+        "numpy_path_identical": identical,
         "floors_s": write_s + fft_s,
         "floors_cpu_s": write_cpu + fft_cpu,
         "ratio_to_floors": batch_s / (write_s + fft_s),
@@ -306,6 +360,11 @@ def main(argv=None) -> dict:
         print(f"  batch / floors                 {result['ratio_to_floors']:.2f} x "
               f"[{result['ratio_to_floors_cpu']:.2f} x; median of the {result['repeats']} "
               f"paired CPU ratios {result['ratio_to_floors_paired_cpu']:.2f} x]")
+        print(f"  compiled passes (numba): {'on' if result['compiled_passes'] else 'off'}; "
+              f"numpy path [{result['batch_numpy_cpu_median_s']:.3f} s] = "
+              f"[{result['ratio_to_floors_numpy_cpu']:.2f} x] the floors, identical: "
+              f"{result['numpy_path_identical']}; warm-up call incl. start-up "
+              f"[{result['first_call_cpu_s']:.3f} s]")
         print(f"  (not in the floor: the {result['n_subcatchments']:,} unit-hydrograph FFTs "
               f"[{result['fft_unit_hydrographs_cpu_s']:.3f} s]; batch / (floors + them) "
               f"[{result['ratio_to_floors_and_uh_fft_cpu']:.2f} x])")

@@ -154,7 +154,13 @@ def part_hydrographs(quick: bool):
              + (f"; not in the floor: the {r['n_subcatchments']:,} unit-hydrograph FFTs "
                 f"{_t(r['fft_unit_hydrographs_cpu_s'])} CPU (batch / (floors + them) "
                 f"{r['ratio_to_floors_and_uh_fft_cpu']:.2f}x)"
-                if "fft_unit_hydrographs_cpu_s" in r else "")]
+                if "fft_unit_hydrographs_cpu_s" in r else "")
+             + (f"; compiled passes (numba, switched on for the benchmark) "
+                f"{'on' if r['compiled_passes'] else 'off (not installed)'}: the numpy path "
+                f"{_t(r['batch_numpy_cpu_median_s'])} CPU = {r['ratio_to_floors_numpy_cpu']:.2f}x "
+                f"the floors (identical results: {r['numpy_path_identical']}); warm-up call "
+                f"incl. numba start-up {_t(r['first_call_cpu_s'])} CPU"
+                if "compiled_passes" in r else "")]
     return rows, notes
 
 
