@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import pathlib
+import sys
 
 import numpy as np
 import pandas as pd
@@ -198,6 +199,28 @@ def test_process_pool_gives_the_same_summary_as_synchronous():
     sync = batch.run_batch(inputs, scheduler="synchronous", progress=False)
     assert_same_summary(procs.summary, sync.summary, rtol=0)
     assert procs.worker_peak_rss_mb and all(v > 0 for v in procs.worker_peak_rss_mb.values())
+
+
+@pytest.mark.slow
+def test_spawned_workers_give_the_same_summary_as_forked_ones():
+    # the local pool forks its workers from a warmed-up server where the platform has one;
+    # dask's multiprocessing.context = "spawn" (or a platform without it) spawns them, and
+    # they warm up themselves: the same table either way
+    import dask
+
+    from hydrocalc.batch import workers
+
+    inputs = [FIX / "lot_c.toml", FIX / "sweep_some_invalid.toml"]
+    if sys.platform.startswith("linux"):
+        assert workers._pool_context().get_start_method() == "forkserver"
+    forked = batch.run_batch(inputs, scheduler="processes", workers=2, chunk_size=3,
+                             progress=False)
+    with dask.config.set({"multiprocessing.context": "spawn"}):
+        assert workers._pool_context().get_start_method() == "spawn"
+        spawned = batch.run_batch(inputs, scheduler="processes", workers=1, chunk_size=3,
+                                  progress=False)
+    assert_same_summary(forked.summary, spawned.summary, rtol=0)
+    assert forked.n_failed == spawned.n_failed > 0
 
 
 def test_plan_covers_every_scenario_once():
@@ -577,3 +600,31 @@ def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path
     monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     broken = dict(tasks[0], preload=b"not a pickle")  # unreadable: the files are loaded
     assert batch.run_task(broken)["rows"] == first["rows"] and len(loads) == 2
+
+
+def test_column_blocks_make_the_same_table_as_the_rows():
+    # the tasks send their rows as column blocks; the table must be the one of the rows
+    # sorted by (input, scenario), also when an error row falls inside a block's range
+    from hydrocalc.batch.output import summary_frame_of
+    from hydrocalc.batch.tasks import RowBlock
+
+    def row(i, idx, **kw):
+        return {"source": f"in{i}", "scenario": f"{idx:03d}", "pre_peak_cfs": idx + 0.5,
+                "status": "ok", "error": "", "_input": i, "_index": idx, **kw}
+
+    a = [row(0, k, cn=70.0 + k) for k in (0, 0, 1, 2)]
+    b = [row(0, k, cn=70.0 + k) for k in (5, 6, 6)]
+    err = dict(row(0, 4), status="error", error="bad value", pre_peak_cfs=None)
+    site = [row(1, 0, post_peak_cfs=2.0), row(1, 0, post_peak_cfs=3.0)]
+    for pieces, rows in (
+            ([RowBlock.from_rows(b), *site, RowBlock.from_rows(a), err], a + [err] + b + site),
+            ([RowBlock.from_rows(a + b), err, *site], a + [err] + b + site)):  # err inside
+        got = summary_frame_of(pieces, ["cn"])
+        want = batch.summary_frame(sorted(rows, key=lambda r: (r["_input"], r["_index"])),
+                                   ["cn"])
+        assert got.equals(want)
+        assert list(got["scenario"]) == [r["scenario"] for r in sorted(
+            rows, key=lambda r: (r["_input"], r["_index"]))]
+    block = RowBlock.from_rows([b[2], err, a[0]])  # sorted, stable, the missing value None
+    assert block.columns["_index"] == [0, 4, 6] and block.columns["cn"][1] is None
+    assert block.rows()[0] == a[0]

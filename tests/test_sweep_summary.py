@@ -189,3 +189,71 @@ def test_compiled_route_and_split_equals_the_numpy_routing_exactly(monkeypatch, 
     assert compiled == plain  # bit for bit, every row
     for site, got in zip(sites[:3], compiled, strict=False):
         _assert_rows_equal(got, analyze(site).summary_rows())
+
+
+def _pelham_sweep(tmp_path, body: str):
+    base = PELHAM.parent.parent / "pelham" / "site.toml"
+    path = tmp_path / "sweep.toml"
+    path.write_text(f'base = "{base.as_posix()}"\n{body}', encoding="utf-8")
+    return load_sweep(path)
+
+
+def test_memoized_criteria_values_follow_their_inputs(tmp_path):
+    # WQv, Rv and the minimum RRv are kept per process by exact inputs (Hydrology.memo):
+    # one block whose variants change the WQv depth and the impervious cover must give each
+    # variant analyze()'s rows, and the WQv verdict must change across them (a value kept
+    # under too coarse a key would repeat the first variant's verdict)
+    sw = _pelham_sweep(tmp_path, """
+[[vary]]
+field = "storms.wqv_precip_in"
+values = [1.3, 1.5, 1.7]
+[[vary]]
+field = "post.subcatchment[S-1].impervious_connected_ac"
+op = "scale"
+values = [0.8, 1.0, 1.3]
+""")
+    sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
+    for block in (sites, sites[::-1]):  # either variant first in the process's memo
+        rows = sweep_summary.summary_rows_many(block)
+        for site, got in zip(block, rows, strict=True):
+            _assert_rows_equal(got, analyze(site).summary_rows())
+    verdicts = {r["wqv_pass"] for got in rows for r in got}
+    assert verdicts == {True, False}
+
+
+def test_reused_runoff_and_end_time_follow_the_times_of_concentration(tmp_path):
+    # the runoff batch of a block is reused by the next block with the same inputs, the
+    # largest effective Tc per tuple of Tc values: blocks that change Tc (and come back to
+    # an earlier one) must each give analyze()'s rows, Tc below the 0.1 h minimum included
+    sw = _pelham_sweep(tmp_path, """
+[[vary]]
+field = "*.subcatchment[*].tc_hr"
+op = "scale"
+values = [1.0, 0.3, 1.6]
+[[vary]]
+field = "post.pond[P-1].outlet[low_orifice].diameter_in"
+values = [1.5, 3.0]
+""")
+    blocks = [[0, 1], [2, 3], [0, 1], [4, 5], [2, 3]]
+    for idx in blocks:
+        sites = [sw.scenario(i) for i in idx]
+        for site, got in zip(sites, sweep_summary.summary_rows_many(sites), strict=True):
+            _assert_rows_equal(got, analyze(site).summary_rows())
+
+
+def test_scenarios_share_the_base_topology_only_when_their_links_are_equal():
+    import dataclasses
+
+    from hydrocalc.sweep.overrides import _same_topology
+
+    site = load_sweep(PELHAM).site
+    post = site.post
+    same = _same_topology(post, dataclasses.replace(post, description="copy"))
+    assert same.order is post.order and same.upstream is post.upstream
+    # S-1 drained to the design point directly instead of the pond: other links
+    sub = dataclasses.replace(post.subcatchments[0], to=post.design_points[0].id)
+    moved = _same_topology(post, dataclasses.replace(
+        post, subcatchments=(sub, *post.subcatchments[1:])))
+    assert moved.edges[sub.id] != post.edges[sub.id]
+    assert moved.upstream is not post.upstream
+    assert moved.upstream[post.ponds[0].id] != post.upstream[post.ponds[0].id]

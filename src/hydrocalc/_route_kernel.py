@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use"]
+__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use",
+           "warm_up"]
 
 _KERNEL = None
 _SPLIT = None
@@ -134,14 +135,17 @@ def _compile():
                     discarded[b, i] = d
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def fused(q2, table_of_row, x0, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_hslope,
-              lo, hi, top, half_dt_s, dt_s, noise, n_parts, q_off, q_flat, q_slope, primary,
-              storage, discarded, keep, over):  # pragma: no cover - compiled
+    def fused(q2, inflow_of_row, table_of_row, x0, j0, o0, flat_si, flat_o, flat_slope,
+              flat_h, flat_hslope, lo, hi, top, half_dt_s, dt_s, noise, n_parts, q_off,
+              q_flat, q_slope, primary, storage, discarded, keep,
+              over):  # pragma: no cover - compiled
         # error_model="numpy": no zero-division branch (no divisor here is zero; the
         # quotients are the same IEEE divisions)
-        bsize, nt = q2.shape
+        bsize = table_of_row.shape[0]
+        nt = q2.shape[1]
         for b in range(bsize):
             tb = table_of_row[b]
+            qb = inflow_of_row[b]
             xb = x0[tb]
             jb = j0[tb]
             ob = o0[tb]
@@ -155,7 +159,7 @@ def _compile():
             jj = lo_b
             for i in range(nt):
                 if i > 0:  # the recurrence of `loop`, operation for operation
-                    xb = (q2[b, i] + q2[b, i - 1]) + xb
+                    xb = (q2[qb, i] + q2[qb, i - 1]) + xb
                     xb = xb - o2
                     while jb < hi_b and flat_si[jb + 1] <= xb:
                         jb += 1
@@ -274,7 +278,8 @@ def split_outflow(out_q, storage, dt_s, noise, tables, keep_discarded):
     return primary.reshape(shape), (discarded.reshape(shape) if keep_discarded else None)
 
 
-def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
+def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
+                inflow_of_row=None):
     r"""Route pond-storms and split their outflow in one compiled pass per pond-storm.
 
     The recurrence of :func:`series_loop` followed, step by step, by the primary/discarded
@@ -284,7 +289,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
 
     Parameters
     ----------
-    q2 : ndarray (B, nt)
+    q2 : ndarray (B, nt), or (Q, nt) with ``inflow_of_row``
         Inflows of one unit of each pond-storm. [ft3/s]
     table_of_row : ndarray of intp (B,)
         Index into ``tables`` of each pond-storm.
@@ -297,6 +302,9 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
         Relative round-off below which a primary flow is zero (of each row's peak). [-]
     keep_series : bool
         Also return the storage [ft3] and discarded flow [ft3/s] series.
+    inflow_of_row : ndarray of intp (B,), optional
+        Row of ``q2`` holding each pond-storm's inflow (pond-storms with the same inflow,
+        e.g. the variants of a pond in one storm, share one row); default row ``b``.
 
     Returns
     -------
@@ -346,12 +354,21 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series):
     top = np.array([tb.top for tb in tables], dtype=float)
     dt_s = float(tables[0].dt_s)
     q2 = np.ascontiguousarray(q2, dtype=float)
-    bsize, nt = q2.shape
+    table_of_row = np.ascontiguousarray(table_of_row, dtype=np.intp)
+    bsize, nt = table_of_row.shape[0], q2.shape[1]
+    if inflow_of_row is None:
+        if q2.shape[0] != bsize:
+            raise ValueError("q2 must have one row per pond-storm without inflow_of_row")
+        inflow_of_row = np.arange(bsize, dtype=np.intp)
+    inflow_of_row = np.ascontiguousarray(inflow_of_row, dtype=np.intp)
+    if inflow_of_row.shape != (bsize,) or (bsize and not (
+            0 <= inflow_of_row.min() and inflow_of_row.max() < q2.shape[0])):
+        raise ValueError("inflow_of_row must give a row of q2 for every pond-storm")
     primary = np.empty((bsize, nt))
     storage = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
     discarded = np.empty((bsize, nt)) if keep_series else np.empty((1, 1))
     over = np.empty(bsize, dtype=np.bool_)
-    _FUSED(q2, np.ascontiguousarray(table_of_row, dtype=np.intp), x0, j0, o0, flat_si,
+    _FUSED(q2, inflow_of_row, table_of_row, x0, j0, o0, flat_si,
            flat_o, flat_slope, flat_h, flat_hslope, lo, hi, top, dt_s / 2.0, dt_s,
            float(noise), n_parts, q_off, q_flat, q_slope, primary, storage, discarded,
            bool(keep_series), over)
@@ -391,6 +408,36 @@ def _fused_arrays(tb, h0: float) -> dict:
         _FUSED_ARRAYS.clear()
     _FUSED_ARRAYS[key] = (tb, out)
     return out
+
+
+def warm_up() -> bool:
+    """Load the compiled pass of :func:`route_split` now (from numba's cache, compiling it
+    the first time), by routing one tiny made-up pond-storm; True when it was loaded.
+
+    Called by the batch's fork server before it forks the workers, so no worker loads it
+    itself; the arrays have the types and layouts :func:`route_split` always passes, so the
+    loaded machine code is the one the tasks call.
+    """
+    if not (installed() and available()):
+        return False
+    import types
+
+    import numpy as np
+
+    si = np.array([0.0, 1.0, 2.0])
+    out = np.array([0.0, 0.5, 1.0])
+    tb = types.SimpleNamespace(si=si, outflow=out, stage=np.array([0.0, 1.0, 2.0]),
+                               slope=np.diff(out) / np.diff(si), top=2.0, dt_s=60.0,
+                               parts=[("exfiltration", "discarded", out * 0.1)])
+    was = _WANTED
+    use(True)
+    try:
+        for keep in (True, False):
+            route_split(np.zeros((1, 4)), np.zeros(1, dtype=np.intp), [tb], [0.0], 1e-9, keep)
+    finally:
+        use(was)
+        _FUSED_ARRAYS.pop((id(tb), 0.0), None)
+    return True
 
 
 def _disabled() -> bool:

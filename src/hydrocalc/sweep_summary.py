@@ -7,7 +7,8 @@ array operations over (storm, scenario, time):
 
 1. the runoff hydrographs of every distinct (area, CN, Tc) of the chunk's subcatchments in
    one :func:`hydrocalc.hydrograph.runoff_hydrographs` call (TR-55/TR-20 unit-hydrograph
-   convolution, as :func:`hydrocalc.analysis.analyze`);
+   convolution, as :func:`hydrocalc.analysis.analyze`), reused by the next blocks whose
+   call would have exactly the same inputs;
 2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
    views of the runoff batch; a node fed by one node shares its array);
 3. every (scenario x pond x storm) routed by the storage-indication method with the
@@ -20,7 +21,11 @@ array operations over (storm, scenario, time):
    reductions over the time axis, and the criteria rows from
    :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
    outflows, pond overtopping and, when the channel-protection volume is evaluated, the
-   pond series of all units and the unrouted runoff, as the full analysis keeps them).
+   pond series of all units and the unrouted runoff, as the full analysis keeps them); the
+   criteria read the design-point peaks from these reductions
+   (:meth:`hydrocalc.analysis.Hydrology.peak_cfs`) and keep the values that depend only on
+   the site's inputs under all of those inputs
+   (:meth:`hydrocalc.analysis.Hydrology.memo`: WQv, Rv, minimum RRv).
 
 The results equal those of :func:`~hydrocalc.analysis.analyze` on each scenario (same
 operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -125,6 +131,9 @@ def _hydrology_class():
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
         functions of the frozen pond object) are computed once per pond object."""
 
+        #: (scenario, node) -> peaks (m,) of the variant (set per variant)
+        peaks: ClassVar[dict] = {}
+
         @staticmethod
         def max_storage_ft3(pond) -> float:
             return _pond_memo("max", pond, None, lambda: Hydrology.max_storage_ft3(pond))
@@ -139,7 +148,31 @@ def _hydrology_class():
             return _pond_memo("stage", pond, float(storage_ft3),
                               lambda: Hydrology.stage_at_ft(pond, storage_ft3))
 
+        def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
+            # the block's reductions (largest ordinate of the same series: the same value)
+            peaks = self.peaks.get((scenario, node))
+            if peaks is None:
+                return Hydrology.peak_cfs(self, scenario, node, i_storm)
+            return float(peaks[i_storm])
+
+        def memo(self, key: tuple, compute):
+            # values of the site's inputs only (the key holds them all): kept per process
+            hit = _CRIT_MEMO.get(key, _MISSING)
+            if hit is _MISSING:
+                hit = compute()
+                if len(_CRIT_MEMO) >= _CRIT_MEMO_SIZE:
+                    _CRIT_MEMO.clear()
+                _CRIT_MEMO[key] = hit
+            return hit
+
     return _BlockHydrology
+
+
+#: Criteria values that depend only on their inputs (WQv, Rv, ... keyed on every input:
+#: :meth:`hydrocalc.analysis.Hydrology.memo`), kept across the blocks of a process.
+_CRIT_MEMO: dict = {}
+_CRIT_MEMO_SIZE = 4096
+_MISSING = object()
 
 
 _BLOCK_HYDROLOGY = None
@@ -251,10 +284,8 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                     pos.append(keys.setdefault((float(x.area_ac), float(x.cn),
                                                 float(x.tc_hr)), len(keys)))
                 sub_pos[f"{name}:{sub.id}"] = np.asarray(pos, dtype=np.intp)
-        ks = list(keys)
-        hs = runoff_hydrographs([k[0] for k in ks], [k[1] for k in ks], [k[2] for k in ks],
-                                hyetos, dt_hr=dt, prf=opt.prf, ia_ratio=opt.ia_ratio,
-                                end_hr=end_hr, names=[f"u{i}" for i in range(len(ks))])
+        hs = _runoff(list(keys), hyetos, dt, opt.prf, opt.ia_ratio, end_hr,
+                     runoff_hydrographs)
         flows = hs.flow_cfs  # (m, K, nt)
         m, nt = len(names), flows.shape[-1]
 
@@ -327,6 +358,30 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     return rows_out
 
 
+#: The last runoff batches of :func:`_group_rows` with their exact inputs (consecutive blocks
+#: of a sweep chunk often have the same subcatchments and storms: only a pond varies).
+_RUNOFF_MEMO: list = []
+_RUNOFF_MEMO_SIZE = 2
+
+
+def _runoff(ks, hyetos, dt, prf, ia_ratio, end_hr, runoff_hydrographs):
+    """``runoff_hydrographs`` of the (area, CN, Tc) ``ks`` in ``hyetos``, reused when a
+    recent block had the same inputs (the same call: the same arrays, made read-only)."""
+    key = (tuple(ks), float(dt), repr(prf), repr(ia_ratio), repr(end_hr))
+    for k, storms, hs in _RUNOFF_MEMO:
+        if k == key and len(storms) == len(hyetos) and all(
+                a is b for a, b in zip(storms, hyetos, strict=True)):
+            return hs
+    hs = runoff_hydrographs([k[0] for k in ks], [k[1] for k in ks], [k[2] for k in ks],
+                            hyetos, dt_hr=dt, prf=prf, ia_ratio=ia_ratio, end_hr=end_hr,
+                            names=[f"u{i}" for i in range(len(ks))])
+    hs.flow_cfs.setflags(write=False)
+    hs.time_hr.setflags(write=False)
+    _RUNOFF_MEMO.append((key, tuple(hyetos), hs))
+    del _RUNOFF_MEMO[:-_RUNOFF_MEMO_SIZE]
+    return hs
+
+
 def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydrology,
                   time_hr, dt, red, criteria) -> list[dict]:
     """The summary rows of variant ``v`` of a block (criteria read views of its arrays)."""
@@ -339,6 +394,7 @@ def _variant_rows(v, site, names, pond_info, pond_in, dp_out, subs, first, hydro
         runs[name] = _VariantRun(v, dp_out[name], pond_in.get(name, {}), ponds,
                                  subs[name], first.scenarios[name].upstream)
     hydro = hydrology(runs, names, time_hr, dt)
+    hydro.peaks = {key: peaks[:, v] for key, (peaks, _) in red.items()}
     crit_rows = [] if site.criteria.standard == "none" else criteria.evaluate(site, hydro)[0]
     return _rows(site, names, red, v, crit_rows)
 
@@ -368,10 +424,24 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
         return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
     from hydrocalc.units import S_PER_HR
 
-    buf = np.add(a[..., 1:], a[..., :-1])
-    np.multiply(dt_hr * S_PER_HR, buf, out=buf)
-    np.divide(buf, 2.0, out=buf)
-    return a.max(axis=-1), buf.sum(axis=-1)
+    if a.ndim != 3:
+        buf = np.add(a[..., 1:], a[..., :-1])
+        np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+        np.divide(buf, 2.0, out=buf)
+        return a.max(axis=-1), buf.sum(axis=-1)
+    # one storm at a time (its series stay in the processor's caches); each row is reduced
+    # on its own, so the values are those of the whole array at once
+    peak = np.empty(a.shape[:2])
+    vol = np.empty(a.shape[:2])
+    buf = np.empty((a.shape[1], a.shape[2] - 1))
+    for i in range(a.shape[0]):
+        ai = a[i]
+        ai.max(axis=-1, out=peak[i])
+        np.add(ai[:, 1:], ai[:, :-1], out=buf)
+        np.multiply(dt_hr * S_PER_HR, buf, out=buf)
+        np.divide(buf, 2.0, out=buf)
+        buf.sum(axis=-1, out=vol[i])
+    return peak, vol
 
 
 def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
@@ -390,14 +460,29 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
              for u, s in enumerate(sites)]
     m, _, nt = inn[pond_ids[0]].shape
     k = len(items)
-    q = np.empty((m, k, nt))
-    for i, pid in enumerate(pond_ids):  # one unit of each pond: inflow / count
+    # one unit of each pond: inflow / count. An inflow the same for every variant of the
+    # block (with one count) is divided once per storm and shared by the variants' rows
+    parts, inflow_of_row = [], np.empty((m, k), dtype=np.intp)
+    n_rows = 0
+    for i, pid in enumerate(pond_ids):
         counts = np.array([float(p.count) for p, _, _ in items[i * nv:(i + 1) * nv]])
-        np.divide(inn[pid], counts[None, :, None], out=q[:, i * nv:(i + 1) * nv])
-    fused = _route_fused(q, [p for p, _, _ in items], dt, routing, noise, series)
+        src = inn[pid]
+        if _same_for_all(src) and (counts == counts[0]).all():
+            parts.append(np.divide(src[:, 0], counts[0]))  # (m, nt)
+            inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m)[:, None]
+            n_rows += m
+        else:
+            parts.append(np.divide(src, counts[None, :, None]).reshape(m * nv, nt))
+            inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m * nv).reshape(m, nv)
+            n_rows += m * nv
+    q_rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
+                         [p for p, _, _ in items], dt, routing, noise, series)
     if fused is not None:
         primary, discarded, storage, over = fused
         return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
+    q = q_rows[inflow_of_row.reshape(-1)].reshape(m, k, nt)
+    del q_rows
     h0 = np.broadcast_to(np.array([p.initial_stage_ft for p, _, _ in items], dtype=float),
                          (m, k))
     tw = np.array([p.tailwater if isinstance(p.tailwater, float) else np.nan
@@ -476,14 +561,16 @@ def _pond_table(pond, dt_s: float, routing):
     return table
 
 
-def _route_fused(q, ponds, dt, routing, noise, series):
+def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
     """:func:`_route`'s routing and split by :func:`hydrocalc._route_kernel.route_split`
-    (one table per distinct pond object); None when the compiled loop is unavailable."""
+    (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
+    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
+    when the compiled loop is unavailable."""
     from hydrocalc import _route_kernel
 
     if not (_route_kernel._WANTED and _route_kernel.available()):
         return None
-    m, k, nt = q.shape
+    m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
     index: dict[int, int] = {}
     tables, stages, of_pond = [], [], np.empty(k, dtype=np.intp)
@@ -495,8 +582,8 @@ def _route_fused(q, ponds, dt, routing, noise, series):
             stages.append(float(pond.initial_stage_ft))
         of_pond[j] = t
     rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
-    res = _route_kernel.route_split(q.reshape(m * k, nt), rows, tables, stages, noise,
-                                    series)
+    res = _route_kernel.route_split(q_rows, rows, tables, stages, noise, series,
+                                    inflow_of_row=inflow_of_row)
     if res is None:
         return None
     primary, storage, discarded, over = res

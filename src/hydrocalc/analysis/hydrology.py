@@ -51,3 +51,16 @@ class Hydrology:
     def stage_at_ft(pond, storage_ft3: float) -> float:
         """Stage of a pond holding ``storage_ft3`` over all its units. [ft]"""
         return _stage_at(pond, storage_ft3)
+
+    def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
+        """Peak (largest ordinate) of ``node``'s outflow in storm ``i_storm``. [ft3/s]"""
+        return float(self.runs[scenario].node_outflow(node)[i_storm].max())
+
+    def memo(self, key: tuple, compute):
+        """``compute()``: a value of the criteria that depends only on ``key``.
+
+        ``key`` holds every input of the value (what ``compute`` reads), so a caller that
+        evaluates many variants of a site (the batch summary path) may keep the value under
+        it and reuse it for an equal key; here it is computed every time.
+        """
+        return compute()

@@ -41,17 +41,31 @@ def _conveyance_travel_hr(reach) -> float:
     return 3.0 * conv.length_ft / v_full / S_PER_HR
 
 
+@functools.lru_cache(maxsize=1024)
+def _max_effective_tc_hr(tcs_hr: tuple) -> float:
+    """Largest :func:`hydrocalc.unit_hydrograph.effective_tc_hr` of ``tcs_hr`` (kept per
+    distinct tuple: the variants of a sweep share a few; called only for Tc values that
+    raise no warning, so a cached value hides none). [h]"""
+    from hydrocalc.unit_hydrograph import effective_tc_hr
+
+    return float(np.max(effective_tc_hr(np.array(tcs_hr))))
+
+
 def _end_hr(site, storms_duration_hr: float) -> float | None:
     """Simulation end: the user's ``analysis.duration_hr``, else automatic."""
     opt = site.options
     if opt.duration_hr is not None:
         return float(opt.duration_hr)
-    from hydrocalc.unit_hydrograph import effective_tc_hr
-
     tcs = [s.tc_hr for sc in site.scenarios.values() for s in sc.subcatchments]
     # a rational hydrograph lasts 2 Tc around the storm's peak (no TR-20 minimum applies)
     tcs += [max(s.tc_hr, 0.1) for sc in site.scenarios.values() for s in sc.rational]
-    tp = opt.dt_hr / 2.0 + 0.6 * float(np.max(effective_tc_hr(np.array(tcs))))
+    from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
+
+    if tcs and all(t >= MIN_TC_HR for t in tcs):  # nothing to warn about: kept per tuple
+        tc_max = _max_effective_tc_hr(tuple(tcs))
+    else:
+        tc_max = float(np.max(effective_tc_hr(np.array(tcs))))
+    tp = opt.dt_hr / 2.0 + 0.6 * tc_max
     lag = 0.0
     for sc in site.scenarios.values():
         lag = max(lag, sum(r.lag_hr + _conveyance_travel_hr(r) for r in sc.reaches))

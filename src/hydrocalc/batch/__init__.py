@@ -55,6 +55,7 @@ Modules (each builds on the ones above it)
 ------------------------------------------
 ==============================  ===================================================================
 :mod:`hydrocalc.batch.tasks`    one task's work in a worker: :func:`run_task`, the summary rows
+                                (a sweep task's as one :class:`RowBlock` of columns)
 :mod:`hydrocalc.batch.plan`     :func:`plan_tasks`, :func:`default_task_memory_mb` (chunk sizes)
 :mod:`hydrocalc.batch.workers`  the local process pool, ``dask.distributed``, the progress report
 :mod:`hydrocalc.batch.output`   :class:`BatchResult`, :func:`summary_frame`, atomic CSV/JSON writes
@@ -81,6 +82,7 @@ from hydrocalc.batch.tasks import (  # noqa: F401 (re-exported)
     _ok_rows,
     _peak_rss_mb,
     _proc_status_mb,
+    RowBlock,
     run_task,
     _site_rows,
     _stat_key,
@@ -112,8 +114,10 @@ from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
     _run_local,
     _start_pool,
     _stop_pool,
+    start_server,
     tune_worker_malloc,
     _wait_for_workers,
+    warm_up,
     _worker_init,
     WORKER_WAIT_S,
 )
@@ -124,6 +128,7 @@ from hydrocalc.batch.output import (  # noqa: F401 (re-exported)
     _csv_column,
     SUMMARY_COLUMNS,
     summary_frame,
+    summary_frame_of,
     _TEXT,
     _write_csv,
     _write_csv_columns,

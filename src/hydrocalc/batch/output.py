@@ -10,6 +10,7 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -115,13 +116,26 @@ class BatchResult:
 
 def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
     """Rows -> the summary DataFrame with stable dtypes (text, nullable boolean, float)."""
-    import pandas as pd
-
     cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
     rows = rows if isinstance(rows, list) else list(rows)
     # column by column (a missing key is a missing value, as DataFrame(list of dicts))
-    frame = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols}, columns=cols)
-    for c in _TEXT:
+    return _frame({c: [r.get(c) for r in rows] for c in cols}, cols)
+
+
+def _frame(data: dict[str, list], cols: list[str]):
+    """:func:`summary_frame` of the columns ``data`` (lists of equal length)."""
+    import numpy as np
+    import pandas as pd
+
+    data = dict(data)
+    text = []
+    for c in _TEXT:  # columns of text only: converted once (no inference from the list)
+        if all(type(v) is str for v in data[c]):
+            data[c] = pd.Series(np.array(data[c], dtype=object), dtype=object).astype(str)
+        else:
+            text.append(c)
+    frame = pd.DataFrame(data, columns=cols)
+    for c in text:
         frame[c] = frame[c].astype(object).where(frame[c].notna(), "").astype(str)
     for c in _BOOL:
         frame[c] = frame[c].astype("boolean")
@@ -137,6 +151,45 @@ def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
             else:
                 frame[c] = pd.to_numeric(frame[c], errors="coerce").astype(float)
     return frame
+
+
+def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
+    """:func:`summary_frame` of row dicts and :class:`hydrocalc.batch.tasks.RowBlock`
+    column blocks (what the tasks send back), in scenario order: the pieces stably sorted by
+    their ``(input, index)``; the rows of a block are in order and blocks of one input
+    cover disjoint ranges. The same table as :func:`summary_frame` of the rows one by one
+    sorted by ``(_input, _index)``."""
+    from hydrocalc.batch.tasks import RowBlock
+
+    def key(p):
+        return p.key if isinstance(p, RowBlock) else (p.get("_input", 0), p.get("_index", 0))
+
+    def last(p):
+        if isinstance(p, RowBlock):
+            return (p.key[0], p.columns["_index"][-1]) if p.n else p.key
+        return key(p)
+
+    ordered = sorted(pieces, key=key)
+    if any(last(a) >= key(b) and (isinstance(a, RowBlock) or isinstance(b, RowBlock))
+           for a, b in itertools.pairwise(ordered)):
+        # a block's range overlaps another piece: the rows one by one, in arrival order
+        rows: list[dict] = []
+        for p in pieces:
+            rows.extend(p.rows() if isinstance(p, RowBlock) else (p,))
+        rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
+        return summary_frame(rows, extra_columns)
+    pieces = ordered
+    cols = list(SUMMARY_COLUMNS) + [c for c in extra_columns if c not in SUMMARY_COLUMNS]
+    data: dict[str, list] = {c: [] for c in cols}
+    for p in pieces:
+        if isinstance(p, RowBlock):
+            for c, out in data.items():
+                got = p.columns.get(c)
+                out.extend(got if got is not None else [None] * p.n)
+        else:
+            for c, out in data.items():
+                out.append(p.get(c))
+    return _frame(data, cols)
 
 
 def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -> None:

@@ -15,7 +15,7 @@ import pathlib
 import time
 from collections.abc import Callable, Sequence
 
-from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame
+from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame_of
 from hydrocalc.batch.plan import plan_tasks
 from hydrocalc.batch.tasks import _error_row, _message, _peak_rss_mb
 from hydrocalc.batch.workers import (
@@ -28,6 +28,7 @@ from hydrocalc.batch.workers import (
     _start_pool,
     _stop_pool,
     _wait_for_workers,
+    start_server,
 )
 from hydrocalc.errors import InputError
 
@@ -131,6 +132,14 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         restore()
 
 
+def _import_writers() -> None:
+    """Import the summary writers' libraries now (pandas' Parquet support and pyarrow's
+    writer): done while the workers' fork server starts, not in the serial end."""
+    with contextlib.suppress(ImportError):
+        import pandas.io.parquet  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+
+
 def _terminate_as_interrupt() -> Callable[[], None]:
     """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
     terminated batch stops its workers and writes its partial summary; returns the undo."""
@@ -180,8 +189,12 @@ def _held_interrupts():
 def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
          task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
          summary_arrays=True) -> BatchResult:
-    # local worker processes start (imports, compiled loop) while the inputs are planned
-    pool = _start_pool(workers) if not distributed and scheduler == "processes" else None
+    # local worker processes start (imports, compiled loop) while the inputs are planned:
+    # the warmed-up fork server when there is one (the workers are forked from it after
+    # planning, in milliseconds), else the spawned workers themselves
+    local = not distributed and scheduler == "processes"
+    server = local and start_server()
+    pool = _start_pool(workers) if local and not server else None
     try:
         with _held_interrupts():
             tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
@@ -201,6 +214,10 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:
             _stop_pool(pool)
         raise
+    if server and tasks:
+        if out_dir is not None:  # while the fork server may still be warming up
+            _import_writers()
+        pool = _start_pool(workers)
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
@@ -272,16 +289,12 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
             task_cpu_s=math.nan, interrupted=False, restarts=(), paths=None) -> BatchResult:
     import hydrocalc
 
-    rows.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
-    for r in rows:
-        r.pop("_input", None)
-        r.pop("_index", None)
     extra: list[str] = []
     for i in sorted(info):
         for c in info[i]["columns"]:
             if c not in extra:
                 extra.append(c)
-    frame = summary_frame(rows, extra)
+    frame = summary_frame_of(rows, extra)  # row dicts and the tasks' column blocks
     n_units = sum(i["n"] for i in info.values())
     elapsed = time.perf_counter() - t0
     files: dict = {}

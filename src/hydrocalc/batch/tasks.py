@@ -11,6 +11,7 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -80,6 +81,79 @@ def _ok_rows(results, source: str, scenario: str, values: dict | None = None) ->
             row.update(values)
         rows.append(row)
     return rows
+
+
+class RowBlock:
+    """The summary rows of one sweep task as columns (what a worker sends back).
+
+    Row dicts cost most of the transfer (each pickled and rebuilt with its keys) and of
+    the summary table's assembly; columns are lists of values in row order. ``key`` is the
+    ``(input, scenario index)`` of the first row: the rows are in scenario order, and the
+    tasks of a sweep cover disjoint ranges, so blocks sorted by ``key`` are rows sorted by
+    scenario. A missing column of a row is None (as a row dict without the key).
+    """
+
+    __slots__ = ("columns", "key", "n")
+
+    def __init__(self, columns: dict[str, list], n: int, key: tuple[int, int]):
+        self.columns = columns
+        self.n = n
+        self.key = key
+
+    @classmethod
+    def from_rows(cls, rows: list) -> RowBlock:
+        """Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
+        order (a stable sort: the rows of one scenario keep their order)."""
+        blocks = [r for r in rows if isinstance(r, RowBlock)]
+        if len(blocks) == len(rows):  # blocks of disjoint scenario ranges: concatenated
+            blocks.sort(key=lambda b: b.key)
+            spans = [(b.columns["_index"][0], b.columns["_index"][-1]) for b in blocks if b.n]
+            if all(a[1] < b[0] for a, b in itertools.pairwise(spans)):
+                return cls.concat(blocks)
+        flat: list[dict] = []
+        for r in rows:
+            flat.extend(r.rows() if isinstance(r, RowBlock) else (r,))
+        flat.sort(key=lambda r: (r.get("_input", 0), r.get("_index", 0)))
+        names: dict[str, None] = {}
+        for r in flat:
+            names.update(dict.fromkeys(r))
+        key = (flat[0].get("_input", 0), flat[0].get("_index", 0)) if flat else (0, 0)
+        return cls({c: [r.get(c) for r in flat] for c in names}, len(flat), key)
+
+    @classmethod
+    def concat(cls, blocks: list[RowBlock]) -> RowBlock:
+        """The blocks one after the other (a column missing from a block is None there)."""
+        names: dict[str, None] = {}
+        for b in blocks:
+            names.update(dict.fromkeys(b.columns))
+        cols: dict[str, list] = {c: [] for c in names}
+        for b in blocks:
+            for c, out in cols.items():
+                got = b.columns.get(c)
+                out.extend(got if got is not None else [None] * b.n)
+        key = blocks[0].key if blocks else (0, 0)
+        return cls(cols, sum(b.n for b in blocks), key)
+
+    def rows(self) -> list[dict]:
+        """The rows as dicts (missing values as None)."""
+        names = list(self.columns)
+        return [dict(zip(names, vals, strict=True))
+                for vals in zip(*self.columns.values(), strict=True)] if names else []
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, RowBlock) and (self.n, self.key, self.columns) == (
+            other.n, other.key, other.columns)
+
+    __hash__ = None
+
+    def __getstate__(self):
+        return self.columns, self.n, self.key
+
+    def __setstate__(self, state):
+        self.columns, self.n, self.key = state
 
 
 _SWEEPS: dict[str, tuple[tuple, Any]] = {}
@@ -153,7 +227,8 @@ def run_task(spec: dict) -> dict:
     Returns
     -------
     dict
-        ``rows`` (summary rows with ``_input``/``_index`` ordering keys), ``n`` (inputs or
+        ``rows`` (summary rows with ``_input``/``_index`` ordering keys; a sweep task's as
+        one :class:`RowBlock` of columns), ``n`` (inputs or
         scenarios done), ``failed``, ``pid``, ``peak_rss_mb``, ``elapsed_s``, ``cpu_s`` (CPU
         time of the task's thread), ``paths`` (sweep scenarios computed by the summary
         arrays and by the full analysis, with the reasons of the latter; empty for a site).
@@ -177,6 +252,7 @@ def run_task(spec: dict) -> dict:
                 rows, failed = _site_rows(spec)
             elif kind == "sweep":
                 rows, failed, paths = _sweep_rows(spec)
+                rows = [RowBlock.from_rows(rows)] if rows else []
             else:
                 raise AssertionError(kind)
         except Exception as exc:  # noqa: BLE001 - a task reports, never raises
@@ -266,14 +342,53 @@ def _summary_block(block, storms, sw, spec, rows) -> int | str:
         return f"not expressed by the summary arrays: {exc}"
     except Exception as exc:  # noqa: BLE001 - the full analysis reports it per scenario
         return f"failed in the summary arrays ({_message(exc)})"
+    rows.append(_block_columns(block, results, sw, spec))
+    return len(block)
+
+
+def _block_columns(block, results, sw, spec) -> RowBlock:
+    """The rows of a summary block as a :class:`RowBlock` (the row dicts of
+    :func:`_summary_block`'s callers, built column by column)."""
     source = spec["source"]
+    first = next((res[0] for res in results if res), None)
+    if first is None:
+        return RowBlock({}, 0, (spec["input"], block[0][0] if block else 0))
+    row_keys = list(first)
+    values0 = sw.values(block[0][0])
+    fixed = {"source", "status", "error", "_input", "_index"}
+    if fixed & set(row_keys) or (set(row_keys) | fixed) & (set(values0) - {"scenario"}) \
+            or "scenario" in values0:  # a name taken twice: the dicts say which value wins
+        return RowBlock.from_rows(_block_rows(block, results, sw, spec))
+    names = ["source", *row_keys, "status", "error", *values0, "_input", "_index"]
+    cols: dict[str, list] = {c: [] for c in dict.fromkeys(names)}
+    own = [(c, cols[c]) for c in row_keys if c != "scenario"]
+    for (i, _), res in zip(block, results, strict=True):
+        k = len(res)
+        if not k:
+            continue
+        values = sw.values(i)
+        if list(values) != list(values0) or any(list(r) != row_keys for r in res):
+            return RowBlock.from_rows(_block_rows(block, results, sw, spec))  # as dicts
+        for c, out in own:
+            out.extend([r[c] for r in res])
+        for c, v in (("source", source), ("scenario", sw.scenario_id(i)), ("status", "ok"),
+                     ("error", ""), *values.items(), ("_input", spec["input"]),
+                     ("_index", i)):
+            cols[c].extend([v] * k)
+    n = len(cols["_index"])
+    return RowBlock(cols, n, (spec["input"], cols["_index"][0] if n else 0))
+
+
+def _block_rows(block, results, sw, spec) -> list[dict]:
+    source = spec["source"]
+    rows = []
     for (i, _), res in zip(block, results, strict=True):
         sid = sw.scenario_id(i)
         values = sw.values(i)
         for r in res:
             rows.append({"source": source, **r, "scenario": sid, "status": "ok", "error": "",
                          **values, "_input": spec["input"], "_index": i})
-    return len(block)
+    return rows
 
 
 def _full_block(block, storms, sw, spec, rows) -> int:

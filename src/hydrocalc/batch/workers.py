@@ -121,6 +121,16 @@ def tune_worker_malloc() -> bool:
         return False
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists
+        return True
+    return True
+
+
 def _die_with_parent(parent_pid: int) -> bool:
     """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
 
@@ -139,37 +149,171 @@ def _die_with_parent(parent_pid: int) -> bool:
             return False
     except (OSError, AttributeError):
         return False
-    if os.getppid() != parent_pid:  # the parent died before the request: follow it now
+    # the parent (the batch, or the fork server that dies with it) died before the request:
+    # follow it now
+    if os.getppid() == 1 or not _alive(parent_pid):
         os._exit(1)
     return True
 
 
 def _worker_init(parent_pid: int) -> None:
     """Initializer of the local worker processes: die with the batch; reuse freed memory;
-    import the analysis and load the compiled routing loop (while the caller plans)."""
+    import the analysis and load the compiled routing loop (already done when the worker
+    was forked from the warmed-up fork server, see :func:`warm_up`)."""
+    _release_fork_server()
     _die_with_parent(parent_pid)
     tune_worker_malloc()
+    warm_up()
+
+
+def _release_fork_server() -> None:
+    """In a worker forked by the fork server: close its copy of the server's "alive" pipe.
+
+    The fork server exits when every holder of that pipe's write end has closed it; a
+    worker holds a copy, and dies itself only when the server does (``PR_SET_PDEATHSIG``),
+    so without this a batch killed with SIGKILL would leave the server and its workers
+    waiting on each other. Workers never start processes through the server themselves.
+    """
+    try:
+        from multiprocessing import forkserver
+    except ImportError:  # pragma: no cover - Windows
+        return
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is None or getattr(server, "_forkserver_pid", None) is not None:
+        return  # spawned (no copy), or a process that started a server of its own
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+    server._forkserver_alive_fd = None
+
+
+_WARM = False
+#: Modules a sweep task imports (the analysis, the site model the sweep is unpickled into,
+#: the outlets and routing, the criteria), imported by :func:`warm_up`.
+_WARM_MODULES = (
+    "hydrocalc.analysis", "hydrocalc.site", "hydrocalc.project", "hydrocalc.sweep",
+    "hydrocalc.sweep_summary", "hydrocalc.hydrograph", "hydrocalc.routing",
+    "hydrocalc.outlets", "hydrocalc.hydraulics", "hydrocalc.stage_storage",
+    "hydrocalc.storage_estimate", "hydrocalc.pond_file", "hydrocalc.rainfall",
+    "hydrocalc.design_storms", "hydrocalc.runoff", "hydrocalc.peak",
+    "hydrocalc.unit_hydrograph", "hydrocalc.sizing", "hydrocalc.criteria.ny_site",
+    "hydrocalc.batch.tasks", "scipy.fft",
+)
+
+
+def warm_up() -> None:
+    """Import what every sweep task uses and load the compiled routing loop (numba's cached
+    machine code), once per process.
+
+    Run by the fork server of the local worker pool before it forks the workers
+    (:mod:`hydrocalc.batch._warm`), so each worker starts with all of this in memory instead
+    of importing numpy, scipy and numba and loading the compiled loop itself; in a worker
+    started another way (spawned, a cluster) it runs in the worker initializer. Only a
+    warm-up: a failure here is ignored (the tasks report real problems).
+    """
+    global _WARM
+    if _WARM:
+        return
+    _WARM = True
     import contextlib
+    import importlib
 
-    with contextlib.suppress(Exception):  # only a warm-up: the tasks report real problems
-        from hydrocalc import _route_kernel, criteria, sweep, sweep_summary  # noqa: F401
+    for name in _WARM_MODULES:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        from hydrocalc.criteria import ny
 
-        _route_kernel.use()
-        _route_kernel.available()
+        ny.criteria_info("wqv")  # the shipped tables a sweep reads, parsed once
+        ny.rrv_factor_sets()
+    with contextlib.suppress(Exception):
+        from hydrocalc import rainfall
+
+        for key in rainfall._SHIPPED:
+            rainfall._shipped(key)
+    with contextlib.suppress(Exception):
+        from hydrocalc import _route_kernel
+
+        _route_kernel.warm_up()
 
 
 def _noop() -> None:
     """A task that does nothing (starts a pool's worker processes)."""
 
 
-def _start_pool(workers: int):
-    """A local process pool whose workers start now (spawned, initialized in parallel with
-    whatever the caller does next)."""
-    from concurrent.futures import ProcessPoolExecutor
+_PRELOAD = ["hydrocalc.batch._warm"]
 
+
+def _has_fork_server() -> bool:
+    import multiprocessing
+
+    return sys.platform != "win32" and "forkserver" in multiprocessing.get_all_start_methods()
+
+
+def _pool_context():
+    """The multiprocessing context of the local pool.
+
+    On platforms with a fork server (Linux, macOS) the workers are forked from a server
+    process that has imported the analysis and loaded the compiled routing loop once
+    (preloaded module :mod:`hydrocalc.batch._warm`): each worker then starts in a few
+    milliseconds, and the server's start overlaps the planning in the calling process. The
+    server is started without the caller's memory (a fresh interpreter), so no thread or
+    lock of the caller is inherited. Elsewhere, or when dask's ``multiprocessing.context``
+    configuration names another method, dask's context (``spawn`` by default).
+    """
+    import multiprocessing
+
+    import dask
     from dask.multiprocessing import get_context
 
-    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_worker_init,
+    wanted = dask.config.get("multiprocessing.context", None)
+    if wanted in (None, "forkserver") and _has_fork_server():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(_PRELOAD)
+        return ctx
+    return get_context()
+
+
+def start_server() -> bool:
+    """Start the warmed-up fork server of the local pool now (it imports and loads in its own
+    process while the caller goes on); True when the pool uses one, False (nothing left
+    running) otherwise.
+
+    The server is started before dask is imported (a quarter of a second that the server's
+    warm-up, the longest part of a batch's start, need not wait for); if dask's
+    configuration then names another start method, it is stopped again.
+    """
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    early = False
+    if "dask" not in sys.modules and _has_fork_server():
+        multiprocessing.get_context("forkserver").set_forkserver_preload(_PRELOAD)
+        forkserver.ensure_running()
+        early = True
+    ctx = _pool_context()
+    if ctx.get_start_method() != "forkserver":
+        if early:
+            import contextlib
+            import signal
+
+            with contextlib.suppress(Exception):  # private API: leave it idle if it moved
+                server = forkserver._forkserver
+                os.kill(server._forkserver_pid, signal.SIGTERM)  # not its warm-up's end
+                server._stop()
+        return False
+    forkserver.ensure_running()
+    return True
+
+
+def _start_pool(workers: int):
+    """A local process pool whose workers start now (forked from the warmed-up server, or
+    spawned and initialized in parallel with whatever the caller does next)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_init,
                                initargs=(os.getpid(),))
     for _ in range(workers):  # one process is spawned per submission without an idle one
         pool.submit(_noop)

@@ -49,6 +49,47 @@ def _crit_row(table, key, criterion, design_point, storm, required, provided, un
     }
 
 
+def _key(value) -> tuple:
+    """An exact memo key of one input value (its type and repr: ``-0.0`` and ``0.0``, or
+    ``1`` and ``1.0``, are different keys)."""
+    return type(value).__name__, repr(value)
+
+
+def _memo(hydro, key: tuple, compute):
+    """``compute()``, through ``hydro.memo`` when the hydrology offers one (see
+    :meth:`hydrocalc.analysis.Hydrology.memo`); ``key`` names the function and holds every
+    input it reads."""
+    memo = getattr(hydro, "memo", None)
+    return compute() if memo is None else memo(key, compute)
+
+
+def _wqv_acft(hydro, p_in, imp_pct, area_ac, min_rv=None) -> float:
+    """:func:`hydrocalc.criteria.ny.water_quality_volume` as a float. [acre-ft]"""
+    return _memo(hydro, ("wqv", _key(p_in), _key(imp_pct), _key(area_ac), _key(min_rv)),
+                 lambda: float(ny.water_quality_volume(p_in, imp_pct, area_ac,
+                                                       min_rv=min_rv)))
+
+
+def _rv(hydro, imp_pct) -> float:
+    """:func:`hydrocalc.criteria.ny.runoff_coefficient` as a float. [-]"""
+    return _memo(hydro, ("rv", _key(imp_pct)),
+                 lambda: float(ny.runoff_coefficient(imp_pct)))
+
+
+def _rrv_min_acft(hydro, p_in, area_ac, factor) -> float:
+    """:func:`hydrocalc.criteria.ny.minimum_runoff_reduction_volume` as a float. [acre-ft]"""
+    return _memo(hydro, ("rrv_min", _key(p_in), _key(area_ac), _key(factor)),
+                 lambda: float(ny.minimum_runoff_reduction_volume(p_in, area_ac, factor)))
+
+
+def _peak(hydro, scenario: str, node: str, i: int) -> float:
+    """Peak of ``node``'s outflow in storm ``i`` (:meth:`Hydrology.peak_cfs`). [ft3/s]"""
+    peak = getattr(hydro, "peak_cfs", None)
+    if peak is None:
+        return float(hydro.runs[scenario].node_outflow(node)[i].max())
+    return peak(scenario, node, i)
+
+
 def _fmt(v, unit="") -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "n/a"
@@ -108,7 +149,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         up = post.upstream_subcatchments(p.id)
         a = sum(s.area_ac for s in up)
         i = min(100.0, 100.0 * sum(s.impervious_ac for s in up) / a)
-        return float(ny.water_quality_volume(p_in, i, a)) * FT2_PER_AC
+        return _wqv_acft(hydro, p_in, i, a) * FT2_PER_AC
 
     rrv_parts, wqv_parts = [], []
     rrv_prov = cs.rrv_provided_acft * FT2_PER_AC
@@ -152,11 +193,10 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         details["practices"] = prac_rows
     rrv_prov_acft = rrv_prov / FT2_PER_AC
     wqv_prov_acft = wqv_prov / FT2_PER_AC
-    rv_plain = float(ny.runoff_coefficient(imp_pct))
-    wqv_plain = float(ny.water_quality_volume(p_in, imp_pct, area))
+    rv_plain = _rv(hydro, imp_pct)
+    wqv_plain = _wqv_acft(hydro, p_in, imp_pct, area)
     min_rv = ny.minimum_rv_applies(cs.min_rv_rule, wqv_plain, rrv_prov_acft)
-    wqv_req = float(ny.water_quality_volume(p_in, imp_pct, area,
-                                            min_rv=ny.MIN_RV if min_rv else None))
+    wqv_req = _wqv_acft(hydro, p_in, imp_pct, area, ny.MIN_RV if min_rv else None)
     rv_used = max(rv_plain, ny.MIN_RV) if min_rv else rv_plain
     details["wqv"] = {"precip_in": p_in, "precip_source": site.storms.wqv_precip_source,
                       "area_ac": area, "impervious_ac": imp, "impervious_pct": imp_pct,
@@ -225,7 +265,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         if missing:
             raise InputError(f"criteria.rrv_specific_reduction_factor must give S for HSG "
                              f"{', '.join(missing)}; got {factors}")
-        rrv_min = sum(float(ny.minimum_runoff_reduction_volume(p_in, a, factors[h]))
+        rrv_min = sum(_rrv_min_acft(hydro, p_in, a, factors[h])
                       for h, a in new_imp.items() if a > 0)
         total_new = sum(new_imp.values())
         proj_new = getattr(site.project, "new_impervious_area_ac", None)
@@ -266,8 +306,8 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                                       note=_missing_storm_note(site, key, storm)))
                 continue
             i = names.index(storm)
-            pre_pk = float(runs["pre"].node_outflow(dp)[i].max())
-            post_pk = float(runs["post"].node_outflow(dp)[i].max())
+            pre_pk = _peak(hydro, "pre", dp, i)
+            post_pk = _peak(hydro, "post", dp, i)
             rows.append(_crit_row(
                 table, key, key, dp, storm, pre_pk, post_pk, "cfs", "provided <= required",
                 bool(ny.peak_not_increased(pre_pk, post_pk)),

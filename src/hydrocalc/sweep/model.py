@@ -103,16 +103,21 @@ class Sweep:
             i //= size
         return tuple(reversed(out))
 
+    @functools.cached_property
+    def _value_plan(self) -> tuple[tuple[str, int, tuple], ...]:
+        """``(column, group position, values)`` giving :meth:`values` its entries in order:
+        a column's value comes from the last variation of that name in group order."""
+        source: dict[str, tuple[int, tuple]] = {}
+        for g, (_, ix) in enumerate(self.groups):
+            for j in ix:
+                v = self.variations[j]
+                source[v.column] = (g, tuple(v.values))
+        return tuple((v.column, *source[v.column]) for v in self.variations)
+
     def values(self, i: int) -> dict[str, Any]:
         """``{column: value}`` of scenario ``i`` (one per variation)."""
         pos = self.positions(i)
-        out = {}
-        for (_, ix), p in zip(self.groups, pos, strict=True):
-            for j in ix:
-                v = self.variations[j]
-                out[v.column] = v.values[p]
-        return {self.variations[j].column: out[self.variations[j].column]
-                for j in range(len(self.variations))}
+        return {column: values[pos[g]] for column, g, values in self._value_plan}
 
     def overrides(self, i: int) -> list[tuple[Target, str, Any]]:
         """The ``(target, op, value)`` list of scenario ``i`` in file order."""

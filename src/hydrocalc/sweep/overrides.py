@@ -236,8 +236,21 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
                         node_cache[ck] = (base, n)
                 items.append(n)
             groups[group] = tuple(items)
-        scenarios[sc_name] = dataclasses.replace(sc, **groups)
+        scenarios[sc_name] = _same_topology(sc, dataclasses.replace(sc, **groups))
     return dataclasses.replace(new_site, scenarios=scenarios)
+
+
+def _same_topology(base, new):
+    """``new`` with the topology ``base`` has computed (``order``, ``upstream``) when its
+    links are exactly the base's (the same node ids, in the same order, draining to the
+    same nodes): a varied attribute seldom changes a link, and each scenario would otherwise
+    sort its network again. The values are the base's own objects (shared, never modified)."""
+    edges = new.edges
+    if list(edges.items()) != list(base.edges.items()):
+        return new
+    for name in ("order", "upstream"):
+        new.__dict__[name] = getattr(base, name)
+    return new
 
 
 def _check_distribution(value, label: str) -> str:
