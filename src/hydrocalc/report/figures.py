@@ -189,7 +189,7 @@ def _poolable(func):
 def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex=False,
                left_in: float = 0.62, right_in: float = 0.22, bottom_in: float = 0.45,
                top_in: float = 0.1, wspace_in: float = 0.0, hspace_in: float = 0.0,
-               constrained: bool = False):
+               constrained: bool = False, n_axes: int | None = None):
     """A matplotlib Figure (Agg canvas, no pyplot) and its axes, at the printed size.
 
     The axes sit at fixed margins given in inches (``left_in`` ... ``top_in``; gaps between
@@ -199,6 +199,10 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     ``constrained=True`` keeps that layout for a figure whose extent depends on its content
     (no report figure needs it: the routing diagram, which has neither ticks nor axis
     labels, reserves fixed margins for its panel titles and its one-row legend).
+
+    ``n_axes`` (with ``sharex`` False) makes only the first ``n_axes`` panels of the grid,
+    row by row; the other slots of the returned array are ``None`` and stay blank (an
+    unused panel costs as much to set up as a drawn one).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -206,7 +210,13 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI,
                     layout="constrained" if constrained else None)
     FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
+    if n_axes is None or sharex:
+        axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
+    else:
+        grid = fig.add_gridspec(nrows, ncols)
+        axes = np.full((nrows, ncols), None, dtype=object)
+        for i in range(min(n_axes, nrows * ncols)):
+            axes.flat[i] = fig.add_subplot(grid[i // ncols, i % ncols])
     if not constrained:
         ax_w = (WIDTH_IN - left_in - right_in - (ncols - 1) * wspace_in) / ncols
         ax_h = (height_in - bottom_in - top_in - (nrows - 1) * hspace_in) / nrows
@@ -215,6 +225,8 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
                             wspace=wspace_in / ax_w if ncols > 1 else None,
                             hspace=hspace_in / ax_h if nrows > 1 else None)
     for ax in axes.flat:
+        if ax is None:
+            continue
         ax.grid(True, color="#dddddd", linewidth=0.6)
         ax.tick_params(labelsize=8)
         ax.xaxis.label.set_size(8.5)
@@ -507,11 +519,10 @@ def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
     ncols = 1 if n == 1 else 2
     nrows = (n + ncols - 1) // ncols
     fig, axes = new_figure(2.3 * nrows if n > 1 else 2.8, nrows=nrows, ncols=ncols,
-                           top_in=0.3, hspace_in=0.75, wspace_in=0.65)
+                           top_in=0.3, hspace_in=0.75, wspace_in=0.65, n_axes=n)
     styles = ("-", "-", "--", ":")
     for i, ax in enumerate(axes.flat):
         if i >= n:
-            ax.set_visible(False)
             continue
         panel_title, series = panels[i]
         for k, (label, time_hr, flow_cfs) in enumerate(series):
