@@ -355,7 +355,10 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
             return
         delayed = [dask.delayed(run_task, pure=False)(
             t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
-        kwargs: dict[str, Any] = {"scheduler": scheduler}
+        # the scheduler's function itself, not its name: dask resolves a name only after
+        # importing dask.distributed to look for a running client (about a second of
+        # imports, while the workers wait for their first task)
+        kwargs: dict[str, Any] = {"scheduler": _local_get(scheduler)}
         if scheduler == "threads":
             kwargs["num_workers"] = workers
         elif scheduler == "processes":
@@ -378,6 +381,24 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
             if pool is not None:
                 _stop_pool(pool)
                 pool = None
+
+
+def _local_get(scheduler: str) -> Callable:
+    """The function of dask's local scheduler ``scheduler`` (``"processes"``,
+    ``"threads"`` or ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose."""
+    if scheduler == "processes":
+        import dask.multiprocessing
+
+        return dask.multiprocessing.get
+    if scheduler == "threads":
+        import dask.threaded
+
+        return dask.threaded.get
+    if scheduler == "synchronous":
+        import dask.local
+
+        return dask.local.get_sync
+    raise AssertionError(scheduler)
 
 
 def _connect(address: str, timeout_s: float | None = None):
