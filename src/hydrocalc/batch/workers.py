@@ -407,12 +407,8 @@ def _run_dask_local(todo, scheduler: str, workers: int,
 
 
 def _local_get(scheduler: str) -> Callable:
-    """The function of dask's local scheduler ``scheduler`` (``"processes"``,
-    ``"threads"`` or ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose."""
-    if scheduler == "processes":
-        import dask.multiprocessing
-
-        return dask.multiprocessing.get
+    """The function of dask's local scheduler ``scheduler`` (``"threads"`` or
+    ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose."""
     if scheduler == "threads":
         import dask.threaded
 
