@@ -8,9 +8,16 @@ collector (:func:`gc.freeze`): a worker's collections do not walk the libraries'
 """
 
 import gc
+import os
+import sys
+import time
 
-from hydrocalc.batch.workers import warm_up
+_t = time.time()
+from hydrocalc.batch.workers import warm_up  # noqa: E402
 
 warm_up()
+if os.environ.get("HYDROCALC_BATCH_TRACE", "0") not in ("", "0"):  # the batch's timeline
+    print(f"[batch fork server] warm-up from {_t:.3f} to {time.time():.3f} (epoch s)",
+          file=sys.stderr, flush=True)
 gc.collect()
 gc.freeze()

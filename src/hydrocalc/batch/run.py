@@ -33,6 +33,19 @@ from hydrocalc.batch.workers import (
 from hydrocalc.errors import InputError
 
 _LOCAL = ("processes", "threads", "synchronous")
+#: Set this environment variable (to anything but "" or "0") to print the batch's timeline
+#: (start, planning, each task's start and end per worker, the writing) on stderr.
+TRACE_ENV = "HYDROCALC_BATCH_TRACE"
+_T0 = [0.0]
+
+
+def _trace(what: str) -> None:
+    """One line of the timeline on stderr (seconds since :func:`run_batch` began) when
+    :data:`TRACE_ENV` is set; nothing otherwise."""
+    if os.environ.get(TRACE_ENV, "0") not in ("", "0"):
+        import sys
+
+        print(f"[batch {time.time() - _T0[0]:7.3f} s] {what}", file=sys.stderr, flush=True)
 
 
 def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | None = None,
@@ -97,6 +110,8 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         the inputs themselves are rows of the summary, never raised).
     """
     t0 = time.perf_counter()
+    _T0[0] = time.time()
+    _trace(f"run_batch entered at {_T0[0]:.3f} (epoch s)")
     inputs = [str(p) for p in inputs]
     if not inputs:
         raise InputError("inputs must name at least one site or sweep file; got none")
@@ -194,6 +209,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     # planning, in milliseconds), else the spawned workers themselves
     local = not distributed and scheduler == "processes"
     server = local and start_server()
+    _trace(f"fork server start requested ({server})")
     pool = _start_pool(workers) if local and not server else None
     try:
         with _held_interrupts():
@@ -214,10 +230,13 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:
             _stop_pool(pool)
         raise
+    _trace(f"planned: {len(tasks)} tasks")
     if server and tasks:
         if out_dir is not None:  # while the fork server may still be warming up
             _import_writers()
+            _trace("writers imported")
         pool = _start_pool(workers)
+        _trace("pool started")
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
@@ -243,6 +262,10 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             paths["reasons"][why] = paths["reasons"].get(why, 0) + n
         peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
         bar.update(res["n"])
+        if "t_start" in res:
+            _trace(f"task {res['task']} on {res['pid']}: {res['t_start'] - _T0[0]:.3f} to "
+                   f"{res['t_start'] - _T0[0] + res['elapsed_s']:.3f} s, cpu "
+                   f"{res.get('cpu_s', 0.0):.3f} s, n {res['n']}")
 
     def on_failure(task: dict, exc: BaseException) -> None:
         nonlocal failed
@@ -281,6 +304,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:  # stopped by _run_local, unless it never ran a task
             _stop_pool(pool)
     bar.close()
+    _trace("tasks done")
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
                    tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)
 
@@ -295,6 +319,7 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
             if c not in extra:
                 extra.append(c)
     frame = summary_frame_of(rows, extra)  # row dicts and the tasks' column blocks
+    _trace("summary table assembled")
     n_units = sum(i["n"] for i in info.values())
     elapsed = time.perf_counter() - t0
     files: dict = {}
@@ -314,6 +339,7 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
     }
     if out_dir is not None:
         files = _write_outputs(frame, meta, pathlib.Path(out_dir), parallel=not interrupted)
+        _trace("files written")
     return BatchResult(summary=frame, n_inputs=len(inputs), n_scenarios=n_units,
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),

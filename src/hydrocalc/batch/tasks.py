@@ -238,6 +238,7 @@ def run_task(spec: dict) -> dict:
     from hydrocalc import _route_kernel
 
     _route_kernel.use()  # the compiled routing loop pays off over many scenarios
+    start = time.time()
     t0 = time.perf_counter()
     c0 = time.thread_time()
     rows: list[dict] = []
@@ -265,7 +266,7 @@ def run_task(spec: dict) -> dict:
     return {"rows": rows, "n": spec.get("stop", 1) - spec.get("start", 0), "failed": failed,
             "pid": os.getpid(), "peak_rss_mb": _peak_rss_mb(),
             "elapsed_s": time.perf_counter() - t0, "cpu_s": time.thread_time() - c0,
-            "task": spec.get("task"), "paths": paths}
+            "task": spec.get("task"), "paths": paths, "t_start": start}
 
 
 def _site_rows(spec: dict) -> tuple[list[dict], int]:

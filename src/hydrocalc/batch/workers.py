@@ -337,34 +337,28 @@ def _stop_pool(pool) -> None:
 def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
                done: set[int], retries: int = POOL_RESTARTS,
                restarts: list | None = None, pool=None) -> None:
-    """Run ``tasks`` on the local Dask scheduler; a broken process pool (a worker killed) is
+    """Run ``tasks`` on the local scheduler; a broken process pool (a worker killed) is
     replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
     appended to ``restarts``). ``pool``: a started process pool (:func:`_start_pool`) for
-    the first attempt (stopped here)."""
-    import dask
-    from dask.callbacks import Callback
+    the first attempt (stopped here).
 
-    def posttask(key, result, dsk, state, worker_id):
-        if isinstance(result, dict) and "rows" in result:
-            on_result(result)
-
+    ``"processes"``: the tasks are submitted to the process pool directly, in plan order
+    (scenario order), and collected as they finish (what dask's multiprocessing scheduler
+    does with independent tasks, without the workers importing dask to unpickle its task
+    wrapper: half a second of every worker's start). ``"threads"`` and ``"synchronous"``:
+    dask's local schedulers."""
     attempt = 0
     while True:
         todo = [t for t in tasks if t["task"] not in done]
         if not todo:
             return
-        delayed = [dask.delayed(run_task, pure=False)(
-            t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
-        kwargs: dict[str, Any] = {"scheduler": scheduler}
-        if scheduler == "threads":
-            kwargs["num_workers"] = workers
-        elif scheduler == "processes":
-            if pool is None:
-                pool = _start_pool(workers)
-            kwargs.update(pool=pool, chunksize=1)
         try:
-            with Callback(posttask=posttask):
-                dask.compute(*delayed, **kwargs)
+            if scheduler == "processes":
+                if pool is None:
+                    pool = _start_pool(workers)
+                _run_pool(todo, pool, on_result)
+            else:
+                _run_dask_local(todo, scheduler, workers, on_result)
             return
         except Exception as exc:  # only a lost worker is retried
             from concurrent.futures.process import BrokenProcessPool
@@ -378,6 +372,52 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
             if pool is not None:
                 _stop_pool(pool)
                 pool = None
+
+
+def _run_pool(todo, pool, on_result: Callable[[dict], None]) -> None:
+    """Submit ``todo`` to the process pool in order; ``on_result`` of each as it finishes
+    (in this thread). A task's exception (a lost worker: BrokenProcessPool) is raised."""
+    from concurrent.futures import as_completed
+
+    futures = [pool.submit(run_task, t) for t in todo]
+    for fut in as_completed(futures):
+        result = fut.result()
+        if isinstance(result, dict) and "rows" in result:
+            on_result(result)
+
+
+def _run_dask_local(todo, scheduler: str, workers: int,
+                    on_result: Callable[[dict], None]) -> None:
+    import dask
+    from dask.callbacks import Callback
+
+    def posttask(key, result, dsk, state, worker_id):
+        if isinstance(result, dict) and "rows" in result:
+            on_result(result)
+
+    delayed = [dask.delayed(run_task, pure=False)(
+        t, dask_key_name=f"hydrocalc-task-{t['task']}") for t in todo]
+    # the scheduler's function itself, not its name: dask resolves a name only after
+    # importing dask.distributed to look for a running client (about a second of imports)
+    kwargs: dict[str, Any] = {"scheduler": _local_get(scheduler)}
+    if scheduler == "threads":
+        kwargs["num_workers"] = workers
+    with Callback(posttask=posttask):
+        dask.compute(*delayed, **kwargs)
+
+
+def _local_get(scheduler: str) -> Callable:
+    """The function of dask's local scheduler ``scheduler`` (``"threads"`` or
+    ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose."""
+    if scheduler == "threads":
+        import dask.threaded
+
+        return dask.threaded.get
+    if scheduler == "synchronous":
+        import dask.local
+
+        return dask.local.get_sync
+    raise AssertionError(scheduler)
 
 
 def _connect(address: str, timeout_s: float | None = None):
