@@ -315,3 +315,24 @@ def test_no_internal_text_in_any_generated_file(report):
     doc = _results(out)
     assert doc["summary"]["verdict"] in ("meets", "does_not_meet")
     assert isinstance(doc["summary"]["failures"], list)
+
+
+def test_report_leaves_the_callers_frozen_objects_frozen(tmp_path):
+    """run_report freezes its long-lived objects for the garbage collector and unfreezes
+    them at the end, unless the caller froze objects of its own: those stay frozen."""
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        run_report(EXAMPLE, tmp_path / "r", sections=["project"], formats="",
+                   progress=False, figure_workers=0)
+        # (frozen objects that die leave the count, so it may shrink a little; the old
+        # unconditional gc.unfreeze() took it to 0)
+        assert gc.get_freeze_count() > frozen // 2
+    finally:
+        gc.unfreeze()
+    run_report(EXAMPLE, tmp_path / "r2", sections=["project"], formats="", progress=False,
+               figure_workers=0)
+    assert gc.get_freeze_count() == 0  # its own freeze is undone

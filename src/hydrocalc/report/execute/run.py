@@ -205,8 +205,12 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     # live as long as the run: frozen, the cyclic garbage collector no longer scans them at
     # each full collection (about 0.6 s per collection in a process holding pandas and
     # matplotlib), and a forked figure worker never writes to their pages. Unfrozen at the
-    # end, so a long-lived process collects them as before.
-    gc.freeze()
+    # end, so a long-lived process collects them as before. A caller that froze objects
+    # of its own keeps them frozen: then this run freezes nothing (gc.unfreeze cannot tell
+    # its objects from the caller's).
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     try:
         # figure workers forked first (before this process starts threads), then kernels:
         # both start while this process analyses the site
@@ -214,7 +218,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         pool.start_background()
         ctx = S.context(site_path)
         ctx.results  # noqa: B018 - analysed once, before any section is presented
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
         job_list = plan_jobs(keys, site_rel, nb_dir,
                              results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
@@ -350,7 +355,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     finally:
         drawing.close()
         presenter.shutdown(wait=True)
-        gc.unfreeze()
+        if freeze:
+            gc.unfreeze()
     pool.close()
     _swap_into_place(staging, target)
     files_out = tuple(sorted(p.relative_to(target).as_posix()
