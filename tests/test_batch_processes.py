@@ -206,3 +206,15 @@ def test_a_killed_batch_leaves_no_worker_process(tmp_path, sig):
         assert meta["failed"] > 0
     else:
         assert not (out / "batch.json").exists()
+
+
+def test_pid_alive_tells_a_live_process_from_a_finished_one():
+    import subprocess
+    import sys
+
+    from hydrocalc._process import pid_alive
+
+    assert pid_alive(os.getpid())
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()  # reaped: its id no longer names a process
+    assert not pid_alive(proc.pid)

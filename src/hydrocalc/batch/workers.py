@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hydrocalc._process import pid_alive
 from hydrocalc.batch.tasks import run_task
 from hydrocalc.errors import InputError
 
@@ -121,16 +122,6 @@ def tune_worker_malloc() -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # e.g. EPERM: it exists
-        return True
-    return True
-
-
 def _die_with_parent(parent_pid: int) -> bool:
     """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
 
@@ -151,7 +142,7 @@ def _die_with_parent(parent_pid: int) -> bool:
         return False
     # the parent (the batch, or the fork server that dies with it) died before the request:
     # follow it now
-    if os.getppid() == 1 or not _alive(parent_pid):
+    if os.getppid() == 1 or not pid_alive(parent_pid):
         os._exit(1)
     return True
 

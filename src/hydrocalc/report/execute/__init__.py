@@ -85,7 +85,6 @@ from hydrocalc.report.execute.staging import (  # noqa: F401 (re-exported)
     default_report_dir,
     _keep_failed,
     _make_staging,
-    _pid_alive,
     sha256_file,
     STAGING_MARKER,
     _swap_into_place,

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 import uuid
 
+from hydrocalc._process import pid_alive
 from hydrocalc.errors import InputError
 
 
@@ -113,16 +114,6 @@ def _make_staging(target: pathlib.Path) -> pathlib.Path:
     return staging
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
-
-
 def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:
     """Remove staging folders of earlier, killed runs for the report folder ``target``.
 
@@ -147,7 +138,7 @@ def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:
                 pid = int(pid_text)
             except (OSError, ValueError):
                 continue
-            if host == socket.gethostname() and pid != os.getpid() and _pid_alive(pid):
+            if host == socket.gethostname() and pid != os.getpid() and pid_alive(pid):
                 continue  # a run in progress
             if host != socket.gethostname():
                 continue  # another machine's run on a shared folder: not ours to judge
