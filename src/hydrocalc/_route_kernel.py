@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "route_split", "series_loop", "split_outflow", "use",
+__all__ = ["available", "installed", "route_split", "series_loop", "use",
            "warm_up"]
 
 _KERNEL = None
-_SPLIT = None
 _FUSED = None
 _TRIED = False
 _WANTED = False
@@ -84,55 +83,6 @@ def _compile():
             x[b] = xb
             x_max[b] = xm
             v_acc[b] = acc
-
-    @numba.njit(cache=True, nogil=True)
-    def split(out_q, storage, dt_s, noise, table_of_row, si_off, si_len, n_parts, q_off,
-              si_flat, q_flat, primary, discarded, keep):  # pragma: no cover - compiled
-        bsize, nt = out_q.shape
-        for b in range(bsize):
-            tb = table_of_row[b]
-            off = si_off[tb]
-            n = si_len[tb]
-            last = off + n - 1
-            mx = out_q[b, 0]
-            for i in range(1, nt):
-                if out_q[b, i] > mx:  # noqa: PLR1730 - as ndarray.max, spelled out
-                    mx = out_q[b, i]
-            scale = (mx if mx > 1e-300 else 1e-300) * noise  # noqa: FURB136 - np.maximum
-            jj = off
-            for i in range(nt):
-                x = storage[b, i] * 2.0
-                x = x / dt_s
-                x = x + out_q[b, i]
-                d = 0.0
-                for p in range(n_parts[tb]):
-                    qo = q_off[tb, p] - off  # q_flat[qo + i]: the part at table point i
-                    if x < si_flat[off]:
-                        y = q_flat[qo + off]
-                    elif x > si_flat[last]:
-                        slope = (q_flat[qo + last] - q_flat[qo + last - 1]) / (
-                            si_flat[last] - si_flat[last - 1])
-                        y = q_flat[qo + last] + slope * (x - si_flat[last])
-                    elif x == si_flat[last]:
-                        y = q_flat[qo + last]
-                    else:
-                        while jj < last - 1 and si_flat[jj + 1] <= x:
-                            jj += 1
-                        while jj > off and x < si_flat[jj]:
-                            jj -= 1
-                        if si_flat[jj] == x:
-                            y = q_flat[qo + jj]
-                        else:
-                            slope = (q_flat[qo + jj + 1] - q_flat[qo + jj]) / (
-                                si_flat[jj + 1] - si_flat[jj])
-                            y = slope * (x - si_flat[jj]) + q_flat[qo + jj]
-                    d = d + y
-                pr = out_q[b, i] - d
-                if pr < scale:
-                    pr = 0.0
-                primary[b, i] = pr
-                if keep:
-                    discarded[b, i] = d
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
     def fused(q2, inflow_of_row, table_of_row, x0, j0, o0, flat_si, flat_o, flat_slope,
@@ -210,72 +160,9 @@ def _compile():
             peak_stage = flat_hslope[jm] * (xm - flat_si[jm]) + flat_h[jm]
             over[b] = peak_stage > top[tb]
 
-    global _SPLIT, _FUSED
-    _SPLIT = split
+    global _FUSED
     _FUSED = fused
     return loop
-
-
-def split_outflow(out_q, storage, dt_s, noise, tables, keep_discarded):
-    r"""Primary and discarded (exfiltration) flows of routed pond-storms, compiled.
-
-    For each pond-storm row ``b`` (pond ``b % len(tables)`` of a (storm, pond) batch) and
-    step: :math:`x = 2S/\Delta t + O`, the discarded flow as the sum over the table's
-    ``"discarded"`` parts of their linear interpolation at ``x`` (numpy.interp, extended
-    linearly above the table as :func:`hydrocalc.routing._interp_ext`), the primary flow
-    :math:`O - Q_d`, zeroed below ``noise`` times the row's peak outflow. The operations and
-    their order are those of :func:`hydrocalc.analysis._route_batch`.
-
-    Parameters
-    ----------
-    out_q, storage : ndarray (B, nt)
-        Routed outflow of one unit [ft3/s] and storage [ft3].
-    dt_s : float
-        Routing step. [s]
-    noise : float
-        Relative round-off below which a flow is zero. [-]
-    tables : sequence of routing tables
-        One per pond (``si`` and ``parts``).
-    keep_discarded : bool
-        Also return the discarded flows.
-
-    Returns
-    -------
-    (primary, discarded) : ndarray (B, nt) each (discarded None unless kept), or None when
-    numba is unavailable (nothing done).
-    """
-    if not (_WANTED and available()):
-        return None
-    import numpy as np
-
-    k = len(tables)
-    parts = [[qq for _, kind, qq in tb.parts if kind == "discarded"] for tb in tables]
-    width = max(1, max(len(p) for p in parts))
-    si_off = np.zeros(k, dtype=np.intp)
-    si_len = np.zeros(k, dtype=np.intp)
-    n_parts = np.zeros(k, dtype=np.intp)
-    q_off = np.zeros((k, width), dtype=np.intp)
-    si_chunks, q_chunks = [], []
-    pos_si = pos_q = 0
-    for j, (tb, pp) in enumerate(zip(tables, parts)):
-        si_off[j], si_len[j], n_parts[j] = pos_si, tb.si.size, len(pp)
-        si_chunks.append(np.asarray(tb.si, dtype=float))
-        pos_si += tb.si.size
-        for p, qq in enumerate(pp):
-            q_off[j, p] = pos_q
-            q_chunks.append(np.asarray(qq, dtype=float))
-            pos_q += qq.size
-    si_flat = np.concatenate(si_chunks)
-    q_flat = np.concatenate(q_chunks) if q_chunks else np.zeros(1)
-    shape = out_q.shape
-    o2 = np.ascontiguousarray(out_q).reshape(-1, shape[-1])
-    s2 = np.ascontiguousarray(storage).reshape(-1, shape[-1])
-    rows = np.arange(o2.shape[0], dtype=np.intp) % k
-    primary = np.empty_like(o2)
-    discarded = np.empty_like(o2) if keep_discarded else np.empty((1, 1))
-    _SPLIT(o2, s2, float(dt_s), float(noise), rows, si_off, si_len, n_parts, q_off, si_flat,
-           q_flat, primary, discarded, bool(keep_discarded))
-    return primary.reshape(shape), (discarded.reshape(shape) if keep_discarded else None)
 
 
 def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
@@ -283,9 +170,12 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     r"""Route pond-storms and split their outflow in one compiled pass per pond-storm.
 
     The recurrence of :func:`series_loop` followed, step by step, by the primary/discarded
-    split of :func:`split_outflow` (the same operations in the same order, so the results
-    are those of :func:`hydrocalc.routing.route_reservoirs` then :func:`split_outflow`, bit
-    for bit), without keeping the outflow and stage series: what a sweep's summary reads.
+    split of the full analysis (:func:`hydrocalc.analysis._route_batch`: the discarded flow
+    interpolated in the table at :math:`x = 2S/\Delta t + O`, the primary flow
+    :math:`O - Q_d` zeroed below ``noise`` times the row's peak; the same operations in the
+    same order, so the results are those of :func:`hydrocalc.routing.route_reservoirs`
+    then that split, bit for bit), without keeping the outflow and stage series: what a
+    sweep's summary reads.
 
     Parameters
     ----------
@@ -318,7 +208,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     Storage-indication (level-pool) routing: Chow, Maidment and Mays, *Applied Hydrology*
     (1988), Section 8.2, Eq. 8.2.3; USDA-NRCS, National Engineering Handbook Part 630,
     Chapter 17. The discarded share is linear interpolation in the table's discarded
-    rating, as :func:`split_outflow`.
+    rating (extended linearly above the table, as :func:`hydrocalc.routing._interp_ext`).
     """
     if not (_WANTED and available()):
         return None

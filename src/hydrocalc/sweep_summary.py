@@ -453,8 +453,6 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     one pass per pond-storm by :func:`hydrocalc._route_kernel.route_split` when numba is in
     use, else :func:`hydrocalc.routing.route_reservoirs` and the split).
     """
-    from hydrocalc import _route_kernel
-
     nv = len(sites)
     items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
              for u, s in enumerate(sites)]
@@ -495,13 +493,8 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     del q
     tables = batch._tables
     out_q = batch.outflow_cfs  # (m, k, nt), one unit
-    split = _route_kernel.split_outflow(out_q, batch.storage_ft3, tables[0].dt_s, noise,
-                                        tables, series)
-    if split is not None:  # compiled: the same operations in one pass per pond-storm
-        primary, discarded = split
-    else:
-        primary, discarded = _split_numpy(out_q, batch.storage_ft3, tables, noise, routing,
-                                          series)
+    primary, discarded = _split_numpy(out_q, batch.storage_ft3, tables, noise, routing,
+                                      series)
     storage = None
     if series:
         storage = batch.storage_ft3.copy()
