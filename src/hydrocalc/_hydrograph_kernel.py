@@ -98,14 +98,18 @@ def _compile():
                     d = tiny
                 q[c] = (e * e) / d
             # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast);
-            # the rest of the row is the FFT's zero padding
-            row = out[r]
-            for c in range(col0):
-                row[c] = 0.0
+            # the rest of the row is the FFT's zero padding. Each loop writes a slice from
+            # index 0 (an index known to be >= 0 needs no negative-index wraparound, which
+            # kept the first difference from vectorizing: about 40 % of the kernel's time)
+            head = out[r, :col0]
+            for c in range(head.size):
+                head[c] = 0.0
+            dst = out[r, col0 : col0 + cols - 1]
             for c in range(cols - 1):
-                row[col0 + c] = q[c + 1] - q[c]
-            for c in range(col0 + cols - 1, row.size):
-                row[c] = 0.0
+                dst[c] = q[c + 1] - q[c]
+            tail = out[r, col0 + cols - 1 :]
+            for c in range(tail.size):
+                tail[c] = 0.0
             runoff[r] = q[cols - 1]
 
     @numba.njit(cache=True, nogil=True)

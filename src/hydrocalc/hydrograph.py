@@ -827,8 +827,15 @@ def runoff_hydrographs(
             padded[:, max(hi, d_lo) : d_hi] = 0.0
         dirty[:] = [lo, hi]
 
+    # the unit hydrographs' own zero-padded input: only columns [0, n_uh) are ever written,
+    # so the padding stays zero (no clearing of `padded` before each block's transform)
+    u_padded = np.zeros((block_rows, nfft))
     u_spec = np.empty((block_rows, n_freq), dtype=complex)
     spec = np.empty((block_rows, n_freq), dtype=complex)
+    # first step whose cumulative rain exceeds each block's smallest Ia, per storm (P is
+    # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
+    block_starts = np.maximum(np.array(
+        [np.searchsorted(p, ia_sorted[::block_rows], side="right") for p in grids]), 1).T.tolist()
     # Eq. 2-3, the excess and the scatter of the results in compiled passes where numba
     # is installed and pays (kernel.wanted; identical arithmetic), else the numpy passes
     from hydrocalc import _hydrograph_kernel as kernel
@@ -845,20 +852,15 @@ def runoff_hydrographs(
     # restores the caller's setting on exit.
     with np.errstate():
         np.setbufsize(_UFUNC_BUFSIZE)
-        for r0 in range(0, n, block_rows):  # blocks of subcatchments, vectorized inside
+        for r0, starts in zip(range(0, n, block_rows), block_starts):  # blocks of rows
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size
-            # first step whose cumulative rain exceeds the block's smallest Ia, per storm (P is
-            # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
-            starts = [max(int(np.searchsorted(p, ia_sorted[r0], side="right")), 1)
-                      for p in grids]
             if all(k0 >= p.size for k0, p in zip(starts, grids)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
-            place(0, n_uh)
-            padded[:nb, :n_uh] = u_sorted[sl]
-            np.fft.rfft(padded[:nb], axis=1, out=u_spec[:nb])
+            u_padded[:nb, :n_uh] = u_sorted[sl]
+            np.fft.rfft(u_padded[:nb], axis=1, out=u_spec[:nb])
             for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
                 if k0 >= p.size:  # no runoff from this storm in the whole block
                     runoff[i, sl] = 0.0
