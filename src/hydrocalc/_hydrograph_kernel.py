@@ -85,36 +85,47 @@ def _compile():
     @numba.njit(cache=True, nogil=True)
     def excess_kernel(p, s_in, ia_in, out, col0, runoff):  # pragma: no cover - compiled
         cols = p.size
-        q = np.empty(cols)  # one row's cumulative runoff (stays in cache)
+        rest = p[1:]
         for r in range(s_in.size):
             a = ia_in[r]
             s = s_in[r]
-            for c in range(cols):  # Eq. 2-3, as _cumulative_runoff_in
-                e = p[c] - a
-                if e < 0.0:  # noqa: PLR1730 - as np.maximum(e, 0.0), spelled out
-                    e = 0.0
-                d = e + s
-                if d < tiny:  # noqa: PLR1730 - as np.maximum(d, tiny)
-                    d = tiny
-                q[c] = (e * e) / d
-            # two loops rather than one carrying Q_{k-1}: each vectorizes (twice as fast);
-            # the rest of the row is the FFT's zero padding. Each loop writes a slice from
-            # index 0 (an index known to be >= 0 needs no negative-index wraparound, which
-            # kept the first difference from vectorizing: about 40 % of the kernel's time)
+            e = p[0] - a  # Eq. 2-3 at the first step, as _cumulative_runoff_in
+            if e < 0.0:  # noqa: PLR1730 - as np.maximum(e, 0.0), spelled out
+                e = 0.0
+            d = e + s
+            if d < tiny:  # noqa: PLR1730 - as np.maximum(d, tiny)
+                d = tiny
+            q_prev = (e * e) / d
+            # the FFT's zero padding before and after the excess; every loop runs over a
+            # slice from index 0 (an index known to be >= 0 needs no negative-index
+            # wraparound test, which kept these loops from vectorizing)
             head = out[r, :col0]
             for c in range(head.size):
                 head[c] = 0.0
+            # Eq. 2-3 at the other steps and the first difference in one loop: Q_{k-1}
+            # is carried from the previous iteration (a first-order recurrence, which
+            # vectorizes), so each Q_k is computed once, exactly as before
             dst = out[r, col0 : col0 + cols - 1]
             for c in range(cols - 1):
-                dst[c] = q[c + 1] - q[c]
+                e = rest[c] - a
+                if e < 0.0:  # noqa: PLR1730
+                    e = 0.0
+                d = e + s
+                if d < tiny:  # noqa: PLR1730
+                    d = tiny
+                q = (e * e) / d
+                dst[c] = q - q_prev
+                q_prev = q
             tail = out[r, col0 + cols - 1 :]
             for c in range(tail.size):
                 tail[c] = 0.0
-            runoff[r] = q[cols - 1]
+            runoff[r] = q_prev
 
     @numba.njit(cache=True, nogil=True)
     def scatter_kernel(conv, start, step, count, flow, rows, j0):  # pragma: no cover
         strided = np.empty(count if step != 1 else 0)
+        peak_bits = np.empty(1, np.int64)
+        peak_value = peak_bits.view(np.float64)  # the same 8 bytes, read as a double
         for r in range(rows.size):
             if step == 1:  # a contiguous window of the row (the usual case)
                 src = conv[r, start : start + count]
@@ -122,25 +133,20 @@ def _compile():
                 for t in range(count):
                     strided[t] = conv[r, start + t * step]
                 src = strided
-            # the peak, as ndarray.max: the maximum of values without NaN does not depend
-            # on the order, so four running maxima (which pipeline) give the same value
-            p0 = p1 = p2 = p3 = src[0]
-            t = 1
-            while t + 4 <= count:
-                if src[t] > p0:  # noqa: PLR1730
-                    p0 = src[t]
-                if src[t + 1] > p1:  # noqa: PLR1730
-                    p1 = src[t + 1]
-                if src[t + 2] > p2:  # noqa: PLR1730
-                    p2 = src[t + 2]
-                if src[t + 3] > p3:  # noqa: PLR1730
-                    p3 = src[t + 3]
-                t += 4
-            while t < count:
-                if src[t] > p0:  # noqa: PLR1730
-                    p0 = src[t]
-                t += 1
-            peak = max(max(p0, p1), max(p2, p3))
+            # the peak, as ndarray.max, found on the integer images of the values: for
+            # IEEE doubles, flipping the 63 value bits of the negative ones makes signed
+            # integer order equal the order of the values (a NaN with its sign bit clear
+            # ranks above every number, so it is the peak, as ndarray.max returns it), and
+            # an integer maximum vectorizes where a floating-point one may not be reordered
+            bits = src.view(np.int64)
+            top = bits[0] ^ ((bits[0] >> 63) & 0x7FFFFFFFFFFFFFFF)
+            for t in range(count):
+                b = bits[t]
+                k = b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)
+                if k > top:  # noqa: PLR1730
+                    top = k
+            peak_bits[0] = top ^ ((top >> 63) & 0x7FFFFFFFFFFFFFFF)
+            peak = peak_value[0]
             threshold = 1e-12 * peak  # as the numpy path: v < 1e-12 * peak -> 0
             dst = flow[rows[r], j0 : j0 + count]
             for t in range(count):
