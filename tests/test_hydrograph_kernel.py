@@ -138,6 +138,35 @@ def test_scatter_kernel_thresholds_and_places_rows(compiled):
         assert np.array_equal(flow, expected)
 
 
+def test_scatter_kernel_peak_matches_ndarray_max_on_any_signs(compiled):
+    # The kernel finds each row's peak as an integer maximum of the values' bit images:
+    # rows of negative values only, signed zeros, huge and tiny magnitudes, infinities and
+    # a NaN (ndarray.max returns NaN, so nothing is set to 0) must give numpy's result.
+    rng = np.random.default_rng(3)
+    conv = np.vstack([
+        -rng.random(37) * 1e-15,
+        np.where(rng.random(37) < 0.5, -0.0, 0.0),
+        rng.standard_normal(37) * 10.0 ** rng.integers(-300, 300, 37),
+        np.r_[rng.random(36) * 1e-13, np.inf],
+        np.r_[-np.inf, rng.random(36)],
+        np.r_[rng.random(18), np.nan, rng.random(18) * 1e-14],
+        rng.random(37) * 1e-12 + 1e-300,
+    ])
+    rows = np.arange(conv.shape[0], dtype=np.intp)[::-1].copy()
+    for step in (1, 3):
+        count = len(range(0, conv.shape[1], step))
+        flow = np.full((conv.shape[0], count + 2), 5.0)
+        with np.errstate(invalid="ignore"):
+            kernel.scatter(conv, 0, step, count, flow, rows, 1)
+            block = conv[:, ::step].copy()
+            peak = block.max(axis=1, keepdims=True)
+            np.copyto(block, 0.0, where=block < 1e-12 * peak)
+        expected = np.full(flow.shape, 5.0)
+        expected[rows, 1 : 1 + count] = block
+        assert np.array_equal(flow, expected, equal_nan=True)
+        assert np.array_equal(np.signbit(flow), np.signbit(expected))
+
+
 def test_path_selection_rules(monkeypatch):
     monkeypatch.setattr(kernel, "_WANTED", False)
     assert not kernel.wanted(kernel.MIN_WORK - 1)
