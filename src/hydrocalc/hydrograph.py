@@ -610,11 +610,12 @@ def use_compiled_passes(flag: bool = True) -> None:
     1,000,000 subcatchment-storm-steps then run Eq. 2-3 with its first difference, and the
     round-off threshold with the copy into the result, as two compiled passes per row
     (:mod:`hydrocalc._hydrograph_kernel`) instead of about ten numpy passes per block.
-    The results are identical to the last bit; only the CPU time changes (about 60 ms less
-    for 1,000 subcatchments x 6 storms at 0.01 h, against numba's one-off start-up of about
-    1.25 s of CPU time in the process). Without numba, or with ``HYDROCALC_NO_NUMBA=1``,
-    nothing changes. ``False`` returns to the default: compiled passes only where numba is
-    already loaded, or for batches of at least 300,000,000 steps.
+    The results are identical to the last bit; only the CPU time changes (about 30 ms less
+    of about 180 ms for 1,000 subcatchments x 6 storms at 0.01 h, against numba's one-off
+    start-up of about 1.25 s of CPU time in the process). Without numba, or with
+    ``HYDROCALC_NO_NUMBA=1``, nothing changes. ``False`` returns to the default: compiled
+    passes only where numba is already loaded, or for batches of at least 700,000,000
+    steps.
 
     Parameters
     ----------
@@ -712,7 +713,7 @@ def runoff_hydrographs(
     order, so the result is identical to the last bit) instead of about ten numpy passes
     per block, for batches of at least 1,000,000 subcatchment-storm-steps in a process that
     called :func:`use_compiled_passes` or has numba loaded, and of at least
-    300,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
+    700,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
     process, is recovered there). Elsewhere, e.g. a site's own analysis, numba is not
     imported. ``HYDROCALC_NO_NUMBA=1`` turns the compiled passes off.
 
