@@ -204,12 +204,13 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     row by row; the other slots of the returned array are ``None`` and stay blank (an
     unused panel costs as much to set up as a drawn one).
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
+
+    from hydrocalc.report._figure_canvas import ReportCanvasAgg
 
     fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI,
                     layout="constrained" if constrained else None)
-    FigureCanvasAgg(fig)
+    ReportCanvasAgg(fig)
     if n_axes is None or sharex:
         axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
     else:
