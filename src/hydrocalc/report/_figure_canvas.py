@@ -5,11 +5,13 @@ what it learns about text (the size of "0.5" in 8-point DejaVu Sans, the bitmap 
 glyph) only as long as one renderer lives. A report draws a dozen figures with the same
 fonts, sizes and, mostly, the same strings (tick labels, "Time [hr]", "Flow [cfs]"), so
 most of a figure's text work repeats what the previous figure did; text is about a third of
-a figure's drawing time. :class:`ReportCanvasAgg` is matplotlib's ``FigureCanvasAgg`` whose
-renderer keeps three things for the whole process instead:
+a figure's drawing time. The canvas of :func:`canvas_class` is matplotlib's
+``FigureCanvasAgg`` whose renderer keeps four things for the whole process instead:
 
 * the extent of a plain (non-math) string, which depends only on the string, the font
   properties and the resolution (never on the canvas size);
+* the ascent, descent and line gap of a font at a size (read from its tables for every
+  text element laid out);
 * the glyph layout of a drawn string (which glyph of which font goes where, relative to the
   string's origin);
 * the bitmap of each glyph rendered at a given size, rotation and sub-pixel offset. FreeType
@@ -39,12 +41,12 @@ import math
 
 import numpy as np
 
-__all__ = ["ReportCanvasAgg", "clear_text_caches"]
+__all__ = ["canvas_class", "clear_text_caches"]
 
 #: Entries each cache holds at most before it is emptied (a report needs a few hundred).
 MAX_ENTRIES = 20_000
 
-# {settings key: (extents, layouts, glyphs)}, one set of caches per text setting in use
+# {settings key: (extents, layouts, glyphs, line heights)}: one set per text setting in use
 _CACHES: dict = {}
 
 
@@ -66,12 +68,12 @@ def _settings_key() -> tuple:
     return id(fontManager), repr(items)
 
 
-def _caches(key: tuple) -> tuple[dict, dict, dict]:
+def _caches(key: tuple) -> tuple[dict, dict, dict, dict]:
     caches = _CACHES.get(key)
     if caches is None:
         if len(_CACHES) > 8:
             _CACHES.clear()
-        caches = _CACHES[key] = ({}, {}, {})
+        caches = _CACHES[key] = ({}, {}, {}, {})
     return caches
 
 
@@ -98,12 +100,36 @@ def _glyph_cache_usable() -> bool:
         from matplotlib.text import Text
     except ImportError:
         return False
+    from matplotlib.font_manager import FontManager
+
     return (all(hasattr(FT2Font, n) for n in ("_layout", "_render_glyph", "_set_transform"))
+            and hasattr(FontManager, "_find_fonts_by_props")
             and hasattr(backend_agg.RendererAgg, "_draw_text_glyphs_and_boxes")
             and hasattr(backend_agg.RendererAgg, "_prepare_font")
             and hasattr(backend_agg, "get_hinting_flag")
             and hasattr(RenderMode, "NORMAL") and hasattr(RenderMode, "MONO")
             and hasattr(Text, "get_fontfeatures") and hasattr(Text, "get_language"))
+
+
+def _font_height_metrics(prop, dpi: float) -> tuple:
+    """``(ascent, descent, line gap)`` of the font of ``prop`` at ``dpi`` [px], from its
+    OS/2 or hhea table, or ``(None, None, None)`` (matplotlib then measures "lp"); the same
+    arithmetic, in the same order, as ``matplotlib.text.Text._get_layout`` (3.11)."""
+    from matplotlib.font_manager import fontManager, get_font
+
+    font = get_font(fontManager._find_fonts_by_props(prop))
+    for table_name, linegap_key, ascent_key, descent_key in (
+            ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
+            ("hhea", "lineGap", "ascent", "descent")):
+        table = font.get_sfnt_table(table_name)
+        if table is None:
+            continue
+        fontsize = prop.get_size_in_points()
+        units_per_em = font.get_sfnt_table("head")["unitsPerEm"]
+        scale = 1 / units_per_em * fontsize * dpi / 72
+        return (table[ascent_key] * scale, -table[descent_key] * scale,
+                table[linegap_key] * scale)
+    return None, None, None
 
 
 @functools.cache
@@ -132,6 +158,17 @@ def _classes():
             return found
 
         if draw_glyphs:
+            def _get_font_height_metrics(self, prop):
+                """The ascent, descent and line gap of the font of ``prop`` [px], as
+                ``matplotlib.text.Text._get_layout`` computes them from the font's tables
+                when the renderer has no such method (matplotlib 3.11), kept per process."""
+                heights = self._text_caches[3]
+                key = (_font_key(prop), self.dpi)
+                found = heights.get(key)
+                if found is None:
+                    found = _store(heights, key, _font_height_metrics(prop, self.dpi))
+                return found
+
             def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
                 if ismath:
                     return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
@@ -142,7 +179,7 @@ def _classes():
                     hash(key)
                 except TypeError:  # unhashable features or language: draw as matplotlib
                     return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
-                _, layouts, glyphs = self._text_caches
+                _, layouts, glyphs, _ = self._text_caches
                 items = layouts.get(key)
                 if items is None:
                     font = self._prepare_font(prop)
@@ -205,9 +242,6 @@ def _classes():
     return ReportRendererAgg, ReportCanvasAgg
 
 
-def __getattr__(name: str):
-    if name == "ReportCanvasAgg":
-        return _classes()[1]
-    if name == "ReportRendererAgg":
-        return _classes()[0]
-    raise AttributeError(name)
+def canvas_class():
+    """The canvas class of the report figures: ``ReportCanvasAgg(figure)`` attaches it."""
+    return _classes()[1]
