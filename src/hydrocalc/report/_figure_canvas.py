@@ -51,12 +51,13 @@ _CACHES: dict = {}
 
 
 def clear_text_caches() -> None:
-    """Forget every cached string extent, layout and glyph bitmap."""
+    """Forget every cached string extent, font line height, layout and glyph bitmap."""
     _CACHES.clear()
 
 
 def _settings_key() -> tuple:
-    """The ``matplotlib.rcParams`` values that text extents and bitmaps may depend on."""
+    """The ``matplotlib.rcParams`` values and fonts that text extents and bitmaps may
+    depend on."""
     import matplotlib as mpl
     from matplotlib.font_manager import fontManager
 
@@ -65,7 +66,8 @@ def _settings_key() -> tuple:
         if name.startswith(("font.", "text.", "mathtext.")):
             value = mpl.rcParams[name]
             items.append((name, tuple(value) if isinstance(value, list) else value))
-    return id(fontManager), repr(items)
+    # a font added to the font manager (addfont) may change which file a family selects
+    return id(fontManager), len(fontManager.ttflist), len(fontManager.afmlist), repr(items)
 
 
 def _caches(key: tuple) -> tuple[dict, dict, dict, dict]:
