@@ -15,7 +15,9 @@ most **3x** one empty Papermill notebook that imports hydrocalc, measured in the
   report of the run also pays this process's first imports of the report's modules
   (matplotlib, typst, openpyxl...), as a ``hydrocalc report`` process does; it is made
   once before the timed repeats and reported on its own (``first_report``), never among
-  the medians (with two repeats it would be half of the first site's median).
+  the medians. Each site is timed three times and its median kept, so one run that pays
+  a site's own first uses in this process (modules and tables no earlier site needed) or a
+  moment of a busy machine does not decide the ratio.
 
 Both are timed in this process (papermill, hydrocalc and their imports loaded once),
 interleaved ``repeats`` times (baseline, site 1, site 2, baseline, ...); medians are
@@ -114,7 +116,7 @@ def run(quick: bool = False, repeats: int | None = None) -> dict:
         [src] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and
                  pathlib.Path(p).resolve() != pathlib.Path(src)])
     sites = sorted(EXAMPLES.glob("*/site.toml"))
-    repeats = repeats or (1 if quick else 2)
+    repeats = repeats or (1 if quick else 3)
     empty: list[float] = []
     per: dict[str, list[dict]] = {s.parent.name: [] for s in sites}
     # pays this process's first imports, as `hydrocalc report` does: reported on its own

@@ -336,3 +336,51 @@ def test_report_leaves_the_callers_frozen_objects_frozen(tmp_path):
     run_report(EXAMPLE, tmp_path / "r2", sections=["project"], formats="", progress=False,
                figure_workers=0)
     assert gc.get_freeze_count() == 0  # its own freeze is undone
+
+
+def _workbook_values(path) -> dict:
+    from openpyxl import load_workbook
+
+    wb = load_workbook(path, read_only=True)
+    return {name: [list(r) for r in wb[name].iter_rows(values_only=True)]
+            for name in wb.sheetnames}
+
+
+def test_workbook_written_by_the_figure_worker_equals_the_one_written_here(tmp_path,
+                                                                          monkeypatch):
+    """The figure worker writes tables.xlsx while this process draws the last figures; the
+    workbook is the one written in this process (figure_workers=0), and a workbook task the
+    pool never started (cancelled when it closed) is written here instead of going missing."""
+    from concurrent.futures import Future
+
+    from hydrocalc.report import build
+
+    keys = ["project", "hydrology_post", "ponds"]
+    here = run_report(EXAMPLE, tmp_path / "here", sections=keys, formats="xlsx",
+                      progress=False, figure_workers=0)
+    submitted = []
+    real = build.run_in_figure_pool
+
+    def spy(func, *args):
+        submitted.append(func.__name__)
+        return real(func, *args)
+
+    monkeypatch.setattr(build, "run_in_figure_pool", spy)
+    pooled = run_report(EXAMPLE, tmp_path / "pooled", sections=keys, formats="xlsx",
+                        progress=False, figure_workers=1)
+    expected = _workbook_values(here.out_dir / "tables.xlsx")
+    assert _workbook_values(pooled.out_dir / "tables.xlsx") == expected
+
+    def never_started(func, *args):
+        submitted.append("cancelled")
+        future = Future()
+        future.cancel()
+        return future
+
+    monkeypatch.setattr(build, "run_in_figure_pool", never_started)
+    fallback = run_report(EXAMPLE, tmp_path / "fallback", sections=keys, formats="xlsx",
+                          progress=False, figure_workers=1)
+    assert _workbook_values(fallback.out_dir / "tables.xlsx") == expected
+    # both pooled runs handed the workbook over (their figures were still being drawn
+    # when every section was computed)
+    assert submitted == ["_write_workbook_timed", "cancelled"], submitted

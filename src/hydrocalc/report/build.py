@@ -148,10 +148,29 @@ def draw_queued_figure() -> bool:
     return True
 
 
+def run_in_figure_pool(func, *args):
+    """A future of ``func(*args)`` run in the worker of the active :func:`figure_pool`, or
+    None when no pool is active (the caller then runs it itself).
+
+    A report run hands the pool's worker the work that needs neither this process's state
+    nor the figures (the Excel workbook) so that it runs on the other core while this
+    process draws the last figures. ``func`` must be a module-level function; its
+    arguments are pickled. A task still waiting when the pool closes is cancelled (its
+    future's ``result()`` raises ``CancelledError``), so a caller that must have it done
+    runs it itself then.
+    """
+    from hydrocalc.report import figures as F
+
+    queue = F._POOL
+    return queue.submit_task(func, *args) if queue is not None else None
+
+
 def _warm_worker() -> None:
-    """Import the drawing code in a pool worker before the first figure arrives."""
+    """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
+    a pool worker before its first task arrives."""
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.figure  # noqa: F401
+    import openpyxl  # noqa: F401
 
 
 @contextlib.contextmanager

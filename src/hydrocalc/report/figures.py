@@ -104,6 +104,12 @@ class FigureQueue:
         self._feed()
         return future
 
+    def submit_task(self, func, *args):
+        """A future of ``func(*args)`` run by the pool's worker (not a figure: it goes to
+        the worker as soon as the figures already handed to it are drawn, and the caller
+        never takes it back). ``func`` must be a module-level function (it is pickled)."""
+        return self.executor.submit(func, *args)
+
     def take_last(self):
         """The last waiting figure's future (no worker has it; the caller draws it and
         sets its result), or None."""

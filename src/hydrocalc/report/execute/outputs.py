@@ -191,3 +191,11 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     wb.save(tmp)
     os.replace(tmp, path)
+
+
+def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:
+    """:func:`_write_workbook`, returning the seconds it took (module-level, so a report run
+    can hand it to its figure worker; see :func:`hydrocalc.report.build.run_in_figure_pool`)."""
+    t = time.perf_counter()
+    _write_workbook(path, results)
+    return time.perf_counter() - t

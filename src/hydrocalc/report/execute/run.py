@@ -30,6 +30,7 @@ from hydrocalc.report.execute.outputs import (
     _canonical,
     _start_pdf,
     _write_workbook,
+    _write_workbook_timed,
     artifact_hashes,
     dump_results,
     results_document,
@@ -143,7 +144,9 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         Pelham's 6.5, warm). The worker takes them from the front of the queue; once this
         process has computed every section it draws the last ones itself
         (:func:`hydrocalc.report.build.draw_queued_figure`) instead of waiting, so both
-        cores draw. More workers compete with the kernel on a 2-core machine.
+        cores draw. The worker also writes the Excel workbook, which needs no figure,
+        while this process draws (a workbook task the pool never started is written here).
+        More workers compete with the kernel on a 2-core machine.
 
     Returns
     -------
@@ -279,6 +282,28 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 _write_workbook(staging / "tables.xlsx", results)
                 stages["xlsx_s"] = round(time.perf_counter() - t, 3)
 
+        # the workbook made by the figure worker from the early results (see below)
+        background: dict = {}
+
+        def workbook_in_pool(results) -> None:
+            if "xlsx" in fmts:
+                future = build.run_in_figure_pool(_write_workbook_timed,
+                                                  staging / "tables.xlsx", results)
+                if future is not None:
+                    background["xlsx"] = future
+
+        def workbook_done(results) -> None:
+            # the pool is closed by now: its task either finished or was cancelled before it
+            # started (then, or if it failed, the workbook is written here)
+            future = background.pop("xlsx", None)
+            if future is None:
+                workbook(results)
+                return
+            try:
+                stages["xlsx_s"] = round(future.result(), 3)
+            except BaseException:  # noqa: BLE001 - cancelled or failed there: write it here
+                workbook(results)
+
         early = None
         try:
             for key in keys:
@@ -294,11 +319,12 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 # figures still being drawn in the pool: results.json's content and the
                 # workbook need none of them, so they are made meanwhile
                 early = finish_documents()
-                # rather than wait, draw here the figures no worker has started yet (the
-                # last ones queued): this process and the worker meet in the middle
+                # the figure worker writes the workbook next (it needs no figure), while
+                # this process draws the figures no worker has started yet (the last ones
+                # queued): this process and the worker meet in the middle
+                workbook_in_pool(early[0])
                 while build.draw_queued_figure():
                     hand_over(block=False)
-                workbook(early[0])
                 hand_over(block=False)
             hand_over(block=True)
         except BaseException:
@@ -319,10 +345,12 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         if early is None or late["warned"] or len(computed) != len(keys):
             results, meta = finish_documents()
             typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
+            background.pop("xlsx", None)  # made from results that changed since: again
             workbook(results)
         else:
             results, meta = early
             typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
+            workbook_done(results)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
         say(f"executed {len(job_list)} section notebooks")
