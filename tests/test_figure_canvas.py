@@ -120,3 +120,20 @@ def test_png_writer_keeps_every_pixel_and_the_resolution(shape):
         assert im.mode == "RGB" and im.size == (shape[1], shape[0])
         assert np.array_equal(np.asarray(im), rgba[:, :, :3])
         assert im.info["dpi"] == pytest.approx((F.DPI, F.DPI), abs=0.02)
+
+
+def test_without_matplotlibs_private_glyph_names_only_extents_are_kept(monkeypatch):
+    """Another matplotlib version (private names missing): matplotlib draws the text, the
+    canvas keeps the string extents only, and the pixels are still matplotlib's."""
+    monkeypatch.setattr(C, "_glyph_cache_usable", lambda: False)
+    C._classes.cache_clear()
+    try:
+        fig, _ = F.new_figure()
+        renderer = fig.canvas.get_renderer()
+        assert "draw_text" not in type(renderer).__dict__
+        assert not hasattr(renderer, "_get_font_height_metrics")
+        C.clear_text_caches()
+        for shift in (0.0, 0.37):
+            assert np.array_equal(_pixels(_figure(shift)), _pixels(_figure(shift, plain=True)))
+    finally:
+        C._classes.cache_clear()
