@@ -29,7 +29,8 @@ matplotlib unchanged. The caches only serve figures drawn on this canvas (the re
 other matplotlib figures in the same process are untouched.
 
 The glyph drawing reproduces the loop of matplotlib's private
-``RendererAgg._draw_text_glyphs_and_boxes`` (matplotlib 3.11); where the private names it
+``RendererAgg._draw_text_glyphs_and_boxes`` (matplotlib 3.11, distributed under the
+Matplotlib License, a BSD-compatible licence that permits this with attribution); where the private names it
 relies on are missing (another matplotlib version), the renderer keeps only the string
 extents (public API) and draws text with matplotlib's own code.
 """
