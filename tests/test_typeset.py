@@ -68,3 +68,30 @@ def test_numbers_in_tables_are_at_reporting_precision():
     table = Table("t", "T", pd.DataFrame({"peak_cfs": [1.23456789, 123456.7]}))
     out = table_typst(table)
     assert '"1.23"' in out and '"123,456.70"' in out and "1.23456789" not in out
+
+
+def test_a_tables_kept_rows_and_texts_give_the_forms_of_a_fresh_table():
+    """A table keeps its row tuples and display texts after the first rendering; a second
+    rendering and a pickled copy (which leaves them out) give the same JSON, HTML and typst
+    as a table made afresh from the same frame."""
+    import pickle
+
+    import pandas as pd
+
+    from hydrocalc.report.tables import Table
+    from hydrocalc.report.typeset import table_typst
+
+    def make():
+        frame = pd.DataFrame({"pond": ["P-1", "=cmd", None], "peak_cfs": [1.23456, -0.0001, 12.5],
+                              "ok": [True, False, True], "storms_n": [1, 2, 3]})
+        return Table("t", "Title", frame, caption="c", decimals={"peak_cfs": 2})
+
+    fresh = make()
+    forms = (fresh.to_dict(), fresh.to_html(), table_typst(fresh))
+    used = make()
+    for _ in range(2):
+        assert (used.to_dict(), used.to_html(), table_typst(used)) == forms
+    assert "_row_tuples" in used.__dict__ and "_display_cells" in used.__dict__
+    copy = pickle.loads(pickle.dumps(used))
+    assert not set(Table._CACHED) & set(copy.__dict__)
+    assert (copy.to_dict(), copy.to_html(), table_typst(copy)) == forms

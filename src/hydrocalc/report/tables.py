@@ -12,6 +12,7 @@ decimals chosen by the column's unit suffix (or given per table).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import html
 import json
@@ -256,7 +257,34 @@ class Table:
 
     def rows(self) -> list[list]:
         """Rows as lists of JSON-ready values (full precision)."""
-        return [to_jsonable(list(r)) for r in self.frame.itertuples(index=False, name=None)]
+        return [to_jsonable(list(r)) for r in self._row_tuples]
+
+    # A table is rendered three or four times (JSON, HTML, PDF, workbook through the JSON)
+    # and pandas spends most of each pass fetching the columns (``itertuples``): the row
+    # tuples, the numeric flags and the display texts are made once per table and kept
+    # (the frame is not changed after a table is made). They are left out of pickles.
+    _CACHED = ("_row_tuples", "_numeric_columns", "_display_cells")
+
+    @functools.cached_property
+    def _row_tuples(self) -> list[tuple]:
+        """The frame's rows as tuples (``DataFrame.itertuples(index=False, name=None)``)."""
+        return list(self.frame.itertuples(index=False, name=None))
+
+    @functools.cached_property
+    def _numeric_columns(self) -> list[bool]:
+        """Per column: numeric and not boolean (shown right-aligned, as numbers)."""
+        return [pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+                for dtype in self.frame.dtypes]
+
+    @functools.cached_property
+    def _display_cells(self) -> list[list[tuple[str, bool]]]:
+        """Per row, per column: :meth:`_format_cell` ``(text, is_numeric)``."""
+        cols = self.columns
+        return [[self._format_cell(c, v) for c, v in zip(cols, row)]
+                for row in self._row_tuples]
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHED}
 
     def keys(self) -> list[str]:
         """Key columns: given, or the leading non-numeric columns (at least one column)."""
@@ -331,20 +359,16 @@ class Table:
             parts.append(f'<p class="table-title">{html.escape(self.title)}</p>')
         parts.append(f'<table class="{classes}">')
         parts.append("<thead><tr>")
-        for col in cols:
+        for col, numeric in zip(cols, self._numeric_columns):
             label = self.labels.get(col, column_label(col))
-            series = self.frame[col]
-            numeric = pd.api.types.is_numeric_dtype(series) and \
-                not pd.api.types.is_bool_dtype(series)
             cls = ' class="num"' if numeric else ""
             parts.append(f'<th scope="col"{cls}>{html.escape(label)}</th>')
         parts.append("</tr></thead><tbody>")
         if self.frame.empty:
             parts.append(f'<tr><td colspan="{max(len(cols), 1)}" class="empty">(none)</td></tr>')
-        for row in self.frame.itertuples(index=False, name=None):
+        for row in self._display_cells:
             parts.append("<tr>")
-            for col, value in zip(cols, row):
-                text, numeric = self._format_cell(col, value)
+            for text, numeric in row:
                 cls = ' class="num"' if numeric else (
                     f' class="{text}"' if text in ("pass", "fail") else "")
                 cell = html.escape(text) if numeric else _breakable(text)

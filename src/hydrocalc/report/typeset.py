@@ -204,16 +204,12 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 def table_typst(table) -> str:
     """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans)."""
-    import pandas as pd
-
     from hydrocalc.report.tables import column_label
 
     cols = table.columns
-    numeric = [pd.api.types.is_numeric_dtype(table.frame[c])
-               and not pd.api.types.is_bool_dtype(table.frame[c]) for c in cols]
+    numeric = table._numeric_columns
     labels = [table.labels.get(c, column_label(c)) for c in cols]
-    formatted = [[table._format_cell(c, v)[0] for c, v in zip(cols, row)]
-                 for row in table.frame.itertuples(index=False, name=None)]
+    formatted = [[text for text, _ in row] for row in table._display_cells]
     widths = ", ".join(f"{w}fr" for w in _weights(labels, formatted, numeric)) or "1fr"
     align = ", ".join("right" if num else "left" for num in numeric) or "left"
     header = ", ".join(f"[#strong[{_t(_breakable(label))}]]" for label in labels)

@@ -353,6 +353,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             workbook_done(results)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
+        # every notebook is executed: the kernel stops while the last files are written
+        stopping = pool.close_in_background()
         say(f"executed {len(job_list)} section notebooks")
         if "html" in fmts:
             from hydrocalc.report.assemble import assemble_html
@@ -385,7 +387,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         presenter.shutdown(wait=True)
         if freeze:
             gc.unfreeze()
-    pool.close()
+    stopping.join()  # the kernel's working folder is the staging folder
+    pool.close()  # (already closed: returns at once)
     _swap_into_place(staging, target)
     files_out = tuple(sorted(p.relative_to(target).as_posix()
                              for p in target.rglob("*") if p.is_file()))
