@@ -136,3 +136,8 @@ def test_without_the_line_height_hook_only_extents_are_kept(monkeypatch):
             assert np.array_equal(_pixels(_figure(shift)), _pixels(_figure(shift, plain=True)))
     finally:
         C._classes.cache_clear()
+
+
+def test_a_panel_figure_without_panels_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least one panel"):
+        F.panel_hydrograph_figure("x", "X", [])

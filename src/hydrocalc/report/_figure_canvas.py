@@ -29,9 +29,6 @@ many hints") in long runs, so text is drawn by matplotlib every time.
 from __future__ import annotations
 
 import functools
-import math
-
-import numpy as np
 
 __all__ = ["canvas_class", "clear_text_caches"]
 
@@ -48,7 +45,7 @@ def clear_text_caches() -> None:
 
 
 def _settings_key() -> tuple:
-    """The ``matplotlib.rcParams`` values and fonts that text extents and bitmaps may
+    """The ``matplotlib.rcParams`` values and fonts that text extents and line heights may
     depend on."""
     import matplotlib as mpl
     from matplotlib.font_manager import fontManager
@@ -87,18 +84,12 @@ def _store(cache: dict, key, value):
 
 @functools.cache
 def _height_hook_usable() -> bool:
-    """Whether this matplotlib asks the renderer for font line heights
-    (``_get_font_height_metrics``) and has the private font lookup used to answer."""
-    import inspect
-
-    from matplotlib import text
+    """Whether this matplotlib has the private font lookup that answers
+    ``_get_font_height_metrics`` (matplotlib 3.11 asks a renderer that has that method for
+    a font's line heights; an older one never calls it)."""
     from matplotlib.font_manager import FontManager
 
-    try:
-        asks = "_get_font_height_metrics" in inspect.getsource(text.Text._get_layout)
-    except (OSError, TypeError):
-        asks = False
-    return asks and hasattr(FontManager, "_find_fonts_by_props")
+    return hasattr(FontManager, "_find_fonts_by_props")
 
 
 def _font_height_metrics(prop, dpi: float) -> tuple:

@@ -556,7 +556,9 @@ def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
     """Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
     :func:`hydrograph_comparison_figure`; two panels per row, each with its own axes.
     ``window(series)`` may return x limits for a panel."""
-    n = max(len(panels), 1)
+    if not panels:
+        raise ValueError(f"figure {name!r} needs at least one panel; got none")
+    n = len(panels)
     ncols = 1 if n == 1 else 2
     nrows = (n + ncols - 1) // ncols
     fig, axes = new_figure(2.3 * nrows if n > 1 else 2.8, nrows=nrows, ncols=ncols,

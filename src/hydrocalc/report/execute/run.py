@@ -140,8 +140,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     figure_workers : int, default 1
         Processes drawing the figures while this process computes the sections and drives
         the notebooks (see :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this
-        process. The figures are the largest part of a report's CPU (about 2.2 s of
-        Pelham's 6.5, warm). The worker takes them from the front of the queue; once this
+        process. The figures are the largest part of a report's CPU (see "Speed" in
+        docs/report.md). The worker takes them from the front of the queue; once this
         process has computed every section it draws the last ones itself
         (:func:`hydrocalc.report.build.draw_queued_figure`) instead of waiting, so both
         cores draw. The worker also writes the Excel workbook, which needs no figure,
@@ -301,7 +301,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
                 return
             try:
                 stages["xlsx_s"] = round(future.result(), 3)
-            except BaseException:  # noqa: BLE001 - cancelled or failed there: write it here
+            except Exception:  # noqa: BLE001 - cancelled or failed there: write it here
                 workbook(results)
 
         early = None
