@@ -20,8 +20,12 @@ most **3x** one empty Papermill notebook that imports hydrocalc, measured in the
   moment of a busy machine does not decide the ratio.
 
 Both are timed in this process (papermill, hydrocalc and their imports loaded once),
-interleaved ``repeats`` times (baseline, site 1, site 2, baseline, ...); medians are
-compared. The PDF's page count is recorded.
+interleaved ``repeats`` times (baseline twice, site 1, site 2, ..., baseline twice); medians
+are compared. The baseline is timed twice per slot because a fresh kernel now and then
+takes about 3 s longer to start (seen with "Address already in use" from the kernel's
+heartbeat socket: jupyter_client picks its TCP ports before the kernel binds them, a race
+its ``LocalPortCache`` notes, and the kernel is restarted). Every baseline time is listed
+(``empty_all_s``), so such a start shows. The PDF's page count is recorded.
 
 Run alone: ``.venv/bin/python benchmarks/bench_report.py [--quick]``; ``run()`` returns a
 dict (``empty_median_s``, ``per_site``, ``ratio`` per site, ``met``...).
@@ -122,10 +126,10 @@ def run(quick: bool = False, repeats: int | None = None) -> dict:
     # pays this process's first imports, as `hydrocalc report` does: reported on its own
     first = {"site": sites[0].parent.name, **report_s(sites[0])}
     for _ in range(repeats):
-        empty.append(empty_notebook_s())
+        empty.extend((empty_notebook_s(), empty_notebook_s()))
         for site in sites:
             per[site.parent.name].append(report_s(site))
-    empty.append(empty_notebook_s())
+    empty.extend((empty_notebook_s(), empty_notebook_s()))
     base = statistics.median(empty)
     per_site = {}
     for name, runs in per.items():
@@ -158,7 +162,8 @@ def run(quick: bool = False, repeats: int | None = None) -> dict:
                          "children_cpu_s": first["children_cpu_s"]},
         "load_average": _load(),
         "note": (f"baseline: one empty Papermill notebook importing hydrocalc, median "
-                 f"{base:.2f} s of {len(empty)}; per site {stages}; the first report of "
+                 f"{base:.2f} s of {len(empty)} ({', '.join(f'{x:.2f}' for x in empty)}); "
+                 f"per site {stages}; the first report of "
                  f"the run ({first['site']}, paying this process's first imports of the "
                  f"report modules, matplotlib, typst, openpyxl) {first['seconds']:.1f} s = "
                  f"{first['seconds'] / base:.2f}x; target <= {TARGET_RATIO:g}x"),
