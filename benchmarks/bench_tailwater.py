@@ -40,7 +40,7 @@ from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.routing import (
     _prepare,
-    _tailwater_series,
+    tailwater_series,
     route_reservoir,
     route_reservoirs,
 )
@@ -85,7 +85,7 @@ def run(sample: int = 24, batch_ponds: int = 200, seed: int = 20240601,
             if n % 4 == 0:
                 t0 = time.perf_counter()
                 structure, tt, qq, dt = _prepare(inflow, ss, st, None, None)
-                tw = _tailwater_series(series, tt, ss)
+                tw = tailwater_series(series, tt, ss)
                 exact = route_with_tailwater_series_exact("", tt, qq, dt, ss, structure, 0.0,
                                                           tw, 400, False)
                 times["exact"].append(time.perf_counter() - t0)

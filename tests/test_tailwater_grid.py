@@ -24,7 +24,7 @@ from hydrocalc.hydraulics.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, _prepare, _tailwater_series, route_reservoir
+from hydrocalc.hydraulics.routing import StageStorage, _prepare, tailwater_series, route_reservoir
 from hydrocalc.hydraulics.routing.tailwater import (
     _tailwater_grid,
     route_with_tailwater_series,
@@ -64,7 +64,7 @@ def _both(case):
     ss, dev, series, peak = CASES[case]
     inflow = _inflow(peak)
     structure, t, q, dt = _prepare(inflow, ss, dev, None, None)
-    tw = _tailwater_series(series, t, ss)
+    tw = tailwater_series(series, t, ss)
     args = ("", t, q, dt, ss, structure, 0.0, tw, 400, False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

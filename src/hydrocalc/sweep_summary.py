@@ -541,8 +541,8 @@ def _pond_table(pond, dt_s: float, routing):
     ss = pond.stage_storage
     tw = pond.tailwater if isinstance(pond.tailwater, float) else None
     tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
-    structure = routing._to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
-    routing._check_devices(structure, ss)
+    structure = routing.to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
+    routing.check_devices(structure, ss)
     table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
                                        routing.TABLE_POINTS, tailwater=tw_stage,
                                        flap_gate=bool(pond.flap_gate))

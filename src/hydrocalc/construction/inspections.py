@@ -571,7 +571,7 @@ def notice_schedule(profile, milestones: Iterable) -> list[Notice]:
     >>> n[0].notice_due, n[0].notify_by_date
     (datetime.datetime(2027, 4, 10, 0, 0), datetime.date(2027, 4, 9))
     """
-    from hydrocalc.criteria.regulations import _citation, load_profile
+    from hydrocalc.criteria.profiles import citation, load_profile
 
     prof = load_profile(profile)
     hours = float(prof.notices.get("hours_before", 0) or 0)
@@ -601,6 +601,6 @@ def notice_schedule(profile, milestones: Iterable) -> list[Notice]:
             else due.date()
         m = by_key[key]
         out.append(Notice(key, m.text, m.letter, at, date_only, due, notify_by,
-                          _citation(f"{prof.notices.get('section', '')}({m.letter})",
+                          citation(f"{prof.notices.get('section', '')}({m.letter})",
                                     bool(prof.notices.get("inferred", False)))))
     return sorted(out, key=lambda n: (n.notice_due, n.milestone_key))

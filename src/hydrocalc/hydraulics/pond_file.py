@@ -36,6 +36,8 @@ from hydrocalc.hydraulics.outlets import (
     as_structure,
 )
 from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydraulics.routing.reservoir import tailwater_series
+from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
 
 __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
 
@@ -172,10 +174,9 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
         parts.append(barrel)
     name = str(mapping.get("name", ""))
     structure = OutletStructure(parts, name=name or "outlets")
-    from hydrocalc.hydraulics.routing import _check_devices
 
     try:
-        _check_devices(structure.bind(ss), ss)
+        check_devices(structure.bind(ss), ss)
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
     return Pond(name, ss, structure)
@@ -257,15 +258,14 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     import datetime
 
     check_choice(flow_routing, "flow_routing", ("DYNWAVE", "KINWAVE"))
-    from hydrocalc.hydraulics.routing import _tailwater_series, _to_stage_frame
 
-    structure = _to_stage_frame(as_structure(outlets), stage_storage)
+    structure = to_stage_frame(as_structure(outlets), stage_storage)
     if structure.barrel is not None:
         raise InputError("to_swmm_inp supports devices in parallel only; got a structure with "
                          "a barrel")
     leaves = structure.leaves()
     top = stage_storage.top_stage_ft
-    h, area = _swmm_curve(stage_storage, storage_points)
+    h, area = swmm_curve(stage_storage, storage_points)
     t = np.asarray(inflow.time_hr, dtype=float)
     q = np.asarray(inflow.flow_cfs, dtype=float)
     t_end = float(t[-1]) if duration_hr is None else float(t[0]) + float(duration_hr)
@@ -291,16 +291,16 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     if tailwater_ft is None:
         lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
     elif np.ndim(tailwater_ft) == 0:
-        tw = float(_tailwater_series(tailwater_ft, np.zeros(1), stage_storage)[0])
+        tw = float(tailwater_series(tailwater_ft, np.zeros(1), stage_storage)[0])
         lines += [f"OUT{i + 1} -100 FIXED {tw:.8f} NO" for i in range(len(leaves))]
     else:
         t_tw = np.asarray(tailwater_ft[0], dtype=float)
-        tw = _tailwater_series(tailwater_ft, t_tw, stage_storage)
+        tw = tailwater_series(tailwater_ft, t_tw, stage_storage)
         lines += [f"OUT{i + 1} -100 TIMESERIES TSTW NO" for i in range(len(leaves))]
         tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}" for ti, v in zip(t_tw, tw)]
     orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
     for i, dev in enumerate(leaves):
-        _swmm_link(dev, f"L{i + 1}", "SU1", f"OUT{i + 1}", orifices, weirs, xsect)
+        swmm_link(dev, f"L{i + 1}", "SU1", f"OUT{i + 1}", orifices, weirs, xsect)
     lines += orifices + weirs + xsect
     lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
     lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
@@ -314,7 +314,7 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
 
 
 
-def _swmm_curve(stage_storage: StageStorage, storage_points: int):
+def swmm_curve(stage_storage: StageStorage, storage_points: int):
     """Depth-area curve points (depth, area) of a pond for SWMM (see :func:`to_swmm_inp`)."""
     top = stage_storage.top_stage_ft
     h = np.unique(np.concatenate([stage_storage._h, np.linspace(0.0, top, storage_points)]))
@@ -327,7 +327,7 @@ def _swmm_curve(stage_storage: StageStorage, storage_points: int):
     return np.concatenate([h, [3.0 * top]]), np.concatenate([area, [a_ext]])
 
 
-def _swmm_link(dev, link: str, n1: str, n2: str, orifices: list, weirs: list,
+def swmm_link(dev, link: str, n1: str, n2: str, orifices: list, weirs: list,
                xsect: list) -> None:
     """Append the SWMM lines of one device as link ``link`` from node n1 to node n2."""
     if isinstance(dev, CircularOrifice):

@@ -19,6 +19,8 @@ from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import CircularOrifice, Device, OutletStructure, RectangularWeir
 from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydraulics.routing.batch import route_reservoirs
+from hydrocalc.hydraulics.routing.reservoir import route_reservoir
 
 __all__ = ["SizingResult", "size_outlet", "size_orifice", "size_weir"]
 
@@ -160,7 +162,6 @@ def size_outlet(inflows, stage_storage: StageStorage, make_device: Callable[[flo
     range narrower than one grid step, a factor (hi/lo)^(1/64), could be missed: narrow
     ``size_range`` when it is wide.
     """
-    from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs
 
     inflows, t, q, dt, names = _common_inflows(inflows, dt_hr)
     m = len(inflows)

@@ -10,12 +10,19 @@ References
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from hydrocalc._validate import as_float_array, fmt_value
+from hydrocalc._validate import (
+    MAX_PROJECT_AREA_AC,
+    as_float_array,
+    fmt_value,
+    number_problem,
+    text_problem,
+)
 from hydrocalc.errors import InputError
 from hydrocalc.construction.sediment.musle import ls_factor
 from hydrocalc.construction.sediment.trap_criteria import SedimentCriteria, criteria, required_storage_ft3
@@ -24,6 +31,75 @@ FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 # ----------------------------------------------------------------------------------------
 # containers
+
+
+#: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
+#: ``hydrocalc.construction.sediment.SedimentTrap``).
+TRAP_NUMBER_RULES = {
+    "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
+    "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "bottom_width_ft": dict(lower=0.0, lower_inclusive=False),
+    "depth_ft": dict(lower=0.0, lower_inclusive=False),
+    "side_slope_h_per_v": dict(lower=0.0),
+    "k_factor": dict(lower=0.0, upper=1.0),
+    "c_factor": dict(lower=0.0, upper=1.0),
+    "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
+    "ls_factor": dict(lower=0.0),
+    "slope_length_ft": dict(lower=0.0, lower_inclusive=False),
+    "slope_pct": dict(lower=0.0, upper=100.0),
+    "cn": dict(lower=40.0, upper=98.0,
+               hint=". The TR-55 graphical peak method covers CN 40-98."),
+    "tc_hr": dict(lower=0.1, upper=10.0,
+                  hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
+                       "0.1 h as the minimum Tc."),
+    "design_precip_in": dict(lower=0.0, lower_inclusive=False),
+    "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
+    "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
+}
+
+
+def trap_problems(trap) -> list[str]:
+    """Every rule a trap object (``TrapPlan`` or ``SedimentTrap``) breaks, one line each.
+
+    The same numeric rules as ``[[construction.trap]]`` in a site file: id text,
+    criteria text, every given number in its range, a stage-area table with as many areas as
+    stages, stages strictly increasing and areas >= 0, and not both geometries.
+    """
+    out: list[str] = []
+    for key in ("id", "criteria"):
+        bad = text_problem(getattr(trap, key, None), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key, rule in TRAP_NUMBER_RULES.items():
+        v = getattr(trap, key, None)
+        if v is None and key != "drainage_area_ac":
+            continue
+        r = {k: val for k, val in rule.items() if k != "hint"}
+        bad = number_problem(v, **r)
+        if bad:
+            out.append(f"{key} {bad}")
+    st, ar = getattr(trap, "stage_ft", None), getattr(trap, "area_ft2", None)
+    if (st is None) != (ar is None):
+        out.append("stage_ft and area_ft2 must be given together; got one of them")
+    elif st is not None:
+        try:
+            st_f, ar_f = [float(x) for x in st], [float(x) for x in ar]
+        except (TypeError, ValueError):
+            out.append("stage_ft and area_ft2 must be lists of numbers")
+        else:
+            if len(st_f) < 2 or len(st_f) != len(ar_f):
+                out.append(f"area_ft2 must have as many values as stage_ft (at least 2); got "
+                           f"{len(ar_f)} and {len(st_f)}")
+            elif not all(math.isfinite(x) for x in st_f + ar_f):
+                out.append("stage_ft and area_ft2 must be finite numbers")
+            elif any(b <= a for a, b in zip(st_f, st_f[1:], strict=False)):
+                out.append(f"stage_ft must be strictly increasing; got {st_f}"[:200])
+            elif any(a < 0 for a in ar_f):
+                out.append(f"area_ft2 must be >= 0; got {ar_f}"[:200])
+        if getattr(trap, "bottom_length_ft", None) is not None:
+            out.append("geometry must be either the basin dimensions or stage_ft/area_ft2; "
+                       "got both")
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,8 +183,6 @@ class SedimentTrap:
     design_precip_in: float | None = None
 
     def __post_init__(self):
-        from hydrocalc.site.project import trap_problems  # the rules of [[construction.trap]]
-
         problems = trap_problems(self)
         if problems:
             raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))

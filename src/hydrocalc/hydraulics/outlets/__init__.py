@@ -117,6 +117,7 @@ from hydrocalc.hydraulics.outlets.structure import (  # noqa: F401 (re-exported)
     OutletStructure,
     unique_names,
 )
+from hydrocalc.hydraulics.outlets.culvert import Culvert  # noqa: F401 (re-exported)
 from hydrocalc.hydraulics.outlets.rating import (  # noqa: F401 (re-exported)
     rating_figure,
     rating_table,
@@ -140,12 +141,3 @@ __all__ = [
     "rating_figure",
 ]
 
-
-def __getattr__(name):
-    # Culvert lives in hydrocalc.hydraulics.outlets.culvert (which imports this module); re-exported lazily so
-    # that the import runs one way (culvert -> outlets).
-    if name == "Culvert":
-        from hydrocalc.hydraulics.outlets.culvert import Culvert
-
-        return Culvert
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -97,7 +97,7 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
-from hydrocalc.hydraulics.outlets import Device, _nonneg
+from hydrocalc.hydraulics.outlets.device import Device, _nonneg
 from hydrocalc.units import GRAVITY_FT_S2, IN_PER_FT
 
 __all__ = [

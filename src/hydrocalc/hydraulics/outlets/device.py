@@ -145,13 +145,15 @@ class Device:
         """A tailwater at or below this stage leaves the rating free (identical). [ft]"""
         return self.lowest_ft
 
-    def __add__(self, other):
-        if isinstance(other, Device):
-            # the structure module builds on this one (structure -> device); imported here,
-            # when two devices are added, so that the import runs one way
-            from hydrocalc.hydraulics.outlets.structure import OutletStructure
+    #: The class that combines devices in parallel (``device_a + device_b``):
+    #: :class:`~hydrocalc.hydraulics.outlets.structure.OutletStructure`, which builds on this
+    #: module and registers itself here when it is defined (the package imports it), so that
+    #: the imports run one way (structure -> device).
+    parallel_class = None
 
-            return OutletStructure([self, other])
+    def __add__(self, other):
+        if isinstance(other, Device) and Device.parallel_class is not None:
+            return Device.parallel_class([self, other])
         return NotImplemented
 
     def _repr_html_(self) -> str:

@@ -155,6 +155,9 @@ def unique_names(devices: Sequence[Device]) -> list[str]:
     return out
 
 
+Device.parallel_class = OutletStructure  # device_a + device_b -> OutletStructure
+
+
 def as_structure(outlets) -> OutletStructure:
     """Normalize one device, a list of devices (parallel) or a structure to a structure.
 

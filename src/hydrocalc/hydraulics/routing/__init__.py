@@ -80,7 +80,7 @@ from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
     _all_devices,
     _BUCKETS,
     _build_table,
-    _check_devices,
+    check_devices,
     _components,
     _EXTENSION,
     _interp_ext,
@@ -89,7 +89,7 @@ from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
     _Table,
     TABLE_POINTS,
     _table_stages,
-    _to_stage_frame,
+    to_stage_frame,
 )
 from hydrocalc.hydraulics.routing.reservoir import (  # noqa: F401 (re-exported)
     _auto_dt,
@@ -100,7 +100,7 @@ from hydrocalc.hydraulics.routing.reservoir import (  # noqa: F401 (re-exported)
     _result,
     route_reservoir,
     RoutingResult,
-    _tailwater_series,
+    tailwater_series,
 )
 from hydrocalc.hydraulics.routing.batch import (  # noqa: F401 (re-exported)
     _batch_inflow,

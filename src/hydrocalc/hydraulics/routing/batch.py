@@ -33,8 +33,8 @@ from hydrocalc.hydraulics.routing.table import (
     TABLE_POINTS,
     OvertoppingWarning,
     _build_table,
-    _check_devices,
-    _to_stage_frame,
+    check_devices,
+    to_stage_frame,
 )
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
@@ -234,8 +234,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         raise InputError(f"flap_gate must be a bool or one per pond ({k}); got {len(flaps)}")
     tables = []
     for ss, outl in zip(ss_list, out_list):
-        structure = _to_stage_frame(as_structure(outl), ss).bind(ss)
-        _check_devices(structure, ss)
+        structure = to_stage_frame(as_structure(outl), ss).bind(ss)
+        check_devices(structure, ss)
         tables.append(_route_kernel.cached_table(
             _build_table, ss, structure, dt_s, table_points,
             tailwater=tw_k[len(tables)], flap_gate=bool(flaps[len(tables)])))

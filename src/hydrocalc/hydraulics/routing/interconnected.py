@@ -58,6 +58,14 @@ from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import as_structure
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
+from hydrocalc.hydraulics.pond_file import swmm_curve, swmm_link, to_swmm_inp
+from hydrocalc.hydraulics.routing.reservoir import tailwater_series
+from hydrocalc.hydraulics.routing.table import (
+    _build_table,
+    _table_stages,
+    check_devices,
+    to_stage_frame,
+)
 
 __all__ = ["ChainResult", "InterconnectedResult", "route_interconnected",
            "route_interconnected_chain", "to_swmm_inp_interconnected",
@@ -219,21 +227,15 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
     Numerical scheme: see the module docstring (both levels implicit at every step, a
     monotone bracket-and-refine solve on tables built once).
     """
-    from hydrocalc.hydraulics.routing import (
-        _build_table,
-        _check_devices,
-        _tailwater_series,
-        _to_stage_frame,
-    )
 
     for ss, nm in ((pond_up, "pond_up"), (pond_down, "pond_down")):
         if not isinstance(ss, StageStorage):
             raise InputError(f"{nm} must be a StageStorage; got {ss!r}")
     offset = _frame_offset(pond_up, pond_down)
-    s_up = _to_stage_frame(as_structure(outlets_up), pond_up).bind(pond_up)
-    s_dn = _to_stage_frame(as_structure(outlets_down), pond_down).bind(pond_down)
-    _check_devices(s_up, pond_up)
-    _check_devices(s_dn, pond_down)
+    s_up = to_stage_frame(as_structure(outlets_up), pond_up).bind(pond_up)
+    s_dn = to_stage_frame(as_structure(outlets_down), pond_down).bind(pond_down)
+    check_devices(s_up, pond_up)
+    check_devices(s_dn, pond_down)
     if not isinstance(inflow_up, Hydrograph):
         raise InputError(f"inflow_up must be a Hydrograph; got {inflow_up!r}")
     dt = float(inflow_up.dt_hr)
@@ -250,7 +252,7 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
     h2_0 = float(as_float_array(initial_stage_down_ft, "initial_stage_down_ft", lower=0.0,
                                 upper=pond_down.top_stage_ft))
     tw2 = None if tailwater_ft is None else float(
-        _tailwater_series(float(tailwater_ft), np.zeros(1), pond_down)[0])
+        tailwater_series(float(tailwater_ft), np.zeros(1), pond_down)[0])
 
     # tables: the ordinary routing stages of each pond (with their extensions above the top)
     tb1 = _build_table(pond_up, s_up, dt_s, table_points)
@@ -588,7 +590,6 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     """
     from bisect import bisect_right
 
-    from hydrocalc.hydraulics.routing import _build_table, _check_devices, _table_stages, _to_stage_frame
 
     ponds = list(ponds)
     n_p = len(ponds)
@@ -613,8 +614,8 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
         raise InputError(f"names must have one entry per pond ({n_p}); got {len(names)}")
     structs = []
     for i, ss in enumerate(ponds):
-        st = _to_stage_frame(as_structure(outlets[i]), ss).bind(ss)
-        _check_devices(st, ss)
+        st = to_stage_frame(as_structure(outlets[i]), ss).bind(ss)
+        check_devices(st, ss)
         structs.append(st)
     given = [q for q in inflows if q is not None]
     if not given:
@@ -640,9 +641,8 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     dt_s = dt * S_PER_HR
     tw_r = None
     if tailwater_ft is not None:
-        from hydrocalc.hydraulics.routing import _tailwater_series
 
-        tw_r = float(_tailwater_series(float(tailwater_ft), np.zeros(1), ponds[root])[0])
+        tw_r = float(tailwater_series(float(tailwater_ft), np.zeros(1), ponds[root])[0])
 
     # tables: every pond's routing stages; its storage and exfiltration; the root's
     # outflow; every connection's flow on (its stages x the downstream pond's stages)
@@ -825,20 +825,18 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
     Same conventions as :func:`hydrocalc.hydraulics.routing.to_swmm_inp`; the upstream storage's invert
     is its bottom's height above the downstream bottom (elevations: the datum difference).
     """
-    from hydrocalc.hydraulics.pond_file import _swmm_curve, _swmm_link, to_swmm_inp
-    from hydrocalc.hydraulics.routing import _to_stage_frame
 
     offset = _frame_offset(pond_up, pond_down)
     zero = Hydrograph(inflow_up.time_hr, np.zeros_like(inflow_up.flow_cfs))
     text = to_swmm_inp(zero, pond_down, outlets_down, routing_step_s=routing_step_s,
                        storage_points=storage_points, tailwater_ft=tailwater_ft)
     lines = text.split("\n")
-    s_up = _to_stage_frame(as_structure(outlets_up), pond_up)
-    h, area = _swmm_curve(pond_up, storage_points)
+    s_up = to_stage_frame(as_structure(outlets_up), pond_up)
+    h, area = swmm_curve(pond_up, storage_points)
     invert = -offset                     # upstream bottom above the downstream bottom
     orifices, weirs, xsect = [], [], []
     for i, dev in enumerate(s_up.leaves()):
-        _swmm_link(dev, f"U{i + 1}", "SU0", "SU1", orifices, weirs, xsect)
+        swmm_link(dev, f"U{i + 1}", "SU0", "SU1", orifices, weirs, xsect)
 
     def insert_after(header, new):
         k = lines.index(header)
@@ -871,8 +869,6 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
     """
     import re
 
-    from hydrocalc.hydraulics.pond_file import _swmm_curve, _swmm_link, to_swmm_inp
-    from hydrocalc.hydraulics.routing import _to_stage_frame
 
     ponds, outlets, inflows = list(ponds), list(outlets), list(inflows)
     to, root, _, _ = _chain_topology(to, len(ponds))
@@ -895,12 +891,12 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
     for i, ss in enumerate(ponds):
         if i == root:
             continue
-        h, area = _swmm_curve(ss, storage_points)
+        h, area = swmm_curve(ss, storage_points)
         storage.append(f"P{i} {ss.bottom_elevation_ft - base:.6f} {h[-1]:.6f} 0 TABULAR C{i} 0 0")
         curves += [f"C{i} {'Storage' if k == 0 else ''} {hk:.8f} {ak:.8f}"
                    for k, (hk, ak) in enumerate(zip(h, area))]
-        for k, dev in enumerate(_to_stage_frame(as_structure(outlets[i]), ss).leaves()):
-            _swmm_link(dev, f"P{i}_{k + 1}", f"P{i}", f"P{to[i]}", orifices, weirs, xsect)
+        for k, dev in enumerate(to_stage_frame(as_structure(outlets[i]), ss).leaves()):
+            swmm_link(dev, f"P{i}_{k + 1}", f"P{i}", f"P{to[i]}", orifices, weirs, xsect)
         if inflows[i] is not None:
             q = _on_grid(t, inflows[i], f"inflows[{i}]")
             inflow_lines.append(f"P{i} FLOW T{i} FLOW 1.0 1.0")

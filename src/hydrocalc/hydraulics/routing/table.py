@@ -127,7 +127,17 @@ def _interp_ext(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return y
 
 
-def _check_devices(structure: OutletStructure, ss: StageStorage) -> None:
+def check_devices(structure: OutletStructure, ss: StageStorage) -> None:
+    """Refuse a device that starts to act above the top of the pond's stage-storage table.
+
+    Every device of ``structure`` (its barrel included) must have its lowest active stage
+    (invert or crest) at or below the top stage of ``ss``: a device above the top never flows.
+
+    Raises
+    ------
+    InputError
+        One line naming the device, its level and the valid range.
+    """
     top = ss.top_stage_ft
     items = list(structure.leaves())
     stack = [structure]
@@ -158,7 +168,7 @@ def _all_devices(structure: OutletStructure) -> list:
     return items
 
 
-def _to_stage_frame(structure: OutletStructure, ss: StageStorage) -> OutletStructure:
+def to_stage_frame(structure: OutletStructure, ss: StageStorage) -> OutletStructure:
     """Devices of a pond given in elevations moved to stages above its bottom.
 
     Raises

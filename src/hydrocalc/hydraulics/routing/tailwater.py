@@ -57,6 +57,8 @@ import numpy as np
 from hydrocalc._validate import fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import OutletStructure, unique_names
+from hydrocalc.hydraulics.routing.result import _result
+from hydrocalc.hydraulics.routing.table import _all_devices, _build_table, _components, _table_stages
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
 
@@ -89,8 +91,6 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
     InputError
         If a row of the storage-indication table does not increase with stage.
     """
-    from hydrocalc.hydraulics.routing import _build_table, _components, _result, _table_stages
-
     dt_s = dt * S_PER_HR
     h = _table_stages(ss, structure, table_points)
     s = ss._storage_ext(h)
@@ -136,8 +136,6 @@ def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -
     """Tailwater levels of the grid (stage frame): the routing stages strictly between the
     lowest and highest tailwater, both extremes and every device breakpoint in between."""
     lo, hi = float(tw.min()), float(tw.max())
-    from hydrocalc.hydraulics.routing import _all_devices
-
     bps = [p for d in _all_devices(structure) for p in (*d.breakpoints_ft, d.free_below_ft)]
     pts = np.concatenate([[lo, hi], h[(h > lo) & (h < hi)], [p for p in bps if lo < p < hi]])
     g = np.unique(pts)
@@ -164,8 +162,6 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     InputError
         If a row of the storage-indication table does not increase with stage.
     """
-    from hydrocalc.hydraulics.routing import _build_table, _components, _result, _table_stages
-
     dt_s = dt * S_PER_HR
     h = _table_stages(ss, structure, table_points)
     s = ss._storage_ext(h)

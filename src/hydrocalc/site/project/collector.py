@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from hydrocalc._validate import number_problem, suggest, text_problem
 from hydrocalc.errors import InputError
+from hydrocalc.criteria.profiles import load_profile
 
 
 # ----------------------------------------------------------------------------------------
@@ -138,13 +139,9 @@ def _choices(value: str, valid) -> str:
 
 
 def _profile_keys(municipality: str, kind: str) -> tuple[str, ...] | None:
-    """Exemption or milestone keys of a regulation profile; None if profiles are unavailable."""
+    """Exemption or milestone keys of a regulation profile; None for an unknown municipality."""
     try:
-        from hydrocalc.criteria import regulations
-    except ImportError:  # regulations module absent: skip the cross-check
-        return None
-    try:
-        profile = regulations.load_profile(municipality)
+        profile = load_profile(municipality)
     except InputError:  # unknown municipality: reported by the municipality check itself
         return None
     if kind == "exemption":

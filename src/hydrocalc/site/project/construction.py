@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import math
 import pathlib
 from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import number_problem, suggest, text_problem
 from hydrocalc.errors import InputError
+from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
+from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
-from hydrocalc.site.project.facts import MAX_PROJECT_AREA_AC, MUNICIPALITIES
+from hydrocalc.site.project.facts import MUNICIPALITIES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,75 +204,6 @@ def _all_milestone_keys() -> tuple[str, ...] | None:
     return tuple(keys)
 
 
-#: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
-#: ``hydrocalc.construction.sediment.SedimentTrap``).
-_TRAP_NUMBER_RULES = {
-    "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
-    "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
-    "bottom_width_ft": dict(lower=0.0, lower_inclusive=False),
-    "depth_ft": dict(lower=0.0, lower_inclusive=False),
-    "side_slope_h_per_v": dict(lower=0.0),
-    "k_factor": dict(lower=0.0, upper=1.0),
-    "c_factor": dict(lower=0.0, upper=1.0),
-    "p_factor": dict(lower=0.0, upper=1.0, lower_inclusive=False),
-    "ls_factor": dict(lower=0.0),
-    "slope_length_ft": dict(lower=0.0, lower_inclusive=False),
-    "slope_pct": dict(lower=0.0, upper=100.0),
-    "cn": dict(lower=40.0, upper=98.0,
-               hint=". The TR-55 graphical peak method covers CN 40-98."),
-    "tc_hr": dict(lower=0.1, upper=10.0,
-                  hint=". The TR-55 graphical peak method covers Tc 0.1-10 h; TR-55 uses "
-                       "0.1 h as the minimum Tc."),
-    "design_precip_in": dict(lower=0.0, lower_inclusive=False),
-    "dry_unit_weight_lb_ft3": dict(lower=0.0, lower_inclusive=False, upper=170.0),
-    "trap_efficiency_frac": dict(lower=0.0, upper=1.0),
-}
-
-
-def trap_problems(trap) -> list[str]:
-    """Every rule a trap object (``TrapPlan`` or ``SedimentTrap``) breaks, one line each.
-
-    The same numeric rules as ``[[construction.trap]]`` in a site file: id text,
-    criteria text, every given number in its range, a stage-area table with as many areas as
-    stages, stages strictly increasing and areas >= 0, and not both geometries.
-    """
-    out: list[str] = []
-    for key in ("id", "criteria"):
-        bad = text_problem(getattr(trap, key, None), required=True)
-        if bad:
-            out.append(f"{key} {bad}")
-    for key, rule in _TRAP_NUMBER_RULES.items():
-        v = getattr(trap, key, None)
-        if v is None and key != "drainage_area_ac":
-            continue
-        r = {k: val for k, val in rule.items() if k != "hint"}
-        bad = number_problem(v, **r)
-        if bad:
-            out.append(f"{key} {bad}")
-    st, ar = getattr(trap, "stage_ft", None), getattr(trap, "area_ft2", None)
-    if (st is None) != (ar is None):
-        out.append("stage_ft and area_ft2 must be given together; got one of them")
-    elif st is not None:
-        try:
-            st_f, ar_f = [float(x) for x in st], [float(x) for x in ar]
-        except (TypeError, ValueError):
-            out.append("stage_ft and area_ft2 must be lists of numbers")
-        else:
-            if len(st_f) < 2 or len(st_f) != len(ar_f):
-                out.append(f"area_ft2 must have as many values as stage_ft (at least 2); got "
-                           f"{len(ar_f)} and {len(st_f)}")
-            elif not all(math.isfinite(x) for x in st_f + ar_f):
-                out.append("stage_ft and area_ft2 must be finite numbers")
-            elif any(b <= a for a, b in zip(st_f, st_f[1:], strict=False)):
-                out.append(f"stage_ft must be strictly increasing; got {st_f}"[:200])
-            elif any(a < 0 for a in ar_f):
-                out.append(f"area_ft2 must be >= 0; got {ar_f}"[:200])
-        if getattr(trap, "bottom_length_ft", None) is not None:
-            out.append("geometry must be either the basin dimensions or stage_ft/area_ft2; "
-                       "got both")
-    return out
-
-
 def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
     n0 = len(col.problems)
     if not isinstance(entry, Mapping):
@@ -337,7 +269,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             else:
                 values.update(arrays)
 
-    bounds = _TRAP_NUMBER_RULES
+    bounds = TRAP_NUMBER_RULES
     for k in _TRAP_HYDRO:
         values[k] = col.number(entry, k, prefix, **bounds[k])
     if "design_precip_in" in entry and "cn" not in entry:
@@ -547,12 +479,7 @@ def parse_construction(
         if len(col.problems) == n0:
             milestones.append(Milestone(key=key, when=when))
 
-    try:
-        from hydrocalc.construction.sediment import criteria_keys as _criteria_keys
-
-        criteria_keys = _criteria_keys()
-    except ImportError:  # sediment module not available: skip the cross-check
-        criteria_keys = None
+    criteria_keys = sediment_criteria_keys()
     traps: list[TrapPlan] = []
     raw_traps = mapping.get("trap", [])
     if not isinstance(raw_traps, list):

@@ -14,14 +14,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc._validate import fmt_value, number_problem, suggest, text_problem
+from hydrocalc._validate import MAX_PROJECT_AREA_AC, fmt_value, number_problem, suggest, text_problem
 from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.units import FT2_PER_AC
 
-#: Largest project area accepted [ac] (156 square miles): a construction project disturbing
-#: more is not a site; the value is a unit slip (square feet typed as acres, or a typo).
-MAX_PROJECT_AREA_AC = 100_000.0
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
 _PROJECT_NUMBER_RULES = {
