@@ -43,6 +43,7 @@ from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.units import MANNING_KU
 from hydrocalc.units import S_PER_HR
+from hydrocalc import data
 
 __all__ = [
     "sheet_flow_time",
@@ -410,7 +411,6 @@ def sheet_flow_n(surface) -> FloatOrArray:
     >>> sheet_flow_n("grass_dense")
     0.24
     """
-    from hydrocalc import data
 
     table = data.load_table("tr55_sheet_flow_n").set_index("surface_description")["manning_n"]
     values = np.array(surface.to_numpy() if isinstance(surface, pd.Series) else surface,

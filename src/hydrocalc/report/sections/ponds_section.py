@@ -23,6 +23,7 @@ from hydrocalc.report.sections.builder import (
     _fmt,
 )
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.hydraulics.outlets import rating_table
 
 
 # -- ponds -------------------------------------------------------------------------------
@@ -132,7 +133,6 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
 
 
 def _build_ponds(b: _Builder) -> None:
-    from hydrocalc.hydraulics.outlets import rating_table
 
     ctx = b.ctx
     site, r = ctx.site, ctx.results
