@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from hydrocalc.criteria import ny
+from hydrocalc.criteria.ny_editions import edition_criteria_info
 from hydrocalc.errors import InputError
 from hydrocalc.site import _tr55_type
 from hydrocalc.units import FT2_PER_AC
@@ -127,7 +128,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rows, details, notes = [], {}, []
     if cs.standard == "none":
         return rows, details, notes
-    table = {k: ny.criteria_info(k) for k in ("wqv", "rrv", "cpv", "qp", "qf")}
+    edition = getattr(site.project, "design_manual", None)
+    table = {k: edition_criteria_info(ny.criteria_info(k), edition)
+             for k in ("wqv", "rrv", "cpv", "qp", "qf")}
     post = site.post
     pre = site.pre
     p_in = site.storms.wqv_precip_in

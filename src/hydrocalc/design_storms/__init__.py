@@ -90,6 +90,12 @@ from hydrocalc.design_storms.frequency_csv import (  # noqa: F401 (re-exported)
     read_precipitation_frequency,
     suggest_distribution,
 )
+from hydrocalc.design_storms.shape import (  # noqa: F401 (re-exported)
+    DEPTH_SOURCES,
+    depth_source_kind,
+    matching_distributions,
+    storm_shape_warning,
+)
 from hydrocalc.design_storms.patterns import (  # noqa: F401 (re-exported)
     a14_temporal_distribution,
     load_distribution_csv,
@@ -109,6 +115,10 @@ __all__ = [
     "read_precipitation_frequency",
     "import_precipitation_frequency",
     "suggest_distribution",
+    "DEPTH_SOURCES",
+    "depth_source_kind",
+    "matching_distributions",
+    "storm_shape_warning",
     "load_distribution_csv",
     "load_hyetograph_csv",
     "read_a14_temporal_csv",

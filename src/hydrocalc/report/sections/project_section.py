@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from hydrocalc.criteria.ny_editions import ASSUMED_EDITION, applied_edition, design_manual_edition
+
 from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
@@ -162,12 +164,19 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                      "source_entered": src,
                      "status": "confirmed by preparer" if src else "to confirm"})
 
+    manual = getattr(site.project, "design_manual", None)
+    if manual is None:
+        add("design_manual", f"{ASSUMED_EDITION} (assumed)", "edition of the NYS SMDM sizing "
+            "criteria", "project.design_manual is not set in the site file; state \"2015\" "
+            "or \"2024\"")
     if st.warnings:
         add("storm_depths", ", ".join(f"{n} {_fmt(d)} in" for n, d in st.depths_in.items()),
             "design-storm runoff and peaks", "; ".join(st.warnings))
-    if _unverified(st.wqv_precip_source):
+    ed = design_manual_edition(applied_edition(site.project))
+    unread = ed["criteria_status"] and site.criteria.standard != "none"
+    if _unverified(st.wqv_precip_source) or unread:
         add("wqv_precip_in", f"{_fmt(st.wqv_precip_in)} in", "WQv and RRv (90 % rainfall "
-            "depth)", st.wqv_precip_source)
+            "depth)", st.wqv_precip_source + (f"; {ed['wqv_precip_figure']}" if unread else ""))
     crit = ctx.results.criteria
     if not crit.empty:
         for row in crit.to_dict("records"):
@@ -178,6 +187,12 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                     f"{row.get('source', '')}, {row.get('location', '')}: "
                     f"{row.get('status', '')}")
         cs = site.criteria
+        if unread and cs.rrv_specific_reduction_factor is not None and "rrv" not in cs.waived:
+            add("rrv_factors", ", ".join(f"{h} {v:g}" for h, v in
+                                         cs.rrv_specific_reduction_factor.items()),
+                "RRv (specific reduction factor S by HSG)",
+                f"site file (criteria.rrv_specific_reduction_factor) for the {ed['id']} NYS "
+                f"SMDM: {ed['criteria_status']}")
         if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
             from hydrocalc.criteria import ny
 
