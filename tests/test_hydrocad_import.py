@@ -569,7 +569,7 @@ def test_hydrocad_1010_rainfall_events_listing(tmp_path):
     rep = parse_report(_report_body(CHAN710))
     _events_listing(rep, _normalize(NOAA1010.read_text()))
     ev = rep.storms["100-YR"]
-    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] is None
+    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] == "NOAA_D"
     assert ev["precip_in"] == 7.89 and ev["curve_mode"] == "Default"
     with pytest.raises(InputError, match="not a HydroCAD report with results"):
         read_report(NOAA1010)

@@ -3,7 +3,8 @@ r"""Editions of the NYS Stormwater Management Design Manual: an explicit project
 A New York site file names the edition of the design manual (SMDM) its sizing criteria come
 from, ``[project] design_manual = "2015"`` or ``"2024"``. The editions, their provenance,
 the status of the unified sizing criteria in each edition's text and the 2025 permit's
-rule on which edition to use are shipped in ``hydrocalc/data/ny_design_manual_editions.toml``
+rule on which edition to use are shipped in
+``hydrocalc/data/regulations/ny_design_manual_editions.toml``
 (:func:`load_design_manual_editions`):
 
 * **2015** (January 2015) [1]_: the edition the shipped criteria tables were read from
@@ -50,7 +51,8 @@ from importlib.resources import files
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError
 
-__all__ = ["DESIGN_MANUAL_EDITIONS", "ASSUMED_EDITION", "WARNING_KEYS", "load_design_manual_editions",
+__all__ = ["DESIGN_MANUAL_EDITIONS", "ASSUMED_EDITION", "WARNING_KEYS",
+           "load_design_manual_editions",
            "design_manual_edition", "edition_problems", "design_manual_warnings",
            "edition_criteria_status", "edition_criteria_info", "design_manual_label",
            "rrv_factor_problem", "applied_edition"]
@@ -67,9 +69,8 @@ ASSUMED_EDITION = "2015"
 @functools.cache
 def load_design_manual_editions() -> dict:
     """The editions, their provenance and the permit rule, from the shipped TOML document."""
-    text = files("hydrocalc.data").joinpath("ny_design_manual_editions.toml").read_text(
-        encoding="utf-8")
-    return tomllib.loads(text)
+    path = files("hydrocalc.data").joinpath("regulations", "ny_design_manual_editions.toml")
+    return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def applied_edition(project) -> str:
@@ -213,7 +214,8 @@ def design_manual_label(edition: str | None) -> str:
     return f"NYS SMDM, {edition} edition"
 
 
-def rrv_factor_problem(edition: str | None, factors_given: bool, rrv_evaluated: bool) -> str | None:
+def rrv_factor_problem(edition: str | None, factors_given: bool,
+                       rrv_evaluated: bool) -> str | None:
     """The bad-input line when the edition ships no specific reduction factors and the site
     gives none (field path first, no file prefix); None otherwise.
 

@@ -190,12 +190,14 @@ def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[
     decisions: list[bool | None] = []
     eoh = cov["nyc_east_of_hudson"]
     limit_ft2 = float(eoh["disturbed_area_ft2_more_than"])
+    # the East-of-Hudson watershed lies outside the city: a site within it is not in it
+    in_eoh = False if plan.within_new_york_city is True else plan.nyc_east_of_hudson_watershed
     if ft2 > limit_ft2 * (1 + _EPS):
-        if plan.nyc_east_of_hudson_watershed is True:
+        if in_eoh is True:
             decisions.append(True)
             reasons.append(f"disturbs {ft2:,.0f} sq ft in the NYC East-of-Hudson "
                            f"watershed: \"{eoh['quote']}\" ({eoh['source']})")
-        elif plan.nyc_east_of_hudson_watershed is None:
+        elif in_eoh is None:
             decisions.append(None)
             reasons.append(f"disturbs {ft2:,.0f} sq ft: less than one acre, but more than "
                            f"{limit_ft2:,.0f} sq ft, the threshold in the NYC East-of-Hudson "
@@ -233,7 +235,7 @@ def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[
     if None in decisions:
         return None
     nyc_out = "; outside New York City" if plan.within_new_york_city is False and over else ""
-    if ft2 > limit_ft2 * (1 + _EPS):  # outside the East-of-Hudson watershed (False above)
+    if ft2 > limit_ft2 * (1 + _EPS) and plan.nyc_east_of_hudson_watershed is False:
         reasons.append(f"disturbs {fmt_value(ac)} ac ({ft2:,.0f} sq ft), less than one "
                        "acre, not part of a larger common plan, outside the NYC "
                        f"East-of-Hudson watershed{nyc_out}")
@@ -265,7 +267,7 @@ def assess_state_permit(facts) -> dict:
     rules = load_permit_rules()
     cov = rules["coverage"]
     plan = getattr(facts, "state_permit", None) or StatePermitPlan()
-    ac, ft2 = float(facts.disturbed_area_ac), float(facts.disturbed_area_ft2)
+    ac = float(facts.disturbed_area_ac)
     one_ac = float(cov["disturbed_area_ac_at_least"])
     reasons: list[str] = []
     confirm: list[dict] = []

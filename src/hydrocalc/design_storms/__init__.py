@@ -67,10 +67,10 @@ from __future__ import annotations
 from hydrocalc.design_storms.ddf import (  # noqa: F401 (re-exported)
     BOUND_TOLERANCE_FRAC,
     DEPTH_CLOSE_TOL_IN,
-    DepthFrequencyTable,
     ILLUSTRATIVE_WARNING,
     RETURN_PERIOD_RANGE_YR,
     WORLD_RECORD_MARGIN,
+    DepthFrequencyTable,
     ddf_physics_problems,
     parse_duration,
     world_record_depth_in,
@@ -80,9 +80,6 @@ from hydrocalc.design_storms.depth_file import (  # noqa: F401 (re-exported)
     read_depth_file,
     write_depth_file,
 )
-from hydrocalc.design_storms.reading import (  # noqa: F401 (re-exported)
-    MAX_DDF_FILE_BYTES,
-)
 from hydrocalc.design_storms.frequency_csv import (  # noqa: F401 (re-exported)
     import_precipitation_frequency,
     read_nrcc_csv,
@@ -90,17 +87,20 @@ from hydrocalc.design_storms.frequency_csv import (  # noqa: F401 (re-exported)
     read_precipitation_frequency,
     suggest_distribution,
 )
-from hydrocalc.design_storms.shape import (  # noqa: F401 (re-exported)
-    DEPTH_SOURCES,
-    depth_source_kind,
-    matching_distributions,
-    storm_shape_warning,
-)
 from hydrocalc.design_storms.patterns import (  # noqa: F401 (re-exported)
     a14_temporal_distribution,
     load_distribution_csv,
     load_hyetograph_csv,
     read_a14_temporal_csv,
+)
+from hydrocalc.design_storms.reading import (  # noqa: F401 (re-exported)
+    MAX_DDF_FILE_BYTES,
+)
+from hydrocalc.design_storms.shape import (  # noqa: F401 (re-exported)
+    DEPTH_SOURCES,
+    depth_source_kind,
+    matching_distributions,
+    storm_shape_warning,
 )
 
 __all__ = [

@@ -3,9 +3,9 @@ r"""Storm shape against depth source: NOAA Atlas 14 or NRCC depths want their ow
 The NRCS Type I, IA, II and III 24-hour distributions (TR-55 Appendix B [1]_) predate NOAA
 Atlas 14; NRCS later derived the NOAA_A-D distributions from NOAA Atlas 14 depth-duration
 ratios and, for New York and New England, the NRCC_A-D distributions from the Northeast
-Regional Climate Center's depths [2]_ [3]_ (the shipped WinTR-20 tables). Running depths from one of those
-sources with a Type I/IA/II/III shape mixes two generations of data; New York review memos
-return such computations. :func:`storm_shape_warning` names the source, the shape and the
+Regional Climate Center's depths [2]_ [3]_ [4]_ (the shipped WinTR-20 tables). Running
+depths from one of those sources with a Type I/IA/II/III shape mixes two generations of
+data; New York review memos return such computations. :func:`storm_shape_warning` names the source, the shape and the
 matching family to use (the distribution itself stays an explicit project choice).
 
 References
@@ -16,6 +16,8 @@ References
    distribution tables (NOAA_A-D, NRCC_A-D).
 .. [3] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation,
    Oct. 2015 (regions split by the 60-min/24-h ratio of the 25-yr depths; secondary).
+.. [4] USDA NRCS, National Engineering Handbook Part 630 Hydrology, Chapter 4, "Storm
+   Rainfall Depth and Distribution," 210-630-H Amend. 88, Aug. 2019.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pandas as pd
 
 from hydrocalc.criteria.ny_editions import ASSUMED_EDITION, applied_edition, design_manual_edition
-
 from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS

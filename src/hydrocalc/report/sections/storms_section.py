@@ -13,7 +13,6 @@ from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, distribution_label
 from hydrocalc.report.tables import Table, md_escape
 
-
 #: How the storms table names each depth source (:data:`hydrocalc.design_storms.DEPTH_SOURCES`).
 _SOURCE_LABELS = {"noaa_atlas_14": "NOAA Atlas 14", "nrcc": "NRCC",
                   "other": "other (see source)"}
