@@ -622,3 +622,19 @@ def test_listing_in_printed_order_reads_the_same():
     assert [(r["node"], r["quantity"], r["printed"]) for r in a.results] == \
         [(r["node"], r["quantity"], r["printed"]) for r in b.results]
     assert a.nodes["1S"] == b.nodes["1S"]
+
+
+@pytest.mark.parametrize(("printed", "mapped"), [
+    ("NOAA 24-hr D", "NOAA_D"), ("NOAA 24-hr A", "NOAA_A"), ("NRCC 24-hr C", "NRCC_C"),
+    ("NRCC 24-hr B", "NRCC_B"),
+    ("NOAA10 24-hr D", None),   # Atlas 14 Volume 10 (WinTR-55 N10_D): no shipped table
+    ("MSE 24-hr 3", None),
+])
+def test_hydrocad_noaa_and_nrcc_storm_types_map_to_the_shipped_distributions(printed, mapped):
+    from hydrocalc.importers.hydrocad import _events_listing, _normalize
+
+    rep = parse_report(_report_body(CHAN710))
+    text = _normalize(NOAA1010.read_text()).replace("NOAA 24-hr D", printed)
+    _events_listing(rep, text)
+    ev = rep.storms["100-YR"]
+    assert ev["distribution_printed"] == printed and ev["distribution"] == mapped

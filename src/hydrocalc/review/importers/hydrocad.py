@@ -48,7 +48,8 @@ __all__ = ["HydroCADReport", "parse_report", "read_report", "report_text"]
 
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _STORM_RE = re.compile(
-    r"(?P<dist>Type (?:IA|III|II|I) 24-hr|(?:NOAA|NRCC|MSE) 24-hr [A-D1-6]|[A-Z][\w-]{0,15} "
+    r"(?P<dist>Type (?:IA|III|II|I) 24-hr|(?:NOAA10|NOAA|NRCC|MSE) 24-hr [A-D1-6]|"
+    r"[A-Z][\w-]{0,15} "
     r"24-hr) (?P<name>[^\"=]{0,30}?) ?Rainfall=(?P<depth>\d+(?:\.\d+)?)\"")
 # HydroCAD storm types hydrocalc reproduces (rainfall.design_storm distributions): the NRCS
 # Type I/IA/II/III, and HydroCAD's "NOAA 24-hr A-D" and "NRCC 24-hr A-D", the NRCS
@@ -380,7 +381,8 @@ def _events_listing(rep: HydroCADReport, t: str) -> None:
                   r"\(hours\) B/B Depth \(inches\) AMC (.*?)(?=Area Listing|Prepared by|$)", t)
     if not m:
         return
-    for em in re.finditer(r"(\d+) (\S+(?: \S+)?) (Type (?:IA|III|II|I) 24-hr|(?:NOAA|NRCC|MSE) "
+    for em in re.finditer(r"(\d+) (\S+(?: \S+)?) (Type (?:IA|III|II|I) 24-hr|"
+                          r"(?:NOAA10|NOAA|NRCC|MSE) "
                           r"24-hr [A-D1-6]|\S+ 24-hr) (Default|Smooth|Tabular) (\d+\.\d+) "
                           r"(\d+) (\d+(?:\.\d+)?) (\d)\b", m.group(1)):
         name, dist = em.group(2), em.group(3)
