@@ -120,9 +120,14 @@ def test_criteria_rows_under_2024_are_marked_not_verified_and_need_explicit_fact
         "[storms]", "[criteria]\nrrv_specific_reduction_factor = { A = 0.55, B = 0.4, C = 0.3, "
                     "D = 0.2 }\n\n[storms]"))
     site = load_site(path)
-    rows = analyze(site).criteria
+    results = analyze(site)
+    rows = results.criteria
     assert len(rows) and rows["status"].str.startswith("not verified in the 2024 text").all()
     assert rows["source"].str.startswith("NYSDEC (2024)").all()
+    confirm = {r["key"]: r for r in results.values_to_confirm}
+    assert confirm["rrv_factors"]["value"] == "A 0.55, B 0.4, C 0.3, D 0.2"
+    assert confirm["wqv_precip_in"]["value"] == 1.2
+    assert not any(r["verified"] for r in confirm.values())
 
 
 def test_2015_criteria_rows_are_unchanged_by_stating_the_edition(tmp_path):

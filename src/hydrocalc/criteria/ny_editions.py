@@ -55,7 +55,7 @@ __all__ = ["DESIGN_MANUAL_EDITIONS", "ASSUMED_EDITION", "WARNING_KEYS",
            "load_design_manual_editions",
            "design_manual_edition", "edition_problems", "design_manual_warnings",
            "edition_criteria_status", "edition_criteria_info", "design_manual_label",
-           "rrv_factor_problem", "applied_edition"]
+           "rrv_factor_problem", "applied_edition", "edition_values_to_confirm"]
 
 #: Editions a site file may name in ``project.design_manual``.
 DESIGN_MANUAL_EDITIONS = ("2015", "2024")
@@ -234,3 +234,31 @@ def rrv_factor_problem(edition: str | None, factors_given: bool,
             "not read in a primary text, so hydrocalc ships none; give them from the manual, "
             "e.g. { A = ..., B = ..., C = ..., D = ... } (they are listed under \"Values to "
             "confirm\"); got nothing")
+
+
+def edition_values_to_confirm(edition: str | None, wqv_precip_in: float, criteria) -> list[dict]:
+    """The numbers an edition whose values were not read makes explicit inputs, as rows
+    ``key, name, value, units, source, verified`` (empty for the 2015 edition).
+
+    Parameters
+    ----------
+    edition : str or None
+        ``project.design_manual`` (None: :data:`ASSUMED_EDITION`).
+    wqv_precip_in : float
+        The site's 90 % rainfall depth. [in]
+    criteria : hydrocalc.site.CriteriaSettings
+        Its ``rrv_specific_reduction_factor`` (when given) and ``waived`` are read.
+    """
+    ed = design_manual_edition(edition or ASSUMED_EDITION)
+    if not ed["criteria_status"]:
+        return []
+    rows = [dict(key="wqv_precip_in", name=f"90 % rainfall depth P ({ed['wqv_precip_figure']})",
+                 value=wqv_precip_in, units="in",
+                 source=f"site file (storms.wqv_precip_in); {ed['citation']}", verified=False)]
+    factors = getattr(criteria, "rrv_specific_reduction_factor", None)
+    if factors is not None and "rrv" not in getattr(criteria, "waived", {}):
+        rows.append(dict(key="rrv_factors", name="specific reduction factor S by HSG",
+                         value=", ".join(f"{h} {v:g}" for h, v in factors.items()), units="-",
+                         source=f"site file (criteria.rrv_specific_reduction_factor); "
+                                f"{ed['citation']}: {ed['criteria_status']}", verified=False))
+    return rows

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from hydrocalc.criteria import ny
-from hydrocalc.criteria.ny_editions import edition_criteria_info
+from hydrocalc.criteria.ny_editions import edition_criteria_info, edition_values_to_confirm
 from hydrocalc.errors import InputError
 from hydrocalc.site import _tr55_type
 from hydrocalc.units import FT2_PER_AC
@@ -328,6 +328,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                         method="routed 100-year storm: no upstream pond above its top stage",
                         details=f"ponds {', '.join(ponds_up)}; overtopped: "
                                 f"{', '.join(over) or 'none'}"))
+    to_confirm.extend(edition_values_to_confirm(edition, p_in, cs))
     if to_confirm:
         details["values_to_confirm"] = to_confirm
     return rows, details, notes
