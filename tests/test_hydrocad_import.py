@@ -631,7 +631,7 @@ def test_listing_in_printed_order_reads_the_same():
     ("MSE 24-hr 3", None),
 ])
 def test_hydrocad_noaa_and_nrcc_storm_types_map_to_the_shipped_distributions(printed, mapped):
-    from hydrocalc.importers.hydrocad import _events_listing, _normalize
+    from hydrocalc.review.importers.hydrocad import _events_listing, _normalize
 
     rep = parse_report(_report_body(CHAN710))
     text = _normalize(NOAA1010.read_text()).replace("NOAA 24-hr D", printed)

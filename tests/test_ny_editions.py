@@ -17,16 +17,20 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc import project as project_mod
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.criteria import ny_editions
+from hydrocalc.criteria.state_permit import (
+    StatePermitPlan,
+    assess_state_permit,
+    load_permit_rules,
+)
 from hydrocalc.design_storms import depth_source_kind, storm_shape_warning
-from hydrocalc.project import ProjectFacts
 from hydrocalc.report import sections
 from hydrocalc.report.summary import compliance_summary
 from hydrocalc.site import check_site, load_site
-from hydrocalc.state_permit import StatePermitPlan, assess_state_permit, load_permit_rules
+from hydrocalc.site import project as project_mod
+from hydrocalc.site.project import ProjectFacts
 
 HERE = pathlib.Path(__file__).parent
 SMALL = HERE / "fixtures" / "sites" / "small"

@@ -41,7 +41,6 @@ from hydrocalc.site.settings import (
     _parse_criteria,
     _parse_storms,
 )
-from hydrocalc.state_permit import start_date_problem
 
 # ----------------------------------------------------------------------------------------
 # entry points
