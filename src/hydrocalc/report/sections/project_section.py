@@ -146,10 +146,13 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
     to clear it), ``value``, ``used_for``, ``basis`` (where the value comes from and why it
     needs confirming), ``source_entered`` (the preparer's source from ``[confirmations]``,
     empty if none) and ``status`` (``to confirm`` or ``confirmed by preparer``).
-    Items: illustrative design-storm depths, a 90 % rainfall depth whose source is marked
-    unverified or a placeholder, every criteria value with an unverified status, the RRv
-    specific reduction factors from the shipped table, every sediment-trap criteria row not
-    verified, and a municipal profile whose status is not ``verified``.
+    Items: the design-manual edition when the site file names none (``design_manual``),
+    illustrative design-storm depths, a 90 % rainfall depth whose source is marked
+    unverified or a placeholder (or any, under an edition whose numbers were not read: the
+    2024 manual), every criteria value with an unverified status, the RRv specific reduction
+    factors from the shipped table (or those entered for the 2024 manual), every
+    sediment-trap criteria row not verified, and a municipal profile whose status is not
+    ``verified``.
     """
     site = ctx.site
     st = site.storms
