@@ -38,9 +38,16 @@ def _build_storms(b: _Builder) -> None:
                                         illustrative=st.illustrative,
                                         suggested=st.suggested_distribution)
     kind = _SOURCE_LABELS[st.depth_source]
-    shape = ("MISMATCH: use " + ", ".join(matching_distributions(st.depth_source))
-             if shape_warning else
-             "matches" if st.depth_source != "other" else "not checked (source not an atlas)")
+    family = matching_distributions(st.depth_source)
+    canon = str(st.distribution).strip().upper().replace("-", "_").replace(" ", "_")
+    if shape_warning:
+        shape = "MISMATCH: use " + ", ".join(family)
+    elif family and canon not in family:
+        shape = "another family's shape; the depths' own: " + ", ".join(family)
+    elif family:
+        shape = "matches"
+    else:
+        shape = "not checked (depths not from NOAA Atlas 14 or NRCC)"
     rows = [{"storm": h.name, "depth_in": h.depth_in, "depth_source": kind,
              "source": st.source or "(not stated)", "distribution": st.distribution,
              "shape_vs_depths": shape,
