@@ -201,6 +201,15 @@ def test_import_writes_printed_values_exactly(tmp_path):
     assert not res.complete
 
 
+def test_imported_site_file_states_its_design_manual(tmp_path):
+    from hydrocalc.site import load_site
+
+    import_hydrocad(TCS900, tmp_path / "o", allow_partial=True)
+    site = load_site(tmp_path / "o" / "site.toml")
+    assert site.project.design_manual == "2015"
+    assert not any(n.startswith("design_manual_missing") for n in site.notes)
+
+
 # -- review: agreement on the real reports -----------------------------------------------
 
 @pytest.fixture(scope="module")
