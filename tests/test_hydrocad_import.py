@@ -201,6 +201,15 @@ def test_import_writes_printed_values_exactly(tmp_path):
     assert not res.complete
 
 
+def test_imported_site_file_states_its_design_manual(tmp_path):
+    from hydrocalc.site import load_site
+
+    import_hydrocad(TCS900, tmp_path / "o", allow_partial=True)
+    site = load_site(tmp_path / "o" / "site.toml")
+    assert site.project.design_manual == "2015"
+    assert not any(n.startswith("design_manual_missing") for n in site.notes)
+
+
 # -- review: agreement on the real reports -----------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -569,7 +578,7 @@ def test_hydrocad_1010_rainfall_events_listing(tmp_path):
     rep = parse_report(_report_body(CHAN710))
     _events_listing(rep, _normalize(NOAA1010.read_text()))
     ev = rep.storms["100-YR"]
-    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] is None
+    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] == "NOAA_D"
     assert ev["precip_in"] == 7.89 and ev["curve_mode"] == "Default"
     with pytest.raises(InputError, match="not a HydroCAD report with results"):
         read_report(NOAA1010)
@@ -622,3 +631,19 @@ def test_listing_in_printed_order_reads_the_same():
     assert [(r["node"], r["quantity"], r["printed"]) for r in a.results] == \
         [(r["node"], r["quantity"], r["printed"]) for r in b.results]
     assert a.nodes["1S"] == b.nodes["1S"]
+
+
+@pytest.mark.parametrize(("printed", "mapped"), [
+    ("NOAA 24-hr D", "NOAA_D"), ("NOAA 24-hr A", "NOAA_A"), ("NRCC 24-hr C", "NRCC_C"),
+    ("NRCC 24-hr B", "NRCC_B"),
+    ("NOAA10 24-hr D", None),   # Atlas 14 Volume 10 (WinTR-55 N10_D): no shipped table
+    ("MSE 24-hr 3", None),
+])
+def test_hydrocad_noaa_and_nrcc_storm_types_map_to_the_shipped_distributions(printed, mapped):
+    from hydrocalc.review.importers.hydrocad import _events_listing, _normalize
+
+    rep = parse_report(_report_body(CHAN710))
+    text = _normalize(NOAA1010.read_text()).replace("NOAA 24-hr D", printed)
+    _events_listing(rep, text)
+    ev = rep.storms["100-YR"]
+    assert ev["distribution_printed"] == printed and ev["distribution"] == mapped

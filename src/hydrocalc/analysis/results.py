@@ -39,6 +39,7 @@ from hydrocalc.analysis.tables import (
     _node_rows,
     criteria_pass_by_point,
 )
+from hydrocalc.criteria.ny_editions import applied_edition
 from hydrocalc.errors import InputError
 from hydrocalc import data, display
 from hydrocalc._validate import suggest
@@ -352,6 +353,7 @@ class SiteResults:
             "devices": self._rows["devices"],
             "comparison": self._comparison_rows,
             "criteria": self._criteria_rows,
+            "design_manual": applied_edition(site.project),
             "criteria_details": self.criteria_details,
             "practices": list(getattr(self, "_criteria_extras", {}).get("practices", [])),
             "values_to_confirm": self.values_to_confirm,

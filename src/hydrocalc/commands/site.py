@@ -76,11 +76,15 @@ def check(site_file):
         f"{site_file}: OK - {site.name!r}: {_n(n_sub, 'subcatchment')}, {_n(n_pond, 'pond')}, "
         f"{_n(n_dp, 'design point')} ({', '.join(site.design_point_ids)}), "
         f"{_n(n_storm, 'storm')} ({', '.join(site.storms.names)})")
+    from hydrocalc.criteria.ny_editions import WARNING_KEYS as EDITION_WARNINGS
+    from hydrocalc.design_storms.shape import WARNING_KEY as SHAPE_WARNING
     from hydrocalc.site.plausibility import ACCEPT_KEYS
 
+    warn_keys = (*ACCEPT_KEYS, "confirmations", *EDITION_WARNINGS, SHAPE_WARNING)
     for note in site.notes:
-        # a plausibility warning (its key can be accepted) or an unknown [confirmations] key
-        label = "warning" if note.split(":", 1)[0] in (*ACCEPT_KEYS, "confirmations") else "note"
+        # a plausibility warning (its key can be accepted), an unknown [confirmations] key,
+        # a design-manual edition warning or a storm shape that does not match its depths
+        label = "warning" if note.split(":", 1)[0] in warn_keys else "note"
         click.echo(f"{label}: {note}")
 
 

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from hydrocalc.criteria import ny
+from hydrocalc.criteria.ny_editions import edition_criteria_info, edition_values_to_confirm
 from hydrocalc.errors import InputError
 from hydrocalc.rainfall import tr55_rainfall_type
 from hydrocalc.units import FT2_PER_AC
@@ -128,7 +129,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rows, details, notes = [], {}, []
     if cs.standard == "none":
         return rows, details, notes
-    table = {k: ny.criteria_info(k) for k in ("wqv", "rrv", "cpv", "qp", "qf")}
+    edition = getattr(site.project, "design_manual", None)
+    table = {k: edition_criteria_info(ny.criteria_info(k), edition)
+             for k in ("wqv", "rrv", "cpv", "qp", "qf")}
     post = site.post
     pre = site.pre
     p_in = site.storms.wqv_precip_in
@@ -325,6 +328,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                         method="routed 100-year storm: no upstream pond above its top stage",
                         details=f"ponds {', '.join(ponds_up)}; overtopped: "
                                 f"{', '.join(over) or 'none'}"))
+    to_confirm.extend(edition_values_to_confirm(edition, p_in, cs))
     if to_confirm:
         details["values_to_confirm"] = to_confirm
     return rows, details, notes

@@ -9,10 +9,18 @@ applied here, each quoted with its public source in ``hydrocalc/data/regulations
 * **coverage**: soil disturbance of one acre or more [1]_; or less than one acre that is
   part of a larger common plan of development or sale that disturbs one acre or more (the
   clause as restated by the local laws [3]_; the permit's own wording was not read); in the
-  New York City East-of-Hudson watershed, disturbance of more than 5,000 sq ft [1]_;
+  New York City East-of-Hudson watershed, disturbance of more than 5,000 sq ft [1]_; under
+  GP-0-25-001 within New York City, disturbance of 20,000 sq ft or more, or 5,000 sq ft or
+  more of new impervious area (secondary summaries of the permit [4]_);
 * **soil disturbed at one time**: "shall not disturb greater than five (5) acres of soil at
   any one time without prior written authorization from the Department" (GP-0-15-002 Part
   II.C.3 [2]_). Applied to a later edition, the quote is flagged as not verified for it.
+  Under GP-0-25-001 the written approval is recorded with its reference *and* date
+  (``written_authorization``, ``written_authorization_date``); without both, a plan that
+  disturbs more than five acres at once fails the item.
+
+A GP-0-25-001 project cannot start before the permit took effect (January 29, 2025):
+:func:`start_date_problem` is the one-line bad-input message.
 
 The engineer names the permit edition (``project.state_permit.edition``: ``GP-0-15-002``,
 ``GP-0-20-001`` or ``GP-0-25-001``); hydrocalc never assumes one. When coverage is needed and
@@ -28,8 +36,12 @@ key                                unit   meaning
                                           the construction plan (phasing)
 ``written_authorization``          -      reference of the Department's prior written
                                           authorization to disturb more than 5 acres at once
+``written_authorization_date``     -      date of that authorization (TOML date; required
+                                          with it under GP-0-25-001)
 ``nyc_east_of_hudson_watershed``   -      true/false: site in the NYC East-of-Hudson
                                           watershed (lower threshold); omitted = unknown
+``within_new_york_city``           -      true/false: site within New York City (the
+                                          GP-0-25-001 thresholds); omitted = unknown
 =================================  =====  ==================================================
 
 References
@@ -40,11 +52,14 @@ References
    GP-0-15-002 (2015), Part II.C.3.
 .. [3] Town of Shelter Island Code, Chapter 110, section 110-34 (definition of land
    development activity).
+.. [4] Core Environmental, "New York Stormwater Compliance 2025 Guide," web page,
+   https://coreenv.com/new-york-stormwater-compliance-2025-guide (secondary).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import functools
 import tomllib
 from importlib.resources import files
@@ -52,10 +67,10 @@ from importlib.resources import files
 from hydrocalc._validate import fmt_value, suggest
 
 __all__ = ["StatePermitPlan", "load_permit_rules", "permit_editions", "parse_state_permit",
-           "assess_state_permit"]
+           "assess_state_permit", "start_date_problem"]
 
 _KEYS = ("edition", "max_disturbed_at_one_time_ac", "written_authorization",
-         "nyc_east_of_hudson_watershed")
+         "written_authorization_date", "nyc_east_of_hudson_watershed", "within_new_york_city")
 _EPS = 1e-9
 
 
@@ -67,6 +82,8 @@ class StatePermitPlan:
     max_disturbed_at_one_time_ac: float | None = None
     written_authorization: str = ""
     nyc_east_of_hudson_watershed: bool | None = None
+    written_authorization_date: _dt.date | None = None
+    within_new_york_city: bool | None = None
 
 
 @functools.cache
@@ -100,11 +117,58 @@ def parse_state_permit(col, mapping, prefix: str) -> StatePermitPlan | None:
     most = col.number(mapping, "max_disturbed_at_one_time_ac", prefix, lower=0.0)
     auth = col.text(mapping, "written_authorization", prefix, required=False) or ""
     eoh = col.boolean(mapping, "nyc_east_of_hudson_watershed", prefix, required=False)
+    nyc = col.boolean(mapping, "within_new_york_city", prefix, required=False)
+    auth_date = col.date(mapping, "written_authorization_date", prefix, required=False)
+    if auth_date is not None and not auth.strip():
+        col.add(f"{prefix}.written_authorization_date",
+                "needs project.state_permit.written_authorization (the reference of the "
+                f"Department's written authorization); got a date ({auth_date}) without it")
+    if eoh is True and nyc is True:
+        col.add(f"{prefix}.within_new_york_city", "and nyc_east_of_hudson_watershed cannot "
+                "both be true (the East-of-Hudson watershed lies outside the city); got both")
     if len(col.problems) > n0:
         return None
     return StatePermitPlan(edition=edition, max_disturbed_at_one_time_ac=most,
                            written_authorization=auth.strip(),
-                           nyc_east_of_hudson_watershed=eoh)
+                           nyc_east_of_hudson_watershed=eoh,
+                           written_authorization_date=auth_date, within_new_york_city=nyc)
+
+
+def start_date_problem(edition: str | None, start_date) -> str | None:
+    """The bad-input line when construction starts before the named permit took effect.
+
+    Parameters
+    ----------
+    edition : str or None
+        ``project.state_permit.edition``.
+    start_date : datetime.date or None
+        ``construction.start_date``.
+
+    Returns
+    -------
+    str or None
+        ``"construction.start_date must be on or after ..."`` (no file prefix) for a
+        GP-0-25-001 project starting before January 29, 2025; None otherwise.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> start_date_problem("GP-0-25-001", datetime.date(2024, 11, 1)).startswith(
+    ...     "construction.start_date must be on or after 2025-01-29")
+    True
+    >>> start_date_problem("GP-0-25-001", datetime.date(2025, 3, 1)) is None
+    True
+    """
+    if edition != "GP-0-25-001" or start_date is None:
+        return None
+    ed = _edition(load_permit_rules(), edition)
+    effective = _dt.date.fromisoformat(ed["effective"])
+    if start_date >= effective:
+        return None
+    return (f"construction.start_date must be on or after {effective.isoformat()}, when "
+            f"{edition} (project.state_permit.edition) took effect; got "
+            f"{start_date.isoformat()}. A project that started earlier was covered under the "
+            "permit then in force (GP-0-20-001): correct the start date or the edition")
 
 
 def _edition(rules: dict, key: str | None) -> dict | None:
@@ -112,6 +176,74 @@ def _edition(rules: dict, key: str | None) -> dict | None:
         if e["id"] == key:
             return e
     return None
+
+
+def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[str],
+                         confirm: list[dict]) -> bool | None:
+    """Coverage of a site disturbing less than one acre, not part of a larger common plan:
+    the NYC East-of-Hudson watershed threshold and (GP-0-25-001) the New York City ones.
+
+    Appends the reasons (and a "Values to confirm" row for an unverified rule applied);
+    returns True, False or None (a deciding fact is unknown).
+    """
+    ac, ft2 = float(facts.disturbed_area_ac), float(facts.disturbed_area_ft2)
+    imp_ft2 = float(getattr(facts, "new_impervious_area_ft2", None) or 0.0)
+    decisions: list[bool | None] = []
+    eoh = cov["nyc_east_of_hudson"]
+    limit_ft2 = float(eoh["disturbed_area_ft2_more_than"])
+    # the East-of-Hudson watershed lies outside the city: a site within it is not in it
+    in_eoh = False if plan.within_new_york_city is True else plan.nyc_east_of_hudson_watershed
+    if ft2 > limit_ft2 * (1 + _EPS):
+        if in_eoh is True:
+            decisions.append(True)
+            reasons.append(f"disturbs {ft2:,.0f} sq ft in the NYC East-of-Hudson "
+                           f"watershed: \"{eoh['quote']}\" ({eoh['source']})")
+        elif in_eoh is None:
+            decisions.append(None)
+            reasons.append(f"disturbs {ft2:,.0f} sq ft: less than one acre, but more than "
+                           f"{limit_ft2:,.0f} sq ft, the threshold in the NYC East-of-Hudson "
+                           "watershed; set project.state_permit.nyc_east_of_hudson_watershed "
+                           "(true or false) to decide")
+    nyc = cov["new_york_city"]
+    nyc_dist, nyc_imp = (float(nyc["disturbed_area_ft2_at_least"]),
+                         float(nyc["new_impervious_area_ft2_at_least"]))
+    over = [f"{ft2:,.0f} sq ft disturbed (at least {nyc_dist:,.0f})"
+            if ft2 >= nyc_dist * (1 - _EPS) else "",
+            f"{imp_ft2:,.0f} sq ft of new impervious area (at least {nyc_imp:,.0f})"
+            if imp_ft2 >= nyc_imp * (1 - _EPS) else ""]
+    over = [o for o in over if o]
+    applies = plan.edition in nyc["editions"] or plan.edition is None
+    if over and applies and plan.within_new_york_city is not False:
+        named = f"{', '.join(nyc['editions'])} New York City thresholds"
+        if plan.within_new_york_city is True and plan.edition is not None:
+            decisions.append(True)
+            reasons.append(f"within New York City, {' and '.join(over)}: \"{nyc['quote']}\" "
+                           f"({nyc['source']})")
+            if not nyc["verified"]:
+                confirm.append(dict(key="state_permit_new_york_city",
+                                    name=f"state permit: {named}",
+                                    value=f"{nyc_dist:,.0f} sq ft disturbed or {nyc_imp:,.0f} "
+                                          "sq ft new impervious", units="ft2",
+                                    source=nyc["source"], verified=False))
+        else:
+            decisions.append(None)
+            need = ("set project.state_permit.within_new_york_city (true or false)"
+                    if plan.within_new_york_city is None else
+                    "name the permit edition (project.state_permit.edition)")
+            reasons.append(f"{' and '.join(over)}: the {named} may apply; {need} to decide")
+    if True in decisions:
+        return True
+    if None in decisions:
+        return None
+    nyc_out = "; outside New York City" if plan.within_new_york_city is False and over else ""
+    if ft2 > limit_ft2 * (1 + _EPS) and plan.nyc_east_of_hudson_watershed is False:
+        reasons.append(f"disturbs {fmt_value(ac)} ac ({ft2:,.0f} sq ft), less than one "
+                       "acre, not part of a larger common plan, outside the NYC "
+                       f"East-of-Hudson watershed{nyc_out}")
+    else:
+        reasons.append(f"disturbs {fmt_value(ac)} ac ({ft2:,.0f} sq ft): less than one acre "
+                       f"and not part of a larger common plan of development or sale{nyc_out}")
+    return False
 
 
 def assess_state_permit(facts) -> dict:
@@ -136,7 +268,7 @@ def assess_state_permit(facts) -> dict:
     rules = load_permit_rules()
     cov = rules["coverage"]
     plan = getattr(facts, "state_permit", None) or StatePermitPlan()
-    ac, ft2 = float(facts.disturbed_area_ac), float(facts.disturbed_area_ft2)
+    ac = float(facts.disturbed_area_ac)
     one_ac = float(cov["disturbed_area_ac_at_least"])
     reasons: list[str] = []
     confirm: list[dict] = []
@@ -155,28 +287,7 @@ def assess_state_permit(facts) -> dict:
                             name="state permit: larger-common-plan clause", value=one_ac,
                             units="ac", source=lcp["source"], verified=bool(lcp["verified"])))
     else:
-        eoh = cov["nyc_east_of_hudson"]
-        limit_ft2 = float(eoh["disturbed_area_ft2_more_than"])
-        if ft2 > limit_ft2 * (1 + _EPS):
-            if plan.nyc_east_of_hudson_watershed is True:
-                required = True
-                reasons.append(f"disturbs {ft2:,.0f} sq ft in the NYC East-of-Hudson "
-                               f"watershed: \"{eoh['quote']}\" ({eoh['source']})")
-            elif plan.nyc_east_of_hudson_watershed is False:
-                required = False
-                reasons.append(f"disturbs {fmt_value(ac)} ac ({ft2:,.0f} sq ft), less than one "
-                               "acre, not part of a larger common plan, outside the NYC "
-                               "East-of-Hudson watershed")
-            else:
-                required = None
-                reasons.append(f"disturbs {ft2:,.0f} sq ft: less than one acre, but more than "
-                               f"{limit_ft2:,.0f} sq ft, the threshold in the NYC East-of-Hudson "
-                               "watershed; set project.state_permit.nyc_east_of_hudson_watershed "
-                               "(true or false) to decide")
-        else:
-            required = False
-            reasons.append(f"disturbs {fmt_value(ac)} ac ({ft2:,.0f} sq ft): less than one acre "
-                           "and not part of a larger common plan of development or sale")
+        required = _small_site_coverage(cov, plan, facts, reasons, confirm)
 
     # edition
     ed = _edition(rules, plan.edition)
@@ -214,10 +325,25 @@ def assess_state_permit(facts) -> dict:
     elif at_once <= limit_ac * (1 + _EPS):
         passed = True
         reason = f"{basis}, {fmt_value(at_once)} ac, is within {fmt_value(limit_ac)} ac"
+    elif plan.edition in lim["approval_record_editions"] and not (
+            plan.written_authorization and plan.written_authorization_date):
+        passed = False
+        missing = " and ".join(
+            k for k, v in (("written_authorization (its reference)", plan.written_authorization),
+                           ("written_authorization_date", plan.written_authorization_date))
+            if not v)
+        reason = (f"{basis}, {fmt_value(at_once)} ac, exceeds {fmt_value(limit_ac)} ac: under "
+                  f"{plan.edition} the Department's written approval to disturb more than "
+                  f"{fmt_value(limit_ac)} acres at once is recorded with its date and reference "
+                  f"(\"{lim['approval_quote']}\", {lim['approval_source']}); set "
+                  f"project.state_permit.{missing}, or phase the work")
     elif plan.written_authorization:
         passed = True
+        dated = (f" of {plan.written_authorization_date.isoformat()}"
+                 if plan.written_authorization_date else "")
         reason = (f"{basis}, {fmt_value(at_once)} ac, exceeds {fmt_value(limit_ac)} ac under the "
-                  f"Department's prior written authorization: {plan.written_authorization}")
+                  f"Department's prior written authorization{dated}: "
+                  f"{plan.written_authorization}")
     elif most is None:
         passed = None
         reason = (f"the project disturbs {fmt_value(ac)} ac in total: give "
@@ -247,6 +373,8 @@ def assess_state_permit(facts) -> dict:
             "max_disturbed_at_one_time_ac": most,
             "basis": basis,
             "written_authorization": plan.written_authorization,
+            "written_authorization_date": (plan.written_authorization_date.isoformat()
+                                           if plan.written_authorization_date else None),
             "passed": passed,
             "reason": reason,
             "quote": lim["quote"],

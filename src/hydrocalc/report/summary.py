@@ -44,6 +44,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from hydrocalc.report.tables import Table, to_jsonable
 
+from hydrocalc.criteria.ny_editions import applied_edition
+
 __all__ = [
     "STATUS_WORDS",
     "compliance_summary",
@@ -274,7 +276,8 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
         JSON-ready: ``verdict`` (``"meets"`` or ``"does_not_meet"``), ``status``
         (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``), ``verdict_text``
         (``MEETS ALL CRITERIA``, ``DOES NOT MEET: N items fail`` or
-        ``INCOMPLETE: N items not evaluated``), ``failures`` (one sentence per failing
+        ``INCOMPLETE: N items not evaluated``), ``design_manual`` (the NYS SMDM edition of
+        the criteria, ``"2015"`` or ``"2024"``), ``failures`` (one sentence per failing
         item), ``not_evaluated`` and ``waivers`` (``{"item", "reason"}``), ``peaks``,
         ``criteria``, ``traps`` (rows by group), ``rows`` (every row) and ``counts``
         (rows per status word).
@@ -310,6 +313,7 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
         "counts": counts,
         "peaks": peaks,
         "criteria": crits,
+        "design_manual": applied_edition(getattr(results.site, "project", None)),
         "traps": trap_rows,
         "rows": rows,
     })

@@ -18,6 +18,9 @@ from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
+from hydrocalc.criteria.ny_editions import design_manual_warnings, rrv_factor_problem
+from hydrocalc.criteria.state_permit import start_date_problem
+from hydrocalc.design_storms import storm_shape_warning
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.site.files import (
     _ALLOW_OUTSIDE,
@@ -156,9 +159,19 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         rf = getattr(construction, "rainfall_file", None)
         if rf is not None and pathlib.Path(rf).is_file():
             _register_input(files, base, pathlib.Path(rf))
+    if facts is not None and construction is not None and facts.state_permit is not None:
+        bad = start_date_problem(facts.state_permit.edition, construction.start_date)
+        if bad:
+            P.add("construction.start_date", bad.split(" ", 1)[1])
     storms = _parse_storms(P, doc.get("storms"), base, files)
     options = _parse_analysis(P, doc.get("analysis"))
     criteria = _parse_criteria(P, doc.get("criteria"), storms)
+    if facts is not None and criteria is not None and criteria.standard == "ny_smdm":
+        bad = rrv_factor_problem(facts.design_manual,
+                                 criteria.rrv_specific_reduction_factor is not None,
+                                 "rrv" not in criteria.waived)
+        if bad:
+            P.add("criteria.rrv_specific_reduction_factor", bad.split(" ", 1)[1])
     p2 = storms.depths_in.get("2yr") if storms is not None else _p2_fallback(doc, base)
     ctx = _Ctx(base, files, p2)
     scenarios = {}
@@ -190,6 +203,15 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
+        shape = storm_shape_warning(storms.source, storms.distribution,
+                                    illustrative=storms.illustrative,
+                                    suggested=storms.suggested_distribution)
+        if shape:
+            notes.append(shape)
+    if facts is not None:
+        permit = facts.state_permit.edition if facts.state_permit is not None else None
+        notes += design_manual_warnings(facts.design_manual, facts.design_manual_justification,
+                                        permit)
 
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)

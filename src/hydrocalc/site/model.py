@@ -17,6 +17,7 @@ from typing import Any
 
 from hydrocalc.site import network
 from hydrocalc._validate import fmt_value, number_problem, suggest
+from hydrocalc.design_storms.shape import depth_source_kind
 from hydrocalc.errors import InputError
 from hydrocalc.site.devices import _device_level
 from hydrocalc import display
@@ -320,6 +321,16 @@ class Storms:
     warnings: tuple[str, ...] = ()
     duration_hr: float = 24.0
     rain_dt_hr: float = 0.1
+    #: The depth file is marked ``illustrative = true`` (not atlas values).
+    illustrative: bool = False
+    #: The depth file's ``suggested_distribution`` (from ``import-pfds``), else "".
+    suggested_distribution: str = ""
+
+    @property
+    def depth_source(self) -> str:
+        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``
+        (:func:`hydrocalc.design_storms.depth_source_kind`)."""
+        return depth_source_kind(self.source, illustrative=self.illustrative)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -44,7 +44,8 @@ def _load_storm_file(path: pathlib.Path) -> dict:
     depths = table.storm_depths_in("24-hr")
     warnings = [f"{path.name}: {table.warning}"] if table.warning else []
     return {"distribution": None, "depths_in": depths, "source": table.source,
-            "duration_hr": None, "warnings": warnings}
+            "duration_hr": None, "warnings": warnings, "illustrative": bool(table.illustrative),
+            "suggested_distribution": table.suggested_distribution}
 
 
 def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
@@ -136,7 +137,9 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     return Storms(distribution=dist, depths_in=clean, wqv_precip_in=wqv,
                   wqv_precip_source=wqv_src, source=source or "", file=file_path,
                   warnings=warnings, duration_hr=float(duration or 24.0),
-                  rain_dt_hr=float(rain_dt))
+                  rain_dt_hr=float(rain_dt),
+                  illustrative=bool((file_info or {}).get("illustrative", False)),
+                  suggested_distribution=(file_info or {}).get("suggested_distribution", ""))
 
 
 def _check_distribution(P: _Problems, dist: str, path: str) -> None:
@@ -288,7 +291,7 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
 #: ``trap_criteria_<sediment criteria key>`` (the keys of the report's "Values to confirm
 #: before submission" table, plus the ``sediment_traps`` statement).
 CONFIRMATION_ITEMS = ("storm_depths", "wqv_precip_in", "rrv_factors", "regulation_profile",
-                      "sediment_traps")
+                      "sediment_traps", "design_manual")
 #: Criteria whose row can need confirming: ``criterion_<name>`` (the ``criterion`` column of
 #: the sizing-criteria table).
 CONFIRMABLE_CRITERIA = ("wqv", "wqv_redevelopment_impervious_reduction", "rrv", "cpv",

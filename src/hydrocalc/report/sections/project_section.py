@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from hydrocalc.criteria.ny_editions import ASSUMED_EDITION, applied_edition, design_manual_edition
 from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
@@ -147,10 +148,13 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
     to clear it), ``value``, ``used_for``, ``basis`` (where the value comes from and why it
     needs confirming), ``source_entered`` (the preparer's source from ``[confirmations]``,
     empty if none) and ``status`` (``to confirm`` or ``confirmed by preparer``).
-    Items: illustrative design-storm depths, a 90 % rainfall depth whose source is marked
-    unverified or a placeholder, every criteria value with an unverified status, the RRv
-    specific reduction factors from the shipped table, every sediment-trap criteria row not
-    verified, and a municipal profile whose status is not ``verified``.
+    Items: the design-manual edition when the site file names none (``design_manual``),
+    illustrative design-storm depths, a 90 % rainfall depth whose source is marked
+    unverified or a placeholder (or any, under an edition whose numbers were not read: the
+    2024 manual), every criteria value with an unverified status, the RRv specific reduction
+    factors from the shipped table (or those entered for the 2024 manual), every
+    sediment-trap criteria row not verified, and a municipal profile whose status is not
+    ``verified``.
     """
     site = ctx.site
     st = site.storms
@@ -164,12 +168,19 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                      "source_entered": src,
                      "status": "confirmed by preparer" if src else "to confirm"})
 
+    manual = getattr(site.project, "design_manual", None)
+    if manual is None:
+        add("design_manual", f"{ASSUMED_EDITION} (assumed)", "edition of the NYS SMDM sizing "
+            "criteria", "project.design_manual is not set in the site file; state \"2015\" "
+            "or \"2024\"")
     if st.warnings:
         add("storm_depths", ", ".join(f"{n} {_fmt(d)} in" for n, d in st.depths_in.items()),
             "design-storm runoff and peaks", "; ".join(st.warnings))
-    if _unverified(st.wqv_precip_source):
+    ed = design_manual_edition(applied_edition(site.project))
+    unread = ed["criteria_status"] and site.criteria.standard != "none"
+    if _unverified(st.wqv_precip_source) or unread:
         add("wqv_precip_in", f"{_fmt(st.wqv_precip_in)} in", "WQv and RRv (90 % rainfall "
-            "depth)", st.wqv_precip_source)
+            "depth)", st.wqv_precip_source + (f"; {ed['wqv_precip_figure']}" if unread else ""))
     crit = ctx.results.criteria
     if not crit.empty:
         for row in crit.to_dict("records"):
@@ -180,6 +191,12 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                     f"{row.get('source', '')}, {row.get('location', '')}: "
                     f"{row.get('status', '')}")
         cs = site.criteria
+        if unread and cs.rrv_specific_reduction_factor is not None and "rrv" not in cs.waived:
+            add("rrv_factors", ", ".join(f"{h} {v:g}" for h, v in
+                                         cs.rrv_specific_reduction_factor.items()),
+                "RRv (specific reduction factor S by HSG)",
+                f"site file (criteria.rrv_specific_reduction_factor) for the {ed['id']} NYS "
+                f"SMDM: {ed['criteria_status']}")
         if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
 
             f = ny.specific_reduction_factors(cs.rrv_factors)

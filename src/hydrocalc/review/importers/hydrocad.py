@@ -10,7 +10,10 @@ What is read
 * the page footer (``HydroCAD® 10.00-16 s/n ... © 2015 HydroCAD Software Solutions LLC``:
   the program version), the ``Prepared by ...`` line and the routing diagram title
   (``Drainage Diagram for NAME``);
-* the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``);
+* the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``); the
+  NRCS Type I/IA/II/III storms and HydroCAD's ``NOAA 24-hr A``-``D`` and ``NRCC 24-hr A``-``D``
+  storms map to hydrocalc's distributions of the same shape (``"II"``, ``"NOAA_D"``,
+  ``"NRCC_C"``...); other types (``MSE 24-hr 3``, user storms) are listed as not imported;
 * the calculation settings (``Time span=0.00-72.00 hrs, dt=0.10 hrs``, ``Runoff by SCS TR-20
   method, UH=SCS``, reach and pond routing methods);
 * the one-line-per-node "runoff listing" of each storm (``Subcatchment FT4.1: ... Tc=19.6 min
@@ -45,11 +48,15 @@ __all__ = ["HydroCADReport", "parse_report", "read_report", "report_text"]
 
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _STORM_RE = re.compile(
-    r"(?P<dist>Type (?:IA|III|II|I) 24-hr|(?:NOAA|NRCC|MSE) 24-hr [A-D1-6]|[A-Z][\w-]{0,15} "
+    r"(?P<dist>Type (?:IA|III|II|I) 24-hr|(?:NOAA10|NOAA|NRCC|MSE) 24-hr [A-D1-6]|"
+    r"[A-Z][\w-]{0,15} "
     r"24-hr) (?P<name>[^\"=]{0,30}?) ?Rainfall=(?P<depth>\d+(?:\.\d+)?)\"")
-# NRCS types hydrocalc reproduces exactly (rainfall.design_storm distributions).
+# HydroCAD storm types hydrocalc reproduces (rainfall.design_storm distributions): the NRCS
+# Type I/IA/II/III, and HydroCAD's "NOAA 24-hr A-D" and "NRCC 24-hr A-D", the NRCS
+# distributions drawn from NOAA Atlas 14 and NRCC depths (shipped as NOAA_A-D, NRCC_A-D).
 _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II",
-               "Type III 24-hr": "III"}
+               "Type III 24-hr": "III",
+               **{f"{fam} 24-hr {x}": f"{fam}_{x}" for fam in ("NOAA", "NRCC") for x in "ABCD"}}
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
 _FOOTER_RE = re.compile(
     r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) s/n \S+ © ?\d{4} HydroCAD Software Solutions "
@@ -374,7 +381,8 @@ def _events_listing(rep: HydroCADReport, t: str) -> None:
                   r"\(hours\) B/B Depth \(inches\) AMC (.*?)(?=Area Listing|Prepared by|$)", t)
     if not m:
         return
-    for em in re.finditer(r"(\d+) (\S+(?: \S+)?) (Type (?:IA|III|II|I) 24-hr|(?:NOAA|NRCC|MSE) "
+    for em in re.finditer(r"(\d+) (\S+(?: \S+)?) (Type (?:IA|III|II|I) 24-hr|"
+                          r"(?:NOAA10|NOAA|NRCC|MSE) "
                           r"24-hr [A-D1-6]|\S+ 24-hr) (Default|Smooth|Tabular) (\d+\.\d+) "
                           r"(\d+) (\d+(?:\.\d+)?) (\d)\b", m.group(1)):
         name, dist = em.group(2), em.group(3)

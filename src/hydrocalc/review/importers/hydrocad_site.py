@@ -180,13 +180,14 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
         storms[name] = {"id": sid, "hydrocad_name": name, "imported": ok, **s}
         if not ok:
             why = (f"distribution {s['distribution_printed']!r} is not an NRCS Type I/IA/II/III "
-                   "24-hour storm" if s["distribution"] is None else
+                   "or NOAA/NRCC A-D 24-hour storm" if s["distribution"] is None else
                    f"its distribution ({s['distribution']}) differs from the site's ({dist}); "
                    "a site has one distribution")
             not_imported.append({"node": "", "kind": "storm", "item": name, "reason": why})
     if not any(s["imported"] for s in storms.values()):
         unread = [p for p in rep.problems if p.startswith("rainfall event")]
-        raise InputError(f"{src}: nothing can be imported: no NRCS Type I/IA/II/III 24-hour "
+        raise InputError(f"{src}: nothing can be imported: no NRCS Type I/IA/II/III or NOAA/NRCC "
+                         "A-D 24-hour "
                          f"rainfall event was found (events: {sorted(rep.storms) or 'none'}"
                          f"{'; ' + '; '.join(unread) if unread else ''}).")
 
@@ -663,6 +664,9 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
         "disturbed_area_ac = 0",
         "new_impervious_area_ac = 0",
         'project_type = "other"',
+        "# NYS SMDM edition: stated because every new site file states it; the sizing",
+        "# criteria are not evaluated here ([criteria] standard = \"none\")",
+        'design_manual = "2015"',
         f"preparer = {_q(rep.preparer or 'not printed')}",
         "",
         "[storms]",

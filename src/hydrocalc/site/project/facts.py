@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import MAX_PROJECT_AREA_AC, fmt_value, number_problem, suggest, text_problem
+from hydrocalc.criteria.ny_editions import edition_problems
 from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.units import FT2_PER_AC
@@ -74,6 +75,12 @@ class ProjectFacts:
     impairment: str = ""
     #: ``[project.state_permit]`` (:class:`hydrocalc.criteria.state_permit.StatePermitPlan`) or None.
     state_permit: Any = None
+    #: NYS SMDM edition of the sizing criteria, ``"2015"`` or ``"2024"``; None when the site
+    #: file names none (the 2015 edition is then applied with a warning,
+    #: :mod:`hydrocalc.criteria.ny_editions`).
+    design_manual: str | None = None
+    #: Why the 2015 manual is used (required under GP-0-25-001; only with ``"2015"``).
+    design_manual_justification: str = ""
 
     def __post_init__(self):
         problems = project_problems(self)
@@ -103,6 +110,9 @@ class ProjectFacts:
                                         for k, v in self.exemption_approved_on.items()}
         if self.state_permit is None:
             out.pop("state_permit")
+        else:
+            out["state_permit"] = {k: v.isoformat() if isinstance(v, _dt.date) else v
+                                   for k, v in out["state_permit"].items()}
         return out
 
 
@@ -138,6 +148,8 @@ def project_problems(facts) -> list[str]:
     if isinstance(ptype, str) and ptype.strip() and ptype not in PROJECT_TYPES:
         out.append(f"project_type must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
                    f"{suggest(ptype, PROJECT_TYPES)}")
+    out.extend(edition_problems(get("design_manual"),
+                                get("design_manual_justification", "") or None))
     for key in ("drains_to_impaired_water", "part_of_larger_common_plan"):
         value = get(key, False)
         if not isinstance(value, bool):
@@ -228,6 +240,8 @@ _PROJECT_KEYS = (
     "exemptions_claimed",
     "exemption_approved_on",
     "state_permit",
+    "design_manual",
+    "design_manual_justification",
 )
 
 
@@ -301,6 +315,10 @@ def parse_project(
         mapping, "part_of_larger_common_plan", prefix, required=False, default=False
     )
     texts = {k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT}
+    manual = mapping.get("design_manual")
+    justification = mapping.get("design_manual_justification")
+    for line in edition_problems(manual, justification):
+        col.add(f"{prefix}.{line.split(' ', 1)[0]}", line.split(" ", 1)[1])
 
     areas: dict[str, float | None] = {}
     for k_main, k_alt in _PROJECT_ALTERNATIVES:
@@ -365,6 +383,7 @@ def parse_project(
             "drains_to_impaired_water": impaired, "project_type": ptype,
             "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
             "exemption_approved_on": approved_on, **areas, **texts,
+            "design_manual": manual, "design_manual_justification": justification,
         }):
             col.problems.append(f"{where}: {prefix}.{line}")
     if col.problems:
@@ -380,6 +399,8 @@ def parse_project(
         exemptions_claimed=exemptions,
         exemption_approved_on=approved_on,
         state_permit=state_permit,
+        design_manual=manual,
+        design_manual_justification=(justification or "").strip(),
         **texts,
     )
     return facts, []
