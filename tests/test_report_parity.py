@@ -13,6 +13,7 @@ import json
 import math
 import pathlib
 import re
+import tempfile
 
 import pytest
 from click.testing import CliRunner
@@ -22,7 +23,6 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from hydrocalc.analysis.overtopping import OVERTOPPING_COLUMNS, overtopping_rows
 from hydrocalc.cli import main
-from hydrocalc.report import sections as S
 from hydrocalc.report.verify import compare_values, verify_report
 
 
@@ -86,7 +86,7 @@ def _write(folder: pathlib.Path, text: str) -> pathlib.Path:
 
 def _run_json(path: pathlib.Path) -> tuple[int, str, dict | None]:
     out = path.parent / "run.json"
-    res = CliRunner().invoke(main, ["run", str(path), "--json", str(out)])
+    res = CliRunner().invoke(main, ["run", str(path), "--json", str(out), "--no-hydrographs"])
     return res.exit_code, res.output, json.loads(out.read_text()) if out.is_file() else None
 
 
@@ -167,6 +167,19 @@ def test_designs_at_the_edges_get_a_report_that_verifies(tmp_path, case):
         assert comp and all(c["post_peak_cfs"] == 0.0 for c in comp)
 
 
+@pytest.mark.slow
+def test_a_site_of_1000_subcatchments_gets_a_report_that_verifies(tmp_path):
+    rng = __import__("random").Random(1)
+    subs = [(round(rng.uniform(0.1, 5.0), 3), round(rng.uniform(50.0, 98.0), 1),
+             round(rng.uniform(0.1, 1.5), 3)) for _ in range(1000)]
+    pond = {"length_ft": 400.0, "width_ft": 300.0, "depth_ft": 10.0, "side_slope": 3.0,
+            "orifice_in": 12.0, "weir_ft": 10.0, "crest_ft": 8.0}
+    doc, run_doc = _report_and_verify(_write(tmp_path / "big", site_toml(subs, 5.0, pond)))
+    assert len(run_doc["subcatchments"]) == 2000
+    table = doc["sections"]["hydrology_post"]["tables"]
+    assert any(len(t["rows"]) >= 1000 for t in table.values())
+
+
 def test_overtopping_rows_state_depth_volume_and_flow_over_the_top(tmp_path):
     from hydrocalc.analysis import analyze
     from hydrocalc.site import load_site
@@ -184,3 +197,53 @@ def test_overtopping_rows_state_depth_volume_and_flow_over_the_top(tmp_path):
     assert 0 < o["peak_overtopping_cfs"] < pond["peak_inflow_cfs"]
     assert 0 < o["time_above_top_hr"] < 24
     assert overtopping_rows(r, scenario="pre") == []
+
+
+def _floats(lo: float, hi: float):
+    return st.floats(lo, hi, allow_nan=False, allow_infinity=False).map(lambda v: round(v, 4))
+
+
+PONDS = st.none() | st.fixed_dictionaries({
+    "length_ft": _floats(1.0, 1000.0), "width_ft": _floats(1.0, 1000.0),
+    "depth_ft": _floats(0.5, 30.0),
+    "side_slope": st.sampled_from([0.0]) | _floats(0.0, 4.0),  # vault or sloped basin
+    "orifice_in": _floats(0.25, 120.0),
+    "weir_ft": st.none() | _floats(0.1, 200.0), "crest_frac": _floats(0.0, 1.0),
+})
+SITES = st.fixed_dictionaries({
+    "subs": st.lists(st.tuples(_floats(0.01, 500.0), _floats(30.0, 100.0), _floats(0.06, 10.0)),
+                     min_size=1, max_size=3),
+    "depth_in": _floats(0.1, 20.0),
+    "pond": PONDS,
+    "empty_design_point": st.booleans(),
+})
+# failing examples are kept outside the repository, in the system's temporary folder
+_DB = DirectoryBasedExampleDatabase(str(pathlib.Path(tempfile.gettempdir())
+                                        / "hydrocalc-hypothesis-report-parity"))
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, database=_DB,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(spec=SITES)
+def test_whatever_run_accepts_report_reports_and_verify_confirms(spec):
+    pond = spec["pond"]
+    if pond is not None:
+        pond = dict(pond, crest_ft=round(pond.pop("crest_frac") * pond["depth_ft"], 4))
+    text = site_toml(spec["subs"], spec["depth_in"], pond,
+                     empty_design_point=spec["empty_design_point"])
+    with tempfile.TemporaryDirectory(prefix="hydrocalc-parity-") as tmp:
+        path = _write(pathlib.Path(tmp) / "site", text)
+        code, output, _ = _run_json(path)
+        if code == 0:
+            _report_and_verify(path)
+            return
+        # a refusal: one line per problem, no traceback, and report refuses alike
+        assert code == 1, output
+        lines = output.strip().splitlines()
+        assert lines and all(ln.startswith("error: ") for ln in lines), output
+        assert "Traceback" not in output
+        res = CliRunner().invoke(main, ["report", str(path), "--out", str(path.parent / "r"),
+                                        "--quiet"])
+        assert res.exit_code == 1 and res.output.strip().splitlines() == lines
+        assert not (path.parent / "r").exists()
