@@ -219,7 +219,7 @@ _COLD = """
 import time, warnings, numpy as np
 from bench_routing import make_ponds, make_inflows, DT_HR
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.routing import route_reservoir
+from hydrocalc.hydraulics.routing import route_reservoir
 ponds, structures, v_ref = make_ponds(1)
 q = make_inflows(v_ref)
 t = np.arange(q.shape[-1]) * DT_HR
