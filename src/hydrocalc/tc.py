@@ -5,7 +5,8 @@ One function per flow regime, each a vectorized equation of explicit numbers:
 Appendix F) and :func:`channel_flow_time` (Manning, Eqs. 3-4 and 3-1). The dispatcher
 :func:`time_of_concentration` only routes a flow path's segments to them and sums
 (Eq. 3-2); :func:`segment_travel_times` is the same computation returning plain rows (no
-DataFrame, for the site loader). :func:`sheet_flow_n` looks up Manning's n for sheet flow (Table 3-1) by key.
+DataFrame, for the site loader). :func:`sheet_flow_n` looks up Manning's n for sheet flow
+(Table 3-1) by key.
 
 Symbols
 -------

@@ -2,8 +2,9 @@ r"""Ponds routed above the top of their stage-storage table: how far, how much, 
 
 The routing (:mod:`hydrocalc.hydraulics.routing`) never stops at the top of a structure:
 above it the storage continues with vertical walls at the largest plan area and nothing
-flows over the embankment (``RoutingResult.overtopped`` flags it). Those results above the top are an
-extension of the table, not a description of the pond, so a report states them as such:
+flows over the embankment (``RoutingResult.overtopped`` flags it). Those results above the
+top are an extension of the table, not a description of the pond, so a report states them
+as such:
 :func:`overtopping_rows` gives, for every pond-storm that overtops,
 
 * ``peak_stage_ft`` (as routed with the vertical-wall extension) and ``top_stage_ft``;
