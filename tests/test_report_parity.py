@@ -134,6 +134,7 @@ def test_undersized_basin_that_overtops_gets_its_report(tmp_path):
     assert "Ponds that overtop" in cover and "Flow over the top [cfs]" in cover
     assert f"{pond['peak_stage_ft']:.2f}" in cover
     assert "Overtopped in storm: the routed stage reaches" in html
+    assert "no freeboard, 0.68 ft above the top at 5.00 ft" in html
     summary = doc["sections"]["ponds"]["tables"]["post_P-1_summary"]
     row = dict(zip(summary["columns"], summary["rows"][0]))
     assert row["surface_area_ft2"] is None  # no area looked up above the top of the table

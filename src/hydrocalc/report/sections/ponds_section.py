@@ -180,8 +180,10 @@ def _build_ponds(b: _Builder) -> None:
             f"{md_escape(pond.id)} ({_SCENARIO_TITLE[name]}): the largest storm routed, "
             f"{md_escape(worst['storm'])}, reaches a stage of {_fmt(worst['peak_stage_ft'])} ft "
             f"(storage {_fmt(worst['peak_storage_ft3'], 0)} ft³) with "
-            f"{_fmt(worst['freeboard_ft'])} ft of freeboard to the top at "
-            f"{_fmt(worst['top_stage_ft'])} ft; peak inflow {_fmt(worst['peak_inflow_cfs'])} "
+            + (f"{_fmt(worst['freeboard_ft'])} ft of freeboard to the top at "
+               if float(worst["freeboard_ft"]) >= 0 else
+               f"no freeboard, {_fmt(-float(worst['freeboard_ft']))} ft above the top at ")
+            + f"{_fmt(worst['top_stage_ft'])} ft; peak inflow {_fmt(worst['peak_inflow_cfs'])} "
             f"cfs is reduced to {_fmt(worst['peak_outflow_cfs'])} cfs."
             + _overtopping_text(r, name, pond.id))
     b.res.narrative_md = " ".join(text)
