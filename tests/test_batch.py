@@ -140,9 +140,9 @@ def test_invalid_sweep_scenario_is_one_error_row():
 
 
 def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
-    import hydrocalc.analysis as analysis
+    import hydrocalc.batch.tasks as tasks_mod
 
-    real = analysis.analyze_many
+    real = tasks_mod.analyze_many
 
     def flaky(sites, **kw):  # fails any group holding a P-1 curve number of 96
         if any(s.post.nodes["P-1"].cn == 96.0 for s in sites):
@@ -151,7 +151,7 @@ def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
             raise InputError("deliberate failure for CN 96")
         return real(sites, **kw)
 
-    monkeypatch.setattr(analysis, "analyze_many", flaky)
+    monkeypatch.setattr(tasks_mod, "analyze_many", flaky)  # where the batch calls it
     res = batch.run_batch([FIX / "sweep_some_invalid.toml"], scheduler="synchronous",
                           progress=False, summary_arrays=False)
     s = res.summary
@@ -590,7 +590,7 @@ def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path
     assert not errors and tasks[0]["preload"]
     loads = []
     real = sweep_mod.load_sweep
-    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: loads.append(p) or real(p))
+    monkeypatch.setattr(batch.tasks, "load_sweep", lambda p: loads.append(p) or real(p))
     monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     first = batch.run_task(tasks[0])
     assert loads == [] and first["failed"] == 0  # the planned sweep, not parsed again

@@ -1,6 +1,6 @@
 """Agreement with an independent engine: EPA SWMM 5 (through pyswmm) on ordinary ponds.
 
-Each pond is exported with :func:`hydrocalc.hydraulics.routing.to_swmm_inp` (storage unit with a tabular
+Each pond is exported with :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp` (storage unit with a tabular
 depth-area curve, SIDE orifices and TRANSVERSE / V-NOTCH weirs with the same coefficients, the
 inflow as an external time series, free outfalls) and run by SWMM's dynamic-wave solver at a
 1-s routing step. Peak outflow and peak stage must agree within 1 % (the acceptance criterion
@@ -22,7 +22,8 @@ from hydrocalc.hydraulics.outlets import (
     RectangularWeir,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.pond_file import to_swmm_inp
 
 pyswmm = pytest.importorskip("pyswmm")
 

@@ -25,7 +25,8 @@ from hydrocalc.hydraulics.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydraulics.pond_file import to_swmm_inp
 from hydrocalc.units import GRAVITY_FT_S2
 
 

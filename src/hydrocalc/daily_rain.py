@@ -51,6 +51,7 @@ import pandas as pd
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import InputError
+from hydrocalc._validate import as_float_array
 
 __all__ = [
     "DailyRainfall",
@@ -153,7 +154,6 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
         raise InputError(f"{name} index must be dates; got a missing date (NaT)")
     if idx.tz is not None:
         idx = idx.tz_localize(None)
-    from hydrocalc._validate import as_float_array
 
     values = as_float_array(precip_in.to_numpy(), name, lower=0.0, allow_nan=True,
                             hint="Depths are daily rainfall in inches")

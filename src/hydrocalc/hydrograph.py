@@ -55,6 +55,15 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.timeseries import Hydrograph, HydrographSet, lag_hydrograph, parabolic_peak
+from hydrocalc import _hydrograph_kernel, _hydrograph_kernel as kernel
+from hydrocalc.errors import RangeWarning
+from hydrocalc.rainfall import Hyetograph
+from hydrocalc.unit_hydrograph import (
+    LAG_OVER_TC,
+    effective_tc_hr,
+    max_dt_hr,
+    unit_hydrograph_ordinates,
+)
 
 __all__ = [
     "Hydrograph",
@@ -99,7 +108,6 @@ def _subcatchment_arrays(area_ac, cn, tc_hr):
 
 
 def _storm_list(storms) -> list:
-    from hydrocalc.rainfall import Hyetograph
 
     items = [storms] if isinstance(storms, Hyetograph) else list(storms) if isinstance(
         storms, Sequence) else None
@@ -159,8 +167,6 @@ def _refinement(tc_eff: np.ndarray, dt: float) -> int:
     """
     import warnings
 
-    from hydrocalc.errors import RangeWarning
-    from hydrocalc.unit_hydrograph import LAG_OVER_TC, max_dt_hr
 
     i = int(np.argmin(tc_eff))
     lag = LAG_OVER_TC * float(tc_eff[i])
@@ -228,7 +234,6 @@ def use_compiled_passes(flag: bool = True) -> None:
     flag : bool, default True
         Use the compiled passes for large batches.
     """
-    from hydrocalc import _hydrograph_kernel
 
     _hydrograph_kernel.use(bool(flag))
 
@@ -342,7 +347,6 @@ def runoff_hydrographs(
     """
     from scipy.fft import next_fast_len
 
-    from hydrocalc.unit_hydrograph import effective_tc_hr, unit_hydrograph_ordinates
 
     area, cn_, tc = _subcatchment_arrays(area_ac, cn, tc_hr)
     n = area.size
@@ -445,7 +449,6 @@ def runoff_hydrographs(
         [np.searchsorted(p, ia_sorted[::block_rows], side="right") for p in grids]), 1).T.tolist()
     # Eq. 2-3, the excess and the scatter of the results in compiled passes where numba
     # is installed and pays (kernel.wanted; identical arithmetic), else the numpy passes
-    from hydrocalc import _hydrograph_kernel as kernel
 
     compiled = kernel.wanted(n * m * (k_max + 1))
     if not compiled:
@@ -592,7 +595,6 @@ def runoff_hydrograph(
     >>> round(h.runoff_in, 4)        # TR-55 Eq. 2-3: P = 5 in, CN 80 -> Q = 4.5**2 / 7 in
     2.8929
     """
-    from hydrocalc.rainfall import Hyetograph
 
     for key, value in (("area_ac", area_ac), ("cn", cn), ("tc_hr", tc_hr)):
         if np.ndim(value) != 0:

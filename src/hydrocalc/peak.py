@@ -58,6 +58,7 @@ import pandas as pd
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.runoff import runoff_depth
+from hydrocalc import data
 
 __all__ = [
     "unit_peak_discharge",
@@ -112,7 +113,6 @@ def normalize_rainfall_type(value, *, name: str = "rainfall_type") -> str:
 
 @functools.cache
 def _f1_rows(rainfall_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    from hydrocalc import data
 
     table = data.load_table("tr55_unit_peak_coefficients")
     rows = table[table["rainfall_type"] == rainfall_type].sort_values("ia_over_p")
@@ -307,7 +307,6 @@ def pond_swamp_factor(pond_swamp_pct: npt.ArrayLike, *, method: str = "linear") 
     >>> pond_swamp_factor(2.0)          # halfway between 0.87 (1 %) and 0.75 (3 %)
     0.81
     """
-    from hydrocalc import data
 
     pct = as_float_array(pond_swamp_pct, "pond_swamp_pct", lower=0.0)
     if method not in ("linear", "nearest"):

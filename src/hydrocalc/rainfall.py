@@ -54,11 +54,13 @@ if TYPE_CHECKING:
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError
+from hydrocalc.data import load_table, table_info
 
 __all__ = [
     "Hyetograph",
     "RainfallDistribution",
     "design_storm",
+    "tr55_rainfall_type",
     "design_storms",
     "distribution_names",
     "rainfall_distribution",
@@ -207,7 +209,6 @@ class RainfallDistribution:
 
 @functools.cache
 def _shipped(key: str) -> RainfallDistribution:
-    from hydrocalc.data import load_table, table_info
 
     table, column = _SHIPPED[key]
     frame = load_table(table)
@@ -660,3 +661,19 @@ def rank_distributions(
     )
     order = np.argsort(np.abs(frame["difference"].to_numpy()), kind="stable")
     return frame.iloc[order].reset_index(drop=True)
+
+
+def tr55_rainfall_type(distribution: str | None) -> str | None:
+    """The TR-55 rainfall type (``"I"``, ``"IA"``, ``"II"``, ``"III"``) a distribution name
+    stands for, or None when it is not one of the four NRCS types (TR-55, 1986, Fig. B-2).
+
+    Examples
+    --------
+    >>> tr55_rainfall_type("Type II"), tr55_rainfall_type("nrcs_ia"), tr55_rainfall_type("noaa_c")
+    ('II', 'IA', None)
+    """
+    if not isinstance(distribution, str):
+        return None
+    key = distribution.strip().upper().replace("TYPE_", "").replace("TYPE ", "")
+    key = key.replace("NRCS_", "")
+    return key if key in ("I", "IA", "II", "III") else None

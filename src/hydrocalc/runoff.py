@@ -40,6 +40,7 @@ import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
+from hydrocalc import data
 
 __all__ = [
     "runoff_depth",
@@ -461,7 +462,6 @@ def _describe(row: pd.Series) -> str:
 
 @functools.cache
 def _cn_frame() -> pd.DataFrame:
-    from hydrocalc import data
 
     frames = []
     for name in CN_TABLES:

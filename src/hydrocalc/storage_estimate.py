@@ -45,6 +45,7 @@ from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.peak import _types_array as _types  # one canonicalizer for both modules
 from hydrocalc.units import AC_PER_MI2, IN_PER_FT
+from hydrocalc import data
 
 __all__ = [
     "estimate_storage_volume",
@@ -63,7 +64,6 @@ ACFT_PER_IN_MI2 = AC_PER_MI2 / IN_PER_FT
 
 @functools.cache
 def _f2(rainfall_type: str) -> tuple[float, float, float, float]:
-    from hydrocalc import data
 
     table = data.load_table("tr55_storage_routing_coefficients")
     for _, row in table.iterrows():

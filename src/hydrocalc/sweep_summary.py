@@ -59,6 +59,13 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
+from hydrocalc import analysis, criteria
+from hydrocalc.analysis import Hydrology, _pct_change, criteria_pass_by_point
+from hydrocalc.hydraulics import routing
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
+from hydrocalc.hydrograph import runoff_hydrographs
+from hydrocalc.site import DesignPoint, Pond, Subcatchment
+from hydrocalc.units import S_PER_HR
 
 __all__ = ["Unsupported", "summary_rows_many", "unsupported_reason"]
 
@@ -125,7 +132,6 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
 
 
 def _hydrology_class():
-    from hydrocalc.analysis import Hydrology
 
     class _BlockHydrology(Hydrology):
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
@@ -180,8 +186,6 @@ _BLOCK_HYDROLOGY = None
 
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
     """Why :func:`summary_rows_many` cannot compute ``site`` (None when it can)."""
-    from hydrocalc import analysis
-    from hydrocalc.site import DesignPoint, Pond, Subcatchment
 
     for name, sc in site.scenarios.items():
         for nid in sc.order:
@@ -227,7 +231,6 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     hydrocalc.errors.HydrocalcError
         As :func:`hydrocalc.analysis.analyze` would.
     """
-    from hydrocalc import analysis
 
     if not sites:
         return []
@@ -255,9 +258,6 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
 
 def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     """:func:`summary_rows_many` for sites of one group (same storms, options, topology)."""
-    from hydrocalc import analysis, criteria
-    from hydrocalc.hydraulics import routing
-    from hydrocalc.hydrograph import runoff_hydrographs
 
     global _BLOCK_HYDROLOGY
     if _BLOCK_HYDROLOGY is None:
@@ -423,7 +423,6 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
     if _same_for_all(a):
         peak, vol = _peaks_volumes(a[:, :1], dt_hr)
         return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
-    from hydrocalc.units import S_PER_HR
 
     if a.ndim != 3:
         buf = np.add(a[..., 1:], a[..., :-1])
@@ -532,7 +531,6 @@ _TABLE_MEMO_SIZE = 1024
 def _pond_table(pond, dt_s: float, routing):
     """The routing table of ``pond`` at step ``dt_s``, built as
     :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object."""
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
@@ -560,7 +558,6 @@ def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series
     (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
     ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
     when the compiled loop is unavailable."""
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     if not (_route_kernel._WANTED and _route_kernel.available()):
         return None
@@ -615,7 +612,6 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
 
 def _rows(site, names, red, v, crit_rows) -> list[dict]:
     """The rows of ``SiteResults.summary_rows`` from the reduced arrays of variant ``v``."""
-    from hydrocalc.analysis import _pct_change, criteria_pass_by_point
 
     crit = criteria_pass_by_point(crit_rows)
     out = []

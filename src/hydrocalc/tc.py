@@ -46,6 +46,7 @@ from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.units import MANNING_KU
 from hydrocalc.units import S_PER_HR
+from hydrocalc import data
 
 __all__ = [
     "sheet_flow_time",
@@ -387,8 +388,6 @@ def channel_flow_time(
 @functools.cache
 def _sheet_flow_n_by_description() -> dict[str, float]:
     """Table 3-1 as ``{surface description: n}``, read once per process."""
-    from hydrocalc import data
-
     table = data.load_table("tr55_sheet_flow_n")
     return dict(zip(table["surface_description"], table["manning_n"].astype(float)))
 

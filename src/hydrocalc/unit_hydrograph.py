@@ -62,6 +62,7 @@ from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.units import AC_PER_MI2, FT2_PER_MI2, IN_PER_FT, S_PER_HR
 from hydrocalc.timeseries import Hydrograph
+from hydrocalc.data import load_table
 
 __all__ = [
     "PEAK_RATE_FACTOR",
@@ -235,7 +236,6 @@ def _validate_dimensionless(t_over_tp, q_over_qp) -> tuple[np.ndarray, np.ndarra
 
 @functools.cache
 def _table_16_1() -> tuple[np.ndarray, np.ndarray]:
-    from hydrocalc.data import load_table
 
     frame = load_table("nrcs_dimensionless_uh")
     return _validate_dimensionless(frame["t_over_tp"].to_numpy(), frame["q_over_qp"].to_numpy())

@@ -17,6 +17,9 @@ import numpy as np
 
 from hydrocalc.analysis.ponds import _backwater_group, _route_batch, _route_group
 from hydrocalc.units import S_PER_HR
+from hydrocalc.hydraulics.conveyance import route_conveyance
+from hydrocalc.hydrograph import Hydrograph, runoff_hydrographs
+from hydrocalc.site.rational import rational_flows
 
 
 def _shift(flow: np.ndarray, lag_hr: float, dt_hr: float) -> np.ndarray:
@@ -264,8 +267,6 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
     the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
     """
-    from hydrocalc.hydraulics.conveyance import route_conveyance
-    from hydrocalc.hydrograph import Hydrograph
 
     conv = reach.conveyance
     m, nt = q.shape
@@ -310,7 +311,6 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     level for every pond of that level in both scenarios and all variants. Identical scenario
     objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
     """
-    from hydrocalc.hydrograph import runoff_hydrographs
 
     opt = sites[0].options
     dt = float(opt.dt_hr)
@@ -402,7 +402,6 @@ def _rational_into(net, owners, hyetos, names, time_hr) -> None:
     (:func:`hydrocalc.site.rational.rational_flows`)."""
     if not net.first.rational:
         return
-    from hydrocalc.site.rational import rational_flows
 
     for s in net.first.rational:
         arr = np.zeros((net.m, net.nv, net.nt))

@@ -9,6 +9,14 @@ time; ponds that feel each other's level (``backwater``) together by
 from __future__ import annotations
 
 import numpy as np
+from hydrocalc.hydraulics import routing
+from hydrocalc.hydraulics.outlets import unique_names
+from hydrocalc.hydraulics.routing import RoutingResult, _interp_ext as interp
+from hydrocalc.hydraulics.routing.interconnected import (
+    route_interconnected,
+    route_interconnected_chain,
+)
+from hydrocalc.hydrograph import Hydrograph
 
 _NOISE = 1e-12  # relative round-off below which a routed flow is zero
 
@@ -53,7 +61,6 @@ class _DeviceFlows(dict):
 
 def _device_flows(xs, table, scale, count):
     """Closure computing the device flows (m, nt) of one pond from its table, on demand."""
-    from hydrocalc.hydraulics.routing import _interp_ext as interp
 
     def devices():
         flows = {}
@@ -83,10 +90,6 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
     downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`."""
     import warnings
 
-    from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.hydraulics.routing.interconnected import route_interconnected, route_interconnected_chain
-    from hydrocalc.hydraulics.outlets import unique_names
-    from hydrocalc.hydraulics.routing import RoutingResult
 
     pos = {nid: k for k, nid in enumerate(ids)}
     to_k = [pos.get(net.first.nodes[nid].to) for nid in ids]
@@ -199,8 +202,6 @@ def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
     import dataclasses
     import warnings
 
-    from hydrocalc.hydraulics import routing
-    from hydrocalc.hydrograph import Hydrograph
 
     nt = q.shape[-1]
     t = dt_hr * np.arange(nt)
@@ -240,7 +241,6 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
     never looks at device flows skips them).
     """
-    from hydrocalc.hydraulics import routing
 
     m, nt = items[0][1].shape
     k = len(items)

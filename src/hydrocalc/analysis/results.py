@@ -40,6 +40,9 @@ from hydrocalc.analysis.tables import (
     criteria_pass_by_point,
 )
 from hydrocalc.errors import InputError
+from hydrocalc import data, display
+from hydrocalc._validate import suggest
+from hydrocalc.hydrograph import Hydrograph
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.
 RESULTS_FORMAT = "hydrocalc-site-results/1"
@@ -126,7 +129,6 @@ class SiteResults:
 
     def _run(self, scenario: str) -> _ScenarioRun:
         if scenario not in self._runs:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"scenario must be one of {', '.join(self._runs)}; got "
                              f"{scenario!r}{suggest(str(scenario), self._runs)}")
@@ -134,7 +136,6 @@ class SiteResults:
 
     def _storm_index(self, storm: str) -> int:
         if storm not in self.storms:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"storm must be one of {', '.join(self.storms)}; got {storm!r}"
                              f"{suggest(str(storm), self.storms)}")
@@ -142,7 +143,6 @@ class SiteResults:
 
     def _node_index(self, run: _ScenarioRun, node: str) -> int:
         if node not in run.node_ids:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"node must be a node of scenario {run.name}; got {node!r}"
                              f"{suggest(str(node), run.node_ids)}")
@@ -168,7 +168,6 @@ class SiteResults:
 
     def hydrograph(self, scenario: str, storm: str, node: str, *, which: str = "outflow"):
         """A node's hydrograph as a :class:`hydrocalc.hydrograph.Hydrograph`."""
-        from hydrocalc.hydrograph import Hydrograph
 
         run = self._run(scenario)
         area = float(run.upstream_area_ac[self._node_index(run, node)])
@@ -183,7 +182,6 @@ class SiteResults:
         """
         run = self._run(scenario)
         if pond not in run.ponds:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"pond must be a pond of scenario {scenario}; got {pond!r}"
                              f"{suggest(str(pond), run.ponds)}")
@@ -317,7 +315,6 @@ class SiteResults:
     def to_dict(self, *, hydrographs: bool = True) -> dict:
         """Every number of the results in a JSON-ready dict (units in the keys)."""
         import hydrocalc
-        from hydrocalc import data
 
         site = self.site
         project = site.project.to_dict() if hasattr(site.project, "to_dict") else {}
@@ -447,6 +444,5 @@ class SiteResults:
                 f"warnings={len(self.warnings)})")
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)

@@ -18,6 +18,7 @@ import pathlib
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
+from hydrocalc.batch.tasks import RowBlock
 
 #: Fixed columns of the summary table, in order (varied-field columns follow).
 SUMMARY_COLUMNS = (
@@ -159,7 +160,6 @@ def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
     their ``(input, index)``; the rows of a block are in order and blocks of one input
     cover disjoint ranges. The same table as :func:`summary_frame` of the rows one by one
     sorted by ``(_input, _index)``."""
-    from hydrocalc.batch.tasks import RowBlock
 
     def key(p):
         return p.key if isinstance(p, RowBlock) else (p.get("_input", 0), p.get("_index", 0))

@@ -18,6 +18,9 @@ from typing import Any
 from hydrocalc._process import pid_alive
 from hydrocalc.batch.tasks import run_task
 from hydrocalc.errors import InputError
+from hydrocalc import rainfall
+from hydrocalc.criteria import ny
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
@@ -215,17 +218,14 @@ def warm_up() -> None:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
-        from hydrocalc.criteria import ny
 
         ny.criteria_info("wqv")  # the shipped tables a sweep reads, parsed once
         ny.rrv_factor_sets()
     with contextlib.suppress(Exception):
-        from hydrocalc import rainfall
 
         for key in rainfall._SHIPPED:
             rainfall._shipped(key)
     with contextlib.suppress(Exception):
-        from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
         _route_kernel.warm_up()
 

@@ -1,7 +1,7 @@
 """``hydrocalc rating POND.toml`` and ``hydrocalc route POND.toml --inflow CSV``.
 
 Thin: parse, call :mod:`hydrocalc.hydraulics.routing` / :mod:`hydrocalc.hydraulics.outlets`, format. The pond file
-layout is documented in :func:`hydrocalc.hydraulics.routing.pond_from_mapping` and docs/ponds.md.
+layout is documented in :func:`hydrocalc.hydraulics.pond_file.pond_from_mapping` and docs/ponds.md.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def _read_inflow(path):
 
 
 def _load_pond(path):
-    """routing.load_pond, with a non-UTF-8 file reported as one InputError line."""
-    from hydrocalc.hydraulics.routing import load_pond
+    """load_pond, with a non-UTF-8 file reported as one InputError line."""
+    from hydrocalc.hydraulics.pond_file import load_pond
 
     try:
         return load_pond(path)

@@ -77,6 +77,9 @@ import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, suggest
 from hydrocalc.errors import InputError
+from hydrocalc import display
+from hydrocalc.criteria.profiles import citation, load_profile
+from hydrocalc.daily_rain import as_daily_series
 
 __all__ = [
     "MEASURABLE_IN",
@@ -114,7 +117,6 @@ def _as_date(value, name: str) -> _dt.date:
 
 
 def _daily_series(precip_in, start: _dt.date, end: _dt.date) -> pd.Series:
-    from hydrocalc.daily_rain import as_daily_series
 
     s = as_daily_series(precip_in, allow_gaps=True)  # the one daily-rain rule
     first, last = s.index[0].date(), s.index[-1].date()
@@ -148,7 +150,6 @@ def storm_days(precip_in: pd.Series, threshold_in: float = 0.5) -> pd.Series:
     >>> storm_days(p).index.strftime("%m-%d").tolist()
     ['04-02', '04-03']
     """
-    from hydrocalc.daily_rain import as_daily_series
 
     thr = float(as_float_array(threshold_in, "threshold_in", lower=0.0, lower_inclusive=False))
     daily = as_daily_series(precip_in, allow_gaps=True)
@@ -269,12 +270,10 @@ class InspectionSchedule:
         }
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 
     def __repr__(self) -> str:
-        from hydrocalc import display
 
         return display.text(self)
 
@@ -514,7 +513,6 @@ def schedule_for_profile(
     InputError
         When the profile has no verified value and none is given.
     """
-    from hydrocalc.criteria.regulations import load_profile
 
     prof = load_profile(profile)
     thr = threshold_in if threshold_in is not None else prof.inspection_threshold_in
@@ -571,8 +569,6 @@ def notice_schedule(profile, milestones: Iterable) -> list[Notice]:
     >>> n[0].notice_due, n[0].notify_by_date
     (datetime.datetime(2027, 4, 10, 0, 0), datetime.date(2027, 4, 9))
     """
-    from hydrocalc.criteria.profiles import citation, load_profile
-
     prof = load_profile(profile)
     hours = float(prof.notices.get("hours_before", 0) or 0)
     by_key = {m.key: m for m in prof.notice_milestones}

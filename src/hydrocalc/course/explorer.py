@@ -24,6 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import runoff_hydrograph
+from hydrocalc.rainfall import design_storm
+from hydrocalc.report import figures as F
+from hydrocalc.report.tables import Table
+from hydrocalc.runoff import impervious_composite_cn, runoff_depth
 
 __all__ = ["SLIDERS", "ExplorerResult", "compute", "explore", "figure", "table"]
 
@@ -106,11 +113,6 @@ def compute(precip_in: float = 5.0, cn: float = 70.0, impervious_pct: float = 40
     -------
     ExplorerResult
     """
-    from hydrocalc.hydrograph import runoff_hydrograph
-    from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
-    from hydrocalc.rainfall import design_storm
-    from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
-    from hydrocalc.runoff import impervious_composite_cn, runoff_depth
 
     inputs = dict(precip_in=precip_in, cn=cn, impervious_pct=impervious_pct, tc_hr=tc_hr,
                   orifice_diameter_in=orifice_diameter_in, weir_length_ft=weir_length_ft,
@@ -143,7 +145,6 @@ def table(result: ExplorerResult):
     """The result as a report :class:`~hydrocalc.report.tables.Table` (one row per case)."""
     import pandas as pd
 
-    from hydrocalc.report.tables import Table
 
     r = result.routed
     frame = pd.DataFrame({
@@ -161,7 +162,6 @@ def table(result: ExplorerResult):
 
 def figure(result: ExplorerResult):
     """Pre/post/routed hydrographs (top) and pond stage (bottom), a report Figure."""
-    from hydrocalc.report import figures as F
 
     r = result.routed
     fig, axes = F.new_figure(4.2, nrows=2, sharex=True)

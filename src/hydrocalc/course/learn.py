@@ -23,6 +23,20 @@ import os
 import pathlib
 import sys
 from collections.abc import Callable
+from hydrocalc.construction.inspections import schedule_for_profile
+from hydrocalc.construction.sediment import required_storage_ft3
+from hydrocalc.criteria.ny import runoff_coefficient, water_quality_volume
+from hydrocalc.criteria.regulations import load_profile
+from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import runoff_hydrograph, runoff_hydrographs
+from hydrocalc.peak import graphical_peak_discharge
+from hydrocalc.rainfall import design_storm, max_window_fraction
+from hydrocalc.runoff import impervious_composite_cn, initial_abstraction, runoff_depth
+from hydrocalc.storage_estimate import storage_ratio
+from hydrocalc.tc import shallow_concentrated_flow_time, sheet_flow_time, time_of_concentration
+from hydrocalc.unit_hydrograph import peak_discharge_cfs, time_to_peak_hr
+from hydrocalc.units import FT2_PER_AC, IN_PER_FT, S_PER_HR
 
 __all__ = [
     "EXERCISES",
@@ -182,37 +196,31 @@ class Exercise:
 
 
 def _runoff(p, cn):
-    from hydrocalc.runoff import runoff_depth
 
     return runoff_depth(p, cn)
 
 
 def _composite(cn, imp, unconnected=0.0):
-    from hydrocalc.runoff import impervious_composite_cn
 
     return impervious_composite_cn(cn, imp, unconnected_pct=unconnected)
 
 
 def _ia(cn):
-    from hydrocalc.runoff import initial_abstraction
 
     return initial_abstraction(cn)
 
 
 def _sheet(length, slope, n, p2):
-    from hydrocalc.tc import sheet_flow_time
 
     return sheet_flow_time(length, slope, n, p2)
 
 
 def _shallow(length, slope, surface):
-    from hydrocalc.tc import shallow_concentrated_flow_time
 
     return shallow_concentrated_flow_time(length, slope, surface=surface)
 
 
 def _tc_total():
-    from hydrocalc.tc import time_of_concentration
 
     return time_of_concentration([
         {"kind": "sheet", "length_ft": 80, "slope_ftft": 0.02, "n": 0.15, "p2_in": 3.4},
@@ -223,60 +231,47 @@ def _tc_total():
 def _storm_depth_at(p, dist, t):
     import numpy as np
 
-    from hydrocalc.rainfall import design_storm
 
     s = design_storm(p, distribution=dist, dt_hr=0.1)
     return float(np.interp(t, s.time_hr, s.cumulative_in))
 
 
 def _max_hour(p, dist):
-    from hydrocalc.rainfall import max_window_fraction
 
     return p * max_window_fraction(dist, 1.0)
 
 
 def _graphical(area_mi2, cn, tc, p, rtype):
-    from hydrocalc.peak import graphical_peak_discharge
 
     return graphical_peak_discharge(area_mi2, cn, tc, p, rainfall_type=rtype)
 
 
 def _tp(tc, dt):
-    from hydrocalc.unit_hydrograph import time_to_peak_hr
 
     return time_to_peak_hr(tc, dt)
 
 
 def _uh_peak(area_mi2, q, tc, dt):
-    from hydrocalc.unit_hydrograph import peak_discharge_cfs
 
     return peak_discharge_cfs(area_mi2, q, _tp(tc, dt))
 
 
 def _hydrograph_peak(area, cn, tc, p, dist):
-    from hydrocalc.hydrograph import runoff_hydrograph
-    from hydrocalc.rainfall import design_storm
 
     return runoff_hydrograph(area, cn, tc, design_storm(p, distribution=dist)).peak_cfs
 
 
 def _orifice(d_in, stage_ft):
-    from hydrocalc.hydraulics.outlets import CircularOrifice
 
     return CircularOrifice(d_in, 0.0).discharge_cfs(stage_ft)
 
 
 def _si_value(storage_ft3, dt_hr, outflow_cfs):
-    from hydrocalc.units import S_PER_HR
 
     return 2.0 * storage_ft3 / (dt_hr * S_PER_HR) + outflow_cfs
 
 
 def _routed_stage(d_in):
-    from hydrocalc.hydrograph import runoff_hydrograph
-    from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
-    from hydrocalc.rainfall import design_storm
-    from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
     inflow = runoff_hydrograph(5.0, 85.0, 0.25, design_storm(4.5, distribution="III"))
     basin = StageStorage.basin(80.0, 40.0, 6.0, side_slope_h_per_v=3.0)
@@ -285,14 +280,11 @@ def _routed_stage(d_in):
 
 
 def _volume_change_acft(area_ac, p, cn_pre, cn_post):
-    from hydrocalc.units import IN_PER_FT
 
     return (_runoff(p, cn_post) - _runoff(p, cn_pre)) * area_ac / IN_PER_FT
 
 
 def _peak_change_pct():
-    from hydrocalc.hydrograph import runoff_hydrographs
-    from hydrocalc.rainfall import design_storm
 
     hs = runoff_hydrographs([250.0, 250.0], [70.0, 75.0], [1.53, 1.0],
                             design_storm(6.0, distribution="II"))
@@ -301,32 +293,26 @@ def _peak_change_pct():
 
 
 def _storage_ratio(qo_qi, rtype):
-    from hydrocalc.storage_estimate import storage_ratio
 
     return storage_ratio(qo_qi, rainfall_type=rtype)
 
 
 def _rv(imp):
-    from hydrocalc.criteria.ny import runoff_coefficient
 
     return runoff_coefficient(imp)
 
 
 def _wqv_ft3(p, area, imp_ac, min_rv=None):
-    from hydrocalc.criteria.ny import water_quality_volume
-    from hydrocalc.units import FT2_PER_AC
 
     return water_quality_volume(p, 100.0 * imp_ac / area, area, min_rv=min_rv) * FT2_PER_AC
 
 
 def _trap_storage(area):
-    from hydrocalc.construction.sediment import required_storage_ft3
 
     return required_storage_ft3(area, "nh_envwq_1506_10_sediment_trap")
 
 
 def _cleanout_ft3(capacity_ft3, profile):
-    from hydrocalc.criteria.regulations import load_profile
 
     return capacity_ft3 * load_profile(profile).cleanout_fraction
 
@@ -336,7 +322,6 @@ def _visits():
 
     import pandas as pd
 
-    from hydrocalc.construction.inspections import schedule_for_profile
 
     days = pd.date_range("2027-05-03", "2027-05-30", freq="D")
     rain = pd.Series(0.0, index=days)

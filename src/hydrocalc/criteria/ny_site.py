@@ -28,8 +28,9 @@ import numpy as np
 
 from hydrocalc.criteria import ny
 from hydrocalc.errors import InputError
-from hydrocalc.site import _tr55_type
+from hydrocalc.rainfall import tr55_rainfall_type
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc.criteria import ny_redevelopment as rd, practices as gi
 
 __all__ = ["evaluate"]
 
@@ -180,7 +181,6 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                          f"({cs.wqv_provided_note})")
     to_confirm: list[dict] = []
     if cs.practices:
-        from hydrocalc.criteria import practices as gi
 
         prac_rows = [gi.evaluate_practice(pr, p_in) for pr in cs.practices]
         for pr, r in zip(cs.practices, prac_rows, strict=True):
@@ -333,7 +333,6 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
 def _redevelopment_rows(site, table, rows, details, to_confirm, wqv_prov_acft, wqv_parts,
                         zero_note):
     """WQv row under the SMDM Chapter 9 option (and the impervious-reduction row)."""
-    from hydrocalc.criteria import ny_redevelopment as rd
 
     r = site.criteria.redevelopment
     p_in = site.storms.wqv_precip_in
@@ -391,7 +390,7 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
                               "provided >= required", False, result="not evaluated",
                               note=_missing_storm_note(site, "cpv", storm)))
         return
-    rtype = cs.cpv_rainfall_type or _tr55_type(site.storms.distribution)
+    rtype = cs.cpv_rainfall_type or tr55_rainfall_type(site.storms.distribution)
     if rtype is None:
         rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
                               "provided >= required", False, result="not evaluated",

@@ -77,6 +77,8 @@ import math
 from collections.abc import Mapping
 
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc._validate import suggest
+from hydrocalc.criteria import ny
 
 __all__ = ["PRACTICE_KINDS", "Practice", "storage_ft3", "drain_down_hr", "evaluate_practice",
            "parse_practices"]
@@ -186,7 +188,6 @@ def drain_down_hr(p: Practice) -> float | None:
 
 
 def _wqv_ft3(precip_in: float, area_ft2: float, impervious_ft2: float) -> float:
-    from hydrocalc.criteria import ny
 
     if area_ft2 <= 0:
         return 0.0
@@ -308,7 +309,6 @@ def parse_practices(P, entries, prefix: str) -> tuple[Practice, ...] | None:
 
 
 def _parse_one(P, e, where: str) -> Practice | None:
-    from hydrocalc._validate import suggest
 
     n0 = len(P.items)
     kind = e.get("kind")

@@ -75,6 +75,9 @@ from hydrocalc.criteria.profiles import (  # noqa: F401 (re-exported: public add
     list_profiles,
     load_profile,
 )
+from hydrocalc import display
+from hydrocalc.criteria.state_permit import assess_state_permit, summary_lines
+from hydrocalc.site.project import ProjectFacts, parse_project  # upward, the one exception: see pyproject [tool.importlinter]
 
 __all__ = [
     "PROFILE_KEYS",
@@ -372,24 +375,20 @@ class Assessment:
             + "; ".join(self.inspection_reasons)
         )
         if self.state_permit is not None:
-            from hydrocalc.criteria.state_permit import summary_lines
 
             out.extend(summary_lines(self.state_permit))
         return out
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 
     def __repr__(self) -> str:
-        from hydrocalc import display
 
         return display.text(self)
 
 
 def _coerce_project(project):
-    from hydrocalc.site.project import ProjectFacts, parse_project
 
     if isinstance(project, ProjectFacts):
         return project
@@ -619,7 +618,6 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
             for r in rules
         )
 
-    from hydrocalc.criteria.state_permit import assess_state_permit
 
     state = assess_state_permit(facts)
     notes = list(prof.notes)

@@ -80,6 +80,7 @@ from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import IN_PER_FT, S_PER_HR
+from hydrocalc.hydraulics.outlets.culvert import _critical_depth_section, adverse_reach_levels_ft
 
 __all__ = ["CircularSection", "RectangularSection", "TrapezoidalSection", "UserSection",
            "Conveyance", "ConveyanceResult", "route_conveyance"]
@@ -269,7 +270,6 @@ class Conveyance:
 
     def _adverse_rating(self, q_top: float):
         """(flow grid, upstream level, storage) of an adverse reach. [ft3/s, ft, ft3]"""
-        from hydrocalc.hydraulics.outlets.culvert import adverse_reach_levels_ft
 
         sec, length, rise = self.section, self.length_ft, -self.slope_ftft
         q = np.concatenate([[0.0], q_top * np.geomspace(1e-5, 1.0, 300)])
@@ -548,7 +548,6 @@ def _route_adverse(inflow: Hydrograph, conveyance: Conveyance,
         out[i] = o_now
         lvl[i] = float(np.interp(rhs, indication, levels))
     sec = conveyance.section
-    from hydrocalc.hydraulics.outlets.culvert import _critical_depth_section
 
     dc = _critical_depth_section(sec._geometry, out, sec.max_depth_ft * (1.0 if sec.closed
                                                                           else 20.0))

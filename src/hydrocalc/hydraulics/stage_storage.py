@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, check_choice, fmt_value, like
 from hydrocalc.errors import InputError
+from hydrocalc import display
 
 __all__ = ["StageStorage"]
 
@@ -643,7 +644,6 @@ class StageStorage:
                 + ("" if self._datum is None else f", datum_ft={self._datum:g}") + ")")
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 

@@ -68,7 +68,7 @@ def section_key(key: str, scenario: str | None = None) -> str:
 def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> dict:
     from hydrocalc.report import sections as S
 
-    return S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir, sections=keys)
+    return S.section_parameters(key, site_file=site_file, out_dir=out_dir, sections=keys)
 
 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from hydrocalc.report._figure_canvas import canvas_class
 
 __all__ = [
     "Figure",
@@ -211,7 +212,6 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     """
     from matplotlib.figure import Figure as MplFigure
 
-    from hydrocalc.report._figure_canvas import canvas_class
 
     fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI,
                     layout="constrained" if constrained else None)

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from hydrocalc.report.tables import Table, to_jsonable
 
 from hydrocalc.analysis.overtopping import overtopping_rows
 
@@ -328,7 +329,6 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
         status, text = "incomplete", f"INCOMPLETE: {len(not_eval)} items not evaluated"
     else:
         status, text = "meets", "MEETS ALL CRITERIA"
-    from hydrocalc.report.tables import to_jsonable
 
     return to_jsonable({
         "verdict": "meets" if status == "meets" else "does_not_meet",
@@ -351,7 +351,6 @@ def summary_tables(summary: Mapping) -> list:
     """The summary as report tables: peaks, criteria, traps, waivers, items not evaluated."""
     import pandas as pd
 
-    from hydrocalc.report.tables import Table
 
     out = []
     peaks = summary.get("peaks", [])

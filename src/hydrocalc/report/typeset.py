@@ -37,6 +37,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 
 from hydrocalc.errors import ReportError
+from hydrocalc.errors import InputError
+from hydrocalc.report.tables import column_label
 
 __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
            "pdf_attachments_of"]
@@ -204,7 +206,6 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 def table_typst(table) -> str:
     """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans)."""
-    from hydrocalc.report.tables import column_label
 
     cols = table.columns
     numeric = table._numeric_columns
@@ -441,7 +442,6 @@ def pdf_attachments_of(pdf_path: str | os.PathLike) -> dict[str, bytes]:
     """
     import pypdfium2 as pdfium
 
-    from hydrocalc.errors import InputError
 
     try:
         doc = pdfium.PdfDocument(str(pdf_path))

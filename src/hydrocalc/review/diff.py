@@ -27,6 +27,9 @@ import pathlib
 import tomllib
 
 from hydrocalc.errors import InputError
+from hydrocalc.analysis import analyze
+from hydrocalc.review.rerun import load_submitted
+from hydrocalc.site import load_site
 
 __all__ = ["REPORT_DIGITS", "Change", "Diff", "diff_paths", "fmt_report"]
 
@@ -229,8 +232,6 @@ def _show(v) -> str:
 
 
 def _result_tables(side: _Side) -> dict:
-    from hydrocalc.analysis import analyze
-    from hydrocalc.site import load_site
 
     res = analyze(load_site(side.site))
     tables = {}
@@ -265,7 +266,6 @@ def _result_changes(a: _Side, b: _Side) -> list:
 
 
 def _submitted_changes(a: _Side, b: _Side) -> list:
-    from hydrocalc.review.rerun import load_submitted
 
     sa, sb = load_submitted(a.submitted), load_submitted(b.submitted)
 

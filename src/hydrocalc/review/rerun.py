@@ -64,6 +64,11 @@ import re
 import textwrap
 
 from hydrocalc.errors import InputError
+from hydrocalc.analysis import analyze
+from hydrocalc.hydrograph import parabolic_peak
+from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
+from hydrocalc.site import load_site
+from hydrocalc.unit_hydrograph import MIN_TC_HR
 
 __all__ = [
     "COARSE_DT_MAX_PCT",
@@ -220,7 +225,6 @@ def load_submitted(path: str | pathlib.Path) -> dict:
     except ValueError as exc:
         raise InputError(f"--submitted {p}: expected the JSON written by `hydrocalc import "
                          f"hydrocad`; it is not valid JSON ({exc}).") from None
-    from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
 
     if not isinstance(data, dict) or data.get("format") != SUBMITTED_FORMAT:
         raise InputError(f"--submitted {p}: expected format {SUBMITTED_FORMAT!r} (written by "
@@ -248,10 +252,6 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
     InputError
         The site does not load, or the submitted file is not an import's.
     """
-    from hydrocalc.analysis import analyze
-    from hydrocalc.hydrograph import parabolic_peak
-    from hydrocalc.site import load_site
-    from hydrocalc.unit_hydrograph import MIN_TC_HR
 
     sub = load_submitted(submitted_file)
     site = load_site(site_file)

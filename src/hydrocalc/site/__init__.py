@@ -126,7 +126,6 @@ from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
     CONFIRMABLE_CRITERIA,
     CONFIRMATION_ITEMS,
     confirmation_items,
-    _tr55_type,
 )
 from hydrocalc.site.load import (  # noqa: F401 (re-exported)
     check_site,

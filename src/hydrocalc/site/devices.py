@@ -12,6 +12,8 @@ from typing import Any
 
 from hydrocalc.errors import HydrocalcError, RangeWarning
 from hydrocalc.site.problems import _msg
+from hydrocalc.hydraulics import outlets, routing
+from hydrocalc.hydraulics.outlets import culvert
 
 _OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
     # type: (required positional keys, {optional key: (lower, lower_inclusive)})
@@ -43,7 +45,6 @@ def _device_level(spec: Mapping) -> float:
 
 
 def _build_outlet(kind: str, spec: Mapping, name: str):
-    from hydrocalc.hydraulics import outlets
 
     cls = getattr(outlets, _OUTLET_CLASS[kind])
     required, optional = _OUTLET_FIELDS[kind]
@@ -61,7 +62,6 @@ _CULVERT_KEYS = ("type", "id", "shape", "inlet", "diameter_in", "span_ft", "rise
 
 def _parse_culvert(P, o: Mapping, path: str, index: int, *, default_id: str):
     """A culvert device table (``type = "culvert"``): (spec, Culvert) or None."""
-    from hydrocalc.hydraulics.outlets import culvert
 
     n0 = len(P.items)
     P.unknown_keys(o, _CULVERT_KEYS, path)
@@ -130,7 +130,6 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
 def _build_barrel(spec: Mapping):
-    from hydrocalc.hydraulics import outlets
 
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
@@ -140,7 +139,6 @@ _STORAGE_TYPES = ("stage_area", "stage_storage", "basin", "drywell")
 
 
 def _build_storage(kind: str, spec: Mapping):
-    from hydrocalc.hydraulics import routing
 
     ss = routing.StageStorage
     if kind == "stage_area":

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
+from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.site.files import (
     _ALLOW_OUTSIDE,
@@ -38,6 +39,7 @@ from hydrocalc.site.settings import (
     _parse_criteria,
     _parse_storms,
 )
+from hydrocalc.site import plausibility, project as project_mod, rational as rational_site
 
 # ----------------------------------------------------------------------------------------
 # entry points
@@ -141,7 +143,6 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             hint = suggest(str(key), _TOP_KEYS) or f". Valid: {', '.join(_TOP_KEYS)}"
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
-    from hydrocalc.site import project as project_mod
 
     facts, probs = project_mod.parse_project(doc.get("project"), where=where)
     P.items += _annotate(probs, P)
@@ -176,25 +177,19 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
                       f"is missing from scenario {missing_from}; every design point must be in "
                       "both scenarios to compare them")
     if options is not None and scenarios:
-        try:
-            from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
-        except ImportError:  # pragma: no cover - hydrograph topic absent
-            max_dt_hr = None
-        if max_dt_hr is not None:
-            subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
-            if subs:
-                name, tight = min(subs, key=lambda x: x[1].tc_hr)
-                limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
-                if options.dt_hr > limit * (1 + 1e-9):
-                    P.add("analysis.dt_hr",
-                          f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
-                          f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
-                          f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
-                          "Use 0.01 (resolves any Tc >= 0.1 h)")
+        subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
+        if subs:
+            name, tight = min(subs, key=lambda x: x[1].tc_hr)
+            limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
+            if options.dt_hr > limit * (1 + 1e-9):
+                P.add("analysis.dt_hr",
+                      f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
+                      f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
+                      f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
+                      "Use 0.01 (resolves any Tc >= 0.1 h)")
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
-    from hydrocalc.site import plausibility
 
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)
@@ -223,7 +218,6 @@ site_problems.__doc__ = _site_problems.__doc__
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
     """``[rational]`` settings; required by (and only with) rational subcatchments, which
     need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
-    from hydrocalc.site import rational as rational_site
 
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None

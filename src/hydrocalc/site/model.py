@@ -19,6 +19,8 @@ from hydrocalc.site import network
 from hydrocalc._validate import fmt_value, number_problem, suggest
 from hydrocalc.errors import InputError
 from hydrocalc.site.devices import _device_level
+from hydrocalc import display
+from hydrocalc.hydraulics.outlets import OutletStructure
 
 #: The two scenarios every site file has.
 SCENARIOS = ("pre", "post")
@@ -176,7 +178,6 @@ class Pond:
 
         Devices other than exfiltration discharge through ``barrel`` when one is given.
         """
-        from hydrocalc.hydraulics.outlets import OutletStructure
 
         primary = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
                    if t != "exfiltration"]
@@ -441,11 +442,9 @@ class Site:
         return dataclasses.replace(self, storms=storms)
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 
     def __repr__(self) -> str:
-        from hydrocalc import display
 
         return display.text(self)

@@ -45,6 +45,7 @@ from collections.abc import Mapping
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc.site.project import project_warnings
 
 __all__ = [
     "CHECK_KEYS",
@@ -293,8 +294,6 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                  f"than project.disturbed_area ({dist:,.0f} ft2). Correct the declaration or "
                  "the network")
     try:
-        from hydrocalc.site.project import project_warnings
-
         for line in project_warnings(facts):
             key = line.split(":", 1)[0]
             if key not in accept:

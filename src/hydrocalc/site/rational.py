@@ -47,6 +47,13 @@ from typing import Any
 import numpy as np
 
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc import design_storms
+from hydrocalc.rational import (
+    composite_c,
+    intensity_in_hr,
+    rational_peak_cfs,
+    runoff_coefficient_range,
+)
 
 __all__ = ["RationalSettings", "RationalSubcatchment", "idf_intensity_in_hr",
            "rational_flows"]
@@ -104,7 +111,6 @@ class RationalSettings:
         if self.source == "idf":
             b, d, e = self.idf[storm]
             return idf_intensity_in_hr(b, d, e, duration_hr)
-        from hydrocalc.rational import intensity_in_hr
 
         t = self.return_period(storm)
         rp = int(t) if float(t).is_integer() else t
@@ -187,7 +193,6 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
                                    design_storms=source == "depth_file")
         if path is None:
             return None
-        from hydrocalc import design_storms
 
         try:
             with __import__("warnings").catch_warnings():
@@ -272,7 +277,6 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubca
         a = P.area_ac(row, cp, "area", required=True, lower_inclusive=False)
         if key is None or cv is None or a is None:
             continue
-        from hydrocalc.rational import runoff_coefficient_range
 
         try:
             lo, hi = runoff_coefficient_range(key)
@@ -307,7 +311,6 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubca
                                      f"0.5 %; got {area:g}. Fix the areas or omit area_ac.")
             return None
         area = area if has_area else total
-        from hydrocalc.rational import composite_c
 
         c = composite_c([r["c"] for r in covers], [r["area_ac"] for r in covers])
         c_method = "composite of cover rows (C chosen within HEC-22 Table 3-1 ranges)"
@@ -360,7 +363,6 @@ def rational_flows(sub: RationalSubcatchment, settings: RationalSettings, storm_
                    hyetos, time_hr: np.ndarray) -> tuple[np.ndarray, list[dict]]:
     """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm
     (C, i, A, Tc, Q and the sources of i and C); see the module docstring."""
-    from hydrocalc.rational import rational_peak_cfs
 
     dt = float(time_hr[1] - time_hr[0])
     out = np.zeros((len(storm_names), time_hr.size))

@@ -16,13 +16,14 @@ from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
 from hydrocalc.site.model import HSGS, Cover, Subcatchment, TcSegment
 from hydrocalc.site.problems import _msg, _Problems, _to
+from hydrocalc import tc
+from hydrocalc.runoff import curve_number, impervious_composite_cn
 
 # ----------------------------------------------------------------------------------------
 # dependency adapters (layer 1/2 modules of the other topics)
 
 
 def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
-    from hydrocalc.runoff import curve_number
 
     if condition is None:
         return float(curve_number(cover, hsg))
@@ -32,7 +33,6 @@ def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
 def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: float) -> float:
     import warnings
 
-    from hydrocalc.runoff import impervious_composite_cn
 
     # The loader computes the percentage from areas, so impervious_composite_cn's guess that
     # a value between 0 and 1 is a fraction typed as a percentage does not apply here; a
@@ -46,7 +46,6 @@ def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: fl
 
 
 def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
-    from hydrocalc import tc
 
     rows = []
     for seg in segments:

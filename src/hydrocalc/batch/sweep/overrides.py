@@ -27,6 +27,7 @@ from hydrocalc.batch.sweep.fields import (
     _SUB_ATTRS,
     Target,
 )
+from hydrocalc import rainfall, site as site_mod
 
 #: Most rebuilt nodes a :class:`Sweep` keeps for its scenarios (see :func:`apply_overrides`).
 _NODE_CACHE_SIZE = 4096
@@ -113,7 +114,6 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
         ``<field> must be in <interval>; got <value> (<base> + <delta>)`` for a value outside
         the range the site loader accepts, or a device/storage that cannot be rebuilt.
     """
-    from hydrocalc import site as site_mod
 
     nodes: dict[tuple[str, str], dict[str, Any]] = {}
     outlets: dict[tuple[str, str], list[dict]] = {}
@@ -256,7 +256,6 @@ def _same_topology(base, new):
 def _check_distribution(value, label: str) -> str:
     if not isinstance(value, str):
         raise InputError(f"{label} must be a distribution name such as \"III\"; got {value!r}")
-    from hydrocalc import rainfall
 
     try:
         rainfall.design_storm(1.0, distribution=value, dt_hr=0.1)

@@ -14,6 +14,9 @@ import pandas as pd
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.construction.sediment.musle import musle_yield_tons, sediment_volume_ft3
 from hydrocalc.construction.sediment.traps import SedimentTrap, TrapCheck, plan_traps
+from hydrocalc.daily_rain import as_daily_series
+from hydrocalc.peak import graphical_peak_discharge
+from hydrocalc.runoff import runoff_depth
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,16 +142,13 @@ def cleanout_schedule(
     and P are constant through the period; Ia/P outside the Table F-1 range uses the
     limiting value (TR-55) and is reported in ``warnings``.
     """
-    from hydrocalc.peak import graphical_peak_discharge
 
     trap.require_musle()
     chk = trap.check(cleanout_frac=cleanout_frac)
-    from hydrocalc.daily_rain import as_daily_series
 
     precip_in = as_daily_series(precip_in)  # the one daily-rain rule: sorted, no duplicates
     p = precip_in.to_numpy()
     area_ac = float(trap.drainage_area_ac)
-    from hydrocalc.runoff import runoff_depth
 
     q_in = np.asarray(runoff_depth(p, trap.cn), dtype=float)
     notes = []
@@ -231,7 +231,6 @@ def plan_cleanout_schedules(
             "rainfall_type must be given for the daily peak discharges (construction."
             "rainfall_type = \"II\" or \"III\", TR-55 distribution); got nothing"
         )
-    from hydrocalc.daily_rain import as_daily_series
 
     precip_in = as_daily_series(precip_in, allow_gaps=True)
     s, e = pd.Timestamp(plan.start_date), pd.Timestamp(plan.end_date)

@@ -16,6 +16,7 @@ import pandas as pd
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc.data import load_table
 
 # ----------------------------------------------------------------------------------------
 # criteria table
@@ -23,7 +24,6 @@ from hydrocalc.units import FT2_PER_AC
 
 @functools.cache
 def _criteria_frame() -> pd.DataFrame:
-    from hydrocalc.data import load_table
 
     return load_table("sediment_trap_criteria").set_index("key")
 
@@ -226,7 +226,6 @@ def required_storage_ft3(
 
 @functools.cache
 def _factor_frame(name: str) -> pd.DataFrame:
-    from hydrocalc.data import load_table
 
     return load_table(name).set_index("key")
 

@@ -26,6 +26,8 @@ from hydrocalc._validate import (
 from hydrocalc.errors import InputError
 from hydrocalc.construction.sediment.musle import ls_factor
 from hydrocalc.construction.sediment.trap_criteria import SedimentCriteria, criteria, required_storage_ft3
+from hydrocalc.hydraulics.routing import StageStorage
+from hydrocalc.runoff import runoff_depth
 
 FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
@@ -212,7 +214,6 @@ class SedimentTrap:
         uses ``StageStorage.from_areas(..., method="conic")`` (frustum formula between rows),
         with stages shifted so the first row is 0.
         """
-        from hydrocalc.hydraulics.routing import StageStorage
 
         if self.geometry == "trapezoidal":
             return StageStorage.basin(self.bottom_length_ft, self.bottom_width_ft,
@@ -260,7 +261,6 @@ class SedimentTrap:
             return None
         if self.cn is None:
             raise InputError(f"trap {self.id}: cn must be given with design_precip_in; got none")
-        from hydrocalc.runoff import runoff_depth
 
         return float(runoff_depth(self.design_precip_in, self.cn))
 

@@ -99,6 +99,7 @@ from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
 from hydrocalc.hydraulics.outlets.device import Device, _nonneg
 from hydrocalc.units import GRAVITY_FT_S2, IN_PER_FT
+from hydrocalc import data
 
 __all__ = [
     "SHAPES",
@@ -133,7 +134,6 @@ _GRID_HEAD_RISES = 50.0
 # -- coefficients ---------------------------------------------------------------------------
 @functools.cache
 def _coef_table():
-    from hydrocalc import data
 
     frame = data.load_table(_TABLE)
     return {row["key"]: row for row in frame.to_dict("records")}

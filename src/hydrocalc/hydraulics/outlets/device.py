@@ -15,6 +15,7 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError
 from hydrocalc.units import GRAVITY_FT_S2
+from hydrocalc import display
 
 _SQRT_2G = float(np.sqrt(2.0 * GRAVITY_FT_S2))
 
@@ -157,7 +158,6 @@ class Device:
         return NotImplemented
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 

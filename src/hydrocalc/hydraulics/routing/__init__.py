@@ -62,6 +62,9 @@ References
 
 from __future__ import annotations
 
+import importlib
+import warnings
+
 # Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
 from hydrocalc.hydraulics.routing import kernel as _route_kernel  # noqa: F401 (re-exported)
 from hydrocalc._validate import as_float_array, check_choice, fmt_value  # noqa: F401
@@ -117,29 +120,35 @@ __all__ = [
     "StageStorage",
     "RoutingResult",
     "BatchRoutingResult",
-    "SizingResult",
     "OvertoppingWarning",
     "route_reservoir",
     "route_reservoirs",
-    "size_outlet",
-    "size_orifice",
-    "size_weir",
-    "Pond",
-    "pond_from_mapping",
-    "load_pond",
-    "to_swmm_inp",
     "estimate_storage_volume",
 ]
 
 # Re-export of the TR-55 Chapter 6 planning estimate.
 from hydrocalc.storage_estimate import estimate_storage_volume  # noqa: E402
 
-# Re-exports: sizing, pond files and the SWMM export live in their own modules (one concept
-# each; they import the routing functions above); their names stay importable from here.
-from hydrocalc.hydraulics.sizing import (  # noqa: E402
-    SizingResult,
-    size_orifice,
-    size_outlet,
-    size_weir,
-)
-from hydrocalc.hydraulics.pond_file import Pond, load_pond, pond_from_mapping, to_swmm_inp  # noqa: E402
+#: Names that live in modules built on this package (sizing, pond files and the SWMM export)
+#: and stay reachable here for one release, with a DeprecationWarning naming their address.
+_MOVED_NAMES = {
+    "SizingResult": "hydrocalc.hydraulics.sizing",
+    "size_orifice": "hydrocalc.hydraulics.sizing",
+    "size_outlet": "hydrocalc.hydraulics.sizing",
+    "size_weir": "hydrocalc.hydraulics.sizing",
+    "Pond": "hydrocalc.hydraulics.pond_file",
+    "load_pond": "hydrocalc.hydraulics.pond_file",
+    "pond_from_mapping": "hydrocalc.hydraulics.pond_file",
+    "to_swmm_inp": "hydrocalc.hydraulics.pond_file",
+}
+
+
+def __getattr__(name):
+    # sizing and pond_file import this package's modules; reaching them through an import
+    # statement here would make the package and them one circle.
+    if name in _MOVED_NAMES:
+        warnings.warn(f"hydrocalc.hydraulics.routing.{name} moved to {_MOVED_NAMES[name]}.{name} "
+                      "in hydrocalc 0.3; the old address will be removed in 0.4",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(_MOVED_NAMES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -822,7 +822,7 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
     ``TS0``) linked by the connecting devices (links ``U1``, ``U2``, ...) to ``SU1``
     (downstream, outlets to ``OUT1``, ...). Dynamic wave carries backwater and reverse flow.
 
-    Same conventions as :func:`hydrocalc.hydraulics.routing.to_swmm_inp`; the upstream storage's invert
+    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; the upstream storage's invert
     is its bottom's height above the downstream bottom (elevations: the datum difference).
     """
 
@@ -864,7 +864,7 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
     ``P<i>_2``, ... into the pond it discharges into, and the last pond's devices to their
     outfalls (links ``L1``, ``L2``, ...). Dynamic wave carries backwater and reverse flow.
 
-    Same conventions as :func:`hydrocalc.hydraulics.routing.to_swmm_inp`; every storage's invert is its
+    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; every storage's invert is its
     bottom's height above the last pond's bottom.
     """
     import re

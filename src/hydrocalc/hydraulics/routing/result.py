@@ -23,6 +23,7 @@ from hydrocalc.hydraulics.routing.table import (
     _Table,
 )
 from hydrocalc.units import S_PER_HR
+from hydrocalc import display
 
 __all__ = ["RoutingResult"]
 
@@ -174,12 +175,10 @@ class RoutingResult:
         }
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
 
         return display.html(self)
 
     def __repr__(self) -> str:
-        from hydrocalc import display
 
         return display.text(self)
 

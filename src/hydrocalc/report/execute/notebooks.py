@@ -25,6 +25,7 @@ from hydrocalc.report.execute.kernels import (
     KERNEL_NAME,
     _register_engine,
 )
+from hydrocalc.report import sections as S
 
 
 # --------------------------------------------------------------------------------------
@@ -166,9 +167,8 @@ def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir:
                         sections: Sequence[str]) -> dict:
     """The parameters a section notebook receives: ``site_file``, ``results_file``,
     ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``)."""
-    from hydrocalc.report import sections as S
 
-    params = S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir,
+    params = S.section_parameters(key, site_file=site_file, out_dir=out_dir,
                                         sections=list(sections))
     out = {"site_file": params.pop("site_file"), "results_file": results_file}
     out.update(params)

@@ -18,12 +18,16 @@ import time
 from collections.abc import Mapping, Sequence
 
 from hydrocalc.report.execute.staging import sha256_file
+from hydrocalc import data
+from hydrocalc.report import sections as S
+from hydrocalc.report.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from hydrocalc.report.tables import canonical_json
+from hydrocalc.report.typeset import write_pdf
 
 RESULTS_SCHEMA = "hydrocalc.report.results/1"
 
 
 def _canonical(value) -> str:
-    from hydrocalc.report.tables import canonical_json
 
     return canonical_json(value)
 
@@ -59,8 +63,6 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
     apart from ``timestamps``).
     """
     import hydrocalc
-    from hydrocalc import data
-    from hydrocalc.report import sections as S
 
     return {
         "schema": RESULTS_SCHEMA,
@@ -78,13 +80,11 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
 
 
 def _verify_rtol() -> float:
-    from hydrocalc.report.verify import DEFAULT_RTOL
 
     return DEFAULT_RTOL
 
 
 def _verify_atol() -> float:
-    from hydrocalc.report.verify import DEFAULT_ATOL
 
     return DEFAULT_ATOL
 
@@ -105,7 +105,6 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
         return None
     from concurrent.futures import Future
 
-    from hydrocalc.report.typeset import write_pdf
 
     attachments = pdf_attachments(staging, results)
     future: Future = Future()

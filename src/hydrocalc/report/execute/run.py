@@ -45,6 +45,8 @@ from hydrocalc.report.execute.staging import (
     copy_inputs,
     default_report_dir,
 )
+from hydrocalc._validate import suggest
+from hydrocalc.report import build, sections as S
 
 FORMATS = ("html", "pdf", "xlsx")
 
@@ -75,7 +77,6 @@ def _resolve_formats(formats) -> tuple[str, ...]:
     if isinstance(formats, str):
         formats = [f for part in formats.split(",") for f in [part.strip().lower()] if f]
     out = []
-    from hydrocalc._validate import suggest
 
     for f in formats:
         if f not in FORMATS:
@@ -90,7 +91,6 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
               results_file: str = "") -> list[dict]:
     """One job per section: notebook, parameters and output name (``results_file`` may
     hold ``{key}``, replaced by the section key)."""
-    from hydrocalc.report import sections as S
 
     jobs = []
     for n, key in enumerate(section_keys, start=1):
@@ -159,8 +159,6 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     ReportError
         If a section fails (the previous report is left untouched).
     """
-    from hydrocalc.report import build
-    from hydrocalc.report import sections as S
 
     t0 = time.perf_counter()
     started = _utc_now()

@@ -22,6 +22,8 @@ from hydrocalc.report.sections.builder import (
 )
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.tc import sheet_flow_n
+from hydrocalc.unit_hydrograph import MIN_TC_HR
 
 
 def _scenario_frame(frame: pd.DataFrame, scenario: str) -> pd.DataFrame:
@@ -86,7 +88,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
     (sheet flow); ``velocity_fps`` = length / travel time; ``capacity_cfs`` = V a for a
     channel segment (Manning, TR-55 Eq. 3-4), empty otherwise.
     """
-    from hydrocalc.tc import sheet_flow_n
 
     out = segs.copy()
     n_used = []
@@ -109,7 +110,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
 
 def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
     """Per subcatchment: Tc computed and Tc used by the unit hydrograph, in minutes."""
-    from hydrocalc.unit_hydrograph import MIN_TC_HR
 
     tc_hr = subs["tc_hr"].astype(float)
     return pd.DataFrame({"subcatchment": subs["subcatchment"],

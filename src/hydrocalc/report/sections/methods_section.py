@@ -13,6 +13,7 @@ import pandas as pd
 from hydrocalc.report.sections.builder import _Builder, distribution_label
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc import data, rainfall, runoff
 
 _REFERENCES = (
     ("TR-55", "USDA Soil Conservation Service (1986). Urban Hydrology for Small Watersheds, "
@@ -91,7 +92,6 @@ def tables_used(ctx: Context) -> list[str]:
     criteria are evaluated, the sediment-trap criteria and MUSLE factor tables when traps
     are checked, and the municipality's profile.
     """
-    from hydrocalc import data, rainfall, runoff
 
     site, r = ctx.site, ctx.results
     used: list[str] = []
@@ -129,7 +129,6 @@ def tables_used(ctx: Context) -> list[str]:
 
 def _build_methods(b: _Builder) -> None:
     import hydrocalc
-    from hydrocalc import data
 
     site = b.ctx.site
     opt = site.options

@@ -24,6 +24,7 @@ from hydrocalc.report.sections.builder import (
     _fmt,
 )
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.hydraulics.outlets import rating_table
 
 
 # -- ponds -------------------------------------------------------------------------------
@@ -162,7 +163,6 @@ def _overtopping_text(r, scenario: str, pond_id: str) -> str:
 
 
 def _build_ponds(b: _Builder) -> None:
-    from hydrocalc.hydraulics.outlets import rating_table
 
     ctx = b.ctx
     site, r = ctx.site, ctx.results

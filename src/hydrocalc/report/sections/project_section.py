@@ -14,6 +14,9 @@ from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.criteria import ny
+from hydrocalc.report.summary import summary_tables
+from hydrocalc.site import confirmation_items
 
 
 def _build_project(b: _Builder) -> None:
@@ -83,7 +86,6 @@ def _build_project(b: _Builder) -> None:
         head.append("")
     b.res.values["input_checks"] = notes
     b.res.narrative_md = "\n".join(head + text)
-    from hydrocalc.report.summary import summary_tables
 
     b.res.add_heading("Compliance summary")
     for table in summary_tables(summary):
@@ -179,7 +181,6 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
                     f"{row.get('status', '')}")
         cs = site.criteria
         if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
-            from hydrocalc.criteria import ny
 
             f = ny.specific_reduction_factors(cs.rrv_factors)
             if _unverified(f["status"]):
@@ -206,7 +207,6 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
 def _add_confirmations(b: _Builder) -> None:
     frame = values_to_confirm(b.ctx)
     known = set(frame["item"]) | {"sediment_traps"}
-    from hydrocalc.site import confirmation_items
 
     vocabulary = set(confirmation_items())
     for key in b.ctx.site.confirmations:

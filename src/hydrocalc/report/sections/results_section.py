@@ -23,6 +23,7 @@ from hydrocalc.report.sections.builder import (
     _unit_of,
 )
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.criteria import ny
 
 
 # -- pre/post comparison -----------------------------------------------------------------
@@ -89,7 +90,6 @@ def _build_comparison(b: _Builder) -> None:
 
 # -- NY sizing criteria ------------------------------------------------------------------
 def _build_criteria(b: _Builder) -> None:
-    from hydrocalc.criteria import ny
 
     ctx = b.ctx
     site, r = ctx.site, ctx.results

@@ -11,10 +11,10 @@ import pandas as pd
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, distribution_label
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.rainfall import design_storm, max_window_fraction
 
 
 def _storm_list(site):
-    from hydrocalc.rainfall import design_storm
 
     st = site.storms
     return [design_storm(depth, distribution=st.distribution, dt_hr=st.rain_dt_hr,
@@ -23,7 +23,6 @@ def _storm_list(site):
 
 
 def _build_storms(b: _Builder) -> None:
-    from hydrocalc.rainfall import max_window_fraction
 
     site = b.ctx.site
     st = site.storms

@@ -54,6 +54,9 @@ import tempfile
 
 from hydrocalc.errors import InputError
 from hydrocalc.review.importers.hydrocad import HydroCADReport, read_report
+from hydrocalc.hydraulics import outlets
+from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.site import load_site
 
 __all__ = ["CULVERT_INLETS", "SUBMITTED_FORMAT", "ImportResult", "convert_report", "device_check",
            "import_hydrocad"]
@@ -371,7 +374,6 @@ def _culvert(desc: str) -> tuple[dict | None, str | None]:
     Returns the culvert fields (``inlet_invert_ft``/``outlet_invert_ft`` are elevations here)
     with ``_differences``: what HydroCAD computes differently (recorded in the import).
     """
-    from hydrocalc.hydraulics.outlets import culvert
 
     m = _CULVERT_RE.match(desc)
     if not m:
@@ -534,8 +536,6 @@ def device_check(node: dict) -> list[dict]:
         ``storm``, ``device``, ``hw_elev_ft``, ``printed_cfs`` (as printed), ``decimals``,
         ``hydrocalc_cfs``, ``difference_pct`` (None when the printed flow is 0).
     """
-    from hydrocalc.hydraulics.outlets import culvert
-    from hydrocalc.hydraulics import outlets
 
     devices = {d["device"]: d for d in node.get("devices", [])}
     out = []
@@ -781,8 +781,6 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         (tmp / "submitted.json").write_text(
             json.dumps(submitted, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
             encoding="utf-8")
-        from hydrocalc.site import load_site
-
         load_site(tmp / "site.toml")  # the written site must load: never hand over a bad one
         os.chmod(tmp, 0o777 & ~_umask())
         if out.is_dir():

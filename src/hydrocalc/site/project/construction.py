@@ -19,6 +19,7 @@ from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sedim
 from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
+from hydrocalc._validate import confined_path, excerpt
 
 
 @dataclasses.dataclass(frozen=True)
@@ -371,7 +372,6 @@ def parse_construction(
     if "rainfall_file" in mapping:
         raw = col.text(mapping, "rainfall_file", prefix, required=True)
         if raw is not None:
-            from hydrocalc._validate import confined_path, excerpt
 
             try:
                 rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",

@@ -18,6 +18,7 @@ from hydrocalc._validate import MAX_PROJECT_AREA_AC, fmt_value, number_problem, 
 from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc.criteria.state_permit import parse_state_permit
 
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
@@ -343,7 +344,6 @@ def parse_project(
 
     state_permit = None
     if "state_permit" in mapping:
-        from hydrocalc.criteria.state_permit import parse_state_permit
 
         state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
 
