@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from hydrocalc.report.tables import Table, to_jsonable
 
 from hydrocalc.analysis.overtopping import overtopping_rows
+from hydrocalc.report.tables import Table, to_jsonable
 
 __all__ = [
     "STATUS_WORDS",
