@@ -8,6 +8,9 @@ checks (:meth:`hydrocalc.construction.sediment.SedimentTrap.check`), one row per
 * sizing criterion (WQv, RRv, Cpv, Qp, Qf and the Qf safe-passage check): required,
   provided, units;
 * sediment trap or basin: storage required and provided;
+* pond that overtops (routed stage above the top of its structure) in a design storm: peak
+  stage, overtopping depth, volume and flow over the top
+  (:func:`hydrocalc.analysis.overtopping.overtopping_rows`);
 
 each with one status word:
 
@@ -35,13 +38,18 @@ and Qf criteria rows; a site that needs a SWPPP but lists no sediment trap or ba
 why none is needed (``[confirmations] sediment_traps = "..."``: the item is then
 ``not applicable`` with that statement as its reason), and a site whose law
 requires post-construction controls but whose ``criteria.standard`` is ``none`` gets a
-``not evaluated`` criteria item.
+``not evaluated`` criteria item. A pond of a post-development (or any non-``pre``)
+scenario that overtops in any design storm is a failing item (the design does not hold
+that storm); an existing (``pre``) pond that overtops is listed in the overtopping table
+without a status, since it describes the site as it is.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+
+from hydrocalc.analysis.overtopping import overtopping_rows
 from hydrocalc.report.tables import Table, to_jsonable
 
 from hydrocalc.criteria.ny_editions import applied_edition
@@ -222,6 +230,26 @@ def _peak_rows(results) -> tuple[list[dict], list[dict]]:
     return rows, scope
 
 
+def _overtopping_items(results) -> tuple[list[dict], list[dict]]:
+    """(overtopping facts, status rows): every overtopped pond-storm; non-pre ones fail."""
+    facts, rows = [], []
+    for o in overtopping_rows(results):
+        facts.append(o)
+        if o["scenario"] == "pre":
+            continue
+        failure = (f"Pond {o['pond']} ({o['scenario']}), {o['storm']}: FAILS: overtops: peak "
+                   f"stage {fmt_value(o['peak_stage_ft'], 'ft')} ft is "
+                   f"{fmt_value(o['overtopping_depth_ft'], 'ft')} ft above the top at "
+                   f"{fmt_value(o['top_stage_ft'], 'ft')} ft; "
+                   f"{fmt_value(o['overtopping_volume_ft3'], 'ft3')} ft³ above the top, up "
+                   f"to {fmt_value(o['peak_overtopping_cfs'], 'cfs')} cfs over the top")
+        rows.append({"group": "pond", "item": "Pond holds the storm", "where": str(o["pond"]),
+                     "storm": str(o["storm"]), "scenario": str(o["scenario"]),
+                     "status": "FAILS", "reason": failure.split(": ", 2)[2],
+                     "failure": failure})
+    return facts, rows
+
+
 def _trap_rows(traps: Sequence | None, assessment, statement: str = "") -> list[dict]:
     rows = []
     for c in traps or ():
@@ -279,15 +307,17 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
         ``INCOMPLETE: N items not evaluated``), ``design_manual`` (the NYS SMDM edition of
         the criteria, ``"2015"`` or ``"2024"``), ``failures`` (one sentence per failing
         item), ``not_evaluated`` and ``waivers`` (``{"item", "reason"}``), ``peaks``,
-        ``criteria``, ``traps`` (rows by group), ``rows`` (every row) and ``counts``
-        (rows per status word).
+        ``criteria``, ``traps``, ``ponds`` (rows by group), ``overtopping`` (every
+        overtopped pond-storm, :func:`hydrocalc.analysis.overtopping.overtopping_rows`),
+        ``rows`` (every row) and ``counts`` (rows per status word).
     """
     traps = list(traps or ())
     peaks, scope_p = _peak_rows(results)
     crits, scope_c = _criteria_rows(results, assessment)
     statement = getattr(results.site, "confirmations", {}).get("sediment_traps", "")
     trap_rows = _trap_rows(traps, assessment, statement)
-    rows = scope_p + peaks + scope_c + crits + trap_rows
+    over_facts, over_rows = _overtopping_items(results)
+    rows = scope_p + peaks + over_rows + scope_c + crits + trap_rows
     counts = {w: sum(1 for r in rows if r["status"] == w) for w in STATUS_WORDS}
     failures = [r["failure"] for r in rows if r["status"] == "FAILS"]
     not_eval = [{"item": r["item"] + (f" ({r['where']})" if r.get("where") not in ("", "site",
@@ -315,6 +345,8 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
         "criteria": crits,
         "design_manual": applied_edition(getattr(results.site, "project", None)),
         "traps": trap_rows,
+        "ponds": over_rows,
+        "overtopping": over_facts,
         "rows": rows,
     })
 
@@ -337,6 +369,23 @@ def summary_tables(summary: Mapping) -> list:
                                         "post_peak_cfs": "Post peak [cfs]",
                                         "change_cfs": "Change [cfs]", "design_point": "Design point"},
                          key_columns=["design_point", "storm"]))
+    over = summary.get("overtopping", [])
+    if over:
+        frame = pd.DataFrame([{k: r[k] for k in ("pond", "scenario", "storm", "peak_stage_ft",
+                                                 "top_stage_ft", "overtopping_depth_ft",
+                                                 "overtopping_volume_ft3",
+                                                 "peak_overtopping_cfs")} for r in over])
+        out.append(Table("summary_overtopping", "Ponds that overtop: routed above the top of "
+                         "the structure", frame,
+                         labels={"overtopping_depth_ft": "Above the top [ft]",
+                                 "overtopping_volume_ft3": "Volume above the top [ft³]",
+                                 "peak_overtopping_cfs": "Flow over the top [cfs]"},
+                         caption="Above the top the routing continues the storage with "
+                                 "vertical walls and no flow over the embankment; the volume "
+                                 "above the top is the water the structure cannot hold, and "
+                                 "the flow over the top is the inflow minus the outlets' flow "
+                                 "at the top while the stage is above it.",
+                         key_columns=["pond", "scenario", "storm"]))
     crits = summary.get("criteria", [])
     if crits:
         frame = pd.DataFrame([{"criterion": r["item"],

@@ -54,13 +54,8 @@ def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
         if seg["type"] == "sheet" and "surface" in row:
             row["n"] = row.pop("surface")  # a TR-55 Table 3-1 key; tc looks it up
         rows.append(row)
-    total, table = tc.time_of_concentration(rows)
-    col = None
-    for name in ("travel_time_hr", "tt_hr", "time_hr"):
-        if hasattr(table, "columns") and name in table.columns:
-            col = name
-            break
-    times = [float(x) for x in table[col]] if col else [math.nan] * len(segments)
+    total, table = tc.segment_travel_times(rows)
+    times = [float(r["travel_time_hr"]) for r in table]
     return float(total), times
 _SUB_KEYS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "cover", "tc_hr",
              "tc_segment", "impervious_connected_ac", "impervious_connected_ft2",
