@@ -108,7 +108,6 @@ def _subcatchment_arrays(area_ac, cn, tc_hr):
 
 
 def _storm_list(storms) -> list:
-
     items = [storms] if isinstance(storms, Hyetograph) else list(storms) if isinstance(
         storms, Sequence) else None
     if not items:

@@ -70,7 +70,7 @@ __all__ = [
 ]
 
 #: Shipped distributions: canonical key -> (table name, column).
-_SHIPPED: dict[str, tuple[str, str]] = {
+SHIPPED_DISTRIBUTIONS: dict[str, tuple[str, str]] = {
     "I": ("nrcs_24hr_distributions", "typeI_frac"),
     "IA": ("nrcs_24hr_distributions", "typeIA_frac"),
     "II": ("nrcs_24hr_distributions", "typeII_frac"),
@@ -95,10 +95,10 @@ def distribution_names() -> list[str]:
     >>> distribution_names()[:4]
     ['I', 'IA', 'II', 'III']
     """
-    return list(_SHIPPED)
+    return list(SHIPPED_DISTRIBUTIONS)
 
 
-def _canonical(name: str) -> str | None:
+def canonical_distribution(name: str) -> str | None:
     """Map spellings such as 'Type II', 'type_ii', 'nrcs_type_iii', 'noaa-a' to a key."""
     key = re.sub(r"[\s\-\.]+", "_", str(name).strip().upper())
     key = re.sub(r"_FRAC$", "", key)
@@ -110,7 +110,7 @@ def _canonical(name: str) -> str | None:
     m = re.fullmatch(r"(NOAA|NRCC)_?([A-D])", key)
     if m:
         key = f"{m.group(1)}_{m.group(2)}"
-    return key if key in _SHIPPED else None
+    return key if key in SHIPPED_DISTRIBUTIONS else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,9 +208,9 @@ class RainfallDistribution:
 
 
 @functools.cache
-def _shipped(key: str) -> RainfallDistribution:
-
-    table, column = _SHIPPED[key]
+def shipped_distribution(key: str) -> RainfallDistribution:
+    """A shipped distribution by its key (:data:`SHIPPED_DISTRIBUTIONS`), read once per process."""
+    table, column = SHIPPED_DISTRIBUTIONS[key]
     frame = load_table(table)
     info = table_info(table)
     source = f"{info.get('source', '')}, {info.get('location', '')}".strip(", ")
@@ -256,16 +256,16 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         raise InputError(
             f"distribution must be a name or a RainfallDistribution; got {distribution!r}"
         )
-    key = _canonical(distribution)
+    key = canonical_distribution(distribution)
     if key is None:
-        aliases = list(_SHIPPED) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
-        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(_SHIPPED))
+        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
+        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS))
         raise InputError(
             f"unknown rainfall distribution {distribution!r}{hint} Valid: "
-            f"{', '.join(_SHIPPED)} (or a RainfallDistribution loaded with "
+            f"{', '.join(SHIPPED_DISTRIBUTIONS)} (or a RainfallDistribution loaded with "
             "hydrocalc.design_storms.load_distribution_csv)"
         )
-    return _shipped(key)
+    return shipped_distribution(key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -654,7 +654,7 @@ def rank_distributions(
 
     ratio = _scalar(ratio_1hr_24hr, "ratio_1hr_24hr", lower=0.0, upper=1.0,
                     lower_inclusive=False)
-    keys = [rainfall_distribution(c).name for c in (candidates or list(_SHIPPED))]
+    keys = [rainfall_distribution(c).name for c in (candidates or list(SHIPPED_DISTRIBUTIONS))]
     fracs = np.array([max_window_fraction(k, 1.0) for k in keys])
     frame = pd.DataFrame(
         {"distribution": keys, "max_1hr_frac": fracs, "difference": fracs - ratio}

@@ -43,7 +43,7 @@ import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.peak import _types_array as _types  # one canonicalizer for both modules
+from hydrocalc.peak import rainfall_types_array as _types  # one canonicalizer for both modules
 from hydrocalc.units import AC_PER_MI2, IN_PER_FT
 from hydrocalc import data
 
@@ -64,7 +64,6 @@ ACFT_PER_IN_MI2 = AC_PER_MI2 / IN_PER_FT
 
 @functools.cache
 def _f2(rainfall_type: str) -> tuple[float, float, float, float]:
-
     table = data.load_table("tr55_storage_routing_coefficients")
     for _, row in table.iterrows():
         if rainfall_type in str(row["rainfall_types"]).split(";"):

@@ -132,7 +132,6 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
 
 
 def _hydrology_class():
-
     class _BlockHydrology(Hydrology):
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
         functions of the frozen pond object) are computed once per pond object."""
@@ -602,7 +601,7 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
             xs += out_q
             discarded = np.zeros_like(out_q)
         for qq in parts:
-            discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+            discarded[:, j] += routing.interp_ext(xs[:, j], table.si, qq)
     if series and discarded is None:
         discarded = np.zeros_like(out_q)
     primary = out_q - discarded if discarded is not None else out_q.copy()

@@ -236,7 +236,6 @@ def _validate_dimensionless(t_over_tp, q_over_qp) -> tuple[np.ndarray, np.ndarra
 
 @functools.cache
 def _table_16_1() -> tuple[np.ndarray, np.ndarray]:
-
     frame = load_table("nrcs_dimensionless_uh")
     return _validate_dimensionless(frame["t_over_tp"].to_numpy(), frame["q_over_qp"].to_numpy())
 

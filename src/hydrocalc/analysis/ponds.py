@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from hydrocalc.hydraulics import routing
 from hydrocalc.hydraulics.outlets import unique_names
-from hydrocalc.hydraulics.routing import RoutingResult, _interp_ext as interp
+from hydrocalc.hydraulics.routing import RoutingResult, interp_ext as interp
 from hydrocalc.hydraulics.routing.interconnected import (
     route_interconnected,
     route_interconnected_chain,
@@ -279,7 +279,7 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
             continue
         for _, kind, qq in table.parts:
             if kind == "discarded":
-                discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+                discarded[:, j] += routing.interp_ext(xs[:, j], table.si, qq)
     primary = out_q - discarded
     primary[primary < scale] = 0.0
     smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)

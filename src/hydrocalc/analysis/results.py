@@ -446,5 +446,4 @@ class SiteResults:
                 f"warnings={len(self.warnings)})")
 
     def _repr_html_(self) -> str:
-
         return display.html(self)

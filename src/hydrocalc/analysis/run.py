@@ -126,7 +126,6 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
 
 
 def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]:
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hyetos = _storms(sites[0], names)

@@ -20,7 +20,6 @@ from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
 
 @functools.lru_cache(maxsize=256)
 def _hyetograph(depth_in: float, distribution: str, dt_hr: float, duration_hr: float, name: str):
-
     return design_storm(depth_in, distribution=distribution, dt_hr=dt_hr,
                         duration_hr=duration_hr, name=name)
 

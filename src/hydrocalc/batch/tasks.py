@@ -273,7 +273,6 @@ def run_task(spec: dict) -> dict:
 
 
 def _site_rows(spec: dict) -> tuple[list[dict], int]:
-
     source = spec["source"]
     site = None
     try:

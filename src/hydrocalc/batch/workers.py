@@ -223,8 +223,8 @@ def warm_up() -> None:
         ny.rrv_factor_sets()
     with contextlib.suppress(Exception):
 
-        for key in rainfall._SHIPPED:
-            rainfall._shipped(key)
+        for key in rainfall.SHIPPED_DISTRIBUTIONS:
+            rainfall.shipped_distribution(key)
     with contextlib.suppress(Exception):
 
         _route_kernel.warm_up()

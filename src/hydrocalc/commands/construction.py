@@ -22,9 +22,9 @@ def _read_site(path: str, *, with_doc: bool = False):
     """(ProjectFacts, ConstructionPlan | None) from a site TOML; every problem in one error."""
     from hydrocalc.site.project import parse_construction, parse_project
 
-    from hydrocalc.site import _read, outside_paths_default
+    from hydrocalc.site import read_site_file, outside_paths_default
 
-    p, _text, doc, _files = _read(path)  # size limit, UTF-8, TOML (one line on failure)
+    p, _text, doc, _files = read_site_file(path)  # size limit, UTF-8, TOML (one line on failure)
     where = p.name
     facts, problems = parse_project(doc.get("project"), where=where)
     plan = None

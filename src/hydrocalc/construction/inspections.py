@@ -117,7 +117,6 @@ def _as_date(value, name: str) -> _dt.date:
 
 
 def _daily_series(precip_in, start: _dt.date, end: _dt.date) -> pd.Series:
-
     s = as_daily_series(precip_in, allow_gaps=True)  # the one daily-rain rule
     first, last = s.index[0].date(), s.index[-1].date()
     if start < first or end > last:
@@ -270,11 +269,9 @@ class InspectionSchedule:
         }
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
     def __repr__(self) -> str:
-
         return display.text(self)
 
     def figure(self, *, columns: int = 3):

@@ -196,32 +196,26 @@ class Exercise:
 
 
 def _runoff(p, cn):
-
     return runoff_depth(p, cn)
 
 
 def _composite(cn, imp, unconnected=0.0):
-
     return impervious_composite_cn(cn, imp, unconnected_pct=unconnected)
 
 
 def _ia(cn):
-
     return initial_abstraction(cn)
 
 
 def _sheet(length, slope, n, p2):
-
     return sheet_flow_time(length, slope, n, p2)
 
 
 def _shallow(length, slope, surface):
-
     return shallow_concentrated_flow_time(length, slope, surface=surface)
 
 
 def _tc_total():
-
     return time_of_concentration([
         {"kind": "sheet", "length_ft": 80, "slope_ftft": 0.02, "n": 0.15, "p2_in": 3.4},
         {"kind": "shallow", "length_ft": 500, "slope_ftft": 0.01, "surface": "paved"},
@@ -237,42 +231,34 @@ def _storm_depth_at(p, dist, t):
 
 
 def _max_hour(p, dist):
-
     return p * max_window_fraction(dist, 1.0)
 
 
 def _graphical(area_mi2, cn, tc, p, rtype):
-
     return graphical_peak_discharge(area_mi2, cn, tc, p, rainfall_type=rtype)
 
 
 def _tp(tc, dt):
-
     return time_to_peak_hr(tc, dt)
 
 
 def _uh_peak(area_mi2, q, tc, dt):
-
     return peak_discharge_cfs(area_mi2, q, _tp(tc, dt))
 
 
 def _hydrograph_peak(area, cn, tc, p, dist):
-
     return runoff_hydrograph(area, cn, tc, design_storm(p, distribution=dist)).peak_cfs
 
 
 def _orifice(d_in, stage_ft):
-
     return CircularOrifice(d_in, 0.0).discharge_cfs(stage_ft)
 
 
 def _si_value(storage_ft3, dt_hr, outflow_cfs):
-
     return 2.0 * storage_ft3 / (dt_hr * S_PER_HR) + outflow_cfs
 
 
 def _routed_stage(d_in):
-
     inflow = runoff_hydrograph(5.0, 85.0, 0.25, design_storm(4.5, distribution="III"))
     basin = StageStorage.basin(80.0, 40.0, 6.0, side_slope_h_per_v=3.0)
     return route_reservoir(inflow, basin, [CircularOrifice(d_in, 0.0),
@@ -280,12 +266,10 @@ def _routed_stage(d_in):
 
 
 def _volume_change_acft(area_ac, p, cn_pre, cn_post):
-
     return (_runoff(p, cn_post) - _runoff(p, cn_pre)) * area_ac / IN_PER_FT
 
 
 def _peak_change_pct():
-
     hs = runoff_hydrographs([250.0, 250.0], [70.0, 75.0], [1.53, 1.0],
                             design_storm(6.0, distribution="II"))
     pre, post = hs.peak_cfs[0]
@@ -293,27 +277,22 @@ def _peak_change_pct():
 
 
 def _storage_ratio(qo_qi, rtype):
-
     return storage_ratio(qo_qi, rainfall_type=rtype)
 
 
 def _rv(imp):
-
     return runoff_coefficient(imp)
 
 
 def _wqv_ft3(p, area, imp_ac, min_rv=None):
-
     return water_quality_volume(p, 100.0 * imp_ac / area, area, min_rv=min_rv) * FT2_PER_AC
 
 
 def _trap_storage(area):
-
     return required_storage_ft3(area, "nh_envwq_1506_10_sediment_trap")
 
 
 def _cleanout_ft3(capacity_ft3, profile):
-
     return capacity_ft3 * load_profile(profile).cleanout_fraction
 
 

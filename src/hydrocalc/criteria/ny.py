@@ -287,7 +287,6 @@ def minimum_runoff_reduction_volume(
 
 @functools.cache
 def _srf_table() -> pd.DataFrame:
-
     return data.load_table("ny_rrv_specific_reduction_factors")
 
 

@@ -188,7 +188,6 @@ def drain_down_hr(p: Practice) -> float | None:
 
 
 def _wqv_ft3(precip_in: float, area_ft2: float, impervious_ft2: float) -> float:
-
     if area_ft2 <= 0:
         return 0.0
     imp_pct = min(100.0, 100.0 * impervious_ft2 / area_ft2)
@@ -309,7 +308,6 @@ def parse_practices(P, entries, prefix: str) -> tuple[Practice, ...] | None:
 
 
 def _parse_one(P, e, where: str) -> Practice | None:
-
     n0 = len(P.items)
     kind = e.get("kind")
     if kind not in _GEOMETRY:

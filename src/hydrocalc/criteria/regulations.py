@@ -380,16 +380,13 @@ class Assessment:
         return out
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
     def __repr__(self) -> str:
-
         return display.text(self)
 
 
 def _coerce_project(project):
-
     if isinstance(project, ProjectFacts):
         return project
     if isinstance(project, Mapping):

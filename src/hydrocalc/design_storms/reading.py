@@ -91,7 +91,6 @@ _CELL_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.\d+|\d+|\.\d+)$")
 
 
 def _excerpt(text) -> str:
-
     return excerpt(text, 40)
 
 

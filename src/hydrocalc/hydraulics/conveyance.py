@@ -80,7 +80,7 @@ from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import IN_PER_FT, S_PER_HR
-from hydrocalc.hydraulics.outlets.culvert import _critical_depth_section, adverse_reach_levels_ft
+from hydrocalc.hydraulics.outlets.culvert import critical_depth_section, adverse_reach_levels_ft
 
 __all__ = ["CircularSection", "RectangularSection", "TrapezoidalSection", "UserSection",
            "Conveyance", "ConveyanceResult", "route_conveyance"]
@@ -549,7 +549,7 @@ def _route_adverse(inflow: Hydrograph, conveyance: Conveyance,
         lvl[i] = float(np.interp(rhs, indication, levels))
     sec = conveyance.section
 
-    dc = _critical_depth_section(sec._geometry, out, sec.max_depth_ft * (1.0 if sec.closed
+    dc = critical_depth_section(sec._geometry, out, sec.max_depth_ft * (1.0 if sec.closed
                                                                           else 20.0))
     area = sec._geometry(dc)[0]
     with np.errstate(divide="ignore", invalid="ignore"):

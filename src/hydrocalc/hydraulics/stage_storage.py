@@ -644,7 +644,6 @@ class StageStorage:
                 + ("" if self._datum is None else f", datum_ft={self._datum:g}") + ")")
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
 

@@ -121,7 +121,7 @@ def finish_section(res):
         if raised:
             # as drawn in this process: the section lists them, and the warnings section
             # must not reuse this section's warnings gathered before they were known
-            res.warnings = S._dedupe([*res.warnings, *raised])
+            res.warnings = S.dedupe([*res.warnings, *raised])
             res.__dict__["_figure_warned"] = True
     return res
 

@@ -172,7 +172,6 @@ def _check_section_files(base, fresh_sections, rtol, atol) -> list[Difference]:
 
 # -- hashes recorded at build time -----------------------------------------------------
 def _check_hashes(base, reported) -> list[Difference]:
-
     out: list[Difference] = []
     recorded = reported.get("artifacts")
     if recorded is None:
@@ -269,7 +268,6 @@ def _table_fragment(part: str, name: str) -> str | None:
 
 
 def _check_html(base, fresh_sections, rtol, atol) -> list[Difference]:
-
     text = (base / "report.html").read_text(encoding="utf-8", errors="replace")
     parts = text.split('<section class="report-section">')[1:]
     out: list[Difference] = []
@@ -303,7 +301,6 @@ _TIME_KEYS = ("timestamps", "artifacts")
 
 
 def _check_pdf(base, reported, fresh_sections, rtol, atol) -> list[Difference]:
-
     out: list[Difference] = []
     try:
         attached = pdf_attachments_of(base / "report.pdf")

@@ -232,7 +232,6 @@ def _show(v) -> str:
 
 
 def _result_tables(side: _Side) -> dict:
-
     res = analyze(load_site(side.site))
     tables = {}
     for name, (keys, cols) in _RESULT_COLUMNS.items():
@@ -266,7 +265,6 @@ def _result_changes(a: _Side, b: _Side) -> list:
 
 
 def _submitted_changes(a: _Side, b: _Side) -> list:
-
     sa, sb = load_submitted(a.submitted), load_submitted(b.submitted)
 
     def index(s):

@@ -104,7 +104,7 @@ from hydrocalc.site.files import (  # noqa: F401 (re-exported)
     MAX_CSV_ROWS,
     MAX_SITE_FILE_BYTES,
     outside_paths_default,
-    _read,
+    read_site_file,
     _register_input,
     _site_path,
 )

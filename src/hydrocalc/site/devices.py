@@ -45,7 +45,6 @@ def _device_level(spec: Mapping) -> float:
 
 
 def _build_outlet(kind: str, spec: Mapping, name: str):
-
     cls = getattr(outlets, _OUTLET_CLASS[kind])
     required, optional = _OUTLET_FIELDS[kind]
     args = [spec[k] for k in required]
@@ -130,7 +129,6 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
 def _build_barrel(spec: Mapping):
-
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
@@ -139,7 +137,6 @@ _STORAGE_TYPES = ("stage_area", "stage_storage", "basin", "drywell")
 
 
 def _build_storage(kind: str, spec: Mapping):
-
     ss = routing.StageStorage
     if kind == "stage_area":
         obj = ss.from_areas(spec["stage_ft"], spec["area_ft2"], method=spec.get("method", "conic"))

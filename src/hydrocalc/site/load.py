@@ -25,7 +25,7 @@ from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.site.files import (
     _ALLOW_OUTSIDE,
     _Ctx,
-    _read,
+    read_site_file,
     _register_input,
     _resolve,
     _where,
@@ -292,7 +292,7 @@ def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
     "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
     """
     try:
-        p, text, doc, files = _read(path)
+        p, text, doc, files = read_site_file(path)
     except InputError as exc:
         return str(exc).splitlines()
     _, problems = site_problems(doc, where=_where(p), base_dir=p.parent, text=text,
@@ -325,6 +325,6 @@ def load_site(path, *, allow_outside_paths: bool | None = None) -> Site:
         One error listing every problem found, one per line, each as
         ``site.toml: post.subcatchment[S-2].area_ac must be > 0; got -3 (line 41)``.
     """
-    p, text, doc, files = _read(path)
+    p, text, doc, files = read_site_file(path)
     return parse_site(doc, where=_where(p), base_dir=p.parent, text=text, input_files=files,
                       path=p, allow_outside_paths=allow_outside_paths)

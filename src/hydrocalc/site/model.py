@@ -453,9 +453,7 @@ class Site:
         return dataclasses.replace(self, storms=storms)
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
     def __repr__(self) -> str:
-
         return display.text(self)

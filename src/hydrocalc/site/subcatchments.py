@@ -24,7 +24,6 @@ from hydrocalc.runoff import curve_number, impervious_composite_cn
 
 
 def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
-
     if condition is None:
         return float(curve_number(cover, hsg))
     return float(curve_number(cover, hsg, condition=condition))
@@ -46,7 +45,6 @@ def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: fl
 
 
 def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
-
     rows = []
     for seg in segments:
         row = {k: v for k, v in seg.items() if k != "type"}

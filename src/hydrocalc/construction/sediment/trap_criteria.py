@@ -24,7 +24,6 @@ from hydrocalc.data import load_table
 
 @functools.cache
 def _criteria_frame() -> pd.DataFrame:
-
     return load_table("sediment_trap_criteria").set_index("key")
 
 
@@ -226,7 +225,6 @@ def required_storage_ft3(
 
 @functools.cache
 def _factor_frame(name: str) -> pd.DataFrame:
-
     return load_table(name).set_index("key")
 
 

@@ -134,7 +134,6 @@ _GRID_HEAD_RISES = 50.0
 # -- coefficients ---------------------------------------------------------------------------
 @functools.cache
 def _coef_table():
-
     frame = data.load_table(_TABLE)
     return {row["key"]: row for row in frame.to_dict("records")}
 
@@ -394,7 +393,7 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
     return np.where(failed, np.nan, y)
 
 
-def _critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
+def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
     """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry``
     (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]"""
     target = q * q / _G
@@ -416,7 +415,7 @@ def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cf
     outfall (same integration as the outlet control profile; an adverse reach always has
     one). Used by :func:`hydrocalc.hydraulics.conveyance.route_conveyance` for adverse reaches. [ft]"""
     q = np.asarray(flow_cfs, dtype=float)
-    dc = _critical_depth_section(geometry, q, max_depth_ft * (1.0 if closed else 20.0))
+    dc = critical_depth_section(geometry, q, max_depth_ft * (1.0 if closed else 20.0))
     y0 = dc * 1.001 + 1e-9
     y = _gvf_profile(geometry, max_depth_ft if closed else np.inf, closed, q, y0, dc,
                      float(length_ft), float(slope_ftft), float(n))

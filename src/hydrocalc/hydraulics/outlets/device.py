@@ -158,7 +158,6 @@ class Device:
         return NotImplemented
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
     def _with_name(self, prefix: str) -> None:

@@ -86,7 +86,7 @@ from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
     check_devices,
     _components,
     _EXTENSION,
-    _interp_ext,
+    interp_ext,
     OvertoppingWarning,
     _stability,
     _Table,

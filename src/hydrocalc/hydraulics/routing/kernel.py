@@ -208,7 +208,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     Storage-indication (level-pool) routing: Chow, Maidment and Mays, *Applied Hydrology*
     (1988), Section 8.2, Eq. 8.2.3; USDA-NRCS, National Engineering Handbook Part 630,
     Chapter 17. The discarded share is linear interpolation in the table's discarded
-    rating (extended linearly above the table, as :func:`hydrocalc.hydraulics.routing._interp_ext`).
+    rating (extended linearly above the table, as :func:`hydrocalc.hydraulics.routing.interp_ext`).
     """
     if not (_WANTED and available()):
         return None

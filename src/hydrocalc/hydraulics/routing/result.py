@@ -18,7 +18,7 @@ from hydrocalc.errors import RangeWarning
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.routing.table import (
     OvertoppingWarning,
-    _interp_ext,
+    interp_ext,
     _stability,
     _Table,
 )
@@ -175,11 +175,9 @@ class RoutingResult:
         }
 
     def _repr_html_(self) -> str:
-
         return display.html(self)
 
     def __repr__(self) -> str:
-
         return display.text(self)
 
 
@@ -188,9 +186,9 @@ def _result(name, t, q, xs, os_, table: _Table, dt, *, stage=None, flows=None, d
     dt_s = dt * S_PER_HR
     storage = (xs - os_) * dt_s / 2.0
     if stage is None:
-        stage = _interp_ext(xs, table.si, table.stage)
+        stage = interp_ext(xs, table.si, table.stage)
     if flows is None:
-        flows = {nm: _interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
+        flows = {nm: interp_ext(xs, table.si, qq) for nm, _, qq in table.parts}
     kinds = {nm: k for nm, k, _ in table.parts}
     discarded = np.sum([v for k, v in flows.items() if kinds[k] == "discarded"] or
                        [np.zeros_like(os_)], axis=0)

@@ -117,7 +117,7 @@ def _build_table(ss: StageStorage, structure: OutletStructure, dt_s: float,
     return _Table(h, s, o, si, slope, parts, ss.top_stage_ft, n_inside, dt_s)
 
 
-def _interp_ext(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+def interp_ext(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     """np.interp, extended linearly beyond the last point with the last interval's slope."""
     y = np.interp(x, xp, fp)
     over = x > xp[-1]

@@ -28,7 +28,6 @@ RESULTS_SCHEMA = "hydrocalc.report.results/1"
 
 
 def _canonical(value) -> str:
-
     return canonical_json(value)
 
 
@@ -80,12 +79,10 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
 
 
 def _verify_rtol() -> float:
-
     return DEFAULT_RTOL
 
 
 def _verify_atol() -> float:
-
     return DEFAULT_ATOL
 
 

@@ -74,7 +74,7 @@ from hydrocalc.report.sections.computation import (  # noqa: F401 (re-exported)
     Context,
     context,
     _context_cached,
-    _dedupe,
+    dedupe,
     _digest,
     project_facts_dict,
     summary_dict,

@@ -50,7 +50,6 @@ class Context:
     """A loaded site and its computations, each run once and with its warnings kept."""
 
     def __init__(self, site_path: pathlib.Path):
-
         self.path = site_path
         self.warnings: dict[str, list[str]] = {}
         # load_site first: it turns unreadable, non-UTF-8 or invalid TOML into InputError
@@ -64,7 +63,7 @@ class Context:
             warnings.simplefilter("always")
             value = fn(*args, **kwargs)
         self.warnings.setdefault(step, []).extend(
-            _dedupe(_warning_text(w) for w in _about_the_computation(caught)))
+            dedupe(_warning_text(w) for w in _about_the_computation(caught)))
         return value
 
     def _cached(self, step: str, fn: Callable, *args, **kwargs):
@@ -114,7 +113,8 @@ class Context:
         return out
 
 
-def _dedupe(items: Iterable[str]) -> list[str]:
+def dedupe(items: Iterable[str]) -> list[str]:
+    """The items without repeats, in the order of their first appearance."""
     seen: set[str] = set()
     out = []
     for item in items:

@@ -36,7 +36,6 @@ def _construction(ctx: Context):
 
 
 def _build_sediment(b: _Builder) -> None:
-
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)
     traps = sed.plan_traps(plan) if plan is not None else []
@@ -138,7 +137,6 @@ def _build_sediment(b: _Builder) -> None:
 
 
 def _build_inspections(b: _Builder) -> None:
-
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)
     if plan is None:

@@ -126,7 +126,7 @@ def tables_used(ctx: Context) -> list[str]:
     if len(covers):
         looked_up = covers[~covers["cn_given"].astype(bool)] if "cn_given" in covers else covers
         if len(looked_up):
-            frame = runoff._cn_frame()
+            frame = runoff.cn_frame()
             keys = set(looked_up["cover"].astype(str))
             used += [t for t in runoff.CN_TABLES
                      if keys & set(frame.loc[frame["table"] == t, "key"])]
@@ -137,9 +137,9 @@ def tables_used(ctx: Context) -> list[str]:
     if any(s.covers for sc in site.scenarios.values() for s in sc.rational):
         used.append("rational_runoff_coefficients")
     used.append("nrcs_dimensionless_uh")
-    key = rainfall._canonical(site.storms.distribution)
+    key = rainfall.canonical_distribution(site.storms.distribution)
     if key is not None:
-        used.append(rainfall._SHIPPED[key][0])
+        used.append(rainfall.SHIPPED_DISTRIBUTIONS[key][0])
     if site.criteria.standard != "none" and not r.criteria.empty:
         used.append("ny_sizing_criteria")
         if site.criteria.rrv_specific_reduction_factor is None:

@@ -163,7 +163,6 @@ def _overtopping_text(r, scenario: str, pond_id: str) -> str:
 
 
 def _build_ponds(b: _Builder) -> None:
-
     ctx = b.ctx
     site, r = ctx.site, ctx.results
     ponds = [(name, p) for name, sc in site.scenarios.items() for p in sc.ponds]

@@ -90,7 +90,6 @@ def _build_comparison(b: _Builder) -> None:
 
 # -- NY sizing criteria ------------------------------------------------------------------
 def _build_criteria(b: _Builder) -> None:
-
     ctx = b.ctx
     site, r = ctx.site, ctx.results
     crit = r.criteria

@@ -23,7 +23,7 @@ from hydrocalc.report.sections.builder import _Builder
 from hydrocalc.report.sections.computation import (
     Context,
     _about_the_computation,
-    _dedupe,
+    dedupe,
     _warning_text,
     context,
 )
@@ -85,7 +85,7 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
         else:
             _BUILDERS[key](b)
     b.res.warnings.extend(_warning_text(w) for w in _about_the_computation(caught))
-    b.res.warnings = _dedupe(b.res.warnings)
+    b.res.warnings = dedupe(b.res.warnings)
     return b.res
 
 

@@ -20,7 +20,6 @@ _SOURCE_LABELS = {"noaa_atlas_14": "NOAA Atlas 14", "nrcc": "NRCC",
 
 
 def _storm_list(site):
-
     st = site.storms
     return [design_storm(depth, distribution=st.distribution, dt_hr=st.rain_dt_hr,
                          duration_hr=st.duration_hr, name=name)
@@ -28,7 +27,6 @@ def _storm_list(site):
 
 
 def _build_storms(b: _Builder) -> None:
-
     site = b.ctx.site
     st = site.storms
     storms = _storm_list(site)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from hydrocalc.report.result import SectionResult
 from hydrocalc.report.sections.builder import _Builder
-from hydrocalc.report.sections.computation import _dedupe
+from hydrocalc.report.sections.computation import dedupe
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table
 
@@ -36,7 +36,7 @@ def _build_warnings(b: _Builder, sections: Sequence[str],
             other = build(b.ctx, key, figures=False, sections=keys)
         for w in other.warnings:
             where.setdefault(w, []).append(SECTIONS[key].title)
-    frame = pd.DataFrame([{"warning": w, "raised_in": "; ".join(_dedupe(v))}
+    frame = pd.DataFrame([{"warning": w, "raised_in": "; ".join(dedupe(v))}
                           for w, v in where.items()], columns=["warning", "raised_in"])
     b.res.values.update({"distinct_warnings": int(len(frame))})
     if len(frame):
