@@ -84,33 +84,22 @@ from __future__ import annotations
 
 from hydrocalc.hydraulics.outlets.device import (  # noqa: F401 (re-exported)
     Device,
-    _coef,
-    _MAX_DIMENSION,
-    _nonneg,
-    _not_huge,
-    _positive,
-    _SQRT_2G,
-    _stage,
 )
 from hydrocalc.hydraulics.outlets.orifices import (  # noqa: F401 (re-exported)
     CircularOrifice,
     RectangularOrifice,
-    _ORIFICE_NOTES,
-    _VerticalOrifice,
 )
 from hydrocalc.hydraulics.outlets.weirs import (  # noqa: F401 (re-exported)
     BroadCrestedWeir,
     RectangularWeir,
     Riser,
     VNotchWeir,
-    _submerged_weir,
 )
 from hydrocalc.hydraulics.outlets.barrel import (  # noqa: F401 (re-exported)
     Barrel,
 )
 from hydrocalc.hydraulics.outlets.exfiltration import (  # noqa: F401 (re-exported)
     Exfiltration,
-    _OVER,
 )
 from hydrocalc.hydraulics.outlets.structure import (  # noqa: F401 (re-exported)
     as_structure,
@@ -121,7 +110,6 @@ from hydrocalc.hydraulics.outlets.culvert import Culvert  # noqa: F401 (re-expor
 from hydrocalc.hydraulics.outlets.rating import (  # noqa: F401 (re-exported)
     rating_figure,
     rating_table,
-    _rating_stages,
 )
 
 __all__ = [
