@@ -38,7 +38,8 @@ def import_hydrocad_cmd(report, out, allow_partial, links):
 
     result = import_hydrocad(report, out, allow_partial=allow_partial, links=links)
     click.echo(result.message())
-    click.echo(f"next: hydrocalc review {out}/site.toml --submitted {out}/submitted.json")
+    site = f"{out}/site.toml " if result.has_site else ""
+    click.echo(f"next: hydrocalc review {site}--submitted {out}/submitted.json")
 
 
 @click.command("review")

@@ -51,9 +51,10 @@ _STORM_RE = re.compile(
 _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II",
                "Type III 24-hr": "III"}
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
+# The copyright sign may be OCR'd as "@" or "0" ("@2007", "02009") or lost.
 _FOOTER_RE = re.compile(
-    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) s/n \S+ © ?\d{4} HydroCAD Software Solutions "
-    r"LLC(?: ?Page ?\d+)?")
+    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?s/n ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
+    r"HydroCAD Software Solutions ?LLC(?: ?Page ?\d+)?")
 _PREPARED_RE = re.compile(
     r"Prepared by (?P<by>.{1,80}?),? ?(?:Printed )?(?P<date>\d{1,2}/\d{1,2}/\d{4})")
 _SPLIT_WORDS = ("Orifice", "Grate", "Culvert", "Exfiltration", "Discarded", "Primary",
@@ -239,13 +240,15 @@ def _normalize(text: str) -> str:
 
 # -- parsing -----------------------------------------------------------------------------
 
-def read_report(path: str | pathlib.Path) -> HydroCADReport:
+def read_report(path: str | pathlib.Path, *, allow_partial: bool = False) -> HydroCADReport:
     """Read a HydroCAD report file (PDF or text); see :func:`parse_report`."""
     text, digest = report_text(path)
-    return parse_report(text, source=pathlib.Path(path).name, sha256=digest)
+    return parse_report(text, source=pathlib.Path(path).name, sha256=digest,
+                        allow_partial=allow_partial)
 
 
-def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> HydroCADReport:
+def parse_report(text: str, *, source: str = "<text>", sha256: str = "",
+                 allow_partial: bool = False) -> HydroCADReport:
     """Parse the text of a HydroCAD report.
 
     Parameters
@@ -254,6 +257,9 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
         The report's text (any line breaks; ``<br />`` separators accepted).
     source, sha256 : str
         Recorded in the result.
+    allow_partial : bool, default False
+        Accept a report with no node section and no runoff listing when it prints an Area
+        Listing (inputs a reviewer can audit, :mod:`hydrocalc.importers.hydrocad_audit`).
 
     Returns
     -------
@@ -263,7 +269,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
     ------
     InputError
         The text is not a HydroCAD report (no HydroCAD page footer, or no node section or
-        runoff listing in it).
+        runoff listing in it and, with ``allow_partial``, no Area Listing either).
     """
     t = _normalize(text)
     rep = HydroCADReport(source=source, sha256=sha256 or hashlib.sha256(
@@ -320,7 +326,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
 
     _listing(rep, t, storm_at)
     _sections(rep, t, storm_at)
-    if not rep.nodes:
+    if not rep.nodes and not (allow_partial and rep.listings.get("area")):
         raise InputError(f"{source}: not a HydroCAD report with results: expected "
                          "'Summary for Subcatchment ...' sections or the runoff listing "
                          "('Subcatchment ID: ... Runoff=... cfs ... af'); found neither.")
@@ -333,26 +339,28 @@ def _split_ids(text: str | None) -> list[str]:
 
 def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
     """The "Area Listing" and "Soil Listing" pages (information for the reviewer)."""
-    m = re.search(r"Area Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?CN ?"
-                  r"Description \((?:subcats|subcatchment-numbers)\) (.*?)"
-                  r"(?=TOTAL AREA|Soil Listing|Ground Covers|$)", t)
-    if m:
-        unit = "ac" if m.group(1) == "acres" else "sf"
+    m = re.search(r"Area Listing \((?:all|selected) nodes\) Area (?:\((acres|sq-ft)\) ?)?CN ?"
+                  r"Description (?:\((acres|sq-ft)\) )?\((?:subcats|subcatchment- ?numbers)\) "
+                  r"(.*?)(?=TOTAL AREA|Soil Listing|Ground Covers|$)", t)
+    if m and (m.group(1) or m.group(2)):
+        unit = "ac" if (m.group(1) or m.group(2)) == "acres" else "sf"
         num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
         start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
-        starts = list(start.finditer(m.group(2)))
+        starts = list(start.finditer(m.group(3)))
         rows = []
         for i, sm in enumerate(starts):
-            end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(2))
-            rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(2)[sm.end():end].strip())
+            end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
+            rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(3)[sm.end():end].strip())
             dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
             desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
-            if i + 1 == len(starts) and re.fullmatch(num, rest or "x"):
+            if i + 1 == len(starts) and (re.fullmatch(num, rest or "x") or not rest):
+                if not rest:  # "14.950 73 TOTAL AREA": the total with its weighted CN
+                    rep.listings["area_total_cn"] = sm.group(2)
                 break
             rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
                          "description": desc.strip(), "subcatchments": _split_ids(subs)})
         rep.listings["area"] = rows
-        tm = re.search(r"(" + num + r") ?TOTAL AREA", t[m.start():])
+        tm = re.search(r"(" + num + r") ?(?:\d{2,3} )?TOTAL AREA", t[m.start():])
         if tm:
             rep.listings["area_total"] = _num(tm.group(1))
     m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
@@ -577,25 +585,30 @@ def _sub_section(rep, nid, body, storm) -> None:
         node["method"] = mm.group(1).strip() + (f", UH={mm.group(2)}" if mm.group(2) else "")
         if mm.group("split"):
             node["split_pervious_impervious"] = True
-    am = re.search(r"Area \((sf|ac)\) CN Description", body)
+    am = re.search(r"Area \((sf|ac)\) CN (Adj )?Description", body)
     if am:
         unit = 43560.0 if am.group(1) == "sf" else 1.0
         block = body[am.end():]
         stop = re.search(r"Tc Length|Summary for", block)
         block = block[:stop.start()] if stop else block
         wm = re.search(r"(" + _NUM + r") (\d{2,3}) Weighted Average", block)
-        rows = re.findall(r"(?:^| )(" + _NUM + r") (\d{2,3}|\*) (?!Weighted)(?![\d.]+%)"
-                          r"((?:(?! " + _NUM + r" (?:\d{2,3}|\*) | " + _NUM + r" [\d.]+% "
-                          r"|Weighted).)*)", block)
-        node["covers"] = [{"area_printed": a, "cn_printed": c, "description": d.strip()}
-                          for a, c, d in rows]
+        rows = re.findall(r"(?:^| )(\* ?)?(" + _NUM + r") (\d{2,3}|\*) (?!Weighted)(?![\d.]+%)"
+                          r"((?:(?! (?:\* ?)?" + _NUM + r" (?:\d{2,3}|\*) | " + _NUM +
+                          r" [\d.]+% |Weighted).)*)", block)
+        node["covers"] = [{"area_printed": a, "cn_printed": c, "description": d.strip(),
+                           "area_unit": "sf" if unit > 1 else "ac", "marked": bool(star)}
+                          for star, a, c, d in rows]
+        if wm:
+            node["weighted_printed"] = {"area": wm.group(1), "cn": wm.group(2)}
+        if am.group(2) or "UI Adjusted" in block:
+            node["ui_adjusted_table"] = True
         u = "sf" if unit > 1 else "ac"
         if wm:
             inputs = {"area_ac": _num(wm.group(1)) / unit, "cn_printed": wm.group(2),
                       "area_printed": f"{wm.group(1)} {u}"}
-        elif len(rows) == 1 and rows[0][1] != "*":
-            inputs = {"area_ac": _num(rows[0][0]) / unit, "cn_printed": rows[0][1],
-                      "area_printed": f"{rows[0][0]} {u}"}
+        elif len(rows) == 1 and rows[0][2] != "*":
+            inputs = {"area_ac": _num(rows[0][1]) / unit, "cn_printed": rows[0][2],
+                      "area_printed": f"{rows[0][1]} {u}"}
         else:
             inputs = {}
             rep.problems.append(f"subcatchment {nid}: the weighted CN ('... Weighted "
@@ -618,6 +631,7 @@ def _sub_section(rep, nid, body, storm) -> None:
              "description": tm.group(1)[g.end():segs[i + 1].start() if i + 1 < len(segs)
                                        else None].split(" Summary for")[0].strip()[:120]}
             for i, g in enumerate(segs)]
+        node["tc_table"] = _tc_table(tm.group(1))
     if tm and "tc_min" not in node:
         tb = tm.group(1)
         total = re.search(r"(\d+\.\d) (?:" + _NUM + r" )?Total", tb)
@@ -630,6 +644,39 @@ def _sub_section(rep, nid, body, storm) -> None:
         else:
             rep.problems.append(f"subcatchment {nid}: the Tc (total of the Tc table) was not "
                                 "found")
+
+
+_TC_TYPES = (r"Sheet Flow|Shallow Concentrated Flow|Trap/Vee/Rect Channel Flow|Channel Flow|"
+             r"Pipe Channel|Circular Channel|Lake or Reservoir|Direct Entry|Lag/CN Method")
+_TC_SEG_RE = re.compile(r"(?:^| )(?P<tc>\d+\.\d+)(?P<nums>(?: \d[\d,]*(?:\.\d+)?){0,4}) "
+                        r"(?P<type>" + _TC_TYPES + r")\b,? ?")
+_TC_TOTAL_RE = re.compile(r"(?:^| )(?P<tc>\d+\.\d+)(?: (?P<len>\d[\d,]*))? Total\b")
+
+
+def _tc_table(text: str) -> dict:
+    """Every row of a Tc table in printed order, as printed (for the input audit).
+
+    ``segments``: ``printed`` (the time), ``type`` (``Sheet Flow``, ...), ``numbers`` (the
+    printed length, slope, velocity and capacity columns present) and ``description`` (the
+    rest of the row: surface, n, P2, Kv, Area, Perim, ...); ``total``: the printed ``Total``
+    row (``printed``, ``length``) or None (one segment, or not printed).
+    """
+    stop = re.search(r" Summary for | Area \((?:sf|ac)\) CN ", text)
+    text = text[:stop.start()] if stop else text
+    heads = list(_TC_SEG_RE.finditer(text))
+    segments = []
+    total = None
+    for i, h in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        desc = text[h.end():end]
+        if i + 1 == len(heads):
+            tm = _TC_TOTAL_RE.search(desc)
+            if tm:
+                total = {"printed": tm.group("tc"), "length": tm.group("len")}
+                desc = desc[:tm.start()]
+        segments.append({"printed": h.group("tc"), "type": h.group("type"),
+                         "numbers": h.group("nums").split(), "description": desc.strip()[:200]})
+    return {"segments": segments, "total": total}
 
 
 def _reach_section(rep, nid, body, storm) -> None:
@@ -674,6 +721,7 @@ def _pond_section(rep, nid, body, storm) -> None:
             storage.append({"volume": int(vm.group(1)), "invert_elev_ft": _num(vm.group(2)),
                             "available_ft3": _num(vm.group(3)) * (
                                 43560.0 if vm.group(4) == "af" else 1.0),
+                            "available_printed": f"{vm.group(3)} {vm.group(4)}",
                             "description": vm.group(5).strip()})
     node["storage"] = storage
     tab = re.search(r"Elevation (Surf\.Area (?:Wet\.Area )?Inc\.Store Cum\.Store|Cum\.Store)"
@@ -688,6 +736,7 @@ def _pond_section(rep, nid, body, storm) -> None:
             rows = [nums[i:i + ncol] for i in range(0, len(nums), ncol)]
             node["stage_table"] = {"columns": ["Elevation", *tab.group(1).split()],
                                    "rows": [[_num(x) for x in r] for r in rows]}
+    node["stage_tables"] = _stage_tables(body)
     dev = re.search(r"Device Routing Invert Outlet Devices (.*?)(?=(?:Primary|Secondary|"
                     r"Discarded|Tertiary) OutFlow|$)", body)
     devices = []
@@ -700,6 +749,32 @@ def _pond_section(rep, nid, body, storm) -> None:
                             "description": dm.group(4).strip()})
     node["devices"] = devices
     _outflow_max(node, body, storm)
+
+
+_STAGE_TABLE_RE = re.compile(
+    r"Elevation (?P<cols>(?:(?:Surf\.Area|Wet\.Area|Perim\.|Inc\.Store|Cum\.Store) ?)+) ?"
+    r"(?P<units>(?:\((?:feet|sq-ft|acres|cubic-feet|acre-feet)\) ?)+)"
+    r"(?P<nums>(?:" + _NUM + r"(?: |$))+)")
+
+
+def _stage_tables(body: str) -> list[dict]:
+    """Every custom stage table of a pond section, in printed order (for the input audit).
+
+    Each: ``columns`` (``Elevation``, ``Surf.Area``, ...), ``units`` as printed
+    (``feet``, ``sq-ft`` or ``acres``, ``cubic-feet`` or ``acre-feet``) and ``rows`` of the
+    numbers as printed (strings). A table whose count of numbers is not a multiple of its
+    columns is left out (a page break inside it).
+    """
+    tables = []
+    for m in _STAGE_TABLE_RE.finditer(body):
+        cols = ["Elevation", *m.group("cols").split()]
+        units = re.findall(r"\(([\w-]+)\)", m.group("units"))
+        nums = m.group("nums").split()
+        if len(units) != len(cols) or len(nums) % len(cols):
+            continue
+        rows = [nums[i:i + len(cols)] for i in range(0, len(nums), len(cols))]
+        tables.append({"columns": cols, "units": units, "rows": rows})
+    return tables
 
 
 _OUTFLOW_MAX_RE = re.compile(
