@@ -279,7 +279,8 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
         for info in nodes_out.values():
             info["imported"] = False
         reasons.append("no node can be re-run (no site.toml written; the input audit "
-                       "of `hydrocalc review --submitted` only): " + no_site.split(": ", 1)[1])
+                       "of `hydrocalc review --submitted` only): "
+                       + no_site.split(": ", 1)[1].rstrip("."))
     if not_imported:
         reasons.append(f"{len(not_imported)} item(s) not imported (see not_imported)")
 
