@@ -205,7 +205,8 @@ class Review:
         """The input findings as lines a reviewer can paste into a comment letter."""
         a = self.input_audit
         lines = ["", "input audit (printed inputs recomputed from the report's own numbers):"]
-        lines.append("  checked: " + ", ".join(f"{k} {v}" for k, v in a.checked.items()))
+        lines += textwrap.wrap("checked: " + ", ".join(f"{k} {v}" for k, v in a.checked.items()),
+                               width, initial_indent="  ", subsequent_indent="    ")
         if not a.findings:
             lines.append("  no findings")
         else:
