@@ -46,6 +46,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 
@@ -90,8 +91,8 @@ _COVER_PATTERNS: list[tuple[str, str]] = [
     (r"<50% grass cover, poor", "open_space_poor"),
     (r"50-75% grass cover, fair", "open_space_fair"),
     (r">75% grass cover, good", "open_space_good"),
-    (r"paved parking|roofs|paved parking & roofs|paved parking, roofs|unconnected pavement|"
-     r"unconnected roofs|paved parking lots, roofs, driveways", "impervious_paved_parking_roofs"),
+    ((r"paved parking|roofs|paved parking & roofs|paved parking, roofs|unconnected pavement|"
+     r"unconnected roofs|paved parking lots, roofs, driveways"), "impervious_paved_parking_roofs"),
     (r"paved roads w/ ?curbs & sewers", "streets_paved_curbs_storm_sewers"),
     (r"paved roads w/ ?open ditches(?:, 50% imp)?", "streets_paved_open_ditches"),
     (r"gravel roads", "streets_gravel"),
@@ -628,7 +629,7 @@ def _volume_tables(audit: InputAudit, nid: str, node: dict) -> list[dict] | None
         fs = _SF_PER_AC if t["units"][ic] == "acre-feet" else 1.0
         rows = t["rows"]
         elevs = [_num(r[0]) for r in rows]
-        if any(b <= a for a, b in zip(elevs, elevs[1:])):
+        if any(b <= a for a, b in itertools.pairwise(elevs)):
             audit.skip(nid, "storage_ft3", top, "the stage table's elevations do not increase")
             continue
         out.append({"volume": v, "conic": conic, "elevs": elevs, "top": top,
