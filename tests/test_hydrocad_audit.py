@@ -366,3 +366,20 @@ def test_truncated_in_a_node_is_refused_without_allow_partial(tmp_path):
     code, text = run("import", "hydrocad", cut, "--out", tmp_path / "o")
     assert code == 1 and len(text.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_text_cut_inside_a_tc_table_is_truncated_and_never_audited(tmp_path):
+    body = _body(MMS910)
+    start = body.index("Summary for Subcatchment 4S")
+    cut_at = body.index('P2= 2.', start) + len('P2= 2.')  # "P2= 2.80" cut to "2."
+    cut = tmp_path / "cut.txt"
+    cut.write_text(body[:cut_at], encoding="utf-8")
+    code, text = run("import", "hydrocad", cut, "--out", tmp_path / "o")
+    assert code == 1 and "truncated" in text and "4S" in text
+    assert len(text.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+    code, text = run("import", "hydrocad", cut, "--out", tmp_path / "o", "--allow-partial")
+    assert code == 0, text
+    rev = review_site(None, tmp_path / "o" / "submitted.json")
+    assert rev.input_errors == []
+    assert rev.input_audit.checked["tc_segment_min"] == 3  # 3S only
+    assert any(x["node"] == "4S" for x in rev.input_audit.not_checked)

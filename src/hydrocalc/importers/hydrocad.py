@@ -546,6 +546,40 @@ def _sections(rep: HydroCADReport, t: str, storm_at) -> None:
             _node(rep, nid, "link", _section_name(body))
         if i + 1 == len(heads) and len(body) < 40:
             rep.truncated = f"the text ends at the heading of {kind} {nid}"
+        elif i + 1 == len(heads) and not _section_complete(kind, body):
+            rep.truncated = (f"the text ends inside the summary of {kind} {nid} (before its "
+                             f"{_SECTION_END[kind][1]})")
+            rep.nodes[nid]["truncated"] = True
+
+
+#: What the last printed part of each summary section is (the text ending before it is cut).
+_SECTION_END = {
+    "subcatchment": (r"Tc Length Slope Velocity", "Tc table"),
+    "pond": (r"(?:Primary|Secondary|Discarded) OutFlow Max=", "device analysis"),
+    "reach": (r"Outflow=.*Invert=", "channel description"),
+    "link": (r"", ""),
+}
+
+
+def _section_complete(kind: str, body: str) -> bool:
+    """Whether the last section of the text is printed to its end (not cut by the text's end).
+
+    A subcatchment ends with its Tc table: complete when the table's ``Total`` row is printed
+    or at least 60 characters follow its last segment; a pond ends with its device analysis
+    (``Primary OutFlow Max=...``); a reach with its channel description (``... Invert=``).
+    """
+    pattern = _SECTION_END[kind][0]
+    m = re.search(pattern, body)
+    if m is None:
+        return False
+    if kind != "subcatchment":
+        return True
+    table = body[m.end():]
+    heads = list(_TC_SEG_RE.finditer(table))
+    if not heads:
+        return False
+    return bool(_TC_TOTAL_RE.search(table[heads[-1].end():])) or \
+        len(table) - heads[-1].start() >= 60
 
 
 def _section_name(body: str) -> str | None:
