@@ -565,7 +565,8 @@ def _section_complete(kind: str, body: str) -> bool:
     """Whether the last section of the text is printed to its end (not cut by the text's end).
 
     A subcatchment ends with its Tc table: complete when the table's ``Total`` row is printed
-    or at least 60 characters follow its last segment; a pond ends with its device analysis
+    or at least 150 characters follow the start of its last segment (a printed report goes
+    on with the hydrograph page); a pond ends with its device analysis
     (``Primary OutFlow Max=...``); a reach with its channel description (``... Invert=``).
     """
     pattern = _SECTION_END[kind][0]
@@ -579,7 +580,7 @@ def _section_complete(kind: str, body: str) -> bool:
     if not heads:
         return False
     return bool(_TC_TOTAL_RE.search(table[heads[-1].end():])) or \
-        len(table) - heads[-1].start() >= 60
+        len(table) - heads[-1].start() >= 150
 
 
 def _section_name(body: str) -> str | None:
