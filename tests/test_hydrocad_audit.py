@@ -383,3 +383,32 @@ def test_text_cut_inside_a_tc_table_is_truncated_and_never_audited(tmp_path):
     assert rev.input_errors == []
     assert rev.input_audit.checked["tc_segment_min"] == 3  # 3S only
     assert any(x["node"] == "4S" for x in rev.input_audit.not_checked)
+
+
+def test_an_error_in_one_storm_copy_of_a_table_is_found_once():
+    # HydroCAD prints a node's area and Tc tables once per storm: plant in the first copy
+    good = _body(MMS910)
+    bad = good.replace("110,672 61 >75% Grass cover, Good, HSG B 237,532 81",
+                       "110,672 69 >75% Grass cover, Good, HSG B 237,532 84", 1)
+    second = good[good.index("Summary for Subcatchment 3S"):]
+    audit = _audit_text(bad + " " + second.replace("2-yr, 24-hr", "10-yr", 2))
+    errs = _errors(audit)
+    assert [(f["node"], f["quantity"], f["printed"]) for f in errs] == [("3S", "cover_cn", "69")]
+    assert audit.checked["cover_cn"] == 5  # 4 distinct correct rows + the planted one
+    assert audit.checked["tc_segment_min"] == 6  # identical copies count once
+
+
+def test_marked_row_and_trailing_comment_are_checked_like_any_other():
+    text = ("HydroCAD® 10.00-16 s/n 09344 © 2015 HydroCAD Software Solutions LLC Page 3 "
+            "Summary for Subcatchment 7S: Lot Runoff = 1.00 cfs @ 12.10 hrs, Volume= 0.100 af, "
+            "Depth= 1.00\" Runoff by SCS TR-20 method, UH=SCS, Time Span= 0.00-24.00 hrs, "
+            "dt= 0.05 hrs Type III 24-hr 10-yr Rainfall=4.50\" Area (sf) CN Description "
+            "* 10,000 98 Roofs, HSG C 30,000 70 Woods, Good, HSG C (UNGRADED) "
+            "40,000 77 Weighted Average 30,000 75.00% Pervious Area 10,000 25.00% "
+            "Impervious Area Tc Length Slope Velocity Capacity Description (min) (feet) "
+            "(ft/ft) (ft/sec) (cfs) 5.0 Direct Entry, " + "x " * 80)
+    audit = _audit_text(text)
+    assert _errors(audit) == [] and audit.checked["cover_cn"] == 2
+    assert audit.checked["weighted_cn"] == 1
+    bad = _errors(_audit_text(text.replace("* 10,000 98 Roofs", "* 10,000 96 Roofs")))
+    assert [(f["item"], f["submitted"]) for f in bad] == [("Roofs, HSG C", 96.0)]

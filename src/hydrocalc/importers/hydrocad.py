@@ -637,6 +637,9 @@ def _sub_section(rep, nid, body, storm) -> None:
             node["weighted_printed"] = {"area": wm.group(1), "cn": wm.group(2)}
         if am.group(2) or "UI Adjusted" in block:
             node["ui_adjusted_table"] = True
+        _add_copy(node, "area_tables", {"covers": node["covers"],
+                                        "weighted_printed": node.get("weighted_printed"),
+                                        "ui_adjusted": bool(node.get("ui_adjusted_table"))})
         u = "sf" if unit > 1 else "ac"
         if wm:
             inputs = {"area_ac": _num(wm.group(1)) / unit, "cn_printed": wm.group(2),
@@ -667,6 +670,7 @@ def _sub_section(rep, nid, body, storm) -> None:
                                        else None].split(" Summary for")[0].strip()[:120]}
             for i, g in enumerate(segs)]
         node["tc_table"] = _tc_table(tm.group(1))
+        _add_copy(node, "tc_tables", node["tc_table"])
     if tm and "tc_min" not in node:
         tb = tm.group(1)
         total = re.search(r"(\d+\.\d) (?:" + _NUM + r" )?Total", tb)
@@ -679,6 +683,13 @@ def _sub_section(rep, nid, body, storm) -> None:
         else:
             rep.problems.append(f"subcatchment {nid}: the Tc (total of the Tc table) was not "
                                 "found")
+
+
+def _add_copy(node: dict, key: str, value) -> None:
+    """Keep each distinct printed copy of a node's input table (one per storm is printed)."""
+    copies = node.setdefault(key, [])
+    if value not in copies:
+        copies.append(value)
 
 
 _TC_TYPES = (r"Sheet Flow|Shallow Concentrated Flow|Trap/Vee/Rect Channel Flow|Channel Flow|"
@@ -772,6 +783,7 @@ def _pond_section(rep, nid, body, storm) -> None:
             node["stage_table"] = {"columns": ["Elevation", *tab.group(1).split()],
                                    "rows": [[_num(x) for x in r] for r in rows]}
     node["stage_tables"] = _stage_tables(body)
+    _add_copy(node, "storage_copies", {"storage": storage, "stage_tables": node["stage_tables"]})
     dev = re.search(r"Device Routing Invert Outlet Devices (.*?)(?=(?:Primary|Secondary|"
                     r"Discarded|Tertiary) OutFlow|$)", body)
     devices = []

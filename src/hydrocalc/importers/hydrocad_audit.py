@@ -459,10 +459,14 @@ def audit_submitted(submitted: dict) -> InputAudit:
         if node.get("truncated"):  # numbers cut by the end of the text are never checked
             audit.skip(nid, "", "node", "the text ends inside this node's summary")
             continue
-        if node.get("covers"):
-            _audit_covers(audit, nid, node)
-        if node.get("tc_table"):
-            _audit_tc(audit, nid, node["tc_table"])
+        tables = node.get("area_tables") or ([{
+            "covers": node["covers"], "weighted_printed": node.get("weighted_printed"),
+            "ui_adjusted": bool(node.get("ui_adjusted_table"))}] if node.get("covers") else [])
+        if tables:
+            _audit_covers(audit, nid, tables)
+        tc_tables = node.get("tc_tables") or ([node["tc_table"]] if node.get("tc_table") else [])
+        if tc_tables:
+            _audit_tc(audit, nid, tc_tables)
         if node.get("kind") == "pond":
             _audit_storage(audit, nid, node, submitted.get("results") or [])
             _audit_devices(audit, nid, node)
@@ -497,14 +501,26 @@ def _audit_area_listing(audit: InputAudit, listings: dict) -> None:
                 f"{len(rows)} printed rows is {rec:.2f}")
 
 
-def _audit_covers(audit: InputAudit, nid: str, node: dict) -> None:
-    covers = node["covers"]
-    for c in covers:
-        _cover_finding(audit, nid, c["description"], c["cn_printed"])
-    wp = node.get("weighted_printed")
+def _audit_covers(audit: InputAudit, nid: str, tables: list) -> None:
+    """Each distinct printed cover row and weighted CN of a node's area tables (one table is
+    printed per storm: a value differing in one copy is checked in that copy)."""
+    seen: set = set()
+    for table in tables:
+        for c in table["covers"]:
+            key = (c["description"], c["cn_printed"])
+            if key not in seen:
+                seen.add(key)
+                _cover_finding(audit, nid, c["description"], c["cn_printed"])
+    for table in tables:
+        _audit_weighted(audit, nid, table)
+
+
+def _audit_weighted(audit: InputAudit, nid: str, table: dict) -> None:
+    covers = table["covers"]
+    wp = table.get("weighted_printed")
     if not wp:
         return
-    if node.get("ui_adjusted_table"):
+    if table.get("ui_adjusted"):
         audit.skip(nid, "weighted_cn", "Weighted Average",
                    "UI Adjusted: the CN is adjusted for unconnected impervious area "
                    "(TR-55 Fig. 2-4), not the weighted mean of the rows")
@@ -570,10 +586,21 @@ def _segment_time(seg: dict) -> tuple[float | None, str, str]:
             "Manning's equation (TR-55 eq. 3-4)", "")
 
 
-def _audit_tc(audit: InputAudit, nid: str, table: dict) -> None:
+def _audit_tc(audit: InputAudit, nid: str, tables: list) -> None:
+    """Each distinct printed Tc segment and total of a node's Tc tables (one per storm)."""
+    seen: set = set()
+    for table in tables:
+        _audit_tc_table(audit, nid, table, seen)
+
+
+def _audit_tc_table(audit: InputAudit, nid: str, table: dict, seen: set) -> None:
     segs = table.get("segments") or []
     for i, seg in enumerate(segs, start=1):
         item = f"segment {i}: {seg['type']}"
+        key = (i, seg["type"], seg["printed"], tuple(seg["numbers"]), seg["description"])
+        if key in seen:
+            continue
+        seen.add(key)
         rec, ref, reason = _segment_time(seg)
         if rec is None:
             audit.skip(nid, "tc_segment_min", item, reason)
@@ -593,7 +620,9 @@ def _audit_tc(audit: InputAudit, nid: str, table: dict) -> None:
                 "message": f"sheet flow over {seg['numbers'][0]} ft: NEH 630 Ch. 15 limits "
                            f"sheet flow to {SHEET_FLOW_LIMIT_FT:g} ft (TR-55 1986: 300 ft)"})
     total = table.get("total")
-    if total and segs:
+    key = ("total", total and total["printed"], tuple(s["printed"] for s in segs))
+    if total and segs and key not in seen:
+        seen.add(key)
         rec = sum(_num(s["printed"]) for s in segs)
         tol = TC_ABS_TOL_MIN * (len(segs) + 1)
         audit.check(nid, "tc_total_min", "Total", "min", total["printed"],
@@ -644,24 +673,24 @@ def _volume_tables(audit: InputAudit, nid: str, node: dict) -> list[dict] | None
 
 
 def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> None:
-    vols = _volume_tables(audit, nid, node)
+    """Cum.Store rows, Avail.Storage and the storage at each printed peak elevation.
+
+    The storage volumes and stage tables are printed once per storm; each distinct printed
+    value is checked once.
+    """
+    copies = node.get("storage_copies") or [
+        {"storage": node.get("storage") or [], "stage_tables": node.get("stage_tables") or []}]
+    seen: set = set()
+    vols = None
+    for copy in copies:
+        got = _volume_tables(audit, nid, copy)
+        if got is None:
+            continue
+        vols = vols or got
+        for k, v in enumerate(got):
+            _audit_volume(audit, nid, k, v, seen)
     if vols is None:
         return
-    for v in vols:
-        ref = ("frustum (HydroCAD Conic)" if v["conic"]
-               else "average end area (HydroCAD Prismatic)")
-        for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"]):
-            item = f"{e_text}'"
-            rec = stage_storage_ft3(e, v["elevs"], v["areas"], conic=v["conic"])
-            _storage_check(audit, nid, item, printed, _num(printed) * v["fs"], v["fs"], rec,
-                           ref, v["suffix"], "Cum.Store")
-        avail = v["volume"].get("available_printed")
-        if avail:
-            num, unit = avail.split()
-            f = _SF_PER_AC if unit == "af" else 1.0
-            rec = stage_storage_ft3(v["elevs"][-1], v["elevs"], v["areas"], conic=v["conic"])
-            _storage_check(audit, nid, v["top"], num + (" af" if f > 1 else ""),
-                           _num(num) * f, f, rec, ref, "", "Avail.Storage")
     by_storm: dict = {}
     for r in results:
         if r.get("node") == nid and r.get("quantity") in ("peak_elevation_ft",
@@ -684,6 +713,28 @@ def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> No
         f = stor_row["value"] / _num(printed) if _num(printed) else 1.0
         _storage_check(audit, nid, item, printed + (" af" if f > 1.5 else ""),
                        stor_row["value"], f, rec, ref, "", f"Storage= of Peak Elev= ({storm})")
+
+
+def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> None:
+    ref = ("frustum (HydroCAD Conic)" if v["conic"] else "average end area (HydroCAD Prismatic)")
+    for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"]):
+        item = f"{e_text}'"
+        key = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
+        if key in seen:
+            continue
+        seen.add(key)
+        rec = stage_storage_ft3(e, v["elevs"], v["areas"], conic=v["conic"])
+        _storage_check(audit, nid, item, printed, _num(printed) * v["fs"], v["fs"], rec,
+                       ref, v["suffix"], "Cum.Store")
+    avail = v["volume"].get("available_printed")
+    key = (k, "avail", tuple(v["elev_printed"]), tuple(v["areas"]), avail)
+    if avail and key not in seen:
+        seen.add(key)
+        num, unit = avail.split()
+        f = _SF_PER_AC if unit == "af" else 1.0
+        rec = stage_storage_ft3(v["elevs"][-1], v["elevs"], v["areas"], conic=v["conic"])
+        _storage_check(audit, nid, v["top"], num + (" af" if f > 1 else ""),
+                       _num(num) * f, f, rec, ref, "", "Avail.Storage")
 
 
 def _storage_check(audit, nid, item, printed, submitted, factor, rec, ref, suffix,
