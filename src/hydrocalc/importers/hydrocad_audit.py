@@ -572,12 +572,12 @@ def _segment_time(seg: dict) -> tuple[float | None, str, str]:
         return (shallow_flow_time_min(length, slope, kv),
                 "TR-55 eq. 3-1 (V = Kv s^0.5, printed Kv)", "")
     n = _value(r"\bn= ?(\d*\.\d+)", desc)
-    pipe = re.search(r"(\d+(?:\.\d+)?)\" Round", desc)
+    pipe = re.search(r"(\d+(?:\.\d+)?)\" Round", desc) if kind == "Pipe Channel" else None
     area = _value(r"\bArea= ?(\d[\d,]*(?:\.\d+)?) sf", desc)
     perim = _value(r"\bPerim= ?(\d[\d,]*(?:\.\d+)?)'", desc)
     if n is None or n <= 0:
         return None, "", f"{kind} without a printed n"
-    if pipe:  # full round pipe: r = D/4 (the printed Area is rounded to 0.1 sf)
+    if pipe:  # a full round pipe: r = D/4 (its printed Area is rounded to 0.1 sf)
         d_ft = _num(pipe.group(1)) / 12.0
         area, perim = math.pi * d_ft ** 2 / 4.0, math.pi * d_ft
     if area is None or perim is None or area <= 0 or perim <= 0:
@@ -686,17 +686,22 @@ def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> No
         got = _volume_tables(audit, nid, copy)
         if got is None:
             continue
-        vols = vols or got
+        if vols is None and len(got) == len(copy.get("storage") or []):
+            vols = got  # every storage volume is mapped: the peak storage can be checked
         for k, v in enumerate(got):
             _audit_volume(audit, nid, k, v, seen)
-    if vols is None:
-        return
     by_storm: dict = {}
     for r in results:
         if r.get("node") == nid and r.get("quantity") in ("peak_elevation_ft",
                                                             "peak_storage_ft3"):
             by_storm.setdefault(r.get("hydrocad_storm") or r.get("storm"), {})[
                 r["quantity"]] = r
+    if vols is None:
+        for pair in by_storm.values():
+            if "peak_elevation_ft" in pair:
+                audit.skip(nid, "storage_ft3", f"{pair['peak_elevation_ft']['printed']}'",
+                           "not every storage volume is custom stage data with surface areas")
+        return
     ref = "average end area / frustum of the printed stage tables"
     for storm, pair in by_storm.items():
         if len(pair) != 2:
