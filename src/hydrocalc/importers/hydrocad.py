@@ -224,7 +224,7 @@ def _normalize(text: str) -> str:
     text = "\n".join(lines)
     t = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
     t = t.replace("\u00a0", " ").replace("\u2019", "'").replace("\u201d", '"')
-    t = re.sub(r"HydroCAD(?:O|\(R\)|®)", "HydroCAD®", t)
+    t = re.sub(r"HydroCAD(?:O|\(R\)|®|@(?= ?\d))", "HydroCAD®", t)
     for word in _SPLIT_WORDS:  # "Orif i ce" -> "Orifice"
         pattern = r"\b" + r" ?".join(re.escape(c) for c in word) + r"\b"
         t = re.sub(pattern, word, t)

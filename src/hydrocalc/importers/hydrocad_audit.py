@@ -192,6 +192,10 @@ def cover_table_cn(description: str) -> tuple[float | None, str, str]:
     if not text:
         return None, "", "the row has no description"
     low = text.lower()
+    # OCR spacing inside HydroCAD's wording: "> 75 %" -> ">75%", "50 - 75%" -> "50-75%"
+    low = re.sub(r"([<>]) (?=\d)", r"\1", low)
+    low = re.sub(r"(?<=\d) %", "%", low)
+    low = re.sub(r"(?<=\d) ?- ?(?=\d)", "-", low)
     hm = re.search(r",? ?hsg ?([a-d](?:/[a-d])?)\b", low)
     hsg = hm.group(1).upper() if hm else None
     base = (low[:hm.start()] + low[hm.end():]).strip(" ,") if hm else low.strip(" ,")
