@@ -93,6 +93,7 @@ MIN_TIME_TOL_HR = 0.05  #: smallest time-of-peak tolerance [h]
 POND_DEPTH_RTOL = 0.02  #: peak-elevation tolerance, fraction of the depth above the datum [-]
 _UNITS = {"peak_cfs": "cfs", "time_of_peak_hr": "h", "volume_acft": "af", "runoff_in": "in",
           "peak_elevation_ft": "ft", "peak_storage_ft3": "ft3"}
+_NOT_CHECKED_LINES = 40  #: not-checked values listed on the terminal (all in --json, --html)
 _STATUSES = ("agrees", "explained", "unexplained", "not imported", "not compared")
 
 
@@ -151,14 +152,16 @@ class Review:
         """One headline line."""
         c = self.counts
         head = ("UNEXPLAINED DIFFERENCES" if self.unexplained else
+                "INPUT ERRORS" if self.input_errors else
                 "AGREES (differences explained)" if c["explained"] else "AGREES")
         text = (f"{head}: {c['agrees']} agree, {c['explained']} explained, "
                 f"{c['unexplained']} unexplained, {c['not imported']} not imported")
-        if not self.rows:
-            text = "INPUT AUDIT ONLY (no site re-run)"
         n_err = len(self.input_errors)
+        if not self.rows:
+            text = ("INPUT ERRORS" if n_err else "INPUTS AGREE") + " (input audit only, no site " \
+                "re-run)"
         text += (f"; input audit: {sum(self.input_audit.checked.values())} value(s) checked, "
-                 f"{n_err} error(s)" + (" - INPUT ERRORS" if n_err else ""))
+                 f"{n_err} error(s)")
         if not self.complete:
             text += " - INCOMPLETE import: " + "; ".join(self.incomplete_reasons)
         return text
@@ -205,7 +208,7 @@ class Review:
         """The input findings as lines a reviewer can paste into a comment letter."""
         a = self.input_audit
         lines = ["", "input audit (printed inputs recomputed from the report's own numbers):"]
-        lines += textwrap.wrap("checked: " + ", ".join(f"{k} {v}" for k, v in a.checked.items()),
+        lines += textwrap.wrap("checked: " + ", ".join(f"{k}={v}" for k, v in a.checked.items()),
                                width, initial_indent="  ", subsequent_indent="    ")
         if not a.findings:
             lines.append("  no findings")
@@ -221,8 +224,13 @@ class Review:
                 lines += textwrap.wrap(f["message"], width, initial_indent="      ",
                                        subsequent_indent="      ")
         if a.not_checked:
-            lines.append(f"  not checked: {len(a.not_checked)} printed value(s) (reasons in "
-                         "--json input_audit.not_checked)")
+            lines.append(f"  not checked ({len(a.not_checked)}; never guessed):")
+            for x in a.not_checked[:_NOT_CHECKED_LINES]:
+                lines += textwrap.wrap(f"{x['node']} {x['item']}: {x['reason']}", width,
+                                       initial_indent="    ", subsequent_indent="      ")
+            if len(a.not_checked) > _NOT_CHECKED_LINES:
+                lines.append(f"    ... and {len(a.not_checked) - _NOT_CHECKED_LINES} more "
+                             "(--json input_audit.not_checked)")
         return lines
 
     def to_html(self) -> str:
@@ -265,11 +273,14 @@ class Review:
                         f"<td>{f['recomputed']:.4g}</td><td>{e(f['reference'])}</td>"
                         f"<td>{e(f['severity'])}</td><td>{e(f['message'])}</td></tr>")
         checked = ", ".join(f"{k} {v}" for k, v in a.checked.items())
+        skipped = "".join(f"<li>{e(x['node'])} {e(x['item'])}: {e(x['reason'])}</li>"
+                          for x in a.not_checked)
         return ("<h2>Input audit</h2><p>Printed inputs recomputed from the report's own "
-                f"numbers. Checked: {e(checked)}; not checked: {len(a.not_checked)}.</p>"
+                f"numbers. Checked: {e(checked)}.</p>"
                 "<table><tr><th>node</th><th>item</th><th>printed</th><th>recomputed</th>"
                 "<th>reference</th><th>severity</th><th>finding</th></tr>" + "".join(rows) +
-                "</table>")
+                f"</table><p>Not checked ({len(a.not_checked)}; never guessed):</p><ul>"
+                f"{skipped}</ul>")
 
 
 def _fmt(value: float, printed: str) -> str:
