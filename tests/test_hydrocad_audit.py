@@ -412,3 +412,13 @@ def test_marked_row_and_trailing_comment_are_checked_like_any_other():
     assert audit.checked["weighted_cn"] == 1
     bad = _errors(_audit_text(text.replace("* 10,000 98 Roofs", "* 10,000 96 Roofs")))
     assert [(f["item"], f["submitted"]) for f in bad] == [("Roofs, HSG C", 96.0)]
+
+
+def test_voids_scale_avail_and_peak_storage_not_the_stage_table():
+    # "Overall x 40.0% Voids": the stage table is the overall volume, Avail.Storage and the
+    # peak storage are the voids' share of it
+    text = _POND.format(peak="1,210", q1="1.00", q2="1.00", avail="1,867").replace(
+        "Listed below (Recalc)", "Listed below (Recalc) 4,667 cf Overall x 40.0% Voids")
+    audit = _audit_text(text)
+    assert [f for f in _errors(audit) if f["quantity"] == "storage_ft3"] == []
+    assert audit.checked["storage_ft3"] == 4

@@ -672,8 +672,14 @@ def _volume_tables(audit: InputAudit, nid: str, node: dict) -> list[dict] | None
                     "areas": [_num(r[ia]) * fa for r in rows],
                     "cum_printed": [r[ic] for r in rows], "fs": fs,
                     "elev_printed": [r[0] for r in rows],
-                    "suffix": " af" if fs > 1 else ""})
+                    "suffix": " af" if fs > 1 else "", "voids": _voids(desc)})
     return out if len(out) == len(listed) else None
+
+
+def _voids(description: str) -> float:
+    """The void fraction of a volume printed ``... Overall x 40.0% Voids`` (1 when none)."""
+    m = re.search(r"x ?(\d+(?:\.\d+)?) ?% Voids", description)
+    return _num(m.group(1)) / 100.0 if m else 1.0
 
 
 def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> None:
@@ -716,7 +722,7 @@ def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> No
         if any(elev > v["elevs"][-1] + 1e-9 for v in vols):
             audit.skip(nid, "storage_ft3", item, "the peak elevation is above a stage table")
             continue
-        rec = sum(stage_storage_ft3(elev, v["elevs"], v["areas"], conic=v["conic"])
+        rec = sum(v["voids"] * stage_storage_ft3(elev, v["elevs"], v["areas"], conic=v["conic"])
                   for v in vols)
         printed = stor_row["printed"]
         f = stor_row["value"] / _num(printed) if _num(printed) else 1.0
@@ -741,7 +747,8 @@ def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> No
         seen.add(key)
         num, unit = avail.split()
         f = _SF_PER_AC if unit == "af" else 1.0
-        rec = stage_storage_ft3(v["elevs"][-1], v["elevs"], v["areas"], conic=v["conic"])
+        rec = v["voids"] * stage_storage_ft3(v["elevs"][-1], v["elevs"], v["areas"],
+                                             conic=v["conic"])
         _storage_check(audit, nid, v["top"], num + (" af" if f > 1 else ""),
                        _num(num) * f, f, rec, ref, "", "Avail.Storage")
 
