@@ -1,4 +1,4 @@
-"""The reviewer's input audit of HydroCAD submissions (hydrocalc.importers.hydrocad_audit).
+"""The reviewer's input audit of HydroCAD submissions (hydrocalc.review.importers.hydrocad_audit).
 
 For every check: the published example or a hand computation of the equation, a planted error
 in a real public report (tests/fixtures/hydrocad) that is found with its exact JSON fields,
@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from hydrocalc.cli import main
-from hydrocalc.importers.hydrocad import parse_report
-from hydrocalc.importers.hydrocad_audit import (
+from hydrocalc.review import review_site
+from hydrocalc.review.importers.hydrocad import parse_report
+from hydrocalc.review.importers.hydrocad_audit import (
     AUDIT_QUANTITIES,
     audit_submitted,
     channel_flow_time_min,
@@ -28,7 +29,6 @@ from hydrocalc.importers.hydrocad_audit import (
     weighted_cn,
     weir_flow_cfs,
 )
-from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
 MMS910 = FIX / "chanhassen_mms_swpond_hc910.txt"
