@@ -116,6 +116,9 @@ class ImportResult:
         for item in self.not_imported:
             what = f"{item['kind']} {item['node']}" if item["node"] else item["kind"]
             lines.append(f"  - {what}: {item['item']}: {item['reason']}")
+        if not self.has_site:
+            lines += [f"  - {r}" for r in self.submitted["incomplete_reasons"]
+                      if r.startswith("no node can be re-run")]
         return "\n".join(lines + notes)
 
 
