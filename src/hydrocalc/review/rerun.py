@@ -160,8 +160,9 @@ class Review:
         if not self.rows:
             text = ("INPUT ERRORS" if n_err else "INPUTS AGREE") + " (input audit only, no site " \
                 "re-run)"
-        text += (f"; input audit: {sum(self.input_audit.checked.values())} value(s) checked, "
-                 f"{n_err} error(s)")
+        if n_err or not self.rows:
+            text += (f"; input audit: {sum(self.input_audit.checked.values())} value(s) "
+                     f"checked, {n_err} error(s)")
         if not self.complete:
             text += " - INCOMPLETE import: " + "; ".join(self.incomplete_reasons)
         return text
