@@ -422,3 +422,19 @@ def test_voids_scale_avail_and_peak_storage_not_the_stage_table():
     audit = _audit_text(text)
     assert [f for f in _errors(audit) if f["quantity"] == "storage_ft3"] == []
     assert audit.checked["storage_ft3"] == 4
+
+
+def test_every_area_listing_of_a_combined_submission_is_audited():
+    # existing and proposed HydroCAD reports in one submission: two Area Listings
+    page = ("HydroCAD® 9.10 s/n 01109 © 2009 HydroCAD Software Solutions LLC Area Listing "
+            "(all nodes) Area (acres) CN Description (subcatchment-numbers) {rows} TOTAL AREA ")
+    pre = page.format(rows="2.000 55 Woods, Good, HSG B (1S) 2.000 55")
+    post = page.format(rows="1.000 61 >75% Grass cover, Good, HSG B (1S) 1.000 98 Paved "
+                            "parking, HSG B (1S) 2.000 80")
+    audit = _audit_text(pre + post)
+    assert _errors(audit) == []
+    assert audit.checked["cover_cn"] == 3 and audit.checked["weighted_cn"] == 2
+    bad = post.replace("1.000 98 Paved", "1.000 96 Paved").replace("2.000 80", "2.000 79")
+    errs = _errors(_audit_text(pre + bad))
+    assert [(f["node"], f["item"], f["printed"]) for f in errs] == \
+        [("Area Listing", "Paved parking, HSG B", "96")]

@@ -337,32 +337,58 @@ def _split_ids(text: str | None) -> list[str]:
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
+_AREA_LISTING_RE = re.compile(
+    r"Area Listing \((?:all|selected) nodes\) Area (?:\((acres|sq-ft)\) ?)?CN ?"
+    r"Description (?:\((acres|sq-ft)\) )?\((?:subcats|subcatchment- ?numbers)\) "
+    r"(.*?)(?=TOTAL AREA|Soil Listing|Ground Covers|$)")
+
+
+def _area_listing(m: re.Match, t: str) -> dict | None:
+    """Rows, TOTAL AREA and its CN (when printed) of one "Area Listing" page."""
+    if not (m.group(1) or m.group(2)):
+        return None
+    unit = "ac" if (m.group(1) or m.group(2)) == "acres" else "sf"
+    num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
+    start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
+    starts = list(start.finditer(m.group(3)))
+    rows = []
+    out: dict = {"rows": rows}
+    for i, sm in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
+        rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(3)[sm.end():end].strip())
+        dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
+        desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
+        if i + 1 == len(starts) and (re.fullmatch(num, rest or "x") or not rest):
+            if not rest:  # "14.950 73 TOTAL AREA": the total with its weighted CN
+                out["total_cn"] = sm.group(2)
+            break
+        rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
+                     "description": desc.strip(), "subcatchments": _split_ids(subs)})
+    tm = re.search(r"(" + num + r") ?(?:\d{2,3} )?TOTAL AREA", t[m.start():])
+    if tm:
+        out["total"] = _num(tm.group(1))
+    return out
+
+
 def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
-    """The "Area Listing" and "Soil Listing" pages (information for the reviewer)."""
-    m = re.search(r"Area Listing \((?:all|selected) nodes\) Area (?:\((acres|sq-ft)\) ?)?CN ?"
-                  r"Description (?:\((acres|sq-ft)\) )?\((?:subcats|subcatchment- ?numbers)\) "
-                  r"(.*?)(?=TOTAL AREA|Soil Listing|Ground Covers|$)", t)
-    if m and (m.group(1) or m.group(2)):
-        unit = "ac" if (m.group(1) or m.group(2)) == "acres" else "sf"
-        num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
-        start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
-        starts = list(start.finditer(m.group(3)))
-        rows = []
-        for i, sm in enumerate(starts):
-            end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
-            rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(3)[sm.end():end].strip())
-            dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
-            desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
-            if i + 1 == len(starts) and (re.fullmatch(num, rest or "x") or not rest):
-                if not rest:  # "14.950 73 TOTAL AREA": the total with its weighted CN
-                    rep.listings["area_total_cn"] = sm.group(2)
-                break
-            rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
-                         "description": desc.strip(), "subcatchments": _split_ids(subs)})
-        rep.listings["area"] = rows
-        tm = re.search(r"(" + num + r") ?(?:\d{2,3} )?TOTAL AREA", t[m.start():])
-        if tm:
-            rep.listings["area_total"] = _num(tm.group(1))
+    """The "Area Listing" and "Soil Listing" pages (information for the reviewer).
+
+    ``listings["area"]``, ``["area_total"]`` and ``["area_total_cn"]`` are the first Area
+    Listing; ``listings["area_listings"]`` every distinct one (a submission may hold the
+    reports of several HydroCAD projects, e.g. existing and proposed).
+    """
+    for m in _AREA_LISTING_RE.finditer(t):
+        listing = _area_listing(m, t)
+        if listing is None:
+            continue
+        if "area" not in rep.listings:
+            rep.listings["area"] = listing["rows"]
+            if "total" in listing:
+                rep.listings["area_total"] = listing["total"]
+            if "total_cn" in listing:
+                rep.listings["area_total_cn"] = listing["total_cn"]
+        if listing not in rep.listings.setdefault("area_listings", []):
+            rep.listings["area_listings"].append(listing)
     m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
                   r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
     if m:

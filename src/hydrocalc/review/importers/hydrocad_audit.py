@@ -491,18 +491,26 @@ def _cover_finding(audit, node, description, printed_cn) -> None:
 
 
 def _audit_area_listing(audit: InputAudit, listings: dict) -> None:
-    rows = listings.get("area") or []
-    for r in rows:
-        _cover_finding(audit, "Area Listing", r["description"], r["cn"])
-    total_cn = listings.get("area_total_cn")
-    if total_cn is None or not rows:
-        return
-    areas = [r["area"] for r in rows]
-    rec = weighted_cn(areas, [r["cn"] for r in rows])
-    audit.check("Area Listing", "weighted_cn", "TOTAL AREA", "", str(total_cn),
-                float(total_cn), rec, WEIGHTED_CN_TOL, "TR-55 Chapter 2 (weighted CN)",
-                f"TOTAL AREA CN {total_cn} printed; the area-weighted mean of the "
-                f"{len(rows)} printed rows is {rec:.2f}")
+    """Each Area Listing: its rows' CNs and the CN of its TOTAL AREA (when printed)."""
+    pages = listings.get("area_listings") or (
+        [{"rows": listings["area"], "total_cn": listings.get("area_total_cn")}]
+        if listings.get("area") else [])
+    seen: set = set()
+    for page in pages:
+        rows = page["rows"]
+        for r in rows:
+            key = (r["description"], r["cn"])
+            if key not in seen:
+                seen.add(key)
+                _cover_finding(audit, "Area Listing", r["description"], r["cn"])
+        total_cn = page.get("total_cn")
+        if total_cn is None or not rows:
+            continue
+        rec = weighted_cn([r["area"] for r in rows], [r["cn"] for r in rows])
+        audit.check("Area Listing", "weighted_cn", "TOTAL AREA", "", str(total_cn),
+                    float(total_cn), rec, WEIGHTED_CN_TOL, "TR-55 Chapter 2 (weighted CN)",
+                    f"TOTAL AREA CN {total_cn} printed; the area-weighted mean of the "
+                    f"{len(rows)} printed rows is {rec:.2f}")
 
 
 def _audit_covers(audit: InputAudit, nid: str, tables: list) -> None:
