@@ -438,3 +438,18 @@ def test_every_area_listing_of_a_combined_submission_is_audited():
     errs = _errors(_audit_text(pre + bad))
     assert [(f["node"], f["item"], f["printed"]) for f in errs] == \
         [("Area Listing", "Paved parking, HSG B", "96")]
+
+
+def test_peak_storage_printed_in_the_listing_and_the_summary_is_checked_in_both():
+    a_peak = 1000 + 3000 * 0.75
+    peak = 1.5 / 3 * (1000 + a_peak + math.sqrt(1000 * a_peak))
+    listing = ("Pond 2P: Basin Peak Elev=101.50' Storage={s} cf Inflow=5.00 cfs 0.500 af "
+               "Outflow=2.00 cfs 0.500 af ")
+    text = listing.format(s=f"{peak:,.0f}") + _POND.format(
+        peak=f"{peak:,.0f}", q1="1.00", q2="1.00", avail="4,667")
+    audit = _audit_text(text)
+    assert audit.checked["storage_ft3"] == 4  # the same peak printed twice counts once
+    bad = listing.format(s=f"{peak:,.0f}") + _POND.format(
+        peak="4,000", q1="1.00", q2="1.00", avail="4,667")
+    errs = [f for f in _errors(_audit_text(bad)) if f["quantity"] == "storage_ft3"]
+    assert [(f["item"], f["submitted"]) for f in errs] == [("101.50'", 4000.0)]

@@ -498,10 +498,12 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
     for m in _LIST_POND.finditer(t):
         storm = storm_at(m.start())
         pid = m.group("id")
-        _node(rep, pid, "pond", m.group("name").strip() or None)
+        pnode = _node(rep, pid, "pond", m.group("name").strip() or None)
         w = "runoff listing"
         rep.add_result(pid, "pond", storm, "peak_elevation_ft", m.group("elev"), w)
         f = 43560.0 if m.group("su") == "af" else 1.0
+        _add_copy(pnode, "peak_storages", {"storm": storm, "elevation": m.group("elev"),
+                                           "storage": m.group("stor"), "unit": m.group("su")})
         rep.add_result(pid, "pond", storm, "peak_storage_ft3", m.group("stor"), w, factor=f)
         rep.add_result(pid, "pond", storm, "inflow_peak_cfs", m.group("qi"), w)
         rep.add_result(pid, "pond", storm, "inflow_volume_acft", m.group("vi"), w)
@@ -784,6 +786,8 @@ def _pond_section(rep, nid, body, storm) -> None:
         rep.add_result(nid, "pond", storm, "peak_elevation_ft", m.group(1), w)
         rep.add_result(nid, "pond", storm, "peak_storage_ft3", m.group(5), w,
                        factor=43560.0 if m.group(6) == "af" else 1.0)
+        _add_copy(node, "peak_storages", {"storm": storm, "elevation": m.group(1),
+                                          "storage": m.group(5), "unit": m.group(6)})
     vols = re.search(r"Volume Invert Avail\.Storage Storage Description(.*?)"
                      r"(?=Device Routing|Elevation |$)", body)
     storage = []

@@ -708,34 +708,48 @@ def _audit_storage(audit: InputAudit, nid: str, node: dict, results: list) -> No
             vols = got  # every storage volume is mapped: the peak storage can be checked
         for k, v in enumerate(got):
             _audit_volume(audit, nid, k, v, seen)
+    peaks = node.get("peak_storages")
+    if peaks is None:  # a submitted.json written before the printed copies were kept
+        peaks = _peaks_from_results(nid, results)
+    if vols is None:
+        for pk in peaks:
+            audit.skip(nid, "storage_ft3", f"{pk['elevation']}'",
+                       "not every storage volume is custom stage data with surface areas")
+        return
+    ref = "average end area / frustum of the printed stage tables"
+    for pk in peaks:
+        key = ("peak", pk["elevation"], pk["storage"], pk["unit"])
+        if key in seen:  # printed in the runoff listing and in the pond summary
+            continue
+        seen.add(key)
+        elev = _num(pk["elevation"])
+        item = f"{pk['elevation']}'"
+        if any(elev > v["elevs"][-1] + 1e-9 for v in vols):
+            audit.skip(nid, "storage_ft3", item, "the peak elevation is above a stage table")
+            continue
+        rec = sum(v["voids"] * stage_storage_ft3(elev, v["elevs"], v["areas"], conic=v["conic"])
+                  for v in vols)
+        f = _SF_PER_AC if pk["unit"] == "af" else 1.0
+        printed = pk["storage"] + (" af" if f > 1 else "")
+        _storage_check(audit, nid, item, printed, _num(pk["storage"]) * f, f, rec, ref, "",
+                       f"Storage= of Peak Elev= ({pk['storm']})")
+
+
+def _peaks_from_results(nid: str, results: list) -> list[dict]:
     by_storm: dict = {}
     for r in results:
         if r.get("node") == nid and r.get("quantity") in ("peak_elevation_ft",
                                                             "peak_storage_ft3"):
             by_storm.setdefault(r.get("hydrocad_storm") or r.get("storm"), {})[
                 r["quantity"]] = r
-    if vols is None:
-        for pair in by_storm.values():
-            if "peak_elevation_ft" in pair:
-                audit.skip(nid, "storage_ft3", f"{pair['peak_elevation_ft']['printed']}'",
-                           "not every storage volume is custom stage data with surface areas")
-        return
-    ref = "average end area / frustum of the printed stage tables"
+    out = []
     for storm, pair in by_storm.items():
-        if len(pair) != 2:
-            continue
-        elev_row, stor_row = pair["peak_elevation_ft"], pair["peak_storage_ft3"]
-        elev = elev_row["value"]
-        item = f"{elev_row['printed']}'"
-        if any(elev > v["elevs"][-1] + 1e-9 for v in vols):
-            audit.skip(nid, "storage_ft3", item, "the peak elevation is above a stage table")
-            continue
-        rec = sum(v["voids"] * stage_storage_ft3(elev, v["elevs"], v["areas"], conic=v["conic"])
-                  for v in vols)
-        printed = stor_row["printed"]
-        f = stor_row["value"] / _num(printed) if _num(printed) else 1.0
-        _storage_check(audit, nid, item, printed + (" af" if f > 1.5 else ""),
-                       stor_row["value"], f, rec, ref, "", f"Storage= of Peak Elev= ({storm})")
+        if len(pair) == 2:
+            stor = pair["peak_storage_ft3"]
+            unit = "af" if abs(stor["value"] - _num(stor["printed"])) > 1e-6 else "cf"
+            out.append({"storm": storm, "elevation": pair["peak_elevation_ft"]["printed"],
+                        "storage": stor["printed"], "unit": unit})
+    return out
 
 
 def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> None:
