@@ -337,12 +337,8 @@ def review_site(site_file: str | pathlib.Path | None,
     from hydrocalc.unit_hydrograph import MIN_TC_HR
 
     sub = load_submitted(submitted_file)
-    audit = audit_submitted(sub)
     if site_file is None:
-        return Review(site="", submitted_file=str(submitted_file),
-                      source=sub.get("source", {}), complete=bool(sub.get("complete")),
-                      incomplete_reasons=list(sub.get("incomplete_reasons", [])), rows=[],
-                      input_audit=audit)
+        return _review(sub, "", submitted_file, [])
     site = load_site(site_file)
     res = analyze(site)
     scenario = sub.get("scenario", "post")
@@ -413,10 +409,15 @@ def review_site(site_file: str | pathlib.Path | None,
                               difference_pct=None if pct is None else float(pct),
                               tolerance=float(tol), status=status, cause=cause))
     _propagate(rows)
-    return Review(site=str(site_file), submitted_file=str(submitted_file),
-                  source=sub.get("source", {}), complete=bool(sub.get("complete")),
+    return _review(sub, str(site_file), submitted_file, rows)
+
+
+def _review(sub: dict, site: str, submitted_file, rows: list) -> Review:
+    """The review of ``rows`` with the input audit of the submitted values ``sub``."""
+    return Review(site=site, submitted_file=str(submitted_file), source=sub.get("source", {}),
+                  complete=bool(sub.get("complete")),
                   incomplete_reasons=list(sub.get("incomplete_reasons", [])), rows=rows,
-                  input_audit=audit)
+                  input_audit=audit_submitted(sub))
 
 
 def _pond_row(res, scenario, storm, node, r, info, base, dt_hc, parabolic_peak) -> ReviewRow:
