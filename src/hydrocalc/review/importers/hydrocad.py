@@ -8,7 +8,7 @@ what was printed, by node and storm, and what could not be read.
 What is read
 ------------
 * the page footer (``HydroCAD® 10.00-16 s/n ... © 2015 HydroCAD Software Solutions LLC``:
-  the program version), the ``Prepared by ...`` line and the routing diagram title
+  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the ``Prepared by ...`` line and the routing diagram title
   (``Drainage Diagram for NAME``);
 * the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``);
 * the calculation settings (``Time span=0.00-72.00 hrs, dt=0.10 hrs``, ``Runoff by SCS TR-20
@@ -19,7 +19,12 @@ What is read
 * each "Summary for Subcatchment / Reach / Pond" section: area, CN, Tc, method, storm and
   results; for ponds the storage volumes, the stage table, the device table and the device
   analysis printed under it (``Primary OutFlow Max=... HW=... TW=...`` and each device's
-  flow, kept as ``outflow_max``).
+  flow, kept as ``outflow_max``);
+* for the input audit (:mod:`hydrocalc.review.importers.hydrocad_audit`): every Area Listing
+  with its ``TOTAL AREA`` CN, each subcatchment's cover rows (``*`` marks kept) and every row
+  of its Tc table (``tc_table``), every custom stage table of a pond (``stage_tables``) and
+  its printed peak storages; each distinct per-storm copy of these tables is kept
+  (``area_tables``, ``tc_tables``, ``storage_copies``, ``peak_storages``).
 
 Extraction damage it copes with: lost line breaks (the text is read as one stream of words),
 ``<br />`` separators, repeated page headers and footers, thousands separators (``254,589
