@@ -58,7 +58,7 @@ _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II"
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
 # The copyright sign may be OCR'd as "@" or "0" ("@2007", "02009") or lost.
 _FOOTER_RE = re.compile(
-    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?s/n ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
+    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
     r"HydroCAD Software Solutions ?LLC(?: ?Page ?\d+)?")
 _PREPARED_RE = re.compile(
     r"Prepared by (?P<by>.{1,80}?),? ?(?:Printed )?(?P<date>\d{1,2}/\d{1,2}/\d{4})")
