@@ -381,7 +381,9 @@ def test_text_cut_inside_a_tc_table_is_truncated_and_never_audited(tmp_path):
     assert code == 0, text
     rev = review_site(None, tmp_path / "o" / "submitted.json")
     assert rev.input_errors == []
-    assert rev.input_audit.checked["tc_segment_min"] == 3  # 3S only
+    # 3S in full; of 4S the cover rows and weighted CN, not its cut sheet-flow segment
+    assert rev.input_audit.checked["tc_segment_min"] == 3
+    assert rev.input_audit.checked["cover_cn"] == 4
     assert any(x["node"] == "4S" for x in rev.input_audit.not_checked)
 
 

@@ -460,15 +460,21 @@ def audit_submitted(submitted: dict) -> InputAudit:
     listings = submitted.get("listings") or {}
     _audit_area_listing(audit, listings)
     for nid, node in (submitted.get("nodes") or {}).items():
-        if node.get("truncated"):  # numbers cut by the end of the text are never checked
+        cut = bool(node.get("truncated"))
+        if cut and node.get("kind") != "subcatchment":  # numbers cut by the end of the text
             audit.skip(nid, "", "node", "the text ends inside this node's summary")
             continue
         tables = node.get("area_tables") or ([{
             "covers": node["covers"], "weighted_printed": node.get("weighted_printed"),
             "ui_adjusted": bool(node.get("ui_adjusted_table"))}] if node.get("covers") else [])
-        if tables:
+        if tables:  # a row cut by the end of the text names no table row: never checked
             _audit_covers(audit, nid, tables)
         tc_tables = node.get("tc_tables") or ([node["tc_table"]] if node.get("tc_table") else [])
+        if cut:  # the last segment of a Tc table without its Total may be cut
+            tc_tables = [t if t.get("total") else {**t, "segments": t["segments"][:-1]}
+                         for t in tc_tables]
+            audit.skip(nid, "tc_segment_min", "last segment",
+                       "the text ends inside this node's Tc table")
         if tc_tables:
             _audit_tc(audit, nid, tc_tables)
         if node.get("kind") == "pond":
