@@ -783,11 +783,13 @@ def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> No
 
 def _storage_check(audit, nid, item, printed, submitted, factor, rec, ref, suffix,
                    what) -> None:
+    """Check one printed storage (``printed`` as printed, `` af`` appended when in af)."""
     tol = _half(printed) * factor + STORAGE_RTOL * rec
-    unit = "af" if factor > 1.5 else "cf"
-    audit.check(nid, "storage_ft3", item, "ft3", printed + suffix, submitted, rec, tol, ref,
-                f"{what} {printed}{suffix if unit == 'cf' else ''} {unit} printed at {item}; "
-                f"the printed surface areas give {rec:,.0f} cf")
+    text = printed + suffix
+    shown = text if text.endswith(" af") else f"{text} cf"
+    audit.check(nid, "storage_ft3", item, "ft3", text, submitted, rec, tol, ref,
+                f"{what} {shown} printed at {item}; the printed elevations and surface areas "
+                f"give {rec:,.0f} cf ({ref})")
 
 
 _ORIF_ROUND = re.compile(r"(?P<d>\d+(?:\.\d+)?)\" (?:Round )?(?P<o>Vert|Horiz)\. Orifice/Grate")
