@@ -258,8 +258,8 @@ def sheet_flow_time_min(n: float, length_ft: float, slope_ftft: float, p2_in: fl
 
     Examples
     --------
-    >>> round(sheet_flow_time_min(0.24, 100, 0.01, 3.6), 1)  # TR-55 Example 3-1: 0.30 h
-    18.1
+    >>> round(sheet_flow_time_min(0.24, 100, 0.01, 3.6) / 60, 2)  # TR-55 Example 3-1: 0.30 h
+    0.3
     """
     return 60.0 * SHEET_FLOW_COEFF * (n * length_ft) ** 0.8 / (p2_in ** 0.5 * slope_ftft ** 0.4)
 
