@@ -79,7 +79,7 @@ TC_ABS_TOL_MIN = 0.05  #: half the printed 0.1 min [min]
 TC_RTOL = 0.03  #: relative tolerance of a segment time [-]
 STORAGE_RTOL = 0.05  #: relative tolerance of a storage [-]
 DISCHARGE_RTOL = 0.10  #: relative tolerance of a device flow [-]
-#: Manning's constant in US customary units as HydroCAD and the issue's formula use it.
+#: Manning's constant in US customary units as HydroCAD uses it (TR-55 Eq. 3-4 rounds it to 1.49).
 MANNING_K_HYDROCAD = 1.486
 _SF_PER_AC = 43560.0
 
