@@ -566,10 +566,15 @@ def test_ocr_damaged_storm_is_named_not_guessed(tmp_path):
     assert "1S-E" in rep.nodes  # "1S -E" repaired
     assert rep.nodes["1S-E"]["tc_min"] == 30.0 and rep.nodes["1S-E"]["cn_printed"] == "74"
     assert rep.storms == {}  # "Type 1124 -hr" is not decoded into Type II
-    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o", "--allow-partial")
-    assert code == 1 and len(text.strip().splitlines()) == 1
-    assert "Type 1124-hr 1 year Rainfall=2.30" in text
+    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o")
+    assert code == 1 and len(text.strip().splitlines()) == 1 and "truncated" in text
     assert not (tmp_path / "o").exists()
+    # --allow-partial: no node can be re-run, but the Area Listing is audited
+    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o", "--allow-partial")
+    assert code == 0, text
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["submitted.json"]
+    sub = json.loads((tmp_path / "o" / "submitted.json").read_text())
+    assert "Type 1124-hr 1 year Rainfall=2.30" in " ".join(sub["incomplete_reasons"])
 
 
 def test_hydrocad_1010_rainfall_events_listing(tmp_path):

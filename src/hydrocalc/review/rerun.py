@@ -49,8 +49,17 @@ Known causes (checked in this order, beyond the tolerance)
    differs by at most ``COARSE_DT_MAX_PCT`` (10 %): its peak is a parabola through ordinates
    that far apart.
 
-Exit status of the command: 0 when nothing is ``unexplained``; 1 otherwise. Incomplete
-imports are reported in the headline (``INCOMPLETE``) and their values as ``not imported``.
+Input audit
+-----------
+After the rows, every review lists the input audit of the submission
+(:func:`hydrocalc.review.importers.hydrocad_audit.audit_submitted`): each printed cover CN, weighted
+CN, Tc segment and total, stage storage and device flow recomputed from the report's own
+printed inputs (TR-55 tables and equations, orifice and weir equations). Without a site
+(``review_site(None, submitted)``) only the audit runs and ``rows`` is empty.
+
+Exit status of the command: 0 when nothing is ``unexplained`` and no input finding is an
+``error``; 1 otherwise. Incomplete imports are reported in the headline (``INCOMPLETE``) and
+their values as ``not imported``.
 """
 
 from __future__ import annotations
@@ -69,6 +78,7 @@ from hydrocalc.hydrograph import parabolic_peak
 from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
 from hydrocalc.site import load_site
 from hydrocalc.unit_hydrograph import MIN_TC_HR
+from hydrocalc.review.importers.hydrocad_audit import InputAudit, audit_submitted
 
 __all__ = [
     "COARSE_DT_MAX_PCT",
@@ -88,6 +98,7 @@ MIN_TIME_TOL_HR = 0.05  #: smallest time-of-peak tolerance [h]
 POND_DEPTH_RTOL = 0.02  #: peak-elevation tolerance, fraction of the depth above the datum [-]
 _UNITS = {"peak_cfs": "cfs", "time_of_peak_hr": "h", "volume_acft": "af", "runoff_in": "in",
           "peak_elevation_ft": "ft", "peak_storage_ft3": "ft3"}
+_NOT_CHECKED_LINES = 40  #: not-checked values listed on the terminal (all in --json, --html)
 _STATUSES = ("agrees", "explained", "unexplained", "not imported", "not compared")
 
 
@@ -120,6 +131,17 @@ class Review:
     complete: bool
     incomplete_reasons: list
     rows: list
+    input_audit: InputAudit = dataclasses.field(default_factory=InputAudit)
+
+    @property
+    def input_errors(self) -> list:
+        """Input-audit findings of severity ``error`` (exit status 1)."""
+        return self.input_audit.errors
+
+    @property
+    def failed(self) -> bool:
+        """True when a difference is unexplained or an input finding is an error."""
+        return self.unexplained or bool(self.input_errors)
 
     @property
     def counts(self) -> dict:
@@ -135,9 +157,17 @@ class Review:
         """One headline line."""
         c = self.counts
         head = ("UNEXPLAINED DIFFERENCES" if self.unexplained else
+                "INPUT ERRORS" if self.input_errors else
                 "AGREES (differences explained)" if c["explained"] else "AGREES")
         text = (f"{head}: {c['agrees']} agree, {c['explained']} explained, "
                 f"{c['unexplained']} unexplained, {c['not imported']} not imported")
+        n_err = len(self.input_errors)
+        if not self.rows:
+            text = ("INPUT ERRORS" if n_err else "INPUTS AGREE") + " (input audit only, no site " \
+                "re-run)"
+        if n_err or not self.rows:
+            text += (f"; input audit: {sum(self.input_audit.checked.values())} value(s) "
+                     f"checked, {n_err} error(s)")
         if not self.complete:
             text += " - INCOMPLETE import: " + "; ".join(self.incomplete_reasons)
         return text
@@ -157,7 +187,7 @@ class Review:
                 "tolerances": {"peak_rtol": PEAK_RTOL, "depth_volume": "half a printed unit",
                                "time_of_peak_hr": f"max(HydroCAD dt, {MIN_TIME_TOL_HR}) + "
                                                   "half a printed unit"},
-                "rows": rows}
+                "rows": rows, "input_audit": self.input_audit.to_dict()}
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -167,7 +197,7 @@ class Review:
         """The review as a terminal table (at most ``width`` columns; causes wrapped)."""
         head = f"{'node':<10} {'storm':<9} {'quantity':<16} {'submitted':>10} " \
                f"{'hydrocalc':>10} {'diff %':>7}  status"
-        lines = [head, "-" * len(head)]
+        lines = [head, "-" * len(head)] if self.rows or self.site else []
         for r in self.rows:
             rec = "-" if r.recomputed is None else _fmt(r.recomputed, r.printed)
             pct = "-" if r.difference_pct is None else f"{r.difference_pct:+.1f}"
@@ -176,8 +206,38 @@ class Review:
             if r.cause and r.status != "agrees":
                 lines += textwrap.wrap("cause: " + r.cause, width, initial_indent="    ",
                                        subsequent_indent="      ")
+        lines += self.audit_table(width)
         lines += textwrap.wrap(self.verdict(), width, subsequent_indent="  ")
         return "\n".join(lines)
+
+    def audit_table(self, width: int = 100) -> list[str]:
+        """The input findings as lines a reviewer can paste into a comment letter."""
+        a = self.input_audit
+        lines = ["", "input audit (printed inputs recomputed from the report's own numbers):"]
+        lines += textwrap.wrap("checked: " + ", ".join(f"{k}={v}" for k, v in a.checked.items()),
+                               width, initial_indent="  ", subsequent_indent="    ")
+        if not a.findings:
+            lines.append("  no findings")
+        else:
+            head = f"  {'node':<12} {'item':<30} {'printed':>9} {'recomputed':>10}  reference"
+            lines += [head, "  " + "-" * (len(head) - 2)]
+            for f in a.findings:
+                rec = f"{f['recomputed']:.2f}" if f["unit"] in ("min", "cfs") else \
+                    f"{f['recomputed']:.4g}"
+                tag = "" if f["severity"] == "error" else " (warning)"
+                lines.append(f"  {f['node'][:12]:<12} {f['item'][:30]:<30} "
+                             f"{f['printed'][:9]:>9} {rec:>10}  {f['reference']}{tag}")
+                lines += textwrap.wrap(f["message"], width, initial_indent="      ",
+                                       subsequent_indent="      ")
+        if a.not_checked:
+            lines.append(f"  not checked ({len(a.not_checked)}; never guessed):")
+            for x in a.not_checked[:_NOT_CHECKED_LINES]:
+                lines += textwrap.wrap(f"{x['node']} {x['item']}: {x['reason']}", width,
+                                       initial_indent="    ", subsequent_indent="      ")
+            if len(a.not_checked) > _NOT_CHECKED_LINES:
+                lines.append(f"    ... and {len(a.not_checked) - _NOT_CHECKED_LINES} more "
+                             "(--json input_audit.not_checked)")
+        return lines
 
     def to_html(self) -> str:
         """A self-contained HTML page of the review."""
@@ -205,7 +265,28 @@ class Review:
             "<th>status</th><th>cause</th></tr>" + "".join(rows) +
             f"</table><p>Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of "
             "the printed precision; time of peak max(HydroCAD dt, "
-            f"{MIN_TIME_TOL_HR} h) + half a printed unit.</p></body></html>\n")
+            f"{MIN_TIME_TOL_HR} h) + half a printed unit.</p>" + self._audit_html() +
+            "</body></html>\n")
+
+    def _audit_html(self) -> str:
+        e = html.escape
+        a = self.input_audit
+        rows = []
+        for f in a.findings:
+            colour = "#f9d6d6" if f["severity"] == "error" else "#fff6d6"
+            rows.append(f"<tr style='background:{colour}'><td>{e(f['node'])}</td>"
+                        f"<td>{e(f['item'])}</td><td>{e(f['printed'])}</td>"
+                        f"<td>{f['recomputed']:.4g}</td><td>{e(f['reference'])}</td>"
+                        f"<td>{e(f['severity'])}</td><td>{e(f['message'])}</td></tr>")
+        checked = ", ".join(f"{k} {v}" for k, v in a.checked.items())
+        skipped = "".join(f"<li>{e(x['node'])} {e(x['item'])}: {e(x['reason'])}</li>"
+                          for x in a.not_checked)
+        return ("<h2>Input audit</h2><p>Printed inputs recomputed from the report's own "
+                f"numbers. Checked: {e(checked)}.</p>"
+                "<table><tr><th>node</th><th>item</th><th>printed</th><th>recomputed</th>"
+                "<th>reference</th><th>severity</th><th>finding</th></tr>" + "".join(rows) +
+                f"</table><p>Not checked ({len(a.not_checked)}; never guessed):</p><ul>"
+                f"{skipped}</ul>")
 
 
 def _fmt(value: float, printed: str) -> str:
@@ -233,13 +314,15 @@ def load_submitted(path: str | pathlib.Path) -> dict:
     return data
 
 
-def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Path) -> Review:
+def review_site(site_file: str | pathlib.Path | None,
+                submitted_file: str | pathlib.Path) -> Review:
     """Re-run ``site_file`` and compare it with ``submitted_file`` (see the module notes).
 
     Parameters
     ----------
-    site_file : path
+    site_file : path or None
         A site file (typically the ``site.toml`` written by ``hydrocalc import hydrocad``).
+        None: only the input audit runs (``rows`` is empty).
     submitted_file : path
         The ``submitted.json`` beside it.
 
@@ -252,8 +335,9 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
     InputError
         The site does not load, or the submitted file is not an import's.
     """
-
     sub = load_submitted(submitted_file)
+    if site_file is None:
+        return _review(sub, "", submitted_file, [])
     site = load_site(site_file)
     res = analyze(site)
     scenario = sub.get("scenario", "post")
@@ -324,9 +408,15 @@ def review_site(site_file: str | pathlib.Path, submitted_file: str | pathlib.Pat
                               difference_pct=None if pct is None else float(pct),
                               tolerance=float(tol), status=status, cause=cause))
     _propagate(rows)
-    return Review(site=str(site_file), submitted_file=str(submitted_file),
-                  source=sub.get("source", {}), complete=bool(sub.get("complete")),
-                  incomplete_reasons=list(sub.get("incomplete_reasons", [])), rows=rows)
+    return _review(sub, str(site_file), submitted_file, rows)
+
+
+def _review(sub: dict, site: str, submitted_file, rows: list) -> Review:
+    """The review of ``rows`` with the input audit of the submitted values ``sub``."""
+    return Review(site=site, submitted_file=str(submitted_file), source=sub.get("source", {}),
+                  complete=bool(sub.get("complete")),
+                  incomplete_reasons=list(sub.get("incomplete_reasons", [])), rows=rows,
+                  input_audit=audit_submitted(sub))
 
 
 def _pond_row(res, scenario, storm, node, r, info, base, dt_hc, parabolic_peak) -> ReviewRow:

@@ -8,7 +8,7 @@ what was printed, by node and storm, and what could not be read.
 What is read
 ------------
 * the page footer (``HydroCAD® 10.00-16 s/n ... © 2015 HydroCAD Software Solutions LLC``:
-  the program version), the ``Prepared by ...`` line and the routing diagram title
+  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the ``Prepared by ...`` line and the routing diagram title
   (``Drainage Diagram for NAME``);
 * the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``); the
   NRCS Type I/IA/II/III storms and HydroCAD's ``NOAA 24-hr A``-``D`` and ``NRCC 24-hr A``-``D``
@@ -22,7 +22,12 @@ What is read
 * each "Summary for Subcatchment / Reach / Pond" section: area, CN, Tc, method, storm and
   results; for ponds the storage volumes, the stage table, the device table and the device
   analysis printed under it (``Primary OutFlow Max=... HW=... TW=...`` and each device's
-  flow, kept as ``outflow_max``).
+  flow, kept as ``outflow_max``);
+* for the input audit (:mod:`hydrocalc.review.importers.hydrocad_audit`): every Area Listing
+  with its ``TOTAL AREA`` CN, each subcatchment's cover rows (``*`` marks kept) and every row
+  of its Tc table (``tc_table``), every custom stage table of a pond (``stage_tables``) and
+  its printed peak storages; each distinct per-storm copy of these tables is kept
+  (``area_tables``, ``tc_tables``, ``storage_copies``, ``peak_storages``).
 
 Extraction damage it copes with: lost line breaks (the text is read as one stream of words),
 ``<br />`` separators, repeated page headers and footers, thousands separators (``254,589
@@ -58,9 +63,10 @@ _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II"
                "Type III 24-hr": "III",
                **{f"{fam} 24-hr {x}": f"{fam}_{x}" for fam in ("NOAA", "NRCC") for x in "ABCD"}}
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
+# The copyright sign may be OCR'd as "@" or "0" ("@2007", "02009") or lost.
 _FOOTER_RE = re.compile(
-    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) s/n \S+ © ?\d{4} HydroCAD Software Solutions "
-    r"LLC(?: ?Page ?\d+)?")
+    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
+    r"HydroCAD Software Solutions ?LLC(?: ?Page ?\d+)?")
 _PREPARED_RE = re.compile(
     r"Prepared by (?P<by>.{1,80}?),? ?(?:Printed )?(?P<date>\d{1,2}/\d{1,2}/\d{4})")
 _SPLIT_WORDS = ("Orifice", "Grate", "Culvert", "Exfiltration", "Discarded", "Primary",
@@ -230,7 +236,7 @@ def _normalize(text: str) -> str:
     text = "\n".join(lines)
     t = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
     t = t.replace("\u00a0", " ").replace("\u2019", "'").replace("\u201d", '"')
-    t = re.sub(r"HydroCAD(?:O|\(R\)|®)", "HydroCAD®", t)
+    t = re.sub(r"HydroCAD(?:O|\(R\)|®|@(?= ?\d))", "HydroCAD®", t)
     for word in _SPLIT_WORDS:  # "Orif i ce" -> "Orifice"
         pattern = r"\b" + r" ?".join(re.escape(c) for c in word) + r"\b"
         t = re.sub(pattern, word, t)
@@ -246,13 +252,15 @@ def _normalize(text: str) -> str:
 
 # -- parsing -----------------------------------------------------------------------------
 
-def read_report(path: str | pathlib.Path) -> HydroCADReport:
+def read_report(path: str | pathlib.Path, *, allow_partial: bool = False) -> HydroCADReport:
     """Read a HydroCAD report file (PDF or text); see :func:`parse_report`."""
     text, digest = report_text(path)
-    return parse_report(text, source=pathlib.Path(path).name, sha256=digest)
+    return parse_report(text, source=pathlib.Path(path).name, sha256=digest,
+                        allow_partial=allow_partial)
 
 
-def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> HydroCADReport:
+def parse_report(text: str, *, source: str = "<text>", sha256: str = "",
+                 allow_partial: bool = False) -> HydroCADReport:
     """Parse the text of a HydroCAD report.
 
     Parameters
@@ -261,6 +269,9 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
         The report's text (any line breaks; ``<br />`` separators accepted).
     source, sha256 : str
         Recorded in the result.
+    allow_partial : bool, default False
+        Accept a report with no node section and no runoff listing when it prints an Area
+        Listing (inputs a reviewer can audit, :mod:`hydrocalc.review.importers.hydrocad_audit`).
 
     Returns
     -------
@@ -270,7 +281,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
     ------
     InputError
         The text is not a HydroCAD report (no HydroCAD page footer, or no node section or
-        runoff listing in it).
+        runoff listing in it and, with ``allow_partial``, no Area Listing either).
     """
     t = _normalize(text)
     rep = HydroCADReport(source=source, sha256=sha256 or hashlib.sha256(
@@ -327,7 +338,7 @@ def parse_report(text: str, *, source: str = "<text>", sha256: str = "") -> Hydr
 
     _listing(rep, t, storm_at)
     _sections(rep, t, storm_at)
-    if not rep.nodes:
+    if not rep.nodes and not (allow_partial and rep.listings.get("area")):
         raise InputError(f"{source}: not a HydroCAD report with results: expected "
                          "'Summary for Subcatchment ...' sections or the runoff listing "
                          "('Subcatchment ID: ... Runoff=... cfs ... af'); found neither.")
@@ -338,30 +349,58 @@ def _split_ids(text: str | None) -> list[str]:
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
+_AREA_LISTING_RE = re.compile(
+    r"Area Listing \((?:all|selected) nodes\) Area (?:\((acres|sq-ft)\) ?)?CN ?"
+    r"Description (?:\((acres|sq-ft)\) )?\((?:subcats|subcatchment- ?numbers)\) "
+    r"(.*?)(?=TOTAL AREA|Soil Listing|Ground Covers|$)")
+
+
+def _area_listing(m: re.Match, t: str) -> dict | None:
+    """Rows, TOTAL AREA and its CN (when printed) of one "Area Listing" page."""
+    if not (m.group(1) or m.group(2)):
+        return None
+    unit = "ac" if (m.group(1) or m.group(2)) == "acres" else "sf"
+    num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
+    start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
+    starts = list(start.finditer(m.group(3)))
+    rows = []
+    out: dict = {"rows": rows}
+    for i, sm in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
+        rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(3)[sm.end():end].strip())
+        dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
+        desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
+        if i + 1 == len(starts) and (re.fullmatch(num, rest or "x") or not rest):
+            if not rest:  # "14.950 73 TOTAL AREA": the total with its weighted CN
+                out["total_cn"] = sm.group(2)
+            break
+        rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
+                     "description": desc.strip(), "subcatchments": _split_ids(subs)})
+    tm = re.search(r"(" + num + r") ?(?:\d{2,3} )?TOTAL AREA", t[m.start():])
+    if tm:
+        out["total"] = _num(tm.group(1))
+    return out
+
+
 def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
-    """The "Area Listing" and "Soil Listing" pages (information for the reviewer)."""
-    m = re.search(r"Area Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?CN ?"
-                  r"Description \((?:subcats|subcatchment-numbers)\) (.*?)"
-                  r"(?=TOTAL AREA|Soil Listing|Ground Covers|$)", t)
-    if m:
-        unit = "ac" if m.group(1) == "acres" else "sf"
-        num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
-        start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
-        starts = list(start.finditer(m.group(2)))
-        rows = []
-        for i, sm in enumerate(starts):
-            end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(2))
-            rest = re.sub(r"(?<=\)) ?\d[\d,.]*$", "", m.group(2)[sm.end():end].strip())
-            dm = re.match(r"(.*?) ?(?:\(([^)]*)\)?)?$", rest)
-            desc, subs = (dm.group(1), dm.group(2)) if dm else (rest, None)
-            if i + 1 == len(starts) and re.fullmatch(num, rest or "x"):
-                break
-            rows.append({"area": _num(sm.group(1)), "unit": unit, "cn": int(sm.group(2)),
-                         "description": desc.strip(), "subcatchments": _split_ids(subs)})
-        rep.listings["area"] = rows
-        tm = re.search(r"(" + num + r") ?TOTAL AREA", t[m.start():])
-        if tm:
-            rep.listings["area_total"] = _num(tm.group(1))
+    """The "Area Listing" and "Soil Listing" pages (information for the reviewer).
+
+    ``listings["area"]``, ``["area_total"]`` and ``["area_total_cn"]`` are the first Area
+    Listing; ``listings["area_listings"]`` every distinct one (a submission may hold the
+    reports of several HydroCAD projects, e.g. existing and proposed).
+    """
+    for m in _AREA_LISTING_RE.finditer(t):
+        listing = _area_listing(m, t)
+        if listing is None:
+            continue
+        if "area" not in rep.listings:
+            rep.listings["area"] = listing["rows"]
+            if "total" in listing:
+                rep.listings["area_total"] = listing["total"]
+            if "total_cn" in listing:
+                rep.listings["area_total_cn"] = listing["total_cn"]
+        if listing not in rep.listings.setdefault("area_listings", []):
+            rep.listings["area_listings"].append(listing)
     m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
                   r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
     if m:
@@ -472,10 +511,12 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
     for m in _LIST_POND.finditer(t):
         storm = storm_at(m.start())
         pid = m.group("id")
-        _node(rep, pid, "pond", m.group("name").strip() or None)
+        pnode = _node(rep, pid, "pond", m.group("name").strip() or None)
         w = "runoff listing"
         rep.add_result(pid, "pond", storm, "peak_elevation_ft", m.group("elev"), w)
         f = 43560.0 if m.group("su") == "af" else 1.0
+        _add_copy(pnode, "peak_storages", {"storm": storm, "elevation": m.group("elev"),
+                                           "storage": m.group("stor"), "unit": m.group("su")})
         rep.add_result(pid, "pond", storm, "peak_storage_ft3", m.group("stor"), w, factor=f)
         rep.add_result(pid, "pond", storm, "inflow_peak_cfs", m.group("qi"), w)
         rep.add_result(pid, "pond", storm, "inflow_volume_acft", m.group("vi"), w)
@@ -546,6 +587,41 @@ def _sections(rep: HydroCADReport, t: str, storm_at) -> None:
             _node(rep, nid, "link", _section_name(body))
         if i + 1 == len(heads) and len(body) < 40:
             rep.truncated = f"the text ends at the heading of {kind} {nid}"
+        elif i + 1 == len(heads) and not _section_complete(kind, body):
+            rep.truncated = (f"the text ends inside the summary of {kind} {nid} (before its "
+                             f"{_SECTION_END[kind][1]})")
+            rep.nodes[nid]["truncated"] = True
+
+
+#: What the last printed part of each summary section is (the text ending before it is cut).
+_SECTION_END = {
+    "subcatchment": (r"Tc Length Slope Velocity", "Tc table"),
+    "pond": (r"(?:Primary|Secondary|Discarded) OutFlow Max=", "device analysis"),
+    "reach": (r"Outflow=.*Invert=", "channel description"),
+    "link": (r"", ""),
+}
+
+
+def _section_complete(kind: str, body: str) -> bool:
+    """Whether the last section of the text is printed to its end (not cut by the text's end).
+
+    A subcatchment ends with its Tc table: complete when the table's ``Total`` row is printed
+    or at least 150 characters follow the start of its last segment (a printed report goes
+    on with the hydrograph page); a pond ends with its device analysis
+    (``Primary OutFlow Max=...``); a reach with its channel description (``... Invert=``).
+    """
+    pattern = _SECTION_END[kind][0]
+    m = re.search(pattern, body)
+    if m is None:
+        return False
+    if kind != "subcatchment":
+        return True
+    table = body[m.end():]
+    heads = list(_TC_SEG_RE.finditer(table))
+    if not heads:
+        return False
+    return bool(_TC_TOTAL_RE.search(table[heads[-1].end():])) or \
+        len(table) - heads[-1].start() >= 150
 
 
 def _section_name(body: str) -> str | None:
@@ -585,25 +661,33 @@ def _sub_section(rep, nid, body, storm) -> None:
         node["method"] = mm.group(1).strip() + (f", UH={mm.group(2)}" if mm.group(2) else "")
         if mm.group("split"):
             node["split_pervious_impervious"] = True
-    am = re.search(r"Area \((sf|ac)\) CN Description", body)
+    am = re.search(r"Area \((sf|ac)\) CN (Adj )?Description", body)
     if am:
         unit = 43560.0 if am.group(1) == "sf" else 1.0
         block = body[am.end():]
         stop = re.search(r"Tc Length|Summary for", block)
         block = block[:stop.start()] if stop else block
         wm = re.search(r"(" + _NUM + r") (\d{2,3}) Weighted Average", block)
-        rows = re.findall(r"(?:^| )(" + _NUM + r") (\d{2,3}|\*) (?!Weighted)(?![\d.]+%)"
-                          r"((?:(?! " + _NUM + r" (?:\d{2,3}|\*) | " + _NUM + r" [\d.]+% "
-                          r"|Weighted).)*)", block)
-        node["covers"] = [{"area_printed": a, "cn_printed": c, "description": d.strip()}
-                          for a, c, d in rows]
+        rows = re.findall(r"(?:^| )(\* ?)?(" + _NUM + r") (\d{2,3}|\*) (?!Weighted)(?![\d.]+%)"
+                          r"((?:(?! (?:\* ?)?" + _NUM + r" (?:\d{2,3}|\*) | " + _NUM +
+                          r" [\d.]+% |Weighted).)*)", block)
+        node["covers"] = [{"area_printed": a, "cn_printed": c, "description": d.strip(),
+                           "area_unit": "sf" if unit > 1 else "ac", "marked": bool(star)}
+                          for star, a, c, d in rows]
+        if wm:
+            node["weighted_printed"] = {"area": wm.group(1), "cn": wm.group(2)}
+        if am.group(2) or "UI Adjusted" in block:
+            node["ui_adjusted_table"] = True
+        _add_copy(node, "area_tables", {"covers": node["covers"],
+                                        "weighted_printed": node.get("weighted_printed"),
+                                        "ui_adjusted": bool(node.get("ui_adjusted_table"))})
         u = "sf" if unit > 1 else "ac"
         if wm:
             inputs = {"area_ac": _num(wm.group(1)) / unit, "cn_printed": wm.group(2),
                       "area_printed": f"{wm.group(1)} {u}"}
-        elif len(rows) == 1 and rows[0][1] != "*":
-            inputs = {"area_ac": _num(rows[0][0]) / unit, "cn_printed": rows[0][1],
-                      "area_printed": f"{rows[0][0]} {u}"}
+        elif len(rows) == 1 and rows[0][2] != "*":
+            inputs = {"area_ac": _num(rows[0][1]) / unit, "cn_printed": rows[0][2],
+                      "area_printed": f"{rows[0][1]} {u}"}
         else:
             inputs = {}
             rep.problems.append(f"subcatchment {nid}: the weighted CN ('... Weighted "
@@ -626,6 +710,8 @@ def _sub_section(rep, nid, body, storm) -> None:
              "description": tm.group(1)[g.end():segs[i + 1].start() if i + 1 < len(segs)
                                        else None].split(" Summary for")[0].strip()[:120]}
             for i, g in enumerate(segs)]
+        node["tc_table"] = _tc_table(tm.group(1))
+        _add_copy(node, "tc_tables", node["tc_table"])
     if tm and "tc_min" not in node:
         tb = tm.group(1)
         total = re.search(r"(\d+\.\d) (?:" + _NUM + r" )?Total", tb)
@@ -638,6 +724,46 @@ def _sub_section(rep, nid, body, storm) -> None:
         else:
             rep.problems.append(f"subcatchment {nid}: the Tc (total of the Tc table) was not "
                                 "found")
+
+
+def _add_copy(node: dict, key: str, value) -> None:
+    """Keep each distinct printed copy of a node's input table (one per storm is printed)."""
+    copies = node.setdefault(key, [])
+    if value not in copies:
+        copies.append(value)
+
+
+_TC_TYPES = (r"Sheet Flow|Shallow Concentrated Flow|Trap/Vee/Rect Channel Flow|Channel Flow|"
+             r"Pipe Channel|Circular Channel|Lake or Reservoir|Direct Entry|Lag/CN Method")
+_TC_SEG_RE = re.compile(r"(?:^| )(?P<tc>\d+\.\d+)(?P<nums>(?: \d[\d,]*(?:\.\d+)?){0,4}) "
+                        r"(?P<type>" + _TC_TYPES + r")\b,? ?")
+_TC_TOTAL_RE = re.compile(r"(?:^| )(?P<tc>\d+\.\d+)(?: (?P<len>\d[\d,]*))? Total\b")
+
+
+def _tc_table(text: str) -> dict:
+    """Every row of a Tc table in printed order, as printed (for the input audit).
+
+    ``segments``: ``printed`` (the time), ``type`` (``Sheet Flow``, ...), ``numbers`` (the
+    printed length, slope, velocity and capacity columns present) and ``description`` (the
+    rest of the row: surface, n, P2, Kv, Area, Perim, ...); ``total``: the printed ``Total``
+    row (``printed``, ``length``) or None (one segment, or not printed).
+    """
+    stop = re.search(r" Summary for | Area \((?:sf|ac)\) CN ", text)
+    text = text[:stop.start()] if stop else text
+    heads = list(_TC_SEG_RE.finditer(text))
+    segments = []
+    total = None
+    for i, h in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        desc = text[h.end():end]
+        if i + 1 == len(heads):
+            tm = _TC_TOTAL_RE.search(desc)
+            if tm:
+                total = {"printed": tm.group("tc"), "length": tm.group("len")}
+                desc = desc[:tm.start()]
+        segments.append({"printed": h.group("tc"), "type": h.group("type"),
+                         "numbers": h.group("nums").split(), "description": desc.strip()[:200]})
+    return {"segments": segments, "total": total}
 
 
 def _reach_section(rep, nid, body, storm) -> None:
@@ -673,6 +799,8 @@ def _pond_section(rep, nid, body, storm) -> None:
         rep.add_result(nid, "pond", storm, "peak_elevation_ft", m.group(1), w)
         rep.add_result(nid, "pond", storm, "peak_storage_ft3", m.group(5), w,
                        factor=43560.0 if m.group(6) == "af" else 1.0)
+        _add_copy(node, "peak_storages", {"storm": storm, "elevation": m.group(1),
+                                          "storage": m.group(5), "unit": m.group(6)})
     vols = re.search(r"Volume Invert Avail\.Storage Storage Description(.*?)"
                      r"(?=Device Routing|Elevation |$)", body)
     storage = []
@@ -682,6 +810,7 @@ def _pond_section(rep, nid, body, storm) -> None:
             storage.append({"volume": int(vm.group(1)), "invert_elev_ft": _num(vm.group(2)),
                             "available_ft3": _num(vm.group(3)) * (
                                 43560.0 if vm.group(4) == "af" else 1.0),
+                            "available_printed": f"{vm.group(3)} {vm.group(4)}",
                             "description": vm.group(5).strip()})
     node["storage"] = storage
     tab = re.search(r"Elevation (Surf\.Area (?:Wet\.Area )?Inc\.Store Cum\.Store|Cum\.Store)"
@@ -696,6 +825,8 @@ def _pond_section(rep, nid, body, storm) -> None:
             rows = [nums[i:i + ncol] for i in range(0, len(nums), ncol)]
             node["stage_table"] = {"columns": ["Elevation", *tab.group(1).split()],
                                    "rows": [[_num(x) for x in r] for r in rows]}
+    node["stage_tables"] = _stage_tables(body)
+    _add_copy(node, "storage_copies", {"storage": storage, "stage_tables": node["stage_tables"]})
     dev = re.search(r"Device Routing Invert Outlet Devices (.*?)(?=(?:Primary|Secondary|"
                     r"Discarded|Tertiary) OutFlow|$)", body)
     devices = []
@@ -708,6 +839,32 @@ def _pond_section(rep, nid, body, storm) -> None:
                             "description": dm.group(4).strip()})
     node["devices"] = devices
     _outflow_max(node, body, storm)
+
+
+_STAGE_TABLE_RE = re.compile(
+    r"Elevation (?P<cols>(?:(?:Surf\.Area|Wet\.Area|Perim\.|Inc\.Store|Cum\.Store) ?)+) ?"
+    r"(?P<units>(?:\((?:feet|sq-ft|acres|cubic-feet|acre-feet)\) ?)+)"
+    r"(?P<nums>(?:" + _NUM + r"(?: |$))+)")
+
+
+def _stage_tables(body: str) -> list[dict]:
+    """Every custom stage table of a pond section, in printed order (for the input audit).
+
+    Each: ``columns`` (``Elevation``, ``Surf.Area``, ...), ``units`` as printed
+    (``feet``, ``sq-ft`` or ``acres``, ``cubic-feet`` or ``acre-feet``) and ``rows`` of the
+    numbers as printed (strings). A table whose count of numbers is not a multiple of its
+    columns is left out (a page break inside it).
+    """
+    tables = []
+    for m in _STAGE_TABLE_RE.finditer(body):
+        cols = ["Elevation", *m.group("cols").split()]
+        units = re.findall(r"\(([\w-]+)\)", m.group("units"))
+        nums = m.group("nums").split()
+        if len(units) != len(cols) or len(nums) % len(cols):
+            continue
+        rows = [nums[i:i + len(cols)] for i in range(0, len(nums), len(cols))]
+        tables.append({"columns": cols, "units": units, "rows": rows})
+    return tables
 
 
 _OUTFLOW_MAX_RE = re.compile(

@@ -56,6 +56,7 @@ from hydrocalc.errors import InputError
 from hydrocalc.review.importers.hydrocad import HydroCADReport, read_report
 from hydrocalc.hydraulics import outlets
 from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.review.importers.hydrocad_audit import audit_submitted
 from hydrocalc.site import load_site
 
 __all__ = ["CULVERT_INLETS", "SUBMITTED_FORMAT", "ImportResult", "convert_report", "device_check",
@@ -82,12 +83,16 @@ class ImportResult:
         ``node``, ``kind``, ``item``, ``reason`` for each thing left out.
     submitted : dict
         The content of ``submitted.json``.
+    has_site : bool
+        False when no node can be re-run and only ``submitted.json`` was written (the input
+        audit of ``hydrocalc review --submitted`` still applies).
     """
 
     folder: pathlib.Path
     complete: bool
     not_imported: list
     submitted: dict
+    has_site: bool = True
 
     def message(self) -> str:
         """One summary line, one line per node not imported, per pond whose conversion is
@@ -106,12 +111,17 @@ class ImportResult:
                   + (f" ({c['difference_pct']:+.1f} %)" if c["difference_pct"] is not None
                      else "")
                   for nid, n in nodes.items() for c in n.get("device_check", [])]
+        if not self.has_site:
+            head += " (no site.toml: no node can be re-run; submitted.json for the input audit)"
         if self.complete:
             return "\n".join([head + " (complete)", *notes])
         lines = [head + ": INCOMPLETE, not imported:"]
         for item in self.not_imported:
             what = f"{item['kind']} {item['node']}" if item["node"] else item["kind"]
             lines.append(f"  - {what}: {item['item']}: {item['reason']}")
+        if not self.has_site:
+            lines += [f"  - {r}" for r in self.submitted["incomplete_reasons"]
+                      if r.startswith("no node can be re-run")]
         return "\n".join(lines + notes)
 
 
@@ -135,7 +145,9 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
     rep : HydroCADReport
     allow_partial : bool, default False
         Import the complete records of a truncated report (marked incomplete) instead of
-        refusing it.
+        refusing it; and when no node can be re-run (listings only, SBUH, storms other than
+        NRCS Type I/IA/II/III, ...) but the report prints inputs the audit checks, return
+        ``submitted`` without a site (``site_toml`` None).
     links : dict, optional
         ``{node id: downstream node id or "OUT"}``, the links a reviewer read off the routing
         diagram (a printed report does not state them). With links, ponds whose storage and
@@ -144,7 +156,9 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
 
     Returns
     -------
-    site_toml : str
+    site_toml : str or None
+        None when no node can be re-run (only with ``allow_partial``: the report still prints
+        inputs the input audit checks, :mod:`hydrocalc.review.importers.hydrocad_audit`).
     submitted : dict
     csv_files : dict
         File name -> CSV text (pond stage-storage tables) to write beside ``site.toml``.
@@ -184,12 +198,15 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
                    f"its distribution ({s['distribution']}) differs from the site's ({dist}); "
                    "a site has one distribution")
             not_imported.append({"node": "", "kind": "storm", "item": name, "reason": why})
+    no_site = None  # why no node can be re-run (then only submitted.json is written)
     if not any(s["imported"] for s in storms.values()):
         unread = [p for p in rep.problems if p.startswith("rainfall event")]
-        raise InputError(f"{src}: nothing can be imported: no NRCS Type I/IA/II/III or NOAA/NRCC "
-                         "A-D 24-hour "
-                         f"rainfall event was found (events: {sorted(rep.storms) or 'none'}"
-                         f"{'; ' + '; '.join(unread) if unread else ''}).")
+        no_site = (f"{src}: nothing can be imported: no NRCS Type I/IA/II/III or NOAA/NRCC "
+                   "A-D 24-hour "
+                   f"rainfall event was found (events: {sorted(rep.storms) or 'none'}"
+                   f"{'; ' + '; '.join(unread) if unread else ''}).")
+        if not allow_partial:
+            raise InputError(no_site)
 
     settings = rep.settings
     nodes_out: dict = {}
@@ -260,8 +277,17 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
             "the report has no subcatchment"
         if len(subs_out) > 3:
             detail += f"; and {len(subs_out) - 3} more"
-        raise InputError(f"{src}: nothing can be imported: no subcatchment computed by the SCS "
-                         f"TR-20 method with a printed area, CN and Tc ({detail}).")
+        no_site = no_site or (f"{src}: nothing can be imported: no subcatchment computed by "
+                              "the SCS TR-20 method with a printed area, CN and Tc "
+                              f"({detail}).")
+        if not allow_partial:
+            raise InputError(no_site)
+    if no_site:
+        for info in nodes_out.values():
+            info["imported"] = False
+        reasons.append("no node can be re-run (no site.toml written; the input audit "
+                       "of `hydrocalc review --submitted` only): "
+                       + no_site.split(": ", 1)[1].rstrip("."))
     if not_imported:
         reasons.append(f"{len(not_imported)} item(s) not imported (see not_imported)")
 
@@ -295,6 +321,11 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
     for _, p in ponds:
         p["conversion"] = {k: v for k, v in p["conversion"].items() if k != "csv_text"}
     submitted["links"] = links
+    if no_site:
+        if not sum(audit_submitted(submitted).checked.values()):
+            raise InputError(no_site[:-1] + "; and it prints no input the input audit checks "
+                             "(cover CN, weighted CN, Tc segment, storage or device flow).")
+        return None, submitted, {}
     return _site_toml(rep, storms, dist, subs, ponds, targets), submitted, csv_files
 
 
@@ -758,7 +789,7 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         importable, or ``out`` not usable. Nothing is written then.
     """
     link_map = _read_links(links) if links is not None else None
-    rep = read_report(report)
+    rep = read_report(report, allow_partial=allow_partial)
     site_toml, submitted, csv_files = convert_report(rep, allow_partial=allow_partial,
                                                      links=link_map)
     out = pathlib.Path(out)
@@ -779,13 +810,15 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         raise InputError(f"--out must be a writable folder path; got {str(out)!r} "
                          f"({exc.strerror or exc}).") from None
     try:
-        (tmp / "site.toml").write_text(site_toml, encoding="utf-8")
+        if site_toml is not None:
+            (tmp / "site.toml").write_text(site_toml, encoding="utf-8")
         for name, text in csv_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / "submitted.json").write_text(
             json.dumps(submitted, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
             encoding="utf-8")
-        load_site(tmp / "site.toml")  # the written site must load: never hand over a bad one
+        if site_toml is not None:  # the written site must load: never hand over a bad one
+            load_site(tmp / "site.toml")
         os.chmod(tmp, 0o777 & ~_umask())
         if out.is_dir():
             shutil.rmtree(out)
@@ -794,7 +827,8 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return ImportResult(folder=out, complete=submitted["complete"],
-                        not_imported=submitted["not_imported"], submitted=submitted)
+                        not_imported=submitted["not_imported"], submitted=submitted,
+                        has_site=site_toml is not None)
 
 
 def _read_links(path) -> dict:
