@@ -181,3 +181,25 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
     with ThreadPoolExecutor(4) as pool:
         failed = [r for r in pool.map(run, names) if r[1]]
     assert failed == []
+
+
+def test_moved_modules_answer_to_their_old_names_with_a_warning():
+    import importlib
+    import warnings
+
+    import hydrocalc
+    from hydrocalc import _compat
+
+    for old, new in _compat.MOVED_MODULES.items():
+        sys.modules.pop(old, None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(old)
+        assert module is importlib.import_module(new), old
+        assert module.__name__ == new and module.__spec__.name == new
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message)
+                   for w in caught), old
+    with pytest.warns(DeprecationWarning, match="hydrocalc.hydraulics.routing"):
+        from hydrocalc.routing.reservoir import route_reservoir  # noqa: F401
+    assert hydrocalc.culvert is importlib.import_module("hydrocalc.hydraulics.outlets.culvert")
+    assert _compat.new_name("hydrocalc.sweep_summary") is None
