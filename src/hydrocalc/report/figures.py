@@ -209,13 +209,12 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     row by row; the other slots of the returned array are ``None`` and stay blank (an
     unused panel costs as much to set up as a drawn one).
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
-
-    from hydrocalc.report._figure_canvas import canvas_class
 
     fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI,
                     layout="constrained" if constrained else None)
-    canvas_class()(fig)
+    FigureCanvasAgg(fig)
     if n_axes is None or sharex:
         axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
     else:
@@ -256,9 +255,6 @@ def render(fig, name: str, title: str, caption: str = "") -> Figure:
     canvas = fig.canvas
     if fig.dpi != DPI:
         fig.set_dpi(DPI)
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            _ticks_in_view(axis)
     canvas.draw()
     width, height = canvas.get_width_height()
     return Figure(name=name, title=title, caption=caption,
@@ -303,62 +299,6 @@ def _png_rgb(rgba, width: int, height: int, *, dpi: float) -> bytes:
         _png_chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)),
         _png_chunk(b"IEND", b""),
     ))
-
-
-def _ticks_in_view(axis) -> None:
-    """Let ``axis`` make tick objects only for the tick locations inside its view.
-
-    A tick locator returns one location beyond each end of the view as well, and matplotlib
-    builds a complete tick (three lines and two labels, most of a figure's drawing time)
-    for every location before it drops the ones outside the view. The locator is wrapped
-    so that it returns the locations inside the view (with a tolerance wider than
-    matplotlib's own); the ticks drawn, their labels and the picture are unchanged. Axes
-    with a formatter other than matplotlib's ``ScalarFormatter`` (dates) keep their
-    locator as it is, since their labels may depend on the neighbouring locations.
-    """
-    from matplotlib.ticker import ScalarFormatter
-
-    locator = axis.get_major_locator()
-    in_view = _in_view_locator_class()
-    if (isinstance(locator, in_view) or axis.get_scale() != "linear"
-            or type(axis.get_major_formatter()) is not ScalarFormatter):
-        return
-    default = axis.isDefault_majloc
-    axis.set_major_locator(in_view(locator))
-    axis.isDefault_majloc = default
-
-
-@functools.cache
-def _in_view_locator_class():
-    """The locator class of :func:`_ticks_in_view` (matplotlib is imported lazily)."""
-    from matplotlib.ticker import Locator
-
-    class InViewLocator(Locator):
-        """The locations of ``inner`` that lie inside the axis's view interval."""
-
-        def __init__(self, inner):
-            self.inner = inner
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.inner.set_axis(axis)
-
-        def __call__(self):
-            locs = np.asarray(self.inner(), dtype=float)
-            lo, hi = sorted(float(v) for v in self.axis.get_view_interval())
-            tol = 1e-6 * (hi - lo)
-            return locs[(locs >= lo - tol) & (locs <= hi + tol)]
-
-        def tick_values(self, vmin, vmax):
-            return self.inner.tick_values(vmin, vmax)
-
-        def view_limits(self, vmin, vmax):
-            return self.inner.view_limits(vmin, vmax)
-
-        def nonsingular(self, v0, v1):
-            return self.inner.nonsingular(v0, v1)
-
-    return InViewLocator
 
 
 def _legend(ax, **kw):
