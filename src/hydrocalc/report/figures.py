@@ -98,9 +98,8 @@ class FigureQueue:
         from concurrent.futures import Future
 
         future: Future = Future()
-        future.hydrocalc_call = (func_name, args, kwargs)
         with self._lock:
-            self._waiting.append(future)
+            self._waiting.append((future, (func_name, args, kwargs)))
         self._feed()
         return future
 
@@ -111,8 +110,9 @@ class FigureQueue:
         return self.executor.submit(func, *args)
 
     def take_last(self):
-        """The last waiting figure's future (no worker has it; the caller draws it and
-        sets its result), or None."""
+        """The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
+        has it; the caller draws it with :func:`_draw_in_worker` and sets the future's
+        result), or None."""
         with self._lock:
             return self._waiting.pop() if self._waiting else None
 
@@ -120,7 +120,7 @@ class FigureQueue:
         """Cancel the figures still waiting."""
         with self._lock:
             waiting, self._waiting = list(self._waiting), type(self._waiting)()
-        for future in waiting:
+        for future, _ in waiting:
             future.cancel()
 
     def _feed(self) -> None:
@@ -128,11 +128,11 @@ class FigureQueue:
             with self._lock:
                 if self._busy >= self.in_flight or not self._waiting:
                     return
-                future = self._waiting.popleft()
+                future, call = self._waiting.popleft()
                 self._busy += 1
             if future.set_running_or_notify_cancel():
                 try:
-                    inner = self.executor.submit(_draw_in_worker, *future.hydrocalc_call)
+                    inner = self.executor.submit(_draw_in_worker, *call)
                 except BaseException as exc:  # noqa: BLE001 - the pool is shut down
                     future.set_exception(exc)
                 else:
