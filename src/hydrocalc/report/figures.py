@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import html
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -261,44 +262,21 @@ def render(fig, name: str, title: str, caption: str = "") -> Figure:
                   png=_png_rgb(canvas.buffer_rgba(), width, height, dpi=DPI))
 
 
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    import struct
-    import zlib
-
-    return (struct.pack(">I", len(data)) + kind + data
-            + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))))
-
-
 def _png_rgb(rgba, width: int, height: int, *, dpi: float) -> bytes:
-    """An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded.
+    """An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded,
+    written by Pillow at zlib level :data:`PNG_COMPRESS_LEVEL` (no time stamp or software
+    tag, so the bytes depend on the pixels only).
 
-    Written here rather than by PIL's PNG writer, which tries the five PNG row filters on
-    every row and keeps the best: that choice costs more than the compression itself, and
-    on flat-coloured figures it makes the files only about a tenth smaller. Every row here
-    is stored unfiltered (filter type 0) and the whole image deflated at
-    :data:`PNG_COMPRESS_LEVEL`: the same pixels (any PNG reader decodes them exactly), the
-    PNG in well under half the time. Chunks: IHDR, pHYs (pixels per metre, as PIL writes
-    ``dpi``), one IDAT, IEND (PNG specification, ISO/IEC 15948:2004, sections 11.2 and
-    11.3.5.3).
+    A hand-written writer storing every row unfiltered encoded the 23 figures of Pelham and
+    Shelter Island in 0.08 s of CPU against Pillow's 0.17 s (same pixels, files 10 % larger),
+    about 0.05 s per report, under 2 % of one, so Pillow's writer is used.
     """
-    import struct
-    import zlib
-
     from PIL import Image
 
-    row_bytes = 3 * width
     rgb = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
-    rows = np.empty((height, row_bytes + 1), dtype=np.uint8)
-    rows[:, 0] = 0  # filter type None for every row
-    rows[:, 1:] = np.frombuffer(rgb.tobytes(), dtype=np.uint8).reshape(height, row_bytes)
-    per_metre = int(dpi / 0.0254 + 0.5)
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),
-        _png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
-        _png_chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)),
-        _png_chunk(b"IEND", b""),
-    ))
+    buf = io.BytesIO()
+    rgb.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL, dpi=(dpi, dpi))
+    return buf.getvalue()
 
 
 def _legend(ax, **kw):
