@@ -311,17 +311,36 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
 
 
-def test_worker_malloc_tuning_applies_on_linux_glibc():
-    import subprocess
-    import sys
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc settings")
+def test_local_workers_get_the_malloc_settings_and_the_caller_keeps_its_own():
+    import os
 
-    code = "from hydrocalc.batch import tune_worker_malloc; print(tune_worker_malloc())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    expect = "True" if sys.platform.startswith("linux") else "False"
-    if sys.platform.startswith("linux") and out == "False":
-        pytest.skip("not glibc (mallopt unavailable)")
-    assert out == expect
+    from hydrocalc.batch import WORKER_MALLOC_ENV, workers
+
+    before = {k: os.environ.get(k) for k in WORKER_MALLOC_ENV}
+    workers.start_server()
+    pool = workers._start_pool(1)
+    try:
+        got = {k: pool.submit(os.getenv, k).result(timeout=120) for k in WORKER_MALLOC_ENV}
+        assert len(pool.worker_processes()) == 1
+    finally:
+        pool.stop()
+    assert got == {k: before[k] or v for k, v in WORKER_MALLOC_ENV.items()}
+    assert {k: os.environ.get(k) for k in WORKER_MALLOC_ENV} == before
+    assert pool.worker_processes() == []
+
+
+def test_malloc_settings_leave_a_users_own_value(monkeypatch):
+    import os
+
+    from hydrocalc.batch import WORKER_MALLOC_ENV, worker_malloc_env
+
+    monkeypatch.setenv("MALLOC_TOP_PAD_", "4096")
+    with worker_malloc_env() as added:
+        assert os.environ["MALLOC_TOP_PAD_"] == "4096"
+        assert "MALLOC_TOP_PAD_" not in added
+    assert os.environ["MALLOC_TOP_PAD_"] == "4096"
+    assert set(added) <= set(WORKER_MALLOC_ENV)
 
 
 # ----------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
 from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
     _connect,
     CONNECT_TIMEOUT_S,
-    _die_with_parent,
+    _follow_parent,
     _is_client,
     _n_workers,
     _noop,
@@ -115,7 +115,9 @@ from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
     _start_pool,
     _stop_pool,
     start_server,
-    tune_worker_malloc,
+    worker_malloc_env,
+    WORKER_MALLOC_ENV,
+    WorkerPool,
     _wait_for_workers,
     warm_up,
     _worker_init,
@@ -144,4 +146,5 @@ from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
 )
 
 __all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
-           "summary_frame", "default_task_memory_mb", "tune_worker_malloc", "current_rss_mb"]
+           "summary_frame", "default_task_memory_mb", "worker_malloc_env", "WORKER_MALLOC_ENV",
+           "WorkerPool", "current_rss_mb"]

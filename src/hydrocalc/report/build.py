@@ -137,12 +137,13 @@ def draw_queued_figure() -> bool:
     from hydrocalc.report import figures as F
 
     queue = F._POOL
-    future = queue.take_last() if queue is not None else None
-    if future is None:
+    taken = queue.take_last() if queue is not None else None
+    if taken is None:
         return False
+    future, call = taken
     if future.set_running_or_notify_cancel():
         try:
-            future.set_result(F._draw_in_worker(*future.hydrocalc_call))
+            future.set_result(F._draw_in_worker(*call))
         except Exception as exc:  # noqa: BLE001 - raised by finish_section, as from the pool
             future.set_exception(exc)
     return True

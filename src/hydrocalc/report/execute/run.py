@@ -423,7 +423,8 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
         try:
             execute_notebook(job["source"], staging / job["output"], job["parameters"],
                              cwd=staging, section=job["key"],
-                             display_path=str(failed_dir / job["output"]), km=km)
+                             display_path=str(failed_dir / job["output"]), km=km,
+                             kc=None if km is None else pool.client(km))
         finally:
             if km is not None:
                 pool.release(km)
