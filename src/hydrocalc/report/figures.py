@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from hydrocalc.report._figure_canvas import canvas_class
 
 __all__ = [
     "Figure",
