@@ -46,7 +46,7 @@ def test_rows_resting_on_unconfirmed_values_say_so():
     crit_table = next(t for t in summary_tables(summary) if t.name == "summary_criteria")
     rrv_status = crit_table.frame.set_index("criterion").loc["RRv", "status"]
     assert "rrv_factors" in rrv_status
-    assert any(t.name == "summary_values_to_confirm" for t in summary_tables(summary))
+    assert any(t.name == "summary_to_confirm" for t in summary_tables(summary))
 
 
 def test_cover_box_has_its_own_colour():

@@ -559,7 +559,7 @@ def summary_tables(summary: Mapping) -> list:
                          key_columns=["item"]))
     pending = summary.get("values_to_confirm", [])
     if pending:
-        out.append(Table("summary_values_to_confirm", "Values to confirm before submission",
+        out.append(Table("summary_to_confirm", "Values to confirm before submission",
                          pd.DataFrame(pending, columns=["item", "value", "used_for"]),
                          labels={"item": "Item", "value": "Value", "used_for": "Used for"},
                          caption="Clear an item by giving the source it was checked against "

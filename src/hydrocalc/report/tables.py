@@ -18,7 +18,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -240,6 +240,9 @@ class Table:
     key_columns : sequence of str, optional
         Columns that identify a row (used by ``hydrocalc verify`` to name a difference);
         default: the leading non-numeric columns.
+    display : mapping, optional
+        Column -> function turning a text cell into the words shown in HTML and PDF
+        (``"sheet"`` -> "Sheet flow"); the machine forms keep the value.
     """
 
     name: str
@@ -249,6 +252,7 @@ class Table:
     decimals: Mapping[str, int] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     key_columns: Sequence[str] = ()
+    display: Mapping[str, Callable[[object], str]] = field(default_factory=dict)
 
     # -- machine-readable forms -------------------------------------------------------
     @property
@@ -347,6 +351,8 @@ class Table:
                 return "–", False
         except (TypeError, ValueError):
             pass
+        if col in self.display:
+            return str(self.display[col](value)), False
         return str(value), False
 
     def to_html(self) -> str:
