@@ -244,7 +244,8 @@ def test_review_cli_exit_codes_and_outputs(chan_review, tmp_path):
     assert max(len(l) for l in text.splitlines() if not l.startswith("AGREES")) <= 100
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["counts"]["unexplained"] == 0 and data["counts"]["agrees"] == 25
-    assert "<table>" in (tmp_path / "r.html").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert '<p class="verdict' in page and "<table" in page
 
 
 def test_review_900_names_what_it_cannot_explain(tmp_path):

@@ -56,7 +56,6 @@ imports are reported in the headline (``INCOMPLETE``) and their values as ``not 
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import math
 import pathlib
@@ -64,6 +63,7 @@ import re
 import textwrap
 
 from hydrocalc.errors import InputError
+from hydrocalc.review_page import review_html
 
 __all__ = [
     "COARSE_DT_MAX_PCT",
@@ -175,32 +175,13 @@ class Review:
         return "\n".join(lines)
 
     def to_html(self) -> str:
-        """A self-contained HTML page of the review."""
-        e = html.escape
-        colour = {"agrees": "#e6f4e6", "explained": "#fff6d6", "unexplained": "#f9d6d6",
-                  "not imported": "#eeeeee", "not compared": "#eeeeee"}
-        rows = []
-        for r in self.rows:
-            rec = "-" if r.recomputed is None else _fmt(r.recomputed, r.printed)
-            pct = "-" if r.difference_pct is None else f"{r.difference_pct:+.1f}"
-            rows.append(f"<tr style='background:{colour[r.status]}'><td>{e(r.node)}</td>"
-                        f"<td>{e(r.storm)}</td><td>{e(r.quantity)}</td><td>{e(r.unit)}</td>"
-                        f"<td>{e(r.printed)}</td><td>{e(rec)}</td><td>{e(pct)}</td>"
-                        f"<td>{e(r.status)}</td><td>{e(r.cause)}</td></tr>")
-        src = self.source or {}
-        return (
-            "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Review of "
-            f"{e(self.site)}</title><style>body{{font-family:sans-serif}}table{{border-collapse:"
-            "collapse}}td,th{border:1px solid #999;padding:2px 6px;font-size:90%}</style>"
-            f"</head><body><h1>Review: {e(self.site)}</h1>"
-            f"<p>Submitted: {e(self.submitted_file)} (from {e(str(src.get('file')))}, HydroCAD "
-            f"{e(str(src.get('hydrocad_version')))}, {e(str(src.get('preparer')))})</p>"
-            f"<p><b>{e(self.verdict())}</b></p><table><tr><th>node</th><th>storm</th>"
-            "<th>quantity</th><th>unit</th><th>submitted</th><th>hydrocalc</th><th>diff %</th>"
-            "<th>status</th><th>cause</th></tr>" + "".join(rows) +
-            f"</table><p>Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of "
-            "the printed precision; time of peak max(HydroCAD dt, "
-            f"{MIN_TIME_TOL_HR} h) + half a printed unit.</p></body></html>\n")
+        """A self-contained HTML page of the review, styled as the report: verdict first,
+        findings to paste into a comment letter, every compared value
+        (:func:`hydrocalc.review_page.review_html`)."""
+        return review_html(self, tolerances=(
+            f"Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of the printed "
+            f"precision; time of peak max(HydroCAD dt, {MIN_TIME_TOL_HR} h) + half a printed "
+            "unit."))
 
 
 def _fmt(value: float, printed: str) -> str:
