@@ -36,6 +36,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
+pytestmark = pytest.mark.browser
+
 if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
     pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} (install it with "
                 ".ci/install-browser, or set HYDROCALC_CHROMIUM)", allow_module_level=True)
