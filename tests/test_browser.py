@@ -47,9 +47,9 @@ except ImportError:
     pytest.skip("browser tests skipped: the playwright package is not installed "
                 "(pip install -e '.[test]')", allow_module_level=True)
 
-from hydrocalc.cli import main  # noqa: E402
-from hydrocalc.importers.hydrocad_site import import_hydrocad  # noqa: E402
-from hydrocalc.review import review_site  # noqa: E402
+from hydrocalc.cli import main
+from hydrocalc.importers.hydrocad_site import import_hydrocad
+from hydrocalc.review import review_site
 
 #: Largest median time from a key press on a slider to the redrawn explorer plot. [ms]
 EXPLORER_LATENCY_MS = 100.0
@@ -167,7 +167,7 @@ def test_review_page_is_styled_as_the_report_verdict_first(page, review_page):
 
 
 def test_review_findings_are_numbered_sentences_to_paste(page, review_page):
-    path, rev = review_page
+    path, _ = review_page
     page.goto(path.as_uri())
     text = page.locator("#findings-text").inner_text()
     lines = [ln for ln in text.splitlines() if ln.strip()]

@@ -239,7 +239,7 @@ def _panel(series, box, y_label, lines_extra=()) -> list[str]:
     top, step = _nice_top(max([float(np.max(y)) for _, y, _, _ in series] +
                               [v for v, _, _ in lines_extra] + [1e-6]) * 1.05)
     out = [f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#888"/>']
-    for k in range(int(round(top / step)) + 1):
+    for k in range(round(top / step) + 1):
         v = k * step
         yy = y0 + h - h * v / top
         out.append(f'<line x1="{x0 - 4}" y1="{yy:.1f}" x2="{x0}" y2="{yy:.1f}" stroke="#888"/>'

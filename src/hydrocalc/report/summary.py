@@ -55,13 +55,14 @@ from hydrocalc.criteria import ny
 
 __all__ = [
     "STATUS_WORDS",
+    "VERDICT_COLOURS",
     "compliance_summary",
     "confirmation_rows",
-    "VERDICT_COLOURS",
-    "verdict_class",
     "fmt_value",
     "format_summary_text",
+    "status_text",
     "summary_tables",
+    "verdict_class",
 ]
 
 #: Status words, exactly as printed.

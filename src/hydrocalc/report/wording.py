@@ -16,6 +16,7 @@ The machine forms (``results.json``, CSV, Excel) keep the keys; the report's tab
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 from hydrocalc.report.tables import column_label
@@ -103,7 +104,7 @@ def surface_label(key) -> str:
     >>> surface_label("grass_dense"), surface_label("unpaved")
     ('Grass: dense grasses (TR-55 Table 3-1)', 'Unpaved (TR-55 Fig. 3-1)')
     """
-    if key is None or (isinstance(key, float) and key != key):
+    if key is None or (isinstance(key, float) and math.isnan(key)):
         return ""
     k = str(key)
     if k in SHEET_FLOW_N_KEYS:
