@@ -623,3 +623,22 @@ def test_listing_in_printed_order_reads_the_same():
     assert [(r["node"], r["quantity"], r["printed"]) for r in a.results] == \
         [(r["node"], r["quantity"], r["printed"]) for r in b.results]
     assert a.nodes["1S"] == b.nodes["1S"]
+
+
+def test_review_page_is_styled_and_lists_findings(tmp_path):
+    from hydrocalc.review_page import finding_sentences, review_html
+
+    out = tmp_path / "imp"
+    import_hydrocad(TCS900, out, allow_partial=True)
+    rev = review_site(out / "site.toml", out / "submitted.json")
+    respond, explained = finding_sentences(rev)
+    n_explained = sum(1 for r in rev.rows if r.status == "explained")
+    assert len(explained) == n_explained >= 1
+    assert all(s.endswith(".") and "explained by" in s for s in explained)
+    assert len(respond) >= sum(1 for r in rev.rows if r.status in ("unexplained",
+                                                                  "not imported"))
+    page = review_html(rev, extra_sections=[("Input audit", "<p id='audit'>x</p>")])
+    assert page.index('class="verdict') < page.index('id="findings"') \
+        < page.index('<table class="hc-table')
+    assert "h2.section" in page  # the report's stylesheet
+    assert page.index("Compared values") < page.index("id='audit'")

@@ -56,5 +56,6 @@ def test_area_that_disagrees_with_the_impervious_keys_is_one_problem(tmp_path):
 def test_nothing_at_all_still_asks_for_cn_covers_or_impervious(tmp_path):
     text = _with(ROOF.replace("impervious_connected_ft2 = 2400\n", "area_ac = 0.05\n"))
     probs = check_site(write(tmp_path, text))
-    assert any("post.subcatchment[R-1].cn (or [[...cover]] rows, or impervious_connected_ac"
-               in p for p in probs), probs
+    hits = [p for p in probs if "post.subcatchment[R-1].cn (or [[...cover]] rows) is "
+                                  "required" in p]
+    assert hits and "all-impervious subcatchment, impervious_connected_ac" in hits[0], probs

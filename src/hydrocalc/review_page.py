@@ -11,6 +11,7 @@ letter (a "Copy findings" button copies them as plain text), then every compared
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -128,7 +129,8 @@ def _findings_html(respond: list[str], explained: list[str]) -> str:
     return "".join(parts)
 
 
-def review_html(review, tolerances: str = "") -> str:
+def review_html(review, tolerances: str = "",
+                extra_sections: Sequence[tuple[str, str]] = ()) -> str:
     """A self-contained HTML page of a review, styled as the report.
 
     Parameters
@@ -136,6 +138,9 @@ def review_html(review, tolerances: str = "") -> str:
     review : hydrocalc.review.Review
     tolerances : str, optional
         The tolerance note shown under the table.
+    extra_sections : sequence of (str, str), optional
+        Further sections, (heading, HTML body) each (e.g. a report
+        :meth:`~hydrocalc.report.tables.Table.to_html`), placed after the compared values.
 
     Returns
     -------
@@ -151,6 +156,8 @@ def review_html(review, tolerances: str = "") -> str:
     respond, explained = finding_sentences(review)
     table = _rows_table(review)
     note = f'<p class="table-note">{e(tolerances)}</p>' if tolerances else ""
+    extra = "".join(f"<section><h2>{e(head)}</h2>{body}</section>\n"
+                    for head, body in extra_sections)
     return ("<!DOCTYPE html>\n"
             '<html lang="en"><head><meta charset="utf-8"/>'
             '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
@@ -162,4 +169,4 @@ def review_html(review, tolerances: str = "") -> str:
             f'</p><p class="cover-note">{e(source)}</p></header>\n<main>\n'
             f"{_findings_html(respond, explained)}\n"
             f'<section class="values"><h2>Compared values</h2>{table.to_html()}{note}'
-            "</section>\n</main>\n</body></html>\n")
+            f"</section>\n{extra}</main>\n</body></html>\n")

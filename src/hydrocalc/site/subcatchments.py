@@ -247,11 +247,10 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
     elif not has_cn and not covers_raw and imp_c + imp_u <= 0:
-        P.add(f"{path}.cn", "(or [[...cover]] rows, or impervious_connected_ac / "
-                            "impervious_unconnected_ac alone for an all-impervious "
-                            "subcatchment) is required; got nothing. Give the composite cn, "
-                            "land-cover rows with cover, hsg and area_ac, or the impervious "
-                            "areas.")
+        P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
+                            "cn, land-cover rows with cover, hsg and area_ac, or, for an "
+                            "all-impervious subcatchment, impervious_connected_ac / "
+                            "impervious_unconnected_ac alone.")
     cn = P.number(e, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_cn else None
     covers: list[Cover] = []
     for i, c in enumerate(covers_raw):
