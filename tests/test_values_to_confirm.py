@@ -79,3 +79,10 @@ def test_results_json_summary_carries_the_count():
     doc = {"summary": S.summary_dict(EXAMPLE)}
     text = json.dumps(doc)
     assert "VALUES TO CONFIRM" in json.loads(text)["summary"]["verdict_text"]
+
+
+def test_criteria_section_rows_say_they_rest_on_values_to_confirm():
+    crit = S.build_section("criteria", EXAMPLE, figures=False)
+    status = crit.table("criteria_results").frame.set_index("criterion")["status"]
+    assert status["rrv"].startswith("meets, resting on values to confirm (")
+    assert "rrv_factors" in status["rrv"]

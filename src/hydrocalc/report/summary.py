@@ -33,8 +33,8 @@ depths, unverified criteria values, unverified trap criteria or law profile) nev
 behind the verdict: while any remains, the verdict text ends with
 ``, N VALUES TO CONFIRM`` (``MEETS ALL CRITERIA, 4 VALUES TO CONFIRM``; the cover shows it
 in its own colour, ``hydrocalc run --strict`` exits non-zero unless
-``--allow-unconfirmed``), ``confirm`` is ``True``, and every row resting on such a value
-lists it in ``unconfirmed`` and says so in its ``reason``.
+``--allow-unconfirmed``), ``confirm`` is ``True``, and every row that meets while resting on
+such a value lists it in ``unconfirmed`` and says so in its ``reason``.
 
 Judgment calls: a post-development peak above the pre-development peak at a design point
 counts as a failing item for every storm (the pre/post peak check), in addition to the Qp
@@ -388,9 +388,12 @@ def _rests_on(row: Mapping, items: Sequence[str]) -> list[str]:
 
 
 def _mark_unconfirmed(rows: list[dict], items: Sequence[str]) -> None:
-    """Name, on every row resting on a value still to confirm, the values it rests on."""
+    """Name, on every row that meets while resting on a value still to confirm, the values
+    it rests on."""
     for r in rows:
-        r["unconfirmed"] = _rests_on(r, items) if r["status"] in ("meets", "FAILS") else []
+        # a row that meets is only as good as the values it rests on; a failing row fails
+        # whatever they are
+        r["unconfirmed"] = _rests_on(r, items) if r["status"] == "meets" else []
         if r["unconfirmed"]:
             note = f"rests on values to confirm: {', '.join(r['unconfirmed'])}"
             r["reason"] = f"{r['reason']}; {note}" if r["reason"] else note
