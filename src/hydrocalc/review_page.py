@@ -11,6 +11,7 @@ letter (a "Copy findings" button copies them as plain text), then every compared
 from __future__ import annotations
 
 import html
+import pathlib
 from collections.abc import Sequence
 
 import pandas as pd
@@ -149,10 +150,12 @@ def review_html(review, tolerances: str = "",
         findings (:func:`finding_sentences`), every compared value.
     """
     e = html.escape
-    title = f"Review of {review.site}"
     src = review.source or {}
-    source = (f"Submitted: {review.submitted_file} (from {src.get('file')}, HydroCAD "
-              f"{src.get('hydrocad_version')}, prepared by {src.get('preparer')})")
+    name = str(src.get("file") or pathlib.Path(str(review.site)).name)
+    title = f"Review of {name}"
+    source = (f"Site re-run: {review.site}. Submitted: {review.submitted_file} (from "
+              f"{src.get('file')}, HydroCAD {src.get('hydrocad_version')}, prepared by "
+              f"{src.get('preparer')})")
     respond, explained = finding_sentences(review)
     table = _rows_table(review)
     note = f'<p class="table-note">{e(tolerances)}</p>' if tolerances else ""
@@ -164,7 +167,7 @@ def review_html(review, tolerances: str = "",
             f'<meta name="generator" content="hydrocalc"/><title>{e(title)}</title>'
             f"<style>\n{report_css(title, 'hydrocalc review')}\n</style>{_SCRIPT}</head><body>\n"
             f'<header class="cover review"><p class="doc-kind">Review of a submitted '
-            f'calculation</p><h1 class="title">{e(review.site)}</h1>'
+            f'calculation</p><h1 class="title">{e(name)}</h1>'
             f'<p class="verdict {_verdict_class(review)}" id="verdict">{e(review.verdict())}'
             f'</p><p class="cover-note">{e(source)}</p></header>\n<main>\n'
             f"{_findings_html(respond, explained)}\n"
