@@ -253,7 +253,8 @@ def test_review_cli_exit_codes_and_outputs(chan_review, tmp_path):
     assert max(len(l) for l in text.splitlines() if not l.startswith("AGREES")) <= 100
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["counts"]["unexplained"] == 0 and data["counts"]["agrees"] == 25
-    assert "<table>" in (tmp_path / "r.html").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert '<p class="verdict' in page and "<table" in page
 
 
 def test_review_900_names_what_it_cannot_explain(tmp_path):
@@ -652,3 +653,22 @@ def test_hydrocad_noaa_and_nrcc_storm_types_map_to_the_shipped_distributions(pri
     _events_listing(rep, text)
     ev = rep.storms["100-YR"]
     assert ev["distribution_printed"] == printed and ev["distribution"] == mapped
+
+
+def test_review_page_is_styled_and_lists_findings(tmp_path):
+    from hydrocalc.review.review_page import finding_sentences, review_html
+
+    out = tmp_path / "imp"
+    import_hydrocad(TCS900, out, allow_partial=True)
+    rev = review_site(out / "site.toml", out / "submitted.json")
+    respond, explained = finding_sentences(rev)
+    n_explained = sum(1 for r in rev.rows if r.status == "explained")
+    assert len(explained) == n_explained >= 1
+    assert all(s.endswith(".") and "explained by" in s for s in explained)
+    assert len(respond) >= sum(1 for r in rev.rows if r.status in ("unexplained",
+                                                                  "not imported"))
+    page = review_html(rev, extra_sections=[("Input audit", "<p id='audit'>x</p>")])
+    assert page.index('class="verdict') < page.index('id="findings"') \
+        < page.index('<table class="hc-table')
+    assert "h2.section" in page  # the report's stylesheet
+    assert page.index("Compared values") < page.index("id='audit'")

@@ -23,6 +23,8 @@ the figure caption, not a design.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import warnings
 from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
@@ -32,7 +34,8 @@ from hydrocalc.report import figures as F
 from hydrocalc.report.tables import Table
 from hydrocalc.runoff import impervious_composite_cn, runoff_depth
 
-__all__ = ["SLIDERS", "ExplorerResult", "compute", "explore", "figure", "table"]
+__all__ = ["HINT", "SLIDERS", "ExplorerResult", "compute", "explore", "figure", "panel_html",
+           "preview_html", "svg_plot", "table", "verdict"]
 
 #: Slider ranges: name -> (minimum, maximum, step, label with unit).
 SLIDERS = {
@@ -189,6 +192,153 @@ def figure(result: ExplorerResult):
     return F.render(fig, "explorer", "Pre vs post hydrographs and pond stage", caption)
 
 
+def verdict(result: ExplorerResult) -> tuple[str, str]:
+    """(``"meets"`` or ``"fails"``, one line): is the routed post-development peak at most
+    the pre-development peak, and does the pond hold the storm (no overtopping)?
+
+    Examples
+    --------
+    >>> verdict(compute())[0]
+    'meets'
+    """
+    r = result.routed
+    pre, out = result.pre.peak_cfs, r.peak_outflow_cfs
+    if r.overtopped:
+        return "fails", (f"POND OVERTOPPED: peak stage {r.peak_stage_ft:.2f} ft above the top "
+                         f"({r.top_stage_ft:g} ft)")
+    if out <= pre:
+        return "meets", (f"MEETS: post-development peak out of the pond {out:.2f} cfs <= "
+                         f"pre-development {pre:.2f} cfs")
+    return "fails", (f"EXCEEDS: post-development peak out of the pond {out:.2f} cfs > "
+                     f"pre-development {pre:.2f} cfs")
+
+
+def _nice_top(value: float) -> tuple[float, float]:
+    """(axis top, tick step): the next 1-2-2.5-5 x 10^k step above ``value``."""
+    import math
+
+    value = max(float(value), 1e-6)
+    raw = value / 4.0
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * mag >= raw)
+    return step * math.ceil(value / step), step
+
+
+#: Plot window of the explorer (the storm's active hours). [h]
+PLOT_WINDOW_HR = (8.0, 24.0)
+#: Largest number of points drawn per line of the live plot (the series is thinned evenly).
+PLOT_MAX_POINTS = 400
+
+
+def _panel(series, box, y_label, lines_extra=()) -> list[str]:
+    """SVG elements of one panel: frame, ticks, the series as polylines."""
+    import numpy as np
+
+    x0, y0, w, h = box
+    t0, t1 = PLOT_WINDOW_HR
+    top, step = _nice_top(max([float(np.max(y)) for _, y, _, _ in series] +
+                              [v for v, _, _ in lines_extra] + [1e-6]) * 1.05)
+    out = [f'<rect x="{x0}" y="{y0}" width="{w}" height="{h}" fill="none" stroke="#888"/>']
+    for k in range(round(top / step) + 1):
+        v = k * step
+        yy = y0 + h - h * v / top
+        out.append(f'<line x1="{x0 - 4}" y1="{yy:.1f}" x2="{x0}" y2="{yy:.1f}" stroke="#888"/>'
+                   f'<text x="{x0 - 6}" y="{yy + 4:.1f}" text-anchor="end">{v:g}</text>')
+    out.append(f'<text x="{x0 - 44}" y="{y0 + h / 2:.1f}" text-anchor="middle" '
+               f'transform="rotate(-90 {x0 - 44} {y0 + h / 2:.1f})">{y_label}</text>')
+    for t, y, colour, dash in series:
+        t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+        keep = np.flatnonzero((t >= t0) & (t <= t1))
+        keep = keep[::max(1, keep.size // PLOT_MAX_POINTS)]
+        px = x0 + w * (t[keep] - t0) / (t1 - t0)
+        py = y0 + h - h * np.clip(y[keep], 0.0, top) / top
+        pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(px, py, strict=True))
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.6"'
+                   f'{dash} points="{pts}"/>')
+    for v, colour, dash in lines_extra:
+        yy = y0 + h - h * min(v, top) / top
+        out.append(f'<line x1="{x0}" y1="{yy:.1f}" x2="{x0 + w}" y2="{yy:.1f}" '
+                   f'stroke="{colour}"{dash}/>')
+    return out
+
+
+def svg_plot(result: ExplorerResult, width_px: int = 640, height_px: int = 400) -> str:
+    """The explorer's live plot as inline SVG: pre, post and routed hydrographs (top), pond
+    stage with the weir crest and the top of the pond (bottom), 8 to 24 h.
+
+    Drawn as text (no raster step), so a slider change redraws in a few milliseconds; the
+    report's :func:`figure` draws the same content with matplotlib for print.
+    """
+    r, i = result.routed, result.inputs
+    left, right, gap = 62, 120, 34
+    w = width_px - left - right
+    h = (height_px - 30 - gap - 36) / 2.0
+    dashed = ' stroke-dasharray="6 4"'
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="explorer-plot" '
+             f'width="{width_px}" height="{height_px}" font-family="sans-serif" '
+             f'font-size="11" data-precip-in="{i["precip_in"]:g}" data-cn="{i["cn"]:g}" '
+             f'data-peak-outflow-cfs="{r.peak_outflow_cfs:.4f}">']
+    parts += _panel([(result.pre.time_hr, result.pre.flow_cfs, "#1f77b4", ""),
+                     (result.post.time_hr, result.post.flow_cfs, "#d62728", ""),
+                     (r.time_hr, r.outflow_cfs, "#2ca02c", dashed)],
+                    (left, 10, w, h), "Flow [cfs]")
+    parts += _panel([(r.time_hr, r.stage_ft, "#9467bd", "")], (left, 10 + h + gap, w, h),
+                    "Stage [ft]", [(i["weir_crest_ft"], "#7f7f7f", ' stroke-dasharray="2 3"'),
+                                   (r.top_stage_ft, "#000000", dashed)])
+    t0, t1 = PLOT_WINDOW_HR
+    base = 10 + 2 * h + gap
+    for t in range(int(t0), int(t1) + 1, 2):
+        x = left + w * (t - t0) / (t1 - t0)
+        parts.append(f'<text x="{x:.1f}" y="{base + 16:.1f}" text-anchor="middle">{t}</text>')
+    parts.append(f'<text x="{left + w / 2:.1f}" y="{base + 32:.1f}" '
+                 'text-anchor="middle">Time [hr]</text>')
+    legend = [("Pre", "#1f77b4"), ("Post", "#d62728"), ("Post, routed", "#2ca02c"),
+              ("Pond stage", "#9467bd"), ("Weir crest", "#7f7f7f"), ("Top of pond", "#000")]
+    for k, (label, colour) in enumerate(legend):
+        y = 24 + 18 * k + (gap + h - 54 if k >= 3 else 0)
+        parts.append(f'<line x1="{left + w + 10}" y1="{y - 4}" x2="{left + w + 30}" '
+                     f'y2="{y - 4}" stroke="{colour}" stroke-width="2"/>'
+                     f'<text x="{left + w + 36}" y="{y}">{label}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+#: The line a notebook shows where the explorer will appear, before its cell runs.
+HINT = ("Interactive explorer: run this cell (Shift+Enter) in JupyterLab to move the "
+        "sliders; the plot and the verdict update as you drag. Below: a preview at the "
+        "starting values.")
+
+_STYLE = ("<style>.hc-verdict{font-weight:700;padding:4px 8px;border:1.5px solid;"
+          "border-radius:3px;display:inline-block;margin:4px 0}"
+          ".hc-verdict.meets{color:#1b5e20;border-color:#1b5e20}"
+          ".hc-verdict.fails{color:#b00020;border-color:#b00020}</style>")
+
+
+def panel_html(result: ExplorerResult, plot: str | None = None) -> str:
+    """The explorer's output as HTML: the verdict line, the plot and the table."""
+    import html
+
+    cls, line = verdict(result)
+    warn = "".join(f"<p>{html.escape(w)}</p>" for w in result.warnings)
+    return (f'{_STYLE}<div class="hc-explorer"><p class="hc-verdict {cls}" '
+            f'id="explorer-verdict">{html.escape(line)}</p>'
+            f"<div>{svg_plot(result) if plot is None else plot}</div>"
+            f"{table(result).to_html()}{warn}</div>")
+
+
+def preview_html(result: ExplorerResult) -> str:
+    """What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
+    verdict, plot (as an image, which a notebook shows even before it is trusted) and table
+    at the starting values."""
+    import base64
+    import html
+
+    svg = base64.b64encode(svg_plot(result).encode("utf-8")).decode("ascii")
+    img = (f'<img alt="Explorer preview at the starting values" '
+           f'src="data:image/svg+xml;base64,{svg}"/>')
+    return f"<p><b>{html.escape(HINT)}</b></p>" + panel_html(result, plot=img)
+
+
 def _show(result: ExplorerResult) -> None:
     from IPython.display import display
 
@@ -206,8 +356,28 @@ def _kernel_running() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
+def _bundle(self, **kwargs) -> dict:
+    """The widget's display bundle: the widget view, and for a notebook that cannot show
+    it yet (not run, not trusted) the one-line hint and a static preview."""
+    data = super(type(self), self)._repr_mimebundle_(**kwargs)
+    data["text/plain"] = HINT
+    data["text/html"] = self.preview_html
+    return data
+
+
+@functools.lru_cache(maxsize=2)
+def _box_class(vbox: type) -> type:
+    """A VBox whose display bundle carries :func:`_bundle`'s hint and preview."""
+    return type("ExplorerBox", (vbox,), {"_repr_mimebundle_": _bundle,
+                                         "__doc__": "The explorer's widget."})
+
+
 def explore(static: bool | None = None, **values):
     """Sliders for P, CN, impervious share, Tc, orifice diameter and weir length.
+
+    The plot (:func:`svg_plot`), the verdict line (:func:`verdict`) and the table update
+    while a slider is dragged. Before the cell runs (or in a notebook not yet trusted), the
+    cell shows :data:`HINT` and a static preview at the starting values.
 
     Parameters
     ----------
@@ -220,7 +390,8 @@ def explore(static: bool | None = None, **values):
     Returns
     -------
     ipywidgets.VBox or ExplorerResult
-        The widget (interactive), or the computed result (static).
+        The widget (interactive; ``.children[1]`` is the HTML output updated on every
+        change), or the computed result (static).
     """
     widgets = None
     if static is not True:
@@ -235,19 +406,25 @@ def explore(static: bool | None = None, **values):
         return result
 
     fixed = {k: v for k, v in values.items() if k not in SLIDERS}
-    import inspect
-
     defaults = {k: p.default for k, p in inspect.signature(compute).parameters.items()}
     sliders = {}
     for name, (lo, hi, step, label) in SLIDERS.items():
         sliders[name] = widgets.FloatSlider(
             value=float(values.get(name, defaults[name])), min=lo, max=hi, step=step,
-            description=label, continuous_update=False,
+            description=label, continuous_update=True,
             style={"description_width": "110px"}, layout=widgets.Layout(width="420px"))
+    first = compute(**{k: s.value for k, s in sliders.items()}, **fixed)
+    out = widgets.HTML(value=panel_html(first))
 
-    def update(**current):
-        _show(compute(**current, **fixed))
+    def update(change=None):
+        # the front end sends at most one update in flight per slider and keeps the latest
+        # value while the kernel is busy, so a drag never queues stale work
+        out.value = panel_html(compute(**{k: s.value for k, s in sliders.items()}, **fixed))
 
-    out = widgets.interactive_output(update, sliders)
-    return widgets.VBox([widgets.HBox([widgets.VBox(list(sliders.values())[:3]),
-                                       widgets.VBox(list(sliders.values())[3:])]), out])
+    for s in sliders.values():
+        s.observe(update, names="value")
+    box = _box_class(widgets.VBox)(
+        [widgets.HBox([widgets.VBox(list(sliders.values())[:3]),
+                       widgets.VBox(list(sliders.values())[3:])]), out])
+    box.preview_html = preview_html(first)
+    return box

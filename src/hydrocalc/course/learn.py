@@ -418,10 +418,10 @@ def check(key: str, answer) -> bool | None:
     expected = float(ex.answer())
     tol = max(ex.tolerance, 1e-9 * abs(expected))
     if math.isfinite(value) and abs(value - expected) <= tol:
-        _show(f"✅ **Right** ({ex.question})")
+        _show(f"**Right** ({ex.question})")
         return True
     direction = "too high" if value > expected else "too low"
-    _show(f"❌ **Not yet**: {value:g} ({unit}) is {direction}. Hint: {ex.hint}")
+    _show(f"**Not yet**: {value:g} ({unit}) is {direction}. Hint: {ex.hint}")
     return False
 
 

@@ -158,7 +158,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rrv_parts, wqv_parts = [], []
     rrv_prov = cs.rrv_provided_acft * FT2_PER_AC
     wqv_prov = cs.wqv_provided_acft * FT2_PER_AC
-    zero_credit = []
+    zero_credit, no_rrv = [], []
     for p in post.ponds:
         cap = pond_capture_ft3(p)
         if cap <= 0:
@@ -176,6 +176,16 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
             rrv_parts.append(f"{p.id}: min(storage below its lowest outlet {_fmt(cap, 'ft3')}, "
                              f"WQv of its drainage area {_fmt(contrib, 'ft3')}) x "
                              f"{p.rrv_credit_pct:g} % = {_fmt(credit, 'ft3')}")
+        else:
+            why = ("rrv_credit_pct = 0" if p.rrv_credit_pct is not None
+                   else "rrv_credit_pct is not set (no default)")
+            no_rrv.append(f"{p.id}: RRv credit 0 because {why}; its storage below the lowest "
+                          f"outlet ({_fmt(cap, 'ft3')}) counts toward WQv only. If it "
+                          "infiltrates (a drywell or infiltration basin on suitable soil, SMDM "
+                          "Section 4.3), claim the credit with rrv_credit_pct = 100 (or the "
+                          f"share that infiltrates) on [[post.pond]] {p.id}")
+            rrv_parts.append(f"{p.id}: 0 (rrv_credit_pct not given)"
+                             if p.rrv_credit_pct is None else f"{p.id}: 0 (rrv_credit_pct = 0)")
     if cs.rrv_provided_acft:
         rrv_parts.append(f"other practices: {_fmt(cs.rrv_provided_acft, 'acre-ft')} "
                          f"({cs.rrv_provided_note})")
@@ -294,7 +304,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
             method=f"S by HSG from {f_src} (status: {f_status})",
             details=f"Aic = {aic_text}; provided: {'; '.join(rrv_parts) or 'none'}",
             note="full RRv target is the WQv; the minimum applies with documented justification"
-                 + (f"; {zero_note}" if zero_note else "")))
+                 + (f"; {zero_note}" if zero_note else "")
+                 + "".join(f"; {n}" for n in no_rrv)))
+        notes.extend(f"RRv: {n}" for n in no_rrv)
 
     # -- per design point: Cpv, Qp, Qf ----------------------------------------------------
     for dp in site.design_point_ids:

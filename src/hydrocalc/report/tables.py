@@ -18,7 +18,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,6 +136,9 @@ class Table:
     key_columns : sequence of str, optional
         Columns that identify a row (used by ``hydrocalc verify`` to name a difference);
         default: the leading non-numeric columns.
+    display : mapping, optional
+        Column -> function turning a text cell into the words shown in HTML and PDF
+        (``"sheet"`` -> "Sheet flow"); the machine forms keep the value.
     """
 
     name: str
@@ -145,6 +148,7 @@ class Table:
     decimals: Mapping[str, int] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     key_columns: Sequence[str] = ()
+    display: Mapping[str, Callable[[object], str]] = field(default_factory=dict)
 
     # -- machine-readable forms -------------------------------------------------------
     @property
@@ -215,7 +219,10 @@ class Table:
 
     # -- display ---------------------------------------------------------------------
     def _format_cell(self, col: str, value) -> tuple[str, bool]:
-        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`)."""
+        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`); a text cell
+        of a column with a display function (``display``) shows its words."""
+        if col in self.display and isinstance(value, str):
+            return str(self.display[col](value)), False
         return format_cell(value, self.decimals.get(col, default_decimals(col)))
 
     def to_html(self) -> str:

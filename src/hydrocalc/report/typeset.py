@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from hydrocalc.errors import ReportError
 from hydrocalc.errors import InputError
 from hydrocalc.report.tables import column_label
+from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
 
 __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
            "pdf_attachments_of"]
@@ -281,8 +282,8 @@ def _cover(meta: Mapping) -> str:
              f"[{_t(meta.get('project_name', ''))}]]"]
     verdict = meta.get("verdict_text")
     if verdict:
-        good = meta.get("verdict") == "meets"
-        color = "rgb(\"#1b5e20\")" if good else "rgb(\"#b00020\")"
+        cls = verdict_class(meta.get("verdict"), bool(meta.get("verdict_confirm")))
+        color = f"rgb(\"{VERDICT_COLOURS[cls]}\")"
         parts.append(f"#block(width: 100%, inset: 8pt, radius: 3pt, stroke: 1.2pt + {color})"
                      f"[#text(size: 14pt, weight: \"bold\", fill: {color})[{_t(verdict)}]]")
     rows = [(k, v) for k, v in meta.get("cover_rows", []) if v not in (None, "")]

@@ -72,6 +72,8 @@ import pathlib
 import re
 import textwrap
 
+import pandas as pd
+
 from hydrocalc.errors import InputError
 from hydrocalc.analysis import analyze
 from hydrocalc.hydrograph import parabolic_peak
@@ -79,6 +81,8 @@ from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
 from hydrocalc.site import load_site
 from hydrocalc.unit_hydrograph import MIN_TC_HR
 from hydrocalc.review.importers.hydrocad_audit import InputAudit, audit_submitted
+from hydrocalc.review.review_page import review_html
+from hydrocalc.report.tables import Table
 
 __all__ = [
     "COARSE_DT_MAX_PCT",
@@ -240,53 +244,33 @@ class Review:
         return lines
 
     def to_html(self) -> str:
-        """A self-contained HTML page of the review."""
-        e = html.escape
-        colour = {"agrees": "#e6f4e6", "explained": "#fff6d6", "unexplained": "#f9d6d6",
-                  "not imported": "#eeeeee", "not compared": "#eeeeee"}
-        rows = []
-        for r in self.rows:
-            rec = "-" if r.recomputed is None else _fmt(r.recomputed, r.printed)
-            pct = "-" if r.difference_pct is None else f"{r.difference_pct:+.1f}"
-            rows.append(f"<tr style='background:{colour[r.status]}'><td>{e(r.node)}</td>"
-                        f"<td>{e(r.storm)}</td><td>{e(r.quantity)}</td><td>{e(r.unit)}</td>"
-                        f"<td>{e(r.printed)}</td><td>{e(rec)}</td><td>{e(pct)}</td>"
-                        f"<td>{e(r.status)}</td><td>{e(r.cause)}</td></tr>")
-        src = self.source or {}
-        return (
-            "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Review of "
-            f"{e(self.site)}</title><style>body{{font-family:sans-serif}}table{{border-collapse:"
-            "collapse}}td,th{border:1px solid #999;padding:2px 6px;font-size:90%}</style>"
-            f"</head><body><h1>Review: {e(self.site)}</h1>"
-            f"<p>Submitted: {e(self.submitted_file)} (from {e(str(src.get('file')))}, HydroCAD "
-            f"{e(str(src.get('hydrocad_version')))}, {e(str(src.get('preparer')))})</p>"
-            f"<p><b>{e(self.verdict())}</b></p><table><tr><th>node</th><th>storm</th>"
-            "<th>quantity</th><th>unit</th><th>submitted</th><th>hydrocalc</th><th>diff %</th>"
-            "<th>status</th><th>cause</th></tr>" + "".join(rows) +
-            f"</table><p>Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of "
-            "the printed precision; time of peak max(HydroCAD dt, "
-            f"{MIN_TIME_TOL_HR} h) + half a printed unit.</p>" + self._audit_html() +
-            "</body></html>\n")
+        """A self-contained HTML page of the review, styled as the report: verdict first,
+        findings to paste into a comment letter, every compared value, then the input audit
+        (:func:`hydrocalc.review.review_page.review_html`)."""
+        return review_html(self, tolerances=(
+            f"Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of the printed "
+            f"precision; time of peak max(HydroCAD dt, {MIN_TIME_TOL_HR} h) + half a printed "
+            "unit."), extra_sections=[("Input audit", self._audit_html())])
 
     def _audit_html(self) -> str:
+        """The input audit as a report table (node, item, printed, recomputed, reference,
+        one sentence) a reviewer can paste into a comment letter, and what was not checked."""
         e = html.escape
         a = self.input_audit
-        rows = []
-        for f in a.findings:
-            colour = "#f9d6d6" if f["severity"] == "error" else "#fff6d6"
-            rows.append(f"<tr style='background:{colour}'><td>{e(f['node'])}</td>"
-                        f"<td>{e(f['item'])}</td><td>{e(f['printed'])}</td>"
-                        f"<td>{f['recomputed']:.4g}</td><td>{e(f['reference'])}</td>"
-                        f"<td>{e(f['severity'])}</td><td>{e(f['message'])}</td></tr>")
+        frame = pd.DataFrame(
+            [{"node": f["node"], "item": f["item"], "printed": f["printed"],
+              "recomputed": f["recomputed"], "reference": f["reference"],
+              "severity": f["severity"], "finding": f["message"]} for f in a.findings],
+            columns=["node", "item", "printed", "recomputed", "reference", "severity",
+                     "finding"])
         checked = ", ".join(f"{k} {v}" for k, v in a.checked.items())
+        table = Table("input_audit", "Input findings", frame,
+                      caption=f"Printed inputs recomputed from the report's own numbers. "
+                              f"Checked: {checked}.", key_columns=["node", "item"])
         skipped = "".join(f"<li>{e(x['node'])} {e(x['item'])}: {e(x['reason'])}</li>"
                           for x in a.not_checked)
-        return ("<h2>Input audit</h2><p>Printed inputs recomputed from the report's own "
-                f"numbers. Checked: {e(checked)}.</p>"
-                "<table><tr><th>node</th><th>item</th><th>printed</th><th>recomputed</th>"
-                "<th>reference</th><th>severity</th><th>finding</th></tr>" + "".join(rows) +
-                f"</table><p>Not checked ({len(a.not_checked)}; never guessed):</p><ul>"
-                f"{skipped}</ul>")
+        return (table.to_html() + f"<p>Not checked ({len(a.not_checked)}; never guessed):</p>"
+                f"<ul>{skipped}</ul>")
 
 
 def _fmt(value: float, printed: str) -> str:

@@ -1,7 +1,8 @@
 """``[[pre.subcatchment]]`` / ``[[post.subcatchment]]`` (TR-55 method) and their CSV form.
 
 Curve numbers come from cover tables (TR-55 Tables 2-2a..d, :func:`hydrocalc.runoff.curve_number`)
-or are given; impervious areas compose the CN (TR-55 Figs. 2-3 and 2-4); Tc is given or
+or are given; impervious areas compose the CN (TR-55 Figs. 2-3 and 2-4), or alone make an
+all-impervious subcatchment (CN 98, TR-55 Table 2-2a); Tc is given or
 summed from travel-time segments (TR-55 Ch. 3, :func:`hydrocalc.tc.time_of_concentration`).
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.runoff import IMPERVIOUS_CN  # CN 98, TR-55 Table 2-2a (all HSGs)
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
 from hydrocalc.site.model import HSGS, Cover, Subcatchment, TcSegment
 from hydrocalc.site.problems import _msg, _Problems, _to
@@ -236,9 +238,11 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     if has_cn and covers_raw:
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
-    elif not has_cn and not covers_raw:
+    elif not has_cn and not covers_raw and imp_c + imp_u <= 0:
         P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
-                            "cn or land-cover rows with cover, hsg and area_ac.")
+                            "cn, land-cover rows with cover, hsg and area_ac, or, for an "
+                            "all-impervious subcatchment, impervious_connected_ac / "
+                            "impervious_unconnected_ac alone.")
     cn = P.number(e, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_cn else None
     covers: list[Cover] = []
     for i, c in enumerate(covers_raw):
@@ -289,6 +293,18 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         else:
             cn = pervious_cn
             cn_method = "covers (area-weighted, TR-55 Table 2-2)"
+    elif cn is None:
+        # all impervious (roofs, driveways, paved parking): the impervious keys alone
+        if has_area and not math.isclose(imp, area, rel_tol=0.005, abs_tol=1e-4):
+            P.add(f"{path}.area_ac", f"must equal the impervious areas "
+                                     f"({fmt_value(round(imp, 6))} ac) within 0.5 % when the "
+                                     f"subcatchment has no cover rows and no cn; got "
+                                     f"{fmt_value(area)}. Add [[...cover]] rows for the "
+                                     "pervious rest, or omit area_ac.")
+            return None
+        area = area if has_area else imp
+        cn = IMPERVIOUS_CN
+        cn_method = "impervious (TR-55 Table 2-2a, CN 98)"
     elif area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when cn is given; got nothing.")
         return None

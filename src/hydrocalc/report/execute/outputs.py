@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -119,16 +120,55 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
     return future
 
 
-def _sheet_name(name: str, used: set[str]) -> str:
+#: Sheet-name prefix of a section whose key is long (Excel allows 31 characters a name).
+SHEET_SECTION_LABELS = {"hydrology_pre": "pre", "hydrology_post": "post"}
+
+#: Excel's limit on the length of a sheet name.
+SHEET_NAME_MAX = 31
+
+
+def sheet_name(section: str, table: str, used: set[str]) -> str:
+    """The Excel sheet name of a report table: ``<section>.<table>``, at most 31 characters.
+
+    Long section keys get a short label (:data:`SHEET_SECTION_LABELS`: ``pre``, ``post``).
+    A name still too long is shortened word by word, never cut mid-name at a fixed width:
+    the longest word (``_``-separated; the last one on ties) loses one letter at a time, so
+    sibling tables (``pre.subcatchment_methods``, ``post.subcatchment_methods``) are
+    shortened alike. A name already in ``used`` (case-insensitive) gets ``~2``, ``~3``...;
+    the chosen name is added to ``used``.
+
+    Examples
+    --------
+    >>> used = set()
+    >>> sheet_name("hydrology_post", "subcatchment_methods", used)
+    'post.subcatchment_methods'
+    >>> sheet_name("inspections", "inspections_by_month", used)
+    'inspections.inspection_by_month'
+    """
     bad = '[]:*?/\\'
-    base = "".join("_" if c in bad else c for c in name)[:31] or "sheet"
+    label = SHEET_SECTION_LABELS.get(section, section)
+    full = "".join("_" if c in bad else c for c in f"{label}.{table}") or "sheet"
+    base = _shorten_words(full, SHEET_NAME_MAX)
     out, n = base, 1
     while out.lower() in used:
         n += 1
         suffix = f"~{n}"
-        out = base[: 31 - len(suffix)] + suffix
+        out = _shorten_words(full, SHEET_NAME_MAX - len(suffix)) + suffix
     used.add(out.lower())
     return out
+
+
+def _shorten_words(name: str, limit: int) -> str:
+    """``name`` shortened to ``limit`` characters by taking one letter at a time off its
+    longest word (words: runs between ``.``, ``_``, ``-`` and spaces)."""
+    parts = re.split(r"([._\- ])", name)
+    words = list(range(0, len(parts), 2))
+    while sum(len(x) for x in parts) > limit:
+        longest = max(words, key=lambda i: (len(parts[i]), i))
+        if len(parts[longest]) <= 1:
+            return "".join(parts)[:limit]
+        parts[longest] = parts[longest][:-1]
+    return "".join(parts)
 
 
 def _text_cell(ws, value, font=None):
@@ -174,7 +214,7 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
     sheets = []
     for key, section in results["sections"].items():
         for tname, table in section.get("tables", {}).items():
-            sheet = _sheet_name(f"{key}.{tname}", used)
+            sheet = sheet_name(key, tname, used)
             row(contents, [sheet, key, tname, table.get("title", ""), table.get("sha256")])
             sheets.append((sheet, table))
     for sheet, table in sheets:

@@ -100,8 +100,6 @@ from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
 from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
     _add_confirmations,
     _build_project,
-    _unverified,
-    _UNVERIFIED_WORDS,
     values_to_confirm,
 )
 from hydrocalc.report.sections.storms_section import (  # noqa: F401 (re-exported)

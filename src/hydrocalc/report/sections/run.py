@@ -178,7 +178,7 @@ def cover_meta(results: Mapping, site=None) -> dict:
 
     With a compliance summary (``results["summary"]``, else computed from ``site``) it
     carries ``verdict`` (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``),
-    ``verdict_text`` and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
+    ``verdict_text``, ``verdict_confirm`` (values remain to confirm) and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
     """
     project = dict(results.get("project", {}))
     if site is not None:
@@ -202,6 +202,7 @@ def cover_meta(results: Mapping, site=None) -> dict:
     if summary:
         verdict = {"verdict": summary.get("status", summary.get("verdict")),
                    "verdict_text": summary["verdict_text"],
+                   "verdict_confirm": bool(summary.get("confirm")),
                    "summary_tables": summary_tables(summary)}
     return {
         **verdict,
