@@ -389,3 +389,15 @@ def test_stale_staging_folders_of_killed_runs_are_cleaned(tmp_path):
     (other / STAGING_MARKER).write_text(f"999999999 {socket.gethostname()}\n")
     assert clean_stale_staging(target) == [dead]
     assert not dead.exists() and alive.exists() and unmarked.exists() and other.exists()
+
+
+def test_cli_verify_names_the_version_the_report_was_made_by(report_copy):
+    import hydrocalc
+
+    doc = _load(report_copy)
+    doc["hydrocalc_version"] = "0.0.1"
+    _save(report_copy, doc)
+    out = CliRunner().invoke(main, ["verify", str(report_copy)])
+    assert ("note: this report was made by hydrocalc 0.0.1; it was re-computed with "
+            f"hydrocalc {hydrocalc.__version__}") in out.output
+    assert out.output.splitlines()[-1].startswith("compared ")
