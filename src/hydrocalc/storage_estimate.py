@@ -39,8 +39,8 @@ import functools
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.peak import _types_array as _types  # one canonicalizer for both modules
@@ -52,8 +52,6 @@ __all__ = [
     "runoff_volume_acft",
     "RATIO_LIMITS",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Range of qo/qi plotted in TR-55 Fig. 6-1 (the polynomial of Table F-2 is a fit to it).
 RATIO_LIMITS = (0.1, 0.8)

@@ -79,8 +79,8 @@ References
 
 from __future__ import annotations
 
+from hydrocalc._typing import FloatOrArray  # noqa: F401 (re-exported)
 from hydrocalc.sediment.basin import (  # noqa: F401 (re-exported)
-    FloatOrArray,
     trapezoidal_basin_area,
     trapezoidal_basin_stage,
     trapezoidal_basin_volume,

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, like
 from hydrocalc.errors import InputError
 from hydrocalc.units import FT2_PER_AC, LB_PER_SHORT_TON, M3_PER_FT3
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: MUSLE coefficient a of the metric form (Williams 1975), Y [t] with Q [m3], qp [m3/s].
 MUSLE_A_METRIC = 11.8

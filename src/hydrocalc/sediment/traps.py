@@ -12,15 +12,12 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.sediment.musle import ls_factor
 from hydrocalc.sediment.trap_criteria import SedimentCriteria, criteria, required_storage_ft3
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 # ----------------------------------------------------------------------------------------
 # containers
