@@ -17,9 +17,10 @@ above the **inlet invert**; tailwater TW a level above the **outlet invert** for
 functions and a level in the pond's frame for the device. Multiple identical barrels carry
 equal shares: every relation is evaluated for one barrel at Q / N.
 
-Inlet control (HDS-5 [1]_ Appendix A, Eqs. A.1-A.3; Ku = 1.0 in US units)
---------------------------------------------------------------------------
-With :math:`x = K_u Q / (A D^{0.5})` (A the full barrel area, D the rise):
+Inlet control (HDS-5 Appendix A, Eqs. A.1-A.3; Ku = 1.0 in US units)
+--------------------------------------------------------------------
+HDS-5 [1]_ Appendix A. With :math:`x = K_u Q / (A D^{0.5})` (A the full barrel area, D the
+rise):
 
 * unsubmerged, Form 1: :math:`HW/D = H_c/D + K x^M + K_s S`, :math:`H_c = d_c + V_c^2/2g`
   the specific head at critical depth;
@@ -32,10 +33,10 @@ the two curves empirically. **Approximation:** between 3.5 and 4.0, HW/D is inte
 linearly in x between the unsubmerged value at 3.5 and the submerged value at 4.0 (a
 documented approximation of the empirical transition curve); below 3.5 the larger of the unsubmerged value and 0 is used.
 
-Outlet control (HDS-5 [1]_ Ch. 3, outlet control)
--------------------------------------------------
-Full flow, the energy equation with losses :math:`H = (1 + k_e + 29 n^2 L / R^{1.33})
-V^2/2g` in US units (:math:`29 = 2g/1.49^2`):
+Outlet control (HDS-5 Ch. 3, outlet control)
+--------------------------------------------
+HDS-5 [1]_ Chapter 3. Full flow, the energy equation with losses
+:math:`H = (1 + k_e + 29 n^2 L / R^{1.33}) V^2/2g` in US units (:math:`29 = 2g/1.49^2`):
 
 .. math::
 
@@ -330,6 +331,13 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
     HDS-5 [1]_ Appendix A, Eqs. A.1 (Form 1), A.2 (Form 2) and A.3 (submerged) with the
     constants of Table A.1; linear transition between Q/(A D^0.5) = 3.5 and 4.0 (see the
     module docstring).
+
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, Hydraulic Design Series No. 5, 3rd ed.,
+       FHWA-HIF-12-026, Federal Highway Administration, 2012: Ch. 3 (inlet and outlet control,
+       energy equation, h_o), Appendix A (inlet control equations, Table A.1).
 
     Examples
     --------

@@ -14,17 +14,17 @@ not acceptable; route a hydrograph through the stage-storage-discharge relation
 
 Symbols
 -------
-=================  ======  ======  ================================================
-API name           Symbol  Unit    Meaning
-=================  ======  ======  ================================================
-inflow_peak_cfs    qi      ft3/s   peak inflow to the basin (developed condition)
-outflow_peak_cfs   qo      ft3/s   allowable peak outflow
-qo_over_qi         r       -       peak outflow over peak inflow
-runoff_in          Q       in      runoff depth of the design storm
-area_mi2           Am      mi2     drainage area
-runoff_volume_acft Vr      ac-ft   runoff volume, 53.33 Q Am
-storage_acft       Vs      ac-ft   storage volume required
-=================  ======  ======  ================================================
+==================  ======  ======  ================================================
+API name            Symbol  Unit    Meaning
+==================  ======  ======  ================================================
+inflow_peak_cfs     qi      ft3/s   peak inflow to the basin (developed condition)
+outflow_peak_cfs    qo      ft3/s   allowable peak outflow
+qo_over_qi          r       -       peak outflow over peak inflow
+runoff_in           Q       in      runoff depth of the design storm
+area_mi2            Am      mi2     drainage area
+runoff_volume_acft  Vr      ac-ft   runoff volume, 53.33 Q Am
+storage_acft        Vs      ac-ft   storage volume required
+==================  ======  ======  ================================================
 
 References
 ----------

@@ -34,7 +34,7 @@ Field                                                       Meaning
 ``<sc>.subcatchment[<id>].tc_hr``                           time of concentration used [h]
 ``<sc>.subcatchment[<id>].area_ac``                         area [ac]
 ``<sc>.subcatchment[<id>].impervious_connected_ac``         [ac] (also ``..._unconnected_ac``)
-``<sc>.pond[<id>].initial_stage_ft`` / ``count`` / ``rrv_credit_pct``
+``<sc>.pond[<id>].initial_stage_ft``                        also ``count``, ``rrv_credit_pct``
 ``<sc>.pond[<id>].outlet[<id>].<key>``                      any numeric key of the device
                                                             (``diameter_in``, ``invert_ft``,
                                                             ``length_ft``, ``crest_ft``, ``cd``...)
@@ -44,7 +44,8 @@ Field                                                       Meaning
 ``<sc>.reach[<id>].lag_hr``                                 reach lag [h]
 ``storms.depths_in.<name>`` (``.*`` all)                    24-hour storm depth [in]
 ``storms.wqv_precip_in``, ``storms.distribution``           WQv rainfall [in]; distribution
-``analysis.prf`` / ``ia_ratio`` / ``dt_hr`` / ``duration_hr``
+``analysis.prf``                                            also ``ia_ratio``, ``dt_hr``,
+                                                            ``duration_hr``
 ``criteria.<numeric setting>``                              e.g. ``cpv_detention_hr``
 ==========================================================  =============================
 
