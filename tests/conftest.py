@@ -76,3 +76,11 @@ from hypothesis import settings as _hyp_settings  # noqa: E402
 _hyp_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 _hyp_settings.register_profile("explore", deadline=None)
 _hyp_settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that executes notebooks (``notebooks`` marker: a Jupyter kernel) is also ``slow``,
+    so that ``pytest -m "not slow"`` (``make test-fast``) leaves every kernel out."""
+    for item in items:
+        if item.get_closest_marker("notebooks") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

@@ -311,6 +311,7 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
 
 
+@pytest.mark.slow
 def test_worker_malloc_tuning_applies_on_linux_glibc():
     import subprocess
     import sys
