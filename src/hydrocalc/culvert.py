@@ -31,7 +31,8 @@ with :math:`K_s = -0.5` (+0.7 for mitered inlets). The unsubmerged form applies 
 :math:`x = 3.5`, the submerged one from :math:`x = 4.0`; HDS-5 draws the transition between
 the two curves empirically. **Approximation:** between 3.5 and 4.0, HW/D is interpolated
 linearly in x between the unsubmerged value at 3.5 and the submerged value at 4.0 (a
-documented approximation of the empirical transition curve); below 3.5 the larger of the unsubmerged value and 0 is used.
+documented approximation of the empirical transition curve); below 3.5 the larger of the
+unsubmerged value and 0 is used.
 
 Outlet control (HDS-5 Ch. 3, outlet control)
 --------------------------------------------
@@ -465,9 +466,9 @@ def _friction_slope(n: float, q, area, perim):
 def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start: np.ndarray,
                  dc: np.ndarray, length: float, slope: float, n: float):
     """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
-    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps). Returns the depth
-    (pressure head above the invert once full) at the inlet, NaN where the profile would
-    fall to critical depth (no subcritical profile: supercritical barrel)."""
+    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
+    Returns the depth (pressure head above the invert once full) at the inlet, NaN where the
+    profile would fall to critical depth (no subcritical profile: supercritical barrel)."""
     # x measured upstream from the outlet; steps refined near the outlet (cubic spacing)
     xs = length * (np.linspace(0.0, 1.0, _GVF_STEPS + 1) ** 3)
     y = np.asarray(y_start, dtype=float).copy()
