@@ -40,8 +40,9 @@ tailwater) on submerged orifices, weirs, barrels and reverse flow: peak stage wi
 stages within 5e-3 ft at every step, and the outflow and device flows at any one step
 within 5 % of their peak (the largest differences sit where the flow reverses, on the
 square-root singularity at :math:`h = T`, which both methods interpolate linearly; the
-measured differences are 1e-5, 4e-5, 4e-3, 4e-3 ft and 5 %). The cost is the grid (tens of rows instead of one per step) plus
-two (steps x stages) blends, instead of every device at every step.
+measured differences are 1e-5, 4e-5, 4e-3, 4e-3 ft and 5 %). The cost is the grid (tens of
+rows instead of one per step) plus two (steps x stages) blends, instead of every device at
+every step.
 
 References
 ----------
