@@ -83,8 +83,8 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
     schedule, the sediment cleanout schedule) passes it through this rule, so a record is
     read alike wherever it enters.
 
-    Rules
-    -----
+    The rules:
+
     * A :class:`DailyRainfall` or a pandas Series indexed by date (``DatetimeIndex``, or
       ``datetime.date``/``datetime`` values, or ISO date strings); at most
       :data:`MAX_RAIN_ROWS` values; depths are numbers ``>= 0`` [in].
