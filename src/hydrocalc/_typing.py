@@ -13,10 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["FloatOrArray", "FloatArray"]
-
-#: An array of float64 values.
-FloatArray: TypeAlias = npt.NDArray[np.float64]
+__all__ = ["FloatOrArray"]
 
 #: What an equation function returns: float, float64 array or pandas Series, following
 #: the container of its inputs.
