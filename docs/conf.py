@@ -34,13 +34,10 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
-# The guides link to files of the repository outside docs/ (examples/, benchmarks/, tests/):
-# links MyST cannot resolve as documents are kept as plain links.
 myst_heading_anchors = 3
-suppress_warnings = ["myst.xref_missing"]
 # A module docstring lists every publication the module implements, whether or not its text
 # cites each one by number.
-suppress_warnings += ["ref.citation"]
+suppress_warnings = ["ref.citation"]
 
 html_theme = "alabaster"
 html_title = f"hydrocalc {release}"
