@@ -1,9 +1,9 @@
 """Benchmark: batch storage-indication routing vs EPA SWMM 5 (pyswmm) vs a per-pond loop.
 
 Routes ``n_ponds`` synthetic ponds x ``n_storms`` storms (dt 0.01 h, 24 h) in one
-:func:`hydrocalc.routing.route_reservoirs` call, then routes a sample of the same pond-storms
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same pond-storms
 with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
-:func:`hydrocalc.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
+:func:`hydrocalc.hydraulics.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
 ratios and the peak agreement; :func:`run` returns them as a dict (for benchmarks/run_all.py).
 
 Ponds: trapezoidal basins given as stage-area tables at 0.5-ft steps (average-end-area
@@ -27,8 +27,8 @@ import warnings
 import numpy as np
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import CircularOrifice, OutletStructure, RectangularWeir, VNotchWeir
-from hydrocalc.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
+from hydrocalc.hydraulics.outlets import CircularOrifice, OutletStructure, RectangularWeir, VNotchWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
 
 DT_HR = 0.01
 DURATION_HR = 24.0

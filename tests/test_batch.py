@@ -17,7 +17,7 @@ from hydrocalc import batch
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
-from hydrocalc.sweep import load_sweep
+from hydrocalc.batch.sweep import load_sweep
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 SITES = [FIX / "lot_a.toml", FIX / "lot_b.toml", FIX / "broken.toml", FIX / "lot_c.toml"]
@@ -331,8 +331,8 @@ def test_worker_malloc_tuning_applies_on_linux_glibc():
 
 def _overtopping_batch():
     """Three ponds x two storms; the small pond overtops far (routing above its table)."""
-    from hydrocalc.outlets import CircularOrifice, Exfiltration, RectangularWeir
-    from hydrocalc.routing import StageStorage
+    from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
+    from hydrocalc.hydraulics.routing import StageStorage
 
     ponds = [StageStorage.basin(40, 16, 5.0), StageStorage.basin(12, 8, 2.0),
              StageStorage.basin(60, 30, 4.0, side_slope_h_per_v=3)]
@@ -349,8 +349,8 @@ def _overtopping_batch():
 def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
     import warnings
 
-    from hydrocalc import routing
-    from hydrocalc.routing import batch as routing_batch  # the loop's own module global
+    from hydrocalc.hydraulics import routing
+    from hydrocalc.hydraulics.routing import batch as routing_batch  # the loop's own module global
 
     q, ponds, outlets, _ = _overtopping_batch()
     h0 = np.array([[0.2, 0.0, 1.0]] * 2)
@@ -370,7 +370,7 @@ def test_batch_routing_matches_single_routes_above_the_table():
     import warnings
 
     from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.routing import route_reservoir, route_reservoirs
+    from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs
 
     q, ponds, outlets, t = _overtopping_batch()
     with warnings.catch_warnings():
@@ -393,7 +393,7 @@ def test_batch_routing_matches_single_routes_above_the_table():
 def test_batch_routing_overtopping_warning_can_be_left_to_the_caller():
     import warnings
 
-    from hydrocalc.routing import OvertoppingWarning, route_reservoirs
+    from hydrocalc.hydraulics.routing import OvertoppingWarning, route_reservoirs
 
     q, ponds, outlets, _ = _overtopping_batch()
     with pytest.warns(OvertoppingWarning, match="3 of 6 pond-storms overtop"):
@@ -439,7 +439,9 @@ def test_analyze_many_node_series_equal_analyze_and_pickle_per_variant():
 def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
     import warnings
 
-    from hydrocalc import _route_kernel, routing
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+
+    from hydrocalc.hydraulics import routing
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
@@ -461,7 +463,7 @@ def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
 
 
 def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monkeypatch):
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
@@ -493,8 +495,9 @@ def test_default_blocks_keep_a_task_small():
 
 
 def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
-    from hydrocalc import _route_kernel, routing
-    from hydrocalc.outlets import CircularOrifice, Exfiltration, as_structure
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+    from hydrocalc.hydraulics import routing
+    from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, as_structure
 
     built = []
 
@@ -578,7 +581,7 @@ def test_summary_csv_is_the_bytes_pandas_writes_for_many_rows(tmp_path):
 def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path, monkeypatch):
     import os
 
-    from hydrocalc import sweep as sweep_mod
+    from hydrocalc.batch import sweep as sweep_mod
 
     for name in ("sweep_small.toml", "lot_a.toml"):
         (tmp_path / name).write_bytes((FIX / name).read_bytes())

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.conveyance import (
+from hydrocalc.hydraulics.conveyance import (
     CircularSection,
     Conveyance,
     RectangularSection,

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from hydrocalc import explorer
+from hydrocalc.course import explorer
 from hydrocalc.hydrograph import runoff_hydrograph
 from hydrocalc.rainfall import design_storm
 from hydrocalc.runoff import impervious_composite_cn, runoff_depth

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
-from hydrocalc.importers.hydrocad import parse_report, read_report
-from hydrocalc.importers.hydrocad_site import import_hydrocad
+from hydrocalc.review.importers.hydrocad import parse_report, read_report
+from hydrocalc.review.importers.hydrocad_site import import_hydrocad
 from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
@@ -564,7 +564,7 @@ def test_ocr_damaged_storm_is_named_not_guessed(tmp_path):
 
 
 def test_hydrocad_1010_rainfall_events_listing(tmp_path):
-    from hydrocalc.importers.hydrocad import _events_listing, _normalize
+    from hydrocalc.review.importers.hydrocad import _events_listing, _normalize
 
     rep = parse_report(_report_body(CHAN710))
     _events_listing(rep, _normalize(NOAA1010.read_text()))

@@ -18,13 +18,13 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.interconnected import (
+from hydrocalc.hydraulics.routing.interconnected import (
     route_interconnected,
     route_interconnected_chain,
     to_swmm_inp_interconnected_chain,
 )
-from hydrocalc.outlets import CircularOrifice, Exfiltration, RectangularWeir
-from hydrocalc.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
 T = np.arange(0.0, 24.0 + 0.005, 0.01)
 

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from conftest import check_container
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     CircularOrifice,
     Exfiltration,
@@ -24,7 +24,7 @@ from hydrocalc.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.routing import (
+from hydrocalc.hydraulics.routing import (
     OvertoppingWarning,
     StageStorage,
     estimate_storage_volume,
@@ -582,8 +582,8 @@ def test_absurd_routing_step_count_is_refused_not_allocated():
     import numpy as np
 
     from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.outlets import CircularOrifice
-    from hydrocalc.routing import StageStorage, route_reservoir
+    from hydrocalc.hydraulics.outlets import CircularOrifice
+    from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
     inflow = Hydrograph(np.arange(0, 10.01, 0.1), np.full(101, 1.0))
     pond = StageStorage.from_areas([0, 2, 4], [1000, 1500, 2000])

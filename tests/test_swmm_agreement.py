@@ -1,6 +1,6 @@
 """Agreement with an independent engine: EPA SWMM 5 (through pyswmm) on ordinary ponds.
 
-Each pond is exported with :func:`hydrocalc.routing.to_swmm_inp` (storage unit with a tabular
+Each pond is exported with :func:`hydrocalc.hydraulics.routing.to_swmm_inp` (storage unit with a tabular
 depth-area curve, SIDE orifices and TRANSVERSE / V-NOTCH weirs with the same coefficients, the
 inflow as an external time series, free outfalls) and run by SWMM's dynamic-wave solver at a
 1-s routing step. Peak outflow and peak stage must agree within 1 % (the acceptance criterion
@@ -15,14 +15,14 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     BroadCrestedWeir,
     CircularOrifice,
     RectangularOrifice,
     RectangularWeir,
     VNotchWeir,
 )
-from hydrocalc.routing import StageStorage, route_reservoir, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, to_swmm_inp
 
 pyswmm = pytest.importorskip("pyswmm")
 

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics import villemonte_factor
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
     CircularOrifice,
@@ -25,7 +25,7 @@ from hydrocalc.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
 from hydrocalc.units import GRAVITY_FT_S2
 
 

@@ -665,7 +665,7 @@ def rainfall_for_plan(
     units: str | None = None,
     shift_years: int | None = None,
 ) -> DailyRainfall:
-    """Read the daily record of a :class:`hydrocalc.project.ConstructionPlan`.
+    """Read the daily record of a :class:`hydrocalc.site.project.ConstructionPlan`.
 
     Arguments override the plan's ``rainfall_file``, ``rainfall_station``,
     ``rainfall_units`` and ``rainfall_shift_years``.

@@ -9,7 +9,7 @@ Appendix F polynomial
 with the runoff volume :math:`V_r = 53.33\, Q\, A_m` [acre-ft]. TR-55 warns that the
 procedure can be off by about 25 % and should not be used for final design where that is
 not acceptable; route a hydrograph through the stage-storage-discharge relation
-(:mod:`hydrocalc.routing`) for design. ``hydrocalc.routing`` re-exports
+(:mod:`hydrocalc.hydraulics.routing`) for design. ``hydrocalc.hydraulics.routing`` re-exports
 :func:`estimate_storage_volume`.
 
 Symbols

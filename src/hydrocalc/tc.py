@@ -42,7 +42,7 @@ import pandas as pd
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.hydraulics import MANNING_KU
+from hydrocalc.units import MANNING_KU
 from hydrocalc.units import S_PER_HR
 
 __all__ = [
@@ -65,7 +65,7 @@ SHEET_FLOW_LIMIT_FT = 100.0
 #: Sheet-flow length limit of TR-55 (1986), Chapter 3 and Worksheet 3. [ft]
 SHEET_FLOW_LIMIT_TR55_1986_FT = 300.0
 #: Manning's equation constant in US customary units, TR-55 Eq. 3-4: the package's one value
-#: (:data:`hydrocalc.hydraulics.MANNING_KU`). [ft^(1/3)/s]
+#: (:data:`hydrocalc.units.MANNING_KU`). [ft^(1/3)/s]
 MANNING_K_US = MANNING_KU
 #: Shallow concentrated flow, V = k s^0.5, TR-55 Appendix F (equations behind Fig. 3-1).
 SHALLOW_K_FPS = {"unpaved": 16.1345, "paved": 20.3282}

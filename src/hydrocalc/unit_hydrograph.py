@@ -61,6 +61,7 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.units import AC_PER_MI2, FT2_PER_MI2, IN_PER_FT, S_PER_HR
+from hydrocalc.timeseries import Hydrograph
 
 __all__ = [
     "PEAK_RATE_FACTOR",
@@ -504,8 +505,6 @@ def nrcs_unit_hydrograph(
     >>> round(uh.peak_cfs / (484 * 1.0 / (0.005 + 0.9)), 3)    # qp of Eq. 16-1, Tp = D/2 + L
     0.998
     """
-    from hydrocalc.hydrograph import Hydrograph
-
     a = as_float_array(area_mi2, "area_mi2", lower=0.0, lower_inclusive=False)
     if a.ndim != 0 or np.ndim(tc_hr) != 0:
         raise InputError(

@@ -177,7 +177,7 @@ class SiteResults:
                           name=f"{scenario} {node} {storm}")
 
     def routing(self, scenario: str, storm: str, pond: str):
-        """The :class:`hydrocalc.routing.RoutingResult` of one pond unit for one storm.
+        """The :class:`hydrocalc.hydraulics.routing.RoutingResult` of one pond unit for one storm.
 
         For ``count`` > 1 it is one unit's result (inflow / count).
         """
@@ -225,7 +225,7 @@ class SiteResults:
         """One row per scenario, storm and routed pipe/channel reach: ``section,
         peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
         max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
-        (:func:`hydrocalc.conveyance.route_conveyance`). Empty without such reaches."""
+        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["conveyance"], columns=_CONVEYANCE_COLUMNS)
@@ -234,7 +234,7 @@ class SiteResults:
     def rational(self):
         """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
         return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
-        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.rational_site`). Empty
+        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.site.rational`). Empty
         without such subcatchments."""
         import pandas as pd
 
@@ -280,7 +280,7 @@ class SiteResults:
 
     @property
     def practices(self):
-        """One row per runoff-reduction practice (:func:`hydrocalc.practices.evaluate_practice`):
+        """One row per runoff-reduction practice (:func:`hydrocalc.criteria.practices.evaluate_practice`):
         storage, drain-down, captured volume and RRv credit. JSON: ``practices``."""
         import pandas as pd
 

@@ -48,7 +48,7 @@ def default_task_memory_mb(workers: int) -> float:
     amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
     is used. ``--memory-mb`` overrides either.
     """
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     return TASK_MEMORY_MB if _route_kernel.installed() else TASK_MEMORY_MB_NUMPY
 
@@ -117,7 +117,7 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         kind = "site"
         try:
             doc = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
-            from hydrocalc.sweep import is_sweep_document
+            from hydrocalc.batch.sweep import is_sweep_document
 
             if is_sweep_document(doc):
                 kind = "sweep"

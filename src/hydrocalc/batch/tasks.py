@@ -185,7 +185,7 @@ def _cached_sweep(path: str, preload: bytes | None = None):
     files (same paths, sizes and modification times), so a worker does not parse and
     validate the site again; otherwise the files are loaded.
     """
-    from hydrocalc.sweep import load_sweep
+    from hydrocalc.batch.sweep import load_sweep
 
     hit = _SWEEPS.get(path)
     if hit is not None and hit[0] == _fingerprint(path, hit[1]):
@@ -235,7 +235,7 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     start = time.time()

@@ -176,12 +176,12 @@ _WARM = False
 #: Modules a sweep task imports (the analysis, the site model the sweep is unpickled into,
 #: the outlets and routing, the criteria), imported by :func:`warm_up`.
 _WARM_MODULES = (
-    "hydrocalc.analysis", "hydrocalc.site", "hydrocalc.project", "hydrocalc.sweep",
-    "hydrocalc.sweep_summary", "hydrocalc.hydrograph", "hydrocalc.routing",
-    "hydrocalc.outlets", "hydrocalc.hydraulics", "hydrocalc.stage_storage",
-    "hydrocalc.storage_estimate", "hydrocalc.pond_file", "hydrocalc.rainfall",
+    "hydrocalc.analysis", "hydrocalc.site", "hydrocalc.site.project", "hydrocalc.batch.sweep",
+    "hydrocalc.sweep_summary", "hydrocalc.hydrograph", "hydrocalc.hydraulics.routing",
+    "hydrocalc.hydraulics.outlets", "hydrocalc.hydraulics", "hydrocalc.hydraulics.stage_storage",
+    "hydrocalc.storage_estimate", "hydrocalc.hydraulics.pond_file", "hydrocalc.rainfall",
     "hydrocalc.design_storms", "hydrocalc.runoff", "hydrocalc.peak",
-    "hydrocalc.unit_hydrograph", "hydrocalc.sizing", "hydrocalc.criteria.ny_site",
+    "hydrocalc.unit_hydrograph", "hydrocalc.hydraulics.sizing", "hydrocalc.criteria.ny_site",
     "hydrocalc.batch.tasks", "scipy.fft",
 )
 
@@ -217,7 +217,7 @@ def warm_up() -> None:
         for key in rainfall._SHIPPED:
             rainfall._shipped(key)
     with contextlib.suppress(Exception):
-        from hydrocalc import _route_kernel
+        from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
         _route_kernel.warm_up()
 

@@ -34,7 +34,7 @@ def import_group():
                    "(a printed report does not state links); enables pond import.")
 def import_hydrocad_cmd(report, out, allow_partial, links):
     """Import a HydroCAD report (PDF or text) into FOLDER/site.toml + submitted.json."""
-    from hydrocalc.importers.hydrocad_site import import_hydrocad
+    from hydrocalc.review.importers.hydrocad_site import import_hydrocad
 
     result = import_hydrocad(report, out, allow_partial=allow_partial, links=links)
     click.echo(result.message())
@@ -81,7 +81,7 @@ def diff_cmd(ctx, a, b, html_path, json_path, inputs_only):
     """What changed from A to B (site files or folders): inputs and results."""
     import json
 
-    from hydrocalc.diff import diff_paths
+    from hydrocalc.review.diff import diff_paths
 
     check_file(html_path, "--html")
     check_file(json_path, "--json")

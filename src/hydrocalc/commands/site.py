@@ -76,7 +76,7 @@ def check(site_file):
         f"{site_file}: OK - {site.name!r}: {_n(n_sub, 'subcatchment')}, {_n(n_pond, 'pond')}, "
         f"{_n(n_dp, 'design point')} ({', '.join(site.design_point_ids)}), "
         f"{_n(n_storm, 'storm')} ({', '.join(site.storms.names)})")
-    from hydrocalc.plausibility import ACCEPT_KEYS
+    from hydrocalc.site.plausibility import ACCEPT_KEYS
 
     for note in site.notes:
         # a plausibility warning (its key can be accepted) or an unknown [confirmations] key
@@ -157,8 +157,8 @@ def run(site_file, json_path, csv_dir, no_hydrographs, strict):
 
 def _summary(site, res) -> dict:
     """The compliance summary of an analysed site (law, criteria, traps)."""
-    from hydrocalc import sediment as sed
-    from hydrocalc.regulations import assess, load_profile
+    from hydrocalc.construction import sediment as sed
+    from hydrocalc.criteria.regulations import assess, load_profile
     from hydrocalc.report.summary import compliance_summary
 
     assessment = assess(site.project.municipality, site.project)

@@ -180,7 +180,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                          f"({cs.wqv_provided_note})")
     to_confirm: list[dict] = []
     if cs.practices:
-        from hydrocalc import practices as gi
+        from hydrocalc.criteria import practices as gi
 
         prac_rows = [gi.evaluate_practice(pr, p_in) for pr in cs.practices]
         for pr, r in zip(cs.practices, prac_rows, strict=True):

@@ -1,8 +1,8 @@
 """The compliance summary: one verdict and every item behind it, failures first.
 
 :func:`compliance_summary` gathers, from the analysis (:class:`hydrocalc.analysis.SiteResults`),
-the applicability assessment (:func:`hydrocalc.regulations.assess`) and the sediment-trap
-checks (:meth:`hydrocalc.sediment.SedimentTrap.check`), one row per
+the applicability assessment (:func:`hydrocalc.criteria.regulations.assess`) and the sediment-trap
+checks (:meth:`hydrocalc.construction.sediment.SedimentTrap.check`), one row per
 
 * design point and design storm: pre-development peak, post-development peak, change;
 * sizing criterion (WQv, RRv, Cpv, Qp, Qf and the Qf safe-passage check): required,
@@ -261,10 +261,10 @@ def compliance_summary(results, assessment=None, traps: Iterable | None = None) 
     ----------
     results : hydrocalc.analysis.SiteResults
         The analysis (its ``comparison`` and ``criteria`` tables are read).
-    assessment : hydrocalc.regulations.Assessment, optional
+    assessment : hydrocalc.criteria.regulations.Assessment, optional
         Applicability of the local law; decides whether missing criteria or traps are
         "not applicable" or "not evaluated".
-    traps : iterable of hydrocalc.sediment.TrapCheck, optional
+    traps : iterable of hydrocalc.construction.sediment.TrapCheck, optional
         The sediment-trap checks (``SedimentTrap.check()``).
 
     Returns

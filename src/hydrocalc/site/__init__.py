@@ -11,7 +11,7 @@ checks **everything**, and either returns a :class:`Site` or raises one
 The schema is documented field by field in ``docs/site_file.md``. Sections:
 
 ``[project]`` and ``[construction]``
-    Parsed by :func:`hydrocalc.project.parse_project` / :func:`~hydrocalc.project.parse_construction`.
+    Parsed by :func:`hydrocalc.site.project.parse_project` / :func:`~hydrocalc.site.project.parse_construction`.
 ``[storms]``
     Design-storm depths by name (``"10yr"``), their distribution, or a file in
     ``design_storms/``; and the 90 % rainfall depth for the water-quality volume.
@@ -22,10 +22,10 @@ The schema is documented field by field in ``docs/site_file.md``. Sections:
 ``[pre]`` and ``[post]``
     The two scenarios: ``[[pre.subcatchment]]``, ``[[pre.pond]]``, ``[[pre.reach]]``,
     ``[[pre.design_point]]`` (and the same under ``post``). A reach is a lag (``lag_hr``)
-    or a routed pipe/channel (``section``, :mod:`hydrocalc.conveyance`); a subcatchment with
-    ``method = "rational"`` is parsed by :mod:`hydrocalc.rational_site`.
+    or a routed pipe/channel (``section``, :mod:`hydrocalc.hydraulics.conveyance`); a subcatchment with
+    ``method = "rational"`` is parsed by :mod:`hydrocalc.site.rational`.
 ``[rational]``
-    Intensity source of rational-method subcatchments (:mod:`hydrocalc.rational_site`).
+    Intensity source of rational-method subcatchments (:mod:`hydrocalc.site.rational`).
 
 The loader is split so that a parsed site can be analysed repeatedly with varied fields
 (parameter sweeps): :func:`parse_site` turns a parsed TOML mapping into a :class:`Site`;

@@ -141,7 +141,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             hint = suggest(str(key), _TOP_KEYS) or f". Valid: {', '.join(_TOP_KEYS)}"
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
-    from hydrocalc import project as project_mod
+    from hydrocalc.site import project as project_mod
 
     facts, probs = project_mod.parse_project(doc.get("project"), where=where)
     P.items += _annotate(probs, P)
@@ -194,7 +194,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
-    from hydrocalc import plausibility
+    from hydrocalc.site import plausibility
 
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)
@@ -223,7 +223,7 @@ site_problems.__doc__ = _site_problems.__doc__
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
     """``[rational]`` settings; required by (and only with) rational subcatchments, which
     need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
-    from hydrocalc import rational_site
+    from hydrocalc.site import rational as rational_site
 
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None

@@ -1,7 +1,7 @@
 """``[[pre.reach]]`` / ``[[post.reach]]``: a translation lag or a routed pipe/channel.
 
 Routed sections (circular, rectangular, trapezoidal, user station-elevation) are those of
-:mod:`hydrocalc.conveyance`.
+:mod:`hydrocalc.hydraulics.conveyance`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
             spec.update(_user_section_points(P, e, path, ctx) or {})
     if len(P.items) > k0:
         return None
-    from hydrocalc import conveyance as cv
+    from hydrocalc.hydraulics import conveyance as cv
 
     try:
         if section == "circular":

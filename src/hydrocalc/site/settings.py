@@ -281,7 +281,7 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
     vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
                                            lower_inclusive=False)
     if "practice" in m:
-        from hydrocalc.practices import parse_practices
+        from hydrocalc.criteria.practices import parse_practices
 
         vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
     if "redevelopment" in m:
@@ -320,7 +320,7 @@ def confirmation_items() -> tuple[str, ...]:
     >>> "criterion_rrv" in confirmation_items() and "storm_depths" in confirmation_items()
     True
     """
-    from hydrocalc.sediment import criteria_table
+    from hydrocalc.construction.sediment import criteria_table
 
     return (CONFIRMATION_ITEMS + tuple(f"criterion_{c}" for c in CONFIRMABLE_CRITERIA)
             + tuple(f"trap_criteria_{k}" for k in criteria_table().index))

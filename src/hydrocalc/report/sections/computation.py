@@ -76,19 +76,19 @@ class Context:
 
     @property
     def assessment(self):
-        """:func:`hydrocalc.regulations.assess` of the project under its municipality's law."""
-        from hydrocalc.regulations import assess
+        """:func:`hydrocalc.criteria.regulations.assess` of the project under its municipality's law."""
+        from hydrocalc.criteria.regulations import assess
 
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
 
     @property
     def trap_checks(self) -> list:
-        """:meth:`hydrocalc.sediment.SedimentTrap.check` of every trap of the construction
+        """:meth:`hydrocalc.construction.sediment.SedimentTrap.check` of every trap of the construction
         plan (cleanout fraction from the municipality's law, else one half)."""
         if "trap_checks" not in self._cache:
-            from hydrocalc import sediment as sed
-            from hydrocalc.regulations import load_profile
+            from hydrocalc.construction import sediment as sed
+            from hydrocalc.criteria.regulations import load_profile
 
             plan = self.site.construction
             traps = sed.plan_traps(plan) if plan is not None else []

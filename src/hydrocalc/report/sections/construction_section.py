@@ -21,7 +21,7 @@ from hydrocalc.report.tables import Table, md_escape
 # -- construction: sediment traps and inspections ----------------------------------------
 def _construction(ctx: Context):
     """(plan, profile, rainfall record or None) of the site's [construction] table."""
-    from hydrocalc.regulations import load_profile
+    from hydrocalc.criteria.regulations import load_profile
 
     plan = ctx.site.construction
     profile = load_profile(ctx.site.project.municipality)
@@ -34,7 +34,7 @@ def _construction(ctx: Context):
 
 
 def _build_sediment(b: _Builder) -> None:
-    from hydrocalc import sediment as sed
+    from hydrocalc.construction import sediment as sed
 
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)
@@ -138,7 +138,7 @@ def _build_sediment(b: _Builder) -> None:
 
 
 def _build_inspections(b: _Builder) -> None:
-    from hydrocalc import inspections as insp
+    from hydrocalc.construction import inspections as insp
 
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)

@@ -37,7 +37,7 @@ def device_table(pond) -> pd.DataFrame:
     ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
-    A culvert (``hydrocalc.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
+    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
     outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants (form, K, M, c, Y,
     Ks, chart, scale).
     """
@@ -132,7 +132,7 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
 
 
 def _build_ponds(b: _Builder) -> None:
-    from hydrocalc.outlets import rating_table
+    from hydrocalc.hydraulics.outlets import rating_table
 
     ctx = b.ctx
     site, r = ctx.site, ctx.results
@@ -181,7 +181,7 @@ def _build_ponds(b: _Builder) -> None:
         b.res.add_table(Table(f"{tag}_rating", f"Stage-storage-discharge of {label} (one unit)",
                               rating, decimals={"stage_ft": 2},
                               caption="Orifices Q = Cd A (2 g h)^0.5, weirs Q = Cw L H^1.5 "
-                                      "(hydrocalc.outlets); storage from the geometry.",
+                                      "(hydrocalc.hydraulics.outlets); storage from the geometry.",
                               key_columns=["stage_ft"]))
         rows = pr[(pr["scenario"] == name) & (pr["pond"] == pond.id)]
         cols = ["storm", "peak_inflow_cfs", "peak_outflow_cfs", "time_of_peak_outflow_hr",

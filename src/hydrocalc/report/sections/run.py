@@ -181,7 +181,7 @@ def cover_meta(results: Mapping, site=None) -> dict:
     project = dict(results.get("project", {}))
     if site is not None:
         try:
-            from hydrocalc.regulations import load_profile
+            from hydrocalc.criteria.regulations import load_profile
 
             project["municipality"] = load_profile(site.project.municipality).name
         except Exception:  # noqa: BLE001 - the cover falls back to the key
