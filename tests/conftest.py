@@ -86,3 +86,11 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"browser tests (tests/test_browser.py) SKIPPED: no Chromium at {chromium}; "
             "install it with .ci/install-browser (or set HYDROCALC_CHROMIUM)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that executes notebooks (``notebooks`` marker: a Jupyter kernel) is also ``slow``,
+    so that ``pytest -m "not slow"`` (``make test-fast``) leaves every kernel out."""
+    for item in items:
+        if item.get_closest_marker("notebooks") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

@@ -156,6 +156,7 @@ def test_init_files_reexport_public_names_only():
     assert bad == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("lint-imports") is None
                     and not (pathlib.Path(sys.executable).parent / "lint-imports").exists(),
                     reason="import-linter is not installed (pip install import-linter)")

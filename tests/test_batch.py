@@ -311,6 +311,7 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc settings")
 def test_local_workers_get_the_malloc_settings_and_the_caller_keeps_its_own():
     import os

@@ -188,6 +188,7 @@ def test_long_tables_are_cut_with_a_note():
     assert out.count("<tr") == display.MAX_ROWS + 1 and "First 30 of 50 rows" in out
 
 
+@pytest.mark.slow
 def test_import_hydrocalc_does_not_import_the_report_or_matplotlib():
     code = ("import sys, hydrocalc, hydrocalc.site, hydrocalc.hydraulics.routing; "
             "print([m for m in ('hydrocalc.report.tables', "

@@ -73,6 +73,7 @@ sys.stdout.buffer.write(_figure({shift}))
 """
 
 
+@pytest.mark.slow
 def test_figure_after_others_same_bytes_as_drawn_alone_in_a_fresh_process():
     import os
     import pathlib

@@ -64,6 +64,7 @@ def _swmm(inflow_up, inflow_down, path):
     return (np.array(v) for v in (h1, h2, link, out))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_two_ponds_in_series_agree_with_swmm_dynamic_wave(case, tmp_path):
     inflow_up, inflow_down = CASES[case]

@@ -67,6 +67,7 @@ PONDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(PONDS))
 def test_peaks_agree_with_swmm_dynamic_wave(case, tmp_path):
     pond, outlets = PONDS[case]
@@ -80,6 +81,7 @@ def test_peaks_agree_with_swmm_dynamic_wave(case, tmp_path):
     assert_allclose(ours.peak_stage_ft, stage, rtol=0.01, atol=0)
 
 
+@pytest.mark.slow
 def test_drawdown_from_a_full_pond_agrees_with_swmm(tmp_path):
     # no inflow: the pond empties through its outlets from 5 ft; compare the stage hourly
     pond, outlets = PONDS["stage-area table, orifice + contracted weir"]

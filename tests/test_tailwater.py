@@ -215,6 +215,7 @@ SWMM_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(SWMM_CASES))
 def test_tailwater_routing_agrees_with_swmm(case, tmp_path):
     pyswmm = pytest.importorskip("pyswmm")

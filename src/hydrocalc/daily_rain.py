@@ -25,11 +25,11 @@ with "0.5" could be either, and reading millimetres as inches inflates depths 25
 
 Symbols
 -------
-=============  ===============================  ====
-Name           Meaning                          Unit
-=============  ===============================  ====
+=============  ================================  ====
+Name           Meaning                           Unit
+=============  ================================  ====
 ``precip_in``  rainfall depth of a calendar day  in
-=============  ===============================  ====
+=============  ================================  ====
 
 References
 ----------
@@ -84,8 +84,8 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
     schedule, the sediment cleanout schedule) passes it through this rule, so a record is
     read alike wherever it enters.
 
-    Rules
-    -----
+    The rules:
+
     * A :class:`DailyRainfall` or a pandas Series indexed by date (``DatetimeIndex``, or
       ``datetime.date``/``datetime`` values, or ISO date strings); at most
       :data:`MAX_RAIN_ROWS` values; depths are numbers ``>= 0`` [in].

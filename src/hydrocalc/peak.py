@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.runoff import runoff_depth
@@ -70,8 +71,6 @@ __all__ = [
     "TC_LIMITS_HR",
     "CN_LIMITS",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: NRCS 24-hour rainfall distributions covered by Table F-1.
 RAINFALL_TYPES = ("I", "IA", "II", "III")

@@ -612,6 +612,11 @@ def max_window_fraction(
     0.01 h). For the NRCS distributions this is the design ratio :math:`P_{window}/P_{24}`
     the distribution was built to reproduce [4]_ (module references).
 
+    References
+    ----------
+    .. [4] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation,
+       Oct. 2015 (regions split by the 60-min/24-h ratio of the 25-yr depths; secondary).
+
     Examples
     --------
     >>> round(max_window_fraction("II", 1.0), 3)
@@ -644,6 +649,11 @@ def rank_distributions(
     pandas.DataFrame
         Columns ``distribution``, ``max_1hr_frac`` (largest 1-h fraction of the shape) and
         ``difference`` (``max_1hr_frac - ratio``), sorted by ``|difference|``.
+
+    References
+    ----------
+    .. [4] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation,
+       Oct. 2015 (regions split by the 60-min/24-h ratio of the 25-yr depths; secondary).
 
     Examples
     --------

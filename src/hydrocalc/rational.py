@@ -75,6 +75,12 @@ def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac:
     1.0 by the method's convention (HEC-22 [2]_ Eq. 3-1, :math:`K_u = 1.0`). Intended for
     small drainage areas (local rules typically cap it at 20 to 200 acres).
 
+    References
+    ----------
+    .. [2] FHWA, *Urban Drainage Design Manual*, HEC-22, 3rd ed., FHWA-NHI-10-009, 2009,
+       Section 3.2.2 (rational method: Q = C i A / K_u, K_u = 1.0 in US units; composite C;
+       Table 3-1 runoff coefficients).
+
     Examples
     --------
     >>> round(rational_peak_cfs(0.11, 1.25, 30.0), 3)
@@ -93,6 +99,12 @@ def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
     ------
     InputError
         If the lists differ in length, a C is outside (0, 1], or the total area is 0.
+
+    References
+    ----------
+    .. [2] FHWA, *Urban Drainage Design Manual*, HEC-22, 3rd ed., FHWA-NHI-10-009, 2009,
+       Section 3.2.2 (rational method: Q = C i A / K_u, K_u = 1.0 in US units; composite C;
+       Table 3-1 runoff coefficients).
 
     Examples
     --------
@@ -189,6 +201,12 @@ def modified_rational_hydrograph(c: float, area_ac: float, tc_hr: float, duratio
     InputError
         If ``duration_hr < tc_hr`` or an argument is out of range.
 
+    References
+    ----------
+    .. [3] Poertner, H.G., *Practices in Detention of Urban Stormwater Runoff*, American Public
+       Works Association, Special Report No. 43, 1974 (modified rational method: trapezoidal
+       inflow hydrograph, storage maximized over storm durations).
+
     Examples
     --------
     >>> h = modified_rational_hydrograph(0.5, 10.0, 0.25, 1.0, 2.0, dt_hr=0.05)
@@ -240,6 +258,12 @@ def modified_rational_storage(c: float, area_ac: float, tc_hr: float, allowable_
     ------
     InputError
         If no duration is >= ``tc_hr``.
+
+    References
+    ----------
+    .. [3] Poertner, H.G., *Practices in Detention of Urban Stormwater Runoff*, American Public
+       Works Association, Special Report No. 43, 1974 (modified rational method: trapezoidal
+       inflow hydrograph, storage maximized over storm durations).
     """
     tc = float(as_float_array(tc_hr, "tc_hr", lower=0.0, lower_inclusive=False))
     qa = float(as_float_array(allowable_cfs, "allowable_cfs", lower=0.0, lower_inclusive=False))

@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc import data
@@ -53,8 +54,6 @@ __all__ = [
     "CN_TABLES",
     "IMPERVIOUS_CN",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: CN of impervious area assumed by TR-55 Table 2-2a footnote 2 and Figs. 2-3, 2-4.
 IMPERVIOUS_CN = 98.0

@@ -14,17 +14,17 @@ not acceptable; route a hydrograph through the stage-storage-discharge relation
 
 Symbols
 -------
-=================  ======  ======  ================================================
-API name           Symbol  Unit    Meaning
-=================  ======  ======  ================================================
-inflow_peak_cfs    qi      ft3/s   peak inflow to the basin (developed condition)
-outflow_peak_cfs   qo      ft3/s   allowable peak outflow
-qo_over_qi         r       -       peak outflow over peak inflow
-runoff_in          Q       in      runoff depth of the design storm
-area_mi2           Am      mi2     drainage area
-runoff_volume_acft Vr      ac-ft   runoff volume, 53.33 Q Am
-storage_acft       Vs      ac-ft   storage volume required
-=================  ======  ======  ================================================
+==================  ======  ======  ================================================
+API name            Symbol  Unit    Meaning
+==================  ======  ======  ================================================
+inflow_peak_cfs     qi      ft3/s   peak inflow to the basin (developed condition)
+outflow_peak_cfs    qo      ft3/s   allowable peak outflow
+qo_over_qi          r       -       peak outflow over peak inflow
+runoff_in           Q       in      runoff depth of the design storm
+area_mi2            Am      mi2     drainage area
+runoff_volume_acft  Vr      ac-ft   runoff volume, 53.33 Q Am
+storage_acft        Vs      ac-ft   storage volume required
+==================  ======  ======  ================================================
 
 References
 ----------
@@ -39,8 +39,8 @@ import functools
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.peak import rainfall_types_array as _types  # one canonicalizer for both modules
@@ -53,8 +53,6 @@ __all__ = [
     "runoff_volume_acft",
     "RATIO_LIMITS",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Range of qo/qi plotted in TR-55 Fig. 6-1 (the polynomial of Table F-2 is a fit to it).
 RATIO_LIMITS = (0.1, 0.8)

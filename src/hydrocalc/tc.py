@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.units import MANNING_KU
@@ -61,8 +62,6 @@ __all__ = [
     "SHEET_FLOW_LIMIT_FT",
     "SHEET_FLOW_LIMIT_TR55_1986_FT",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Coefficient of the kinematic sheet-flow equation, TR-55 Eq. 3-3 (ft, in, h).
 SHEET_FLOW_COEFF = 0.007

@@ -3,27 +3,27 @@
 Every dimensional quantity in hydrocalc carries its unit in its name; this module is the
 glossary (mirrored in ``docs/nomenclature.md``) and holds the few exact conversion factors.
 
-=========  ==============================  =====================
-Suffix     Unit                            Example
-=========  ==============================  =====================
-``_in``    inch (depth)                    ``precip_in``
-``_in_hr`` inch per hour                   ``rate_in_hr``
-``_ft``    foot                            ``length_ft``
-``_ft2``   square foot                     ``area_ft2``
-``_ft3``   cubic foot                      ``storage_ft3``
-``_ac``    acre                            ``area_ac``
-``_mi2``   square mile                     ``area_mi2``
-``_acft``  acre-foot                       ``volume_acft``
-``_hr``    hour                            ``tc_hr``
-``_min``   minute                          ``dt_min``
-``_s``     second                          ``time_s``
-``_cfs``   cubic foot per second           ``peak_cfs``
-``_fps``   foot per second                 ``velocity_fps``
-``_ftft``  slope, ft/ft                    ``slope_ftft``
-``_pct``   percent (0-100)                 ``impervious_pct``
-``_frac``  fraction (0-1)                  ``cumulative_frac``
-``_csm_in`` cfs per square mile per inch   ``unit_peak_csm_in``
-=========  ==============================  =====================
+===========  ==============================  =====================
+Suffix       Unit                            Example
+===========  ==============================  =====================
+``_in``      inch (depth)                    ``precip_in``
+``_in_hr``   inch per hour                   ``rate_in_hr``
+``_ft``      foot                            ``length_ft``
+``_ft2``     square foot                     ``area_ft2``
+``_ft3``     cubic foot                      ``storage_ft3``
+``_ac``      acre                            ``area_ac``
+``_mi2``     square mile                     ``area_mi2``
+``_acft``    acre-foot                       ``volume_acft``
+``_hr``      hour                            ``tc_hr``
+``_min``     minute                          ``dt_min``
+``_s``       second                          ``time_s``
+``_cfs``     cubic foot per second           ``peak_cfs``
+``_fps``     foot per second                 ``velocity_fps``
+``_ftft``    slope, ft/ft                    ``slope_ftft``
+``_pct``     percent (0-100)                 ``impervious_pct``
+``_frac``    fraction (0-1)                  ``cumulative_frac``
+``_csm_in``  cfs per square mile per inch    ``unit_peak_csm_in``
+===========  ==============================  =====================
 """
 
 from __future__ import annotations

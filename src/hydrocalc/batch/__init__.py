@@ -3,29 +3,29 @@ r"""Batch runs: many site files, or every scenario of parameter sweeps, on Dask.
 :func:`run_batch` analyses every input (:func:`hydrocalc.analysis.analyze` semantics) and
 collects one summary table, one row per input (or sweep scenario), design point and storm:
 
-==================  ======  ===================================================================
-Column              Unit    Meaning
-==================  ======  ===================================================================
-source              -       the input file (site or sweep file) as given
-site                -       project name of the site
-scenario            -       sweep scenario label (``"00042"``); empty for a site file
-design_point        -       design point id
-storm               -       storm name (``"10yr"``)
-precip_in           in      24-hour storm depth
-pre_peak_cfs        ft3/s   pre-development peak at the design point
-post_peak_cfs       ft3/s   post-development (routed) peak
-peak_change_pct     %       100 (post - pre) / pre
-pre_volume_ft3      ft3     pre-development runoff volume
-post_volume_ft3     ft3     post-development volume
-volume_change_pct   %       100 (post - pre) / pre
-post_le_pre         -       post peak <= pre peak
-wqv_pass ...        -       NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
-                            when not evaluated; ``criteria_pass`` all of them
-status              -       ``"ok"`` or ``"error"``
-error               -       the error message of a failed input/scenario (lines joined by
-                            `` | ``), empty otherwise
-<varied field>      (field) one column per ``[[vary]]`` entry of a sweep: the value used
-==================  ======  ===================================================================
+==================  =======  ==================================================================
+Column              Unit     Meaning
+==================  =======  ==================================================================
+source              -        the input file (site or sweep file) as given
+site                -        project name of the site
+scenario            -        sweep scenario label (``"00042"``); empty for a site file
+design_point        -        design point id
+storm               -        storm name (``"10yr"``)
+precip_in           in       24-hour storm depth
+pre_peak_cfs        ft3/s    pre-development peak at the design point
+post_peak_cfs       ft3/s    post-development (routed) peak
+peak_change_pct     %        100 (post - pre) / pre
+pre_volume_ft3      ft3      pre-development runoff volume
+post_volume_ft3     ft3      post-development volume
+volume_change_pct   %        100 (post - pre) / pre
+post_le_pre         -        post peak <= pre peak
+wqv_pass ...        -        NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
+                             when not evaluated; ``criteria_pass`` all of them
+status              -        ``"ok"`` or ``"error"``
+error               -        the error message of a failed input/scenario (lines joined by
+                             ``" | "``), empty otherwise
+<varied field>      (field)  one column per ``[[vary]]`` entry of a sweep: the value used
+==================  =======  ==================================================================
 
 Execution
 ---------

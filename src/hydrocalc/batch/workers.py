@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from hydrocalc.batch.tasks import run_task
 from hydrocalc.errors import InputError
 from hydrocalc import rainfall
@@ -47,7 +49,7 @@ POOL_RESTARTS = 2
 
 
 class _Progress:
-    """A scenario-count progress report on stderr (a tqdm bar when available).
+    """A scenario-count progress report on stderr (a tqdm bar; tqdm is in the batch extra).
 
     No time-remaining estimate: chunks finish in bursts after an unequal start-up (worker
     processes, imports, first tables), so an extrapolation from the first chunks misleads.
@@ -62,15 +64,10 @@ class _Progress:
         self.total = total
         self.first: tuple[float, int] | None = None  # (time, scenarios) at the first chunk
         if enabled:
-            try:
-                from tqdm.auto import tqdm
-
-                self.bar = tqdm(total=total, unit="scenario", desc="hydrocalc batch",
-                                file=sys.stderr,
-                                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/"
-                                           "{total_fmt} scenarios [{elapsed}{postfix}]")
-            except ImportError:  # pragma: no cover - tqdm ships with the report extra
-                self.bar = None
+            self.bar = tqdm(total=total, unit="scenario", desc="hydrocalc batch",
+                            file=sys.stderr,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/"
+                                       "{total_fmt} scenarios [{elapsed}{postfix}]")
 
     def rate_text(self) -> str:
         """``"N scenarios/s after the first chunk"``, or ``""`` before a second chunk."""
@@ -93,15 +90,10 @@ class _Progress:
             if rate:
                 self.bar.set_postfix_str(rate, refresh=False)
             self.bar.update(n)
-        elif self.enabled:
-            print(f"\rhydrocalc batch: {self.done}/{self.total} scenarios"
-                  f"{'; ' + rate if rate else ''}", end="", file=sys.stderr)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
 
 
 def _is_client(obj) -> bool:

@@ -63,6 +63,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.units import FT2_PER_AC, GRAVITY_FT_S2, IN_PER_FT, S_PER_HR
@@ -86,8 +87,6 @@ __all__ = [
     "criteria_table",
     "criteria_info",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Minimum Rv printed in the 2015 SMDM Table 4.1 cell ("Minimum Rv = 0.2 if WQv > RRv"). [-]
 MIN_RV = 0.2

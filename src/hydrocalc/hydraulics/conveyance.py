@@ -112,7 +112,32 @@ class _Section:
 
 @dataclass(frozen=True)
 class CircularSection(_Section):
-    """A circular pipe of diameter ``diameter_in`` (> 0). [in]"""
+    r"""A circular pipe of diameter ``diameter_in`` (> 0). [in]
+
+    Parameters
+    ----------
+    diameter_in : float
+        Inside diameter D, > 0. [in]
+
+    Notes
+    -----
+    With the wetted angle :math:`\theta = 2 \arccos(1 - 2y/D)` at depth y: area
+    :math:`A = D^2 (\theta - \sin\theta)/8`, wetted perimeter :math:`P = D\theta/2`, top
+    width :math:`T = D \sin(\theta/2)` (Chow [1]_ Table 2-1, circle).
+
+    References
+    ----------
+    .. [1] Chow, V.T., *Open-Channel Hydraulics*, McGraw-Hill, 1959, Table 2-1 (geometric
+       elements of channel sections).
+
+    Examples
+    --------
+    A 24-in pipe half full: :math:`A = \pi D^2/8`, :math:`P = \pi D/2`, :math:`T = D`.
+
+    >>> s = CircularSection(24.0)
+    >>> float(s.area_ft2(1.0)), float(s.wetted_perimeter_ft(1.0)), float(s.top_width_ft(1.0))
+    (1.5707963267948966, 3.141592653589793, 2.0)
+    """
 
     diameter_in: float
     closed = True
@@ -137,7 +162,33 @@ class CircularSection(_Section):
 
 @dataclass(frozen=True)
 class TrapezoidalSection(_Section):
-    """Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth. [ft, -, ft]"""
+    r"""Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth. [ft, -, ft]
+
+    Parameters
+    ----------
+    bottom_width_ft : float
+        Bottom width b, >= 0. [ft]
+    side_slope_h_per_v : float
+        Side slope z, horizontal per vertical, >= 0 (not both 0 with ``b``). [-]
+    depth_ft : float
+        Bank-full depth, > 0. [ft]
+
+    Notes
+    -----
+    At depth y: :math:`A = (b + zy) y`, :math:`P = b + 2y\sqrt{1 + z^2}`, :math:`T = b + 2zy`
+    (Chow [1]_ Table 2-1, trapezoid).
+
+    References
+    ----------
+    .. [1] Chow, V.T., *Open-Channel Hydraulics*, McGraw-Hill, 1959, Table 2-1 (geometric
+       elements of channel sections).
+
+    Examples
+    --------
+    >>> t = TrapezoidalSection(4.0, 2.0, 3.0)    # b = 4 ft, 2H:1V sides, 3 ft deep
+    >>> float(t.area_ft2(2.0)), float(t.top_width_ft(2.0))    # (4 + 2*2) 2, 4 + 2*2*2
+    (16.0, 12.0)
+    """
 
     bottom_width_ft: float
     side_slope_h_per_v: float
@@ -165,14 +216,57 @@ class TrapezoidalSection(_Section):
 
 
 def RectangularSection(width_ft: float, depth_ft: float) -> TrapezoidalSection:
-    """A rectangular channel (a trapezoid with vertical sides). [ft]"""
+    """A rectangular channel (a trapezoid with vertical sides). [ft]
+
+    Parameters
+    ----------
+    width_ft : float
+        Channel width, > 0. [ft]
+    depth_ft : float
+        Bank-full depth, > 0. [ft]
+
+    Returns
+    -------
+    TrapezoidalSection
+        With ``side_slope_h_per_v = 0``.
+
+    Examples
+    --------
+    >>> float(RectangularSection(6.0, 2.0).area_ft2(1.5))
+    9.0
+    """
     return TrapezoidalSection(width_ft, 0.0, depth_ft)
 
 
 @dataclass(frozen=True)
 class UserSection(_Section):
-    """An open section from station-elevation points (left bank to right bank); depth is
-    measured from the lowest point, bank-full at the lower of the two end points. [ft]"""
+    """An open section from station-elevation points (left bank to right bank). [ft]
+
+    Depth is measured from the lowest point; the section is bank-full at the lower of the two
+    end points. Area, wetted perimeter and top width sum the wetted part of each segment
+    between consecutive points.
+
+    Parameters
+    ----------
+    station_ft : sequence of float
+        Horizontal stations, non-decreasing from the left bank, at least 3 points. [ft]
+    elevation_ft : sequence of float
+        Ground elevation at each station; both ends above the lowest point. [ft]
+
+    Raises
+    ------
+    InputError
+        For lists of unequal length or fewer than 3 points, decreasing stations, or ends that
+        do not rise above the lowest point.
+
+    Examples
+    --------
+    A V-shaped ditch 20 ft wide and 2 ft deep holds 5 ft2 at 1 ft (a triangle 10 ft x 1 ft):
+
+    >>> u = UserSection((0.0, 10.0, 20.0), (2.0, 0.0, 2.0))
+    >>> u.max_depth_ft, u.area_ft2([1.0]).tolist()
+    (2.0, [5.0])
+    """
 
     station_ft: tuple
     elevation_ft: tuple
@@ -221,9 +315,42 @@ class UserSection(_Section):
 
 @dataclass(frozen=True)
 class Conveyance:
-    """A pipe or channel reach: section, length, bed slope and Manning's n.
+    r"""A pipe or channel reach: section, length, bed slope and Manning's n.
 
-    ``name`` labels the reach in messages (optional).
+    Parameters
+    ----------
+    section : CircularSection, TrapezoidalSection or UserSection
+        The cross-section.
+    length_ft : float
+        Reach length, > 0. [ft]
+    slope_ftft : float
+        Bed slope, positive downhill in the flow direction; negative (adverse) accepted with
+        a warning; not 0. [ft/ft]
+    manning_n : float
+        Manning's roughness coefficient, > 0. [-]
+    name : str, optional
+        Labels the reach in messages.
+
+    Notes
+    -----
+    Normal flow by Manning's equation :math:`Q = (1.49/n) A R^{2/3} S_0^{1/2}` (TR-55 [1]_
+    Eq. 3-4, US units; :math:`R = A/P`). ``full_flow_capacity_cfs`` evaluates it at the
+    full (pipe) or bank-full (channel) section; ``normal_depth_ft`` inverts it on a table of
+    400 depths (for a pipe, up to the depth of its largest normal flow, about 0.94 D).
+
+    References
+    ----------
+    .. [1] USDA SCS, "Urban Hydrology for Small Watersheds", TR-55, 2nd ed., 1986,
+       Eq. 3-4 (Manning's equation).
+
+    Examples
+    --------
+    A 24-in pipe, n = 0.013, S = 1 %, flowing full:
+    :math:`(1.49/0.013)\,\pi\,(0.5)^{2/3}(0.01)^{1/2}` = 22.68 ft3/s.
+
+    >>> c = Conveyance(CircularSection(24.0), length_ft=500.0, slope_ftft=0.01, manning_n=0.013)
+    >>> round(c.full_flow_capacity_cfs, 2)
+    22.68
 
     Raises
     ------
@@ -413,7 +540,34 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
 
     Notes
     -----
-    See the module docstring for the method and its references.
+    Variable-parameter Muskingum-Cunge (Cunge [1]_; Ponce and Chaganti [2]_; NEH 630 Ch. 17
+    [3]_): the routing equation, the coefficients, the choice of sub-reaches and sub-steps and
+    the treatment of surcharged and adverse reaches are set out in the module docstring.
+
+    References
+    ----------
+    .. [1] Cunge, J.A., "On the subject of a flood propagation computation method (Muskingum
+       method)", J. Hydraulic Research 7(2), 205-230, 1969.
+    .. [2] Ponce, V.M. and Chaganti, P.V., "Variable-parameter Muskingum-Cunge method
+       revisited", J. Hydrology 162, 433-439, 1994.
+    .. [3] USDA NRCS, *National Engineering Handbook*, Part 630 Hydrology, Ch. 17 "Flood
+       Routing", 2014.
+
+    Examples
+    --------
+    A 20 ft3/s flood wave through 2,000 ft of grassed trapezoidal channel attenuates a little
+    (no published example of this routing is transcribed here; the method is checked against
+    EPA SWMM 5 in the test suite):
+
+    >>> import numpy as np
+    >>> from hydrocalc.hydrograph import Hydrograph
+    >>> t_hr = np.arange(0.0, 6.001, 0.05)
+    >>> wave = Hydrograph(t_hr, 20.0 * np.exp(-((t_hr - 2.0) / 0.5) ** 2))
+    >>> ditch = Conveyance(TrapezoidalSection(4.0, 2.0, 3.0), length_ft=2000.0,
+    ...                    slope_ftft=0.002, manning_n=0.035)
+    >>> res = route_conveyance(wave, ditch)
+    >>> round(res.peak_outflow_cfs, 1), round(res.max_depth_ft, 2), res.surcharged
+    (19.3, 1.48, False)
     """
     if not isinstance(inflow, Hydrograph):
         raise InputError(f"inflow must be a Hydrograph; got {inflow!r}")

@@ -306,6 +306,15 @@ def villemonte_factor(upstream_head_ft: npt.ArrayLike, downstream_head_ft: npt.A
     applies the same equation to submerged weirs and to partly submerged orifices ([3]_
     ``weir_getInflow``, ``orifice_getInflow``).
 
+    References
+    ----------
+    .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, U.S. EPA, 2017 (orifice and weir links), and the SWMM 5
+       source, ``src/solver/link.c`` (``orifice_getWeirCoeff``, ``orifice_getFlow``,
+       ``weir_getFlow``).
+    .. [5] Villemonte, J.R., "Submerged-weir discharge studies", *Engineering News-Record*,
+       vol. 139, no. 26, pp. 54-56, 25 December 1947 (Q/Q1 = [1 - (H2/H1)^n]^0.385).
+
     Examples
     --------
     >>> round(float(villemonte_factor(1.0, 0.5)), 4)      # (1 - 0.5**1.5)**0.385

@@ -254,6 +254,11 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     str
         The .inp text. Run it with pyswmm; read ``SU1``'s maximum depth and the outfalls'
         peak flows.
+
+    References
+    ----------
+    .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017.
     """
     import datetime
 

@@ -161,6 +161,38 @@ def size_outlet(inflows, stage_storage: StageStorage, make_device: Callable[[flo
     feasible set with further batched rounds until it is known to ``tolerance``. A feasible
     range narrower than one grid step, a factor (hi/lo)^(1/64), could be missed: narrow
     ``size_range`` when it is wide.
+
+    Each candidate is routed by the storage-indication method (Chow, Maidment and Mays [1]_
+    Section 8.2) through the device's own rating (orifice and weir equations of HEC-22 [2]_
+    Ch. 8, see :mod:`hydrocalc.hydraulics.outlets`); sizing adds no equation of its own, only the
+    search.
+
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2 (level-pool routing, storage-indication method).
+    .. [2] Federal Highway Administration, *Urban Drainage Design Manual*, HEC-22, 3rd ed.,
+       FHWA-NHI-10-009, 2009, Ch. 8 (detention outlet hydraulics: orifices, weirs, risers).
+
+    Examples
+    --------
+    A 10-year and a 2-year inflow (30 and 15 ft3/s peaks) into a 200 ft x 150 ft basin with
+    allowable peaks of 8 and 3 ft3/s: the largest orifice at the bottom that meets both
+    targets is about 9.3 in, where the 2-year peak reaches its 3 ft3/s limit.
+
+    >>> import numpy as np
+    >>> from hydrocalc.hydraulics.routing import route_reservoir
+    >>> t = np.arange(0, 8.01, 0.05)
+    >>> tri = np.clip(1 - np.abs(t - 1.5) / 1.5, 0, None)
+    >>> ten, two = Hydrograph(t, 30.0 * tri, name="10-yr"), Hydrograph(t, 15.0 * tri, name="2-yr")
+    >>> pond = StageStorage.basin(200, 150, 6)
+    >>> r = size_outlet([ten, two], pond, lambda d: CircularOrifice(d, 0.0), [8.0, 3.0],
+    ...                 size_range=(1.0, 36.0), size_unit="in")
+    >>> round(r.largest_size, 1)
+    9.3
+    >>> peak = route_reservoir(two, pond, CircularOrifice(r.largest_size, 0.0)).peak_outflow_cfs
+    >>> round(peak, 2)      # the 2-year target, met to the search's tolerance
+    3.0
     """
 
     inflows, t, q, dt, names = _common_inflows(inflows, dt_hr)
@@ -236,7 +268,8 @@ def size_outlet(inflows, stage_storage: StageStorage, make_device: Callable[[flo
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = np.where(target > 0, 100.0 * (target - peaks) / target, np.nan)
     return SizingResult(
-        size=size, largest_size=largest, feasible=math.isfinite(size), size_unit=size_unit,
+        size=float(size), largest_size=float(largest), feasible=math.isfinite(size),
+        size_unit=size_unit,
         storm_names=names, target_peak_cfs=target, peak_outflow_cfs=peaks,
         margin_cfs=target - peaks, margin_pct=pct,
         peak_stage_ft=np.array([r.peak_stage_ft for r in final]),
@@ -253,7 +286,11 @@ def size_orifice(inflows, stage_storage: StageStorage, target_peak_cfs: npt.Arra
                  min_diameter_in: float = 0.5, max_diameter_in: float | None = None,
                  max_stage_ft: float | None = None, tolerance_in: float = 0.01,
                  dt_hr: float | None = None) -> SizingResult:
-    """Smallest circular-orifice diameter whose routed peaks meet every storm's target.
+    r"""Smallest circular-orifice diameter whose routed peaks meet every storm's target.
+
+    The orifice is :class:`~hydrocalc.hydraulics.outlets.CircularOrifice` (:math:`Q = C_d A \sqrt{2gh}`,
+    HEC-22 [2]_ Ch. 8); each candidate is routed by the storage-indication method ([1]_
+    Section 8.2) in :func:`size_outlet`.
 
     Parameters
     ----------
@@ -280,6 +317,13 @@ def size_orifice(inflows, stage_storage: StageStorage, target_peak_cfs: npt.Arra
         ``diameter_in`` (smallest feasible), ``largest_size`` and per-storm margins (see
         :func:`size_outlet`).
 
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2 (level-pool routing, storage-indication method).
+    .. [2] Federal Highway Administration, *Urban Drainage Design Manual*, HEC-22, 3rd ed.,
+       FHWA-NHI-10-009, 2009, Ch. 8 (detention outlet hydraulics: orifices, weirs, risers).
+
     Examples
     --------
     >>> import numpy as np
@@ -305,8 +349,58 @@ def size_weir(inflows, stage_storage: StageStorage, target_peak_cfs: npt.ArrayLi
               dt_hr: float | None = None) -> SizingResult:
     """Smallest rectangular-weir length whose routed peaks meet every storm's target.
 
-    Same as :func:`size_orifice` for :class:`~hydrocalc.hydraulics.outlets.RectangularWeir`
-    (``length_ft`` in [``min_length_ft``, ``max_length_ft``], resolution ``tolerance_ft``).
+    The weir is :class:`~hydrocalc.hydraulics.outlets.RectangularWeir` (:math:`Q = C_w L H^{1.5}`, with
+    end contractions, HEC-22 [2]_ Ch. 8); each candidate is routed by the
+    storage-indication method ([1]_ Section 8.2) in :func:`size_outlet`.
+
+    Parameters
+    ----------
+    inflows : Hydrograph or sequence of Hydrograph
+        Design storms' inflows.
+    stage_storage : StageStorage
+    target_peak_cfs : float or array_like (m,)
+        Allowable peak outflow per storm. [ft3/s]
+    crest_ft : float
+        Weir crest stage. [ft]
+    cw : float, default 3.33
+        Weir coefficient (US units). [ft^0.5/s]
+    end_contractions : int, default 0
+        Number of end contractions (0, 1 or 2).
+    other_outlets : Device or sequence of Device
+        Fixed devices in parallel (e.g. a low-flow orifice).
+    min_length_ft, max_length_ft : float
+        Search range of the crest length. [ft]
+    max_stage_ft : float, optional
+        Stage no storm may exceed (default: the top of the structure). [ft]
+    tolerance_ft : float, default 0.01
+        Resolution of the length. [ft]
+    dt_hr : float, optional
+        Routing step. [h]
+
+    Returns
+    -------
+    SizingResult
+        ``length_ft`` (smallest feasible), ``largest_size`` and per-storm margins (see
+        :func:`size_outlet`).
+
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2 (level-pool routing, storage-indication method).
+    .. [2] Federal Highway Administration, *Urban Drainage Design Manual*, HEC-22, 3rd ed.,
+       FHWA-NHI-10-009, 2009, Ch. 8 (detention outlet hydraulics: orifices, weirs, risers).
+
+    Examples
+    --------
+    A weir with its crest 2 ft above the basin bottom, the only outlet, holding a 30 ft3/s
+    inflow to 8 ft3/s: every length up to about 0.62 ft does.
+
+    >>> import numpy as np
+    >>> t = np.arange(0, 8.01, 0.05)
+    >>> q = 30.0 * np.clip(1 - np.abs(t - 1.5) / 1.5, 0, None)
+    >>> r = size_weir(Hydrograph(t, q), StageStorage.basin(200, 150, 6), 8.0, crest_ft=2.0)
+    >>> bool(r.feasible), round(r.largest_size, 2)
+    (True, 0.62)
     """
     return size_outlet(inflows, stage_storage,
                        lambda L: RectangularWeir(L, crest_ft, cw=cw,

@@ -64,6 +64,13 @@ class StageStorage:
 
     Public queries accept stages in [0, ``top_stage_ft``]; above the top the pond overtops,
     which routing reports (see :func:`route_reservoir`).
+
+    References
+    ----------
+    .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017; SWMM 5 source ``src/solver/table.c``
+       (``table_getStorageVolume``: tabular storage by trapezoidal integration of area, i.e.
+       the average-end-area method).
     """
 
     __slots__ = ("_h", "_s", "_alo", "_ahi", "_w", "name", "method", "_datum")
@@ -178,6 +185,13 @@ class StageStorage:
         InputError
             If the stages do not start at 0 or do not increase strictly, an area is negative
             or NaN, an interval has zero area at both ends, or the method is unknown.
+
+        References
+        ----------
+        .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+           Hydraulics*, EPA/600/R-17/111, 2017; SWMM 5 source ``src/solver/table.c``
+           (``table_getStorageVolume``: tabular storage by trapezoidal integration of area, i.e.
+           the average-end-area method).
 
         Examples
         --------

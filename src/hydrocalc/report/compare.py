@@ -88,6 +88,20 @@ class Verification:
                 f"atol={self.atol:g}: " + ("all agree" if self.ok else
                                            f"{len(self.differences)} differ"))
 
+    def version_note(self) -> str:
+        """One line when the report was made by another hydrocalc version, else ``""``.
+
+        The version recorded in ``results.json`` (``hydrocalc_version``) is compared with the
+        running one; a change of version explains differences, it is not one itself.
+        """
+        for note in self.notes:
+            if note.where == "hydrocalc_version":
+                made_by = note.reported or "an unrecorded version"
+                return (f"note: this report was made by hydrocalc {made_by}; it was "
+                        f"re-computed with hydrocalc {note.recomputed} (a difference may "
+                        "come from the change of version)")
+        return ""
+
     def table(self, max_rows: int = 200) -> str:
         """Plain-text table of the differences (and notes)."""
         rows = [d.row() for d in self.differences[:max_rows]] + [n.row() for n in self.notes]

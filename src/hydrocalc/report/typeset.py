@@ -255,7 +255,8 @@ def _figure_typst(fig, file_name: str) -> str:
 # --------------------------------------------------------------------------------------
 # the document
 # --------------------------------------------------------------------------------------
-_PREAMBLE = """#set document(title: {title}, author: "hydrocalc")
+_PREAMBLE = """#set document(title: {title}, author: "hydrocalc", description: {description},
+  keywords: ({keywords}))
 #set text(font: "Libertinus Serif", size: 10pt, lang: "en")
 #set par(justify: false, leading: 0.55em, spacing: 0.8em)
 #set heading(numbering: "1.1")
@@ -332,7 +333,13 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
     attachments : mapping, optional
         Attachment name -> file name (relative to the typst root) to embed.
     """
+    version = str(meta.get("hydrocalc_version", "") or "")
+    made_by = f"hydrocalc {version}".strip()
     out = [_PREAMBLE.format(title=typst_string(meta.get("project_name", "") or "report"),
+                            description=typst_string(f"{meta.get('kind', '') or 'report'}, "
+                                                     f"made by {made_by}"),
+                            keywords=", ".join(typst_string(k) for k in (
+                                made_by, "SWPPP", "stormwater")),
                             project=_t(meta.get("project_name", "")),
                             kind=_t(meta.get("kind", "")),
                             footer=_t(meta.get("project_name", "")))]

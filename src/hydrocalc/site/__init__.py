@@ -51,21 +51,21 @@ Every name is importable from :mod:`hydrocalc.site` itself.
 
 Symbols
 -------
-============================  ==============================================  ======
-Name                          Meaning                                         Unit
-============================  ==============================================  ======
-``area_ac``                   subcatchment drainage area                      ac
-``cn``                        runoff curve number (TR-55 Tables 2-2a..d)      -
-``tc_hr``                     time of concentration                           h
-``impervious_connected_ac``   directly connected impervious area              ac
-``impervious_unconnected_ac`` unconnected impervious area (TR-55 Fig. 2-4)    ac
-``lag_hr``                    reach translation time                          h
-``slope_ftft``                bed slope of a routed reach                     ft/ft
-``n``                         Manning's n of a routed reach                   -
-``c``                         rational runoff coefficient (HEC-22 Table 3-1)  -
-``wqv_precip_in``             90 % rainfall event depth (SMDM Fig. 4.1)       in
-``depths_in``                 24-hour design-storm depths by storm name       in
-============================  ==============================================  ======
+=============================  ==============================================  ======
+Name                           Meaning                                         Unit
+=============================  ==============================================  ======
+``area_ac``                    subcatchment drainage area                      ac
+``cn``                         runoff curve number (TR-55 Tables 2-2a..d)      -
+``tc_hr``                      time of concentration                           h
+``impervious_connected_ac``    directly connected impervious area              ac
+``impervious_unconnected_ac``  unconnected impervious area (TR-55 Fig. 2-4)    ac
+``lag_hr``                     reach translation time                          h
+``slope_ftft``                 bed slope of a routed reach                     ft/ft
+``n``                          Manning's n of a routed reach                   -
+``c``                          rational runoff coefficient (HEC-22 Table 3-1)  -
+``wqv_precip_in``              90 % rainfall event depth (SMDM Fig. 4.1)       in
+``depths_in``                  24-hour design-storm depths by storm name       in
+=============================  ==============================================  ======
 
 References
 ----------

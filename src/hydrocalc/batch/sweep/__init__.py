@@ -34,7 +34,7 @@ Field                                                       Meaning
 ``<sc>.subcatchment[<id>].tc_hr``                           time of concentration used [h]
 ``<sc>.subcatchment[<id>].area_ac``                         area [ac]
 ``<sc>.subcatchment[<id>].impervious_connected_ac``         [ac] (also ``..._unconnected_ac``)
-``<sc>.pond[<id>].initial_stage_ft`` / ``count`` / ``rrv_credit_pct``
+``<sc>.pond[<id>].initial_stage_ft``                        also ``count``, ``rrv_credit_pct``
 ``<sc>.pond[<id>].outlet[<id>].<key>``                      any numeric key of the device
                                                             (``diameter_in``, ``invert_ft``,
                                                             ``length_ft``, ``crest_ft``, ``cd``...)
@@ -44,7 +44,8 @@ Field                                                       Meaning
 ``<sc>.reach[<id>].lag_hr``                                 reach lag [h]
 ``storms.depths_in.<name>`` (``.*`` all)                    24-hour storm depth [in]
 ``storms.wqv_precip_in``, ``storms.distribution``           WQv rainfall [in]; distribution
-``analysis.prf`` / ``ia_ratio`` / ``dt_hr`` / ``duration_hr``
+``analysis.prf``                                            also ``ia_ratio``, ``dt_hr``,
+                                                            ``duration_hr``
 ``criteria.<numeric setting>``                              e.g. ``cpv_detention_hr``
 ==========================================================  =============================
 
@@ -63,14 +64,14 @@ name another. Overrides apply in file order, each to the value left by the previ
 
 Modules (each builds on the ones above it)
 ------------------------------------------
-================================  ==========================================================
+======================================  ==========================================================
 :mod:`hydrocalc.batch.sweep.fields`     the field grammar, :class:`Target`, :func:`resolve_field`,
-                                  the variable attributes and their valid ranges
+                                        the variable attributes and their valid ranges
 :mod:`hydrocalc.batch.sweep.overrides`  :func:`apply_overrides` (values into a copy of the site)
 :mod:`hydrocalc.batch.sweep.model`      :class:`Variation`, :class:`Sweep` (scenario numbering)
 :mod:`hydrocalc.batch.sweep.parse`      :func:`load_sweep`, :func:`parse_sweep`,
-                                  :func:`is_sweep_document`
-================================  ==========================================================
+                                        :func:`is_sweep_document`
+======================================  ==========================================================
 
 Every name is importable from :mod:`hydrocalc.batch.sweep` itself.
 

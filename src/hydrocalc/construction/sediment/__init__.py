@@ -25,14 +25,14 @@ accumulated sediment (filling from the bottom) occupies ``cleanout_frac`` of tha
 
 Modules
 -------
-==========================================  ==================================================
-:mod:`hydrocalc.construction.sediment.basin`             trapezoidal basin volume, area and stage
-:mod:`hydrocalc.construction.sediment.musle`             LS factor, MUSLE sediment yield, mass to volume
-:mod:`hydrocalc.construction.sediment.trap_criteria`     named criteria table, required storage, C and P
-:mod:`hydrocalc.construction.sediment.traps`             :class:`SedimentTrap`, :class:`TrapCheck`,
-                                            :func:`plan_traps`
-:mod:`hydrocalc.construction.sediment.cleanout`          :func:`cleanout_schedule` and its container
-==========================================  ==================================================
+====================================================  ==================================================
+:mod:`hydrocalc.construction.sediment.basin`          trapezoidal basin volume, area and stage
+:mod:`hydrocalc.construction.sediment.musle`          LS factor, MUSLE sediment yield, mass to volume
+:mod:`hydrocalc.construction.sediment.trap_criteria`  named criteria table, required storage, C and P
+:mod:`hydrocalc.construction.sediment.traps`          :class:`SedimentTrap`, :class:`TrapCheck`,
+                                                      :func:`plan_traps`
+:mod:`hydrocalc.construction.sediment.cleanout`       :func:`cleanout_schedule` and its container
+====================================================  ==================================================
 
 Every name is importable from :mod:`hydrocalc.construction.sediment` itself.
 
@@ -79,8 +79,8 @@ References
 
 from __future__ import annotations
 
+from hydrocalc._typing import FloatOrArray  # noqa: F401 (re-exported)
 from hydrocalc.construction.sediment.basin import (  # noqa: F401 (re-exported)
-    FloatOrArray,
     trapezoidal_basin_area,
     trapezoidal_basin_stage,
     trapezoidal_basin_volume,

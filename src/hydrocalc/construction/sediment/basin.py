@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, like
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
-
 
 # ----------------------------------------------------------------------------------------
 # geometry

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, like
 from hydrocalc.errors import InputError
 from hydrocalc.units import FT2_PER_AC, LB_PER_SHORT_TON, M3_PER_FT3
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: MUSLE coefficient a of the metric form (Williams 1975), Y [t] with Q [m3], qp [m3/s].
 MUSLE_A_METRIC = 11.8
@@ -91,6 +89,11 @@ def ls_factor(slope_length_ft: npt.ArrayLike, slope_pct: npt.ArrayLike) -> Float
     s <= 1 %. Some sheets switch to m = 0.5 at s >= 5 %; at exactly 5 % this function
     follows the VFS transcription (m = 0.4). LS = 1 on the unit plot (72.6 ft, 9 %).
 
+    References
+    ----------
+    .. [3] Wischmeier, W. H., and Smith, D. D. (1978). *Predicting Rainfall Erosion Losses*,
+       USDA Agriculture Handbook 537 (LS equation as transcribed in R package VFS, MUSLE.LS).
+
     Examples
     --------
     >>> round(ls_factor(72.6, 9.0), 4)
@@ -149,6 +152,15 @@ def musle_yield_t(
     The runoff-energy term replaces the rainfall factor R and a delivery ratio; K, C, P and
     LS are averages over the drainage area.
 
+    References
+    ----------
+    .. [1] Williams, J. R. (1975). Sediment-yield prediction with universal equation using
+       runoff energy factor. In *Present and Prospective Technology for Predicting Sediment
+       Yields and Sources*, ARS-S-40, USDA Agricultural Research Service, pp. 244-252.
+    .. [2] Smith, S. J., Williams, J. R., Menzel, R. G., and Coleman, G. A. (1984). Prediction of
+       sediment yield from Southern Plains grasslands with the Modified Universal Soil Loss
+       Equation. *J. Range Management* 37(4):295-297.
+
     Examples
     --------
     Hand-computed: Q = 0.5 ac-ft, qp = 5 cfs, K = 0.30,
@@ -199,6 +211,12 @@ def musle_yield_tons(
     .. math:: Y = a\,(Q\,q_p)^{0.56}\,K\,C\,P\,LS, \quad a = 95.14\ (\text{or } 95)
 
     derived from Williams (1975) [1]_ by unit conversion.
+
+    References
+    ----------
+    .. [1] Williams, J. R. (1975). Sediment-yield prediction with universal equation using
+       runoff energy factor. In *Present and Prospective Technology for Predicting Sediment
+       Yields and Sources*, ARS-S-40, USDA Agricultural Research Service, pp. 244-252.
 
     Examples
     --------
@@ -266,6 +284,11 @@ def sediment_volume_ft3(
     -------
     volume_ft3 : numeric
         [ft3]
+
+    References
+    ----------
+    .. [4] USDA NRCS Indiana (2000). IN-ENG-38, Estimating Sediment Accumulation in Ponds and
+       Sediment Basins.
 
     Examples
     --------

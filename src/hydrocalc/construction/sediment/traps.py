@@ -13,9 +13,8 @@ import dataclasses
 import math
 
 import numpy as np
-import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import (
     MAX_PROJECT_AREA_AC,
     as_float_array,
@@ -28,8 +27,6 @@ from hydrocalc.construction.sediment.musle import ls_factor
 from hydrocalc.construction.sediment.trap_criteria import SedimentCriteria, criteria, required_storage_ft3
 from hydrocalc.hydraulics.routing import StageStorage
 from hydrocalc.runoff import runoff_depth
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 # ----------------------------------------------------------------------------------------
 # containers

@@ -33,15 +33,15 @@ a matplotlib figure.
 
 Modules (each builds on the ones above it)
 ------------------------------------------
-======================================  ===========================================================
-:mod:`hydrocalc.hydraulics.outlets.device`         the :class:`Device` protocol, shared input checks
-:mod:`hydrocalc.hydraulics.outlets.orifices`       :class:`CircularOrifice`, :class:`RectangularOrifice`
-:mod:`hydrocalc.hydraulics.outlets.weirs`          rectangular, V-notch, broad-crested weirs; :class:`Riser`
-:mod:`hydrocalc.hydraulics.outlets.barrel`         :class:`Barrel` (the embankment pipe)
-:mod:`hydrocalc.hydraulics.outlets.exfiltration`   :class:`Exfiltration` (discarded flow)
-:mod:`hydrocalc.hydraulics.outlets.structure`      :class:`OutletStructure`, :func:`as_structure`, names
-:mod:`hydrocalc.hydraulics.outlets.rating`         :func:`rating_table`, :func:`rating_figure`
-======================================  ===========================================================
+================================================  ===========================================================
+:mod:`hydrocalc.hydraulics.outlets.device`        the :class:`Device` protocol, shared input checks
+:mod:`hydrocalc.hydraulics.outlets.orifices`      :class:`CircularOrifice`, :class:`RectangularOrifice`
+:mod:`hydrocalc.hydraulics.outlets.weirs`         rectangular, V-notch, broad-crested weirs; :class:`Riser`
+:mod:`hydrocalc.hydraulics.outlets.barrel`        :class:`Barrel` (the embankment pipe)
+:mod:`hydrocalc.hydraulics.outlets.exfiltration`  :class:`Exfiltration` (discarded flow)
+:mod:`hydrocalc.hydraulics.outlets.structure`     :class:`OutletStructure`, :func:`as_structure`, names
+:mod:`hydrocalc.hydraulics.outlets.rating`        :func:`rating_table`, :func:`rating_figure`
+================================================  ===========================================================
 
 Every name is importable from :mod:`hydrocalc.hydraulics.outlets` itself.
 

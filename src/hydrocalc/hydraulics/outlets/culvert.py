@@ -17,9 +17,10 @@ above the **inlet invert**; tailwater TW a level above the **outlet invert** for
 functions and a level in the pond's frame for the device. Multiple identical barrels carry
 equal shares: every relation is evaluated for one barrel at Q / N.
 
-Inlet control (HDS-5 [1]_ Appendix A, Eqs. A.1-A.3; Ku = 1.0 in US units)
---------------------------------------------------------------------------
-With :math:`x = K_u Q / (A D^{0.5})` (A the full barrel area, D the rise):
+Inlet control (HDS-5 Appendix A, Eqs. A.1-A.3; Ku = 1.0 in US units)
+--------------------------------------------------------------------
+HDS-5 [1]_ Appendix A. With :math:`x = K_u Q / (A D^{0.5})` (A the full barrel area, D the
+rise):
 
 * unsubmerged, Form 1: :math:`HW/D = H_c/D + K x^M + K_s S`, :math:`H_c = d_c + V_c^2/2g`
   the specific head at critical depth;
@@ -30,12 +31,13 @@ with :math:`K_s = -0.5` (+0.7 for mitered inlets). The unsubmerged form applies 
 :math:`x = 3.5`, the submerged one from :math:`x = 4.0`; HDS-5 draws the transition between
 the two curves empirically. **Approximation:** between 3.5 and 4.0, HW/D is interpolated
 linearly in x between the unsubmerged value at 3.5 and the submerged value at 4.0 (a
-documented approximation of the empirical transition curve); below 3.5 the larger of the unsubmerged value and 0 is used.
+documented approximation of the empirical transition curve); below 3.5 the larger of the
+unsubmerged value and 0 is used.
 
-Outlet control (HDS-5 [1]_ Ch. 3, outlet control)
--------------------------------------------------
-Full flow, the energy equation with losses :math:`H = (1 + k_e + 29 n^2 L / R^{1.33})
-V^2/2g` in US units (:math:`29 = 2g/1.49^2`):
+Outlet control (HDS-5 Ch. 3, outlet control)
+--------------------------------------------
+HDS-5 [1]_ Chapter 3. Full flow, the energy equation with losses
+:math:`H = (1 + k_e + 29 n^2 L / R^{1.33}) V^2/2g` in US units (:math:`29 = 2g/1.49^2`):
 
 .. math::
 
@@ -139,17 +141,67 @@ def _coef_table():
 
 
 def inlet_codes(shape: str | None = None) -> list[str]:
-    """Inlet codes of HDS-5 Table A.1 shipped with hydrocalc (optionally for one shape)."""
+    """Inlet codes of HDS-5 Table A.1 shipped with hydrocalc (optionally for one shape).
+
+    Parameters
+    ----------
+    shape : {"circular", "box"}, optional
+        Only the inlets of this barrel shape; all of them when omitted.
+
+    Returns
+    -------
+    list of str
+        Keys of the shipped table ``hds5_inlet_control_coefficients`` (HDS-5 [1]_
+        Table A.1), in table order.
+
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, Federal
+       Highway Administration, 2012, Appendix A, Table A.1.
+
+    Examples
+    --------
+    >>> inlet_codes("box")[:3]
+    ['box_wingwall_30_75', 'box_wingwall_90_15', 'box_wingwall_0']
+    """
     return [k for k, row in _coef_table().items() if shape is None or row["shape"] == shape]
 
 
 def inlet_coefficients(inlet: str, shape: str | None = None) -> dict:
     """HDS-5 Table A.1 row of ``inlet``: form, K, M, c, Y, Ks, chart, scale, description.
 
+    Parameters
+    ----------
+    inlet : str
+        Inlet code (:func:`inlet_codes`).
+    shape : {"circular", "box"}, optional
+        The barrel shape the inlet must belong to.
+
+    Returns
+    -------
+    dict
+        The table row: ``form`` (1 or 2, the unsubmerged form of HDS-5 Eqs. A.1/A.2), the
+        coefficients ``K``, ``M``, ``c``, ``Y`` (Eqs. A.1-A.3) and ``Ks`` (slope correction,
+        -0.5; +0.7 for mitered inlets) as floats, and ``shape``, ``material``,
+        ``inlet_edge``, ``chart`` and ``scale`` (the HDS-5 nomograph). [-]
+
     Raises
     ------
     InputError
         For an unknown inlet code, or one that does not belong to ``shape``.
+
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, Federal
+       Highway Administration, 2012, Appendix A, Table A.1.
+
+    Examples
+    --------
+    >>> row = inlet_coefficients("concrete_square_headwall")   # HDS-5 Table A.1, chart 1
+    >>> row["form"], row["K"], row["M"], row["c"], row["Y"]
+    (1, 0.0098, 2.0, 0.0398, 0.67)
     """
     table = _coef_table()
     if not isinstance(inlet, str) or inlet not in table:
@@ -258,10 +310,57 @@ def _critical_depth(bar: _Barrel, q: np.ndarray) -> np.ndarray:
 
 def critical_depth_ft(flow_cfs: npt.ArrayLike, *, shape: str, diameter_in=None, span_ft=None,
                       rise_ft=None, barrels: int = 1):
-    """Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``). [ft]
+    r"""Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``). [ft]
 
-    Circular: :math:`Q^2/g = A^3/T` solved by bisection; box: :math:`d_c = (q^2/g)^{1/3}`,
-    q = Q/B. Capped at the barrel rise (HDS-5 Ch. 3: "dc should never exceed D").
+    Parameters
+    ----------
+    flow_cfs : array_like
+        Total discharge, >= 0. [ft3/s]
+    shape : {"circular", "box"}
+    diameter_in : float, optional
+        Diameter of a circular barrel. [in]
+    span_ft, rise_ft : float, optional
+        Span B and rise D of a box barrel. [ft]
+    barrels : int, default 1
+        Number of identical barrels; each carries ``flow_cfs / barrels``.
+
+    Returns
+    -------
+    float or ndarray
+        Critical depth :math:`d_c`, at most the rise D; same container as ``flow_cfs``. [ft]
+
+    Raises
+    ------
+    InputError
+        For a negative flow, an unknown shape, or dimensions missing or out of range.
+
+    Notes
+    -----
+    Critical flow (Chow [2]_ Ch. 4): :math:`Q^2/g = A^3/T`, solved by bisection in a circular
+    barrel; in a box, :math:`d_c = (q^2/g)^{1/3}` with :math:`q = Q/B`. Capped at the barrel
+    rise (HDS-5 [1]_ Ch. 3: "dc should never exceed D").
+
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, Federal
+       Highway Administration, 2012, Ch. 3.
+    .. [2] Chow, V.T., *Open-Channel Hydraulics*, McGraw-Hill, 1959, Ch. 4 (critical flow).
+
+    Examples
+    --------
+    An 18-in pipe at 12.4 ft3/s: the "Pipe Culvert Analysis" program (Dodson & Associates,
+    v1.5) prints a critical depth of 1.33 ft in a 1989 culvert performance computation
+    filed with the Colorado Division of Reclamation, Mining and Safety (DRMS document
+    493542, p. 118):
+
+    >>> round(float(critical_depth_ft(12.4, shape="circular", diameter_in=18.0)), 2)
+    1.33
+
+    A 5 ft x 2 ft box at 75 ft3/s, :math:`(15^2/32.2)^{1/3}`:
+
+    >>> round(float(critical_depth_ft(75.0, shape="box", span_ft=5.0, rise_ft=2.0)), 3)
+    1.912
     """
     bar = _barrel(shape, diameter_in, span_ft, rise_ft)
     q = as_float_array(flow_cfs, "flow_cfs", lower=0.0) / _barrels(barrels)
@@ -330,6 +429,13 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
     constants of Table A.1; linear transition between Q/(A D^0.5) = 3.5 and 4.0 (see the
     module docstring).
 
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, Hydraulic Design Series No. 5, 3rd ed.,
+       FHWA-HIF-12-026, Federal Highway Administration, 2012: Ch. 3 (inlet and outlet control,
+       energy equation, h_o), Appendix A (inlet control equations, Table A.1).
+
     Examples
     --------
     >>> hw = inlet_control_headwater_ft(75.0, shape="box", inlet="box_wingwall_30_75",
@@ -359,9 +465,9 @@ def _friction_slope(n: float, q, area, perim):
 def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start: np.ndarray,
                  dc: np.ndarray, length: float, slope: float, n: float):
     """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
-    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps). Returns the depth
-    (pressure head above the invert once full) at the inlet, NaN where the profile would
-    fall to critical depth (no subcritical profile: supercritical barrel)."""
+    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
+    Returns the depth (pressure head above the invert once full) at the inlet, NaN where the
+    profile would fall to critical depth (no subcritical profile: supercritical barrel)."""
     # x measured upstream from the outlet; steps refined near the outlet (cubic spacing)
     xs = length * (np.linspace(0.0, 1.0, _GVF_STEPS + 1) ** 3)
     y = np.asarray(y_start, dtype=float).copy()
@@ -410,10 +516,42 @@ def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
 
 def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cfs,
                             *, length_ft: float, slope_ftft: float, n: float) -> np.ndarray:
-    """Depth at the upstream end of a reach with a free outfall at its downstream end, for
-    steady flows ``flow_cfs``: the subcritical backwater profile from critical depth at the
-    outfall (same integration as the outlet control profile; an adverse reach always has
-    one). Used by :func:`hydrocalc.hydraulics.conveyance.route_conveyance` for adverse reaches. [ft]"""
+    r"""Depth at the upstream end of an adverse reach with a free outfall. [ft]
+
+    For steady flows ``flow_cfs``: the subcritical backwater profile from critical depth at
+    the outfall, integrated upstream by :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` (Chow [1]_
+    Ch. 9-10; the same integration as the outlet control profile of this module; an adverse
+    reach always has one). Used by :func:`hydrocalc.hydraulics.conveyance.route_conveyance` for
+    adverse reaches.
+
+    Parameters
+    ----------
+    geometry : callable
+        ``geometry(y) -> (area_ft2, wetted_perimeter_ft, top_width_ft)`` of the section at
+        depth ``y``. [ft]
+    max_depth_ft : float
+        Depth of the section (the crown of a closed conduit). [ft]
+    closed : bool
+        True for a closed conduit (pressure flow above the crown), False for a channel.
+    flow_cfs : array_like
+        Steady flows, >= 0. [ft3/s]
+    length_ft : float
+        Reach length. [ft]
+    slope_ftft : float
+        Bed slope, negative for an adverse reach. [ft/ft]
+    n : float
+        Manning's n. [-]
+
+    Returns
+    -------
+    ndarray
+        Depth at the upstream end, 0 where the flow is 0. [ft]
+
+    References
+    ----------
+    .. [1] Chow, V.T., *Open-Channel Hydraulics*, McGraw-Hill, 1959, Ch. 9-10 (gradually
+       varied flow).
+    """
     q = np.asarray(flow_cfs, dtype=float)
     dc = critical_depth_section(geometry, q, max_depth_ft * (1.0 if closed else 20.0))
     y0 = dc * 1.001 + 1e-9
@@ -527,10 +665,31 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
                          length_ft: float, n: float, ke: float, diameter_in=None,
                          span_ft=None, rise_ft=None, slope_ftft: float = 0.0,
                          barrels: int = 1, tailwater_ft: float | None = None):
-    """Controlling headwater HW = max(HW_i, HW_o) and the regime (HDS-5 Ch. 3).
+    """Controlling headwater HW = max(HW_i, HW_o) and the regime (HDS-5 [1]_ Ch. 3).
 
-    Parameters are those of :func:`inlet_control_headwater_ft` and
-    :func:`outlet_control_headwater_ft`.
+    Parameters
+    ----------
+    flow_cfs : array_like
+        Total discharge, >= 0, split equally among ``barrels``. [ft3/s]
+    shape : {"circular", "box"}
+    inlet : str
+        Inlet code of HDS-5 Table A.1 (:func:`inlet_codes`).
+    length_ft : float
+        Barrel length. [ft]
+    n : float
+        Manning's n of the barrel. [-]
+    ke : float
+        Entrance loss coefficient (the HDS-5 entrance loss table: 0.2-0.9 by entrance). [-]
+    diameter_in : float, optional
+        Diameter of a circular barrel. [in]
+    span_ft, rise_ft : float, optional
+        Span B and rise D of a box barrel. [ft]
+    slope_ftft : float, default 0
+        Barrel slope, positive downhill from inlet to outlet. [ft/ft]
+    barrels : int, default 1
+        Number of identical barrels.
+    tailwater_ft : float, optional
+        Tailwater above the outlet invert; free outfall when omitted. [ft]
 
     Returns
     -------
@@ -540,6 +699,15 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
         them for array input), ``inlet_ft`` and ``outlet_ft`` (NaN where outlet control
         cannot govern). [ft]
 
+    References
+    ----------
+    .. [1] Schall, J.D., Thompson, P.L., Zerges, S.M., Kilgore, R.T. and Morris, J.L.,
+       *Hydraulic Design of Highway Culverts*, HDS-5, 3rd ed., FHWA-HIF-12-026, Federal
+       Highway Administration, 2012, Ch. 3.
+    .. [2] Normann, J.M., Houghtalen, R.J. and Johnston, W.J., *Hydraulic Design of Highway
+       Culverts*, HDS-5, 2nd ed., FHWA-NHI-01-020, Federal Highway Administration, 2001,
+       Ch. III, Example Problem No. 4.
+
     Examples
     --------
     >>> hw, control = culvert_headwater_ft(
@@ -547,6 +715,17 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
     ...     length_ft=200.0, n=0.012, ke=0.5, slope_ftft=0.001, tailwater_ft=3.5)
     >>> control, round(hw, 2)     # 3.5 + (1.5 + 29 n^2 L / R^1.33) V^2/2g - 0.2
     ('outlet', 6.35)
+
+    HDS-5 2nd ed. [2]_ Ch. III, Example Problem No. 4 (SI): a 7 ft x 7 ft concrete box with
+    square edges in a headwall, S = 5 %, L = 200 ft, at 11.327 m3/s (400 ft3/s) with a
+    tailwater of 0.793 m is in inlet control with its headwater 32.96 - 30.48 = 2.48 m above
+    the inlet invert (read from the nomograph, +-5 %):
+
+    >>> r = culvert_headwater_ft(400.0, shape="box", inlet="box_wingwall_90_15", span_ft=7.0,
+    ...                          rise_ft=7.0, length_ft=200.0, n=0.012, ke=0.5,
+    ...                          slope_ftft=0.05, tailwater_ft=0.793 / 0.3048)
+    >>> r.control, round(r.headwater_ft * 0.3048, 2)    # m; HDS-5 reads 2.48 m
+    ('inlet', 2.38)
     """
     hwi = inlet_control_headwater_ft(flow_cfs, shape=shape, inlet=inlet,
                                      diameter_in=diameter_in, span_ft=span_ft,
@@ -565,8 +744,21 @@ def culvert_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
 
 
 class CulvertHeadwater(tuple):
-    """Result of :func:`culvert_headwater_ft`: unpacks as ``(headwater_ft, control)``; also
-    ``.headwater_ft``, ``.control``, ``.inlet_ft``, ``.outlet_ft`` and ``result["key"]``."""
+    """Result of :func:`culvert_headwater_ft`: unpacks as ``(headwater_ft, control)``.
+
+    Attributes
+    ----------
+    headwater_ft : float or ndarray
+        Controlling headwater above the inlet invert, max(HW_i, HW_o). [ft]
+    control : str or ndarray of str
+        ``"inlet"`` or ``"outlet"``.
+    inlet_ft : float or ndarray
+        Inlet control headwater HW_i. [ft]
+    outlet_ft : float or ndarray
+        Outlet control headwater HW_o; NaN where outlet control cannot govern. [ft]
+
+    Each is also ``result["headwater_ft"]`` and so on (``keys()`` lists them).
+    """
 
     _KEYS = ("headwater_ft", "control", "inlet_ft", "outlet_ft")
 

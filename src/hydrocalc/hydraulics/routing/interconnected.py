@@ -224,8 +224,50 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
 
     Notes
     -----
-    Numerical scheme: see the module docstring (both levels implicit at every step, a
-    monotone bracket-and-refine solve on tables built once).
+    Continuity of each pond over a step (Chow, Maidment and Mays [1]_ Eq. 8.2.3), both
+    levels implicit at every step, solved by a monotone bracket-and-refine search (the
+    Illinois method, Dowell and Jarratt [2]_) on tables built once: the equations and the
+    solver are set out in the module docstring. Checked against EPA SWMM 5 dynamic-wave
+    routing through storage nodes (Rossman [3]_) in the test suite.
+
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2, Eq. 8.2.3.
+    .. [2] Dowell, M. and Jarratt, P., "A modified regula falsi method for computing the root
+       of an equation", BIT Numerical Mathematics 11(2), 168-174, 1971.
+    .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017.
+
+    Examples
+    --------
+    A pond draining through a 12-in orifice (invert 1 ft) into a second pond. When the
+    second pond is so large that its level stays below the orifice, the pair routes as the
+    first pond alone with a free outfall:
+
+    >>> import numpy as np
+    >>> from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
+    >>> from hydrocalc.hydraulics.routing import route_reservoir
+    >>> t = np.arange(0.0, 12.001, 0.02)
+    >>> storm = Hydrograph(t, 20.0 * np.exp(-((t - 3.0) / 1.0) ** 2))
+    >>> up = StageStorage.from_areas([0, 2, 4, 6], [20000, 26000, 32500, 39500])
+    >>> lake = StageStorage.from_areas([0, 4], [400000, 400000])
+    >>> pair = route_interconnected(storm, up, CircularOrifice(12, 1.0), lake,
+    ...                             RectangularWeir(20.0, 0.0))
+    >>> alone = route_reservoir(storm, up, CircularOrifice(12, 1.0))
+    >>> round(pair.peak_stage_up_ft, 3), round(alone.peak_stage_ft, 3)
+    (3.727, 3.727)
+
+    A small second pond with a 4-in outlet fills above the orifice and backs water up: the
+    first pond rises higher and the connecting flow peaks lower.
+
+    >>> small = StageStorage.from_areas([0, 4], [8000, 8000])
+    >>> r = route_interconnected(storm, up, CircularOrifice(12, 1.0), small,
+    ...                          CircularOrifice(4, 0.0))
+    >>> round(r.peak_stage_down_ft, 2), round(r.peak_stage_up_ft, 2), round(r.peak_link_cfs, 2)
+    (3.6, 3.8, 5.18)
+    >>> round(alone.peak_outflow_cfs, 2)
+    5.64
     """
 
     for ss, nm in ((pond_up, "pond_up"), (pond_down, "pond_down")):
@@ -587,6 +629,22 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     .. [1] Chow, Maidment and Mays, *Applied Hydrology*, 1988, Section 8.2.
     .. [2] Ortega, J.M. and Rheinboldt, W.C., *Iterative Solution of Nonlinear Equations in
        Several Variables*, Academic Press, 1970 (SIAM reprint 2000), Sections 13.5 and 13.1.
+
+    Examples
+    --------
+    Two ponds as a chain give the levels of :func:`route_interconnected` (two solvers of the
+    same equations):
+
+    >>> import numpy as np
+    >>> from hydrocalc.hydraulics.outlets import CircularOrifice
+    >>> t = np.arange(0.0, 12.001, 0.02)
+    >>> storm = Hydrograph(t, 20.0 * np.exp(-((t - 3.0) / 1.0) ** 2))
+    >>> up = StageStorage.from_areas([0, 2, 4, 6], [20000, 26000, 32500, 39500])
+    >>> small = StageStorage.from_areas([0, 4], [8000, 8000])
+    >>> chain = route_interconnected_chain([storm, None], [up, small],
+    ...                                    [CircularOrifice(12, 1.0), CircularOrifice(4, 0.0)])
+    >>> [round(float(h), 2) for h in chain.peak_stage_ft]
+    [3.8, 3.6]
     """
     from bisect import bisect_right
 
@@ -824,6 +882,41 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
 
     Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; the upstream storage's invert
     is its bottom's height above the downstream bottom (elevations: the datum difference).
+
+    Parameters
+    ----------
+    inflow_up, pond_up, outlets_up, pond_down, outlets_down
+        As for :func:`route_interconnected`.
+    routing_step_s : float, default 1.0
+        SWMM's dynamic-wave routing step. [s]
+    storage_points : int, default 200
+        Points of each storage curve written.
+    tailwater_ft : float, optional
+        Fixed stage at the downstream pond's outfalls, in its devices' frame; free outfalls
+        when omitted. [ft]
+
+    Returns
+    -------
+    str
+        The text of the ``.inp`` file, for SWMM 5's dynamic-wave routing through storage
+        nodes (Rossman [1]_).
+
+    References
+    ----------
+    .. [1] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hydrocalc.hydraulics.outlets import CircularOrifice
+    >>> t = np.arange(0.0, 6.001, 0.05)
+    >>> storm = Hydrograph(t, 20.0 * np.exp(-((t - 3.0) / 1.0) ** 2))
+    >>> inp = to_swmm_inp_interconnected(
+    ...     storm, StageStorage.from_areas([0, 6], [20000, 39500]), CircularOrifice(12, 1.0),
+    ...     StageStorage.from_areas([0, 4], [8000, 8000]), CircularOrifice(4, 0.0))
+    >>> [line for line in inp.splitlines() if line.startswith("[")][:4]
+    ['[TITLE]', '[OPTIONS]', '[STORAGE]', '[OUTFALLS]']
     """
 
     offset = _frame_offset(pond_up, pond_down)
@@ -866,6 +959,29 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
 
     Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; every storage's invert is its
     bottom's height above the last pond's bottom.
+
+    Parameters
+    ----------
+    inflows, ponds, outlets, to
+        As for :func:`route_interconnected_chain`.
+    routing_step_s : float, default 1.0
+        SWMM's dynamic-wave routing step. [s]
+    storage_points : int, default 200
+        Points of each storage curve written.
+    tailwater_ft : float, optional
+        Fixed stage at the last pond's outfalls, in its devices' frame; free outfalls when
+        omitted. [ft]
+
+    Returns
+    -------
+    str
+        The text of the ``.inp`` file, for SWMM 5's dynamic-wave routing through storage
+        nodes (Rossman [1]_).
+
+    References
+    ----------
+    .. [1] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017.
     """
     import re
 

@@ -40,8 +40,9 @@ tailwater) on submerged orifices, weirs, barrels and reverse flow: peak stage wi
 stages within 5e-3 ft at every step, and the outflow and device flows at any one step
 within 5 % of their peak (the largest differences sit where the flow reverses, on the
 square-root singularity at :math:`h = T`, which both methods interpolate linearly; the
-measured differences are 1e-5, 4e-5, 4e-3, 4e-3 ft and 5 %). The cost is the grid (tens of rows instead of one per step) plus
-two (steps x stages) blends, instead of every device at every step.
+measured differences are 1e-5, 4e-5, 4e-3, 4e-3 ft and 5 %). The cost is the grid (tens of
+rows instead of one per step) plus two (steps x stages) blends, instead of every device at
+every step.
 
 References
 ----------
@@ -84,12 +85,50 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
     every device at every table stage and every step's tailwater (the reference for
     :func:`route_with_tailwater_series`, about ten times slower).
 
-    Same arguments and result as :func:`route_with_tailwater_series`.
+    Parameters
+    ----------
+    name : str
+        Label of the inflow (carried to the result).
+    t : ndarray
+        Times of the inflow ordinates, equally spaced from 0. [h]
+    q : ndarray
+        Inflow at ``t``. [ft3/s]
+    dt : float
+        Routing step, the spacing of ``t``. [h]
+    ss : StageStorage
+        The pond's stage-storage relation.
+    structure : OutletStructure
+        The pond's outlet devices.
+    h0 : float
+        Initial stage. [ft]
+    tw : ndarray
+        Tailwater level at each time of ``t``, in the pond's stage frame. [ft]
+    table_points : int
+        Stages of the storage-indication table.
+    flap_gate : bool
+        True when a flap gate stops reverse flow (tailwater above the pond level).
+
+    Returns
+    -------
+    RoutingResult
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
+        flows at every step; peaks, mass balance, reverse flow).
 
     Raises
     ------
     InputError
         If a row of the storage-indication table does not increase with stage.
+
+    Notes
+    -----
+    The storage-indication recursion of Chow, Maidment and Mays [1]_ Eq. 8.2.3 with the
+    outflow :math:`O(h_{j+1}, T_{j+1})` at each step's tailwater; the module docstring gives
+    the method and the tolerances.
+
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2, Eq. 8.2.3.
     """
     dt_s = dt * S_PER_HR
     h = _table_stages(ss, structure, table_points)
@@ -148,7 +187,7 @@ def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -
 def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: float,
                                 ss: StageStorage, structure: OutletStructure, h0: float,
                                 tw: np.ndarray, table_points: int, flap_gate: bool):
-    """Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
+    r"""Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
     discharge against the tailwater ``tw`` (stage frame, one value per step), on the
     tailwater grid of the module docstring (bilinear in stage and tailwater).
 
@@ -157,10 +196,80 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     :func:`route_with_tailwater_series_exact` within the tolerances stated in the module
     docstring.
 
+    Parameters
+    ----------
+    name : str
+        Label of the inflow (carried to the result).
+    t : ndarray
+        Times of the inflow ordinates, equally spaced from 0. [h]
+    q : ndarray
+        Inflow at ``t``. [ft3/s]
+    dt : float
+        Routing step, the spacing of ``t``. [h]
+    ss : StageStorage
+        The pond's stage-storage relation.
+    structure : OutletStructure
+        The pond's outlet devices.
+    h0 : float
+        Initial stage. [ft]
+    tw : ndarray
+        Tailwater level at each time of ``t``, in the pond's stage frame. [ft]
+    table_points : int
+        Stages of the storage-indication table.
+    flap_gate : bool
+        True when a flap gate stops reverse flow (tailwater above the pond level).
+
+    Returns
+    -------
+    RoutingResult
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
+        flows at every step; peaks, mass balance, reverse flow).
+
     Raises
     ------
     InputError
         If a row of the storage-indication table does not increase with stage.
+
+    Notes
+    -----
+    The storage-indication recursion of Chow, Maidment and Mays [1]_ Eq. 8.2.3 with the
+    outflow :math:`O(h_{j+1}, T_{j+1})` at each step's tailwater; the module docstring gives
+    the method and the tolerances.
+    Step :math:`j`'s row is the linear blend of the two rows of the stage x tailwater grid
+    around :math:`T_j`; the interpolation error is bounded by
+    :math:`\Delta T^2 \max|\partial^2 O/\partial T^2| / 8` (Burden and Faires [2]_
+    Theorem 3.3 with n = 1).
+
+    References
+    ----------
+    .. [1] Chow, V.T., Maidment, D.R. and Mays, L.W., *Applied Hydrology*, McGraw-Hill,
+       1988, Section 8.2, Eq. 8.2.3.
+    .. [2] Burden, R.L. and Faires, J.D., *Numerical Analysis*, 9th ed., Brooks/Cole, 2011,
+       Theorem 3.3.
+
+    Examples
+    --------
+    A pond behind a 12-in orifice and a weir, with the tailwater rising 1.5 ft during the
+    storm: the grid route agrees with the exact evaluation far inside the stated tolerances
+    (peak stage 1e-4, peak outflow 1e-3 relative), and the mass balance closes to round-off.
+
+    >>> import numpy as np
+    >>> from hydrocalc.hydraulics.outlets import CircularOrifice, OutletStructure, RectangularWeir
+    >>> from hydrocalc.hydraulics.stage_storage import StageStorage
+    >>> t = np.arange(0.0, 12.001, 0.02)
+    >>> q = 30.0 * np.exp(-((t - 4.0) / 1.0) ** 2)
+    >>> tw = 0.5 + 1.5 * np.exp(-((t - 5.0) / 1.5) ** 2)
+    >>> pond = StageStorage.from_areas([0, 2, 4, 6], [4000, 5200, 6500, 7900])
+    >>> outlet = OutletStructure([CircularOrifice(12, 0.0), RectangularWeir(4.0, 4.5)])
+    >>> args = ("", t, q, 0.02, pond, outlet, 0.0, tw, 400, True)    # with a flap gate
+    >>> grid = route_with_tailwater_series(*args)
+    >>> exact = route_with_tailwater_series_exact(*args)
+    >>> abs(grid.peak_stage_ft / exact.peak_stage_ft - 1) < 1e-6
+    True
+    >>> abs(grid.peak_outflow_cfs / exact.peak_outflow_cfs - 1) < 1e-6
+    True
+    >>> abs(grid.mass_balance_error_pct) < 1e-9
+    True
     """
     dt_s = dt * S_PER_HR
     h = _table_stages(ss, structure, table_points)

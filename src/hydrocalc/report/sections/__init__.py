@@ -8,23 +8,23 @@ computing it. With a non-empty ``out_dir`` it also writes ``sections/<key>.json`
 tables and the PNG figures there. The notebooks in ``notebooks/`` call exactly one of these
 functions and display the result; ``hydrocalc verify`` calls :func:`build_section` directly.
 
-=================  ==========================  ===============================================
-Key                Function                    Content
-=================  ==========================  ===============================================
-``project``        :func:`project_summary`     project facts as entered; applicability of the
-                                               local law (:func:`hydrocalc.criteria.regulations.assess`)
-                                               and the SWPPP content checklist
-``storms``         :func:`design_storms`       depths and their source, hyetographs
-``hydrology_pre``  :func:`hydrology`           subcatchments, covers/CN, Tc segments, results
-``hydrology_post`` :func:`hydrology`           the same after development
-``ponds``          :func:`ponds`               stage-storage-discharge, devices, routed peaks
-``comparison``     :func:`comparison`          pre vs post at each design point and storm
-``criteria``       :func:`sizing_criteria`     NY SMDM WQv, RRv, Cpv, Qp, Qf
-``sediment``       :func:`sediment_traps`      trap volumes, cleanout mark and dates
-``inspections``    :func:`inspections`         inspection dates and notices
-``methods``        :func:`methods_references`  methods, data tables, references
-``warnings``       :func:`all_warnings`        every warning of the computation
-=================  ==========================  ===============================================
+==================  ==========================  ===============================================
+Key                 Function                    Content
+==================  ==========================  ===============================================
+``project``         :func:`project_summary`     project facts as entered; applicability of the
+                                                local law (:func:`hydrocalc.criteria.regulations.assess`)
+                                                and the SWPPP content checklist
+``storms``          :func:`design_storms`       depths and their source, hyetographs
+``hydrology_pre``   :func:`hydrology`           subcatchments, covers/CN, Tc segments, results
+``hydrology_post``  :func:`hydrology`           the same after development
+``ponds``           :func:`ponds`               stage-storage-discharge, devices, routed peaks
+``comparison``      :func:`comparison`          pre vs post at each design point and storm
+``criteria``        :func:`sizing_criteria`     NY SMDM WQv, RRv, Cpv, Qp, Qf
+``sediment``        :func:`sediment_traps`      trap volumes, cleanout mark and dates
+``inspections``     :func:`inspections`         inspection dates and notices
+``methods``         :func:`methods_references`  methods, data tables, references
+``warnings``        :func:`all_warnings`        every warning of the computation
+==================  ==========================  ===============================================
 
 The computation behind a site (load, analysis, assessment, construction tools) runs once per
 process and site-file content (:func:`context`), so a kernel presenting one section does not

@@ -215,6 +215,7 @@ def cover_meta(results: Mapping, site=None) -> dict:
                 "`hydrocalc verify <report folder>`.",
         "footer": f"hydrocalc {results.get('hydrocalc_version', '')} · SWPPP hydrologic "
                   "analysis",
+        "hydrocalc_version": results.get("hydrocalc_version", ""),
     }
 
 

@@ -10,13 +10,13 @@ of them at once. Unknown keys are problems with a "did you mean" suggestion.
 
 Modules
 -------
-=========================================  =====================================================
-:mod:`hydrocalc.site.project.facts`             ``[project]``: :class:`ProjectFacts`, its checks
-                                           and :func:`parse_project`
-:mod:`hydrocalc.site.project.construction`      ``[construction]``: milestones, traps, the plan,
-                                           their checks and :func:`parse_construction`
-:mod:`hydrocalc.site.project.collector`         the problem collector both parsers share
-=========================================  =====================================================
+==========================================  =====================================================
+:mod:`hydrocalc.site.project.facts`         ``[project]``: :class:`ProjectFacts`, its checks
+                                            and :func:`parse_project`
+:mod:`hydrocalc.site.project.construction`  ``[construction]``: milestones, traps, the plan,
+                                            their checks and :func:`parse_construction`
+:mod:`hydrocalc.site.project.collector`     the problem collector both parsers share
+==========================================  =====================================================
 
 Every name is importable from :mod:`hydrocalc.site.project` itself.
 
