@@ -162,8 +162,11 @@ def test_review_page_is_styled_as_the_report_verdict_first(page, review_page):
     assert order == sorted(order) and order[0] < page.viewport_size["height"] / 2
     font = page.evaluate("getComputedStyle(document.querySelector('h1')).color")
     assert font == "rgb(11, 61, 98)"  # the report's heading colour
-    rows = page.locator("table.hc-table tbody tr")
+    rows = page.locator("section.values table.hc-table tbody tr")
     assert rows.count() == len(rev.rows)
+    # the input audit follows the compared values, as a table of the same style
+    assert page.locator("h2", has_text="Input audit").is_visible()
+    assert page.locator("#table-input_audit table.hc-table").count() == 1
 
 
 def test_review_findings_are_numbered_sentences_to_paste(page, review_page):
