@@ -1,5 +1,5 @@
-"""The summary array path of sweeps (hydrocalc.sweep_summary) against analyze(), and its
-explicit fallback to the full analysis inside batch runs."""
+"""The summary mode of analyze_many (hydrocalc.analysis.summary) against analyze(), and its
+explicit fallback to the full analysis, also inside batch runs."""
 
 from __future__ import annotations
 
@@ -11,13 +11,22 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc import batch, sweep_summary
-from hydrocalc.analysis import analyze
+from hydrocalc import batch
+from hydrocalc.analysis import analyze, analyze_many
+from hydrocalc.analysis import summary as sweep_summary
 from hydrocalc.cli import main
 from hydrocalc.batch.sweep import load_sweep
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 PELHAM = pathlib.Path(__file__).parents[1] / "examples" / "sweeps" / "pelham_sweep.toml"
+
+
+def _summary(sites, arrays=True):
+    """``analyze_many(sites, detail="summary")``, asserting the path every site took."""
+    rows = analyze_many(sites, detail="summary")
+    if arrays:
+        assert rows.paths["summary_arrays"] == len(sites), rows.paths
+    return rows
 
 
 def _assert_rows_equal(got: list[dict], want: list[dict], rtol=1e-9):
@@ -41,7 +50,7 @@ def test_pelham_blocks_equal_analyze_per_scenario(first):
     idx = list(range(first, min(first + 10, sw.n_scenarios)))
     sites = [sw.scenario(i) for i in idx]
     assert sweep_summary.unsupported_reason(sites[0], sites[0].storms.names) is None
-    rows = sweep_summary.summary_rows_many(sites)
+    rows = _summary(sites)
     for site, got in zip(sites, rows, strict=True):
         _assert_rows_equal(got, analyze(site).summary_rows())
 
@@ -52,7 +61,7 @@ def test_mixed_storm_depths_and_cpv_equal_analyze():
     sw = load_sweep(FIX / "sweep_small.toml")
     sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
     assert not sites[0].criteria.waived.get("cpv")
-    rows = sweep_summary.summary_rows_many(sites)
+    rows = _summary(sites)
     for site, got in zip(sites, rows, strict=True):
         want = analyze(site).summary_rows()
         _assert_rows_equal(got, want)
@@ -64,8 +73,9 @@ def test_reaches_are_not_expressed_and_say_why():
     site = sw.scenario(0)
     why = sweep_summary.unsupported_reason(site, site.storms.names)
     assert why is not None and "reach" in why
-    with pytest.raises(sweep_summary.Unsupported, match="reach"):
-        sweep_summary.summary_rows_many([site])
+    rows = analyze_many([site], detail="summary")
+    assert rows.paths["full_analysis"] == 1 and "reach" in next(iter(rows.paths["reasons"]))
+    _assert_rows_equal(rows[0], analyze(site).summary_rows())
 
 
 def test_the_criteria_view_refuses_what_it_does_not_keep():
@@ -134,7 +144,7 @@ def test_example_sites_through_the_summary_arrays_equal_analyze(path):
     from hydrocalc.site import load_site
 
     site = load_site(pathlib.Path(__file__).parents[1] / path)
-    (got,) = sweep_summary.summary_rows_many([site])
+    (got,) = _summary([site])
     _assert_rows_equal(got, analyze(site).summary_rows())
 
 
@@ -159,10 +169,10 @@ def _rows_both_ways(monkeypatch, sites):
 
     monkeypatch.setattr(_route_kernel, "route_split", counted)
     monkeypatch.setattr(_route_kernel, "_WANTED", True)
-    compiled = sweep_summary.summary_rows_many(sites)
+    compiled = _summary(sites)
     used = len(calls)
     monkeypatch.setattr(_route_kernel, "_WANTED", False)
-    plain = sweep_summary.summary_rows_many(sites)
+    plain = _summary(sites)
     return compiled, plain, used
 
 
@@ -214,7 +224,7 @@ values = [0.8, 1.0, 1.3]
 """)
     sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
     for block in (sites, sites[::-1]):  # either variant first in the process's memo
-        rows = sweep_summary.summary_rows_many(block)
+        rows = _summary(block)
         for site, got in zip(block, rows, strict=True):
             _assert_rows_equal(got, analyze(site).summary_rows())
     verdicts = {r["wqv_pass"] for got in rows for r in got}
@@ -237,7 +247,7 @@ values = [1.5, 3.0]
     blocks = [[0, 1], [2, 3], [0, 1], [4, 5], [2, 3]]
     for idx in blocks:
         sites = [sw.scenario(i) for i in idx]
-        for site, got in zip(sites, sweep_summary.summary_rows_many(sites), strict=True):
+        for site, got in zip(sites, _summary(sites), strict=True):
             _assert_rows_equal(got, analyze(site).summary_rows())
 
 

@@ -29,7 +29,7 @@ TASK_MEMORY_MB_NUMPY = 1024.0
 #: the work a lost worker takes with it and that remains at the end of a run.
 MAX_CHUNK = 250
 #: Scenarios computed together by the summary array path
-#: (:func:`hydrocalc.sweep_summary.summary_rows_many`). Measured for the Pelham sweep on
+#: (``hydrocalc.analysis.analyze_many(..., detail="summary")``). Measured for the Pelham sweep on
 #: one core: 4.1 ms per scenario in blocks of 7, 3.1 ms in blocks of 25, 3.2 ms in blocks of
 #: 50, 3.4 ms in blocks of 100 (larger arrays leave the processor's caches); a block of 25
 #: holds about 40 MB of series.
