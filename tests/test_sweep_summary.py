@@ -110,7 +110,7 @@ def test_batch_counts_paths_and_equals_the_full_analysis(tmp_path):
 
 
 def test_a_failure_in_the_summary_arrays_falls_back_and_is_reported(monkeypatch):
-    def broken(sites, names):
+    def broken(sites, names, engine="numpy"):
         raise RuntimeError("deliberate")
 
     monkeypatch.setattr(sweep_summary, "_group_rows", broken)
@@ -158,22 +158,22 @@ def test_rational_subcatchments_are_not_expressed_and_say_why():
 
 def _rows_both_ways(monkeypatch, sites):
     """Rows with the compiled route-and-split pass and with the numpy routing."""
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+    from hydrocalc.hydraulics import routing
 
     calls = []
-    real = _route_kernel.route_split
+    real = routing.route_split
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_route_kernel, "route_split", counted)
-    monkeypatch.setattr(_route_kernel, "_WANTED", True)
-    compiled = _summary(sites)
+    monkeypatch.setattr(routing, "route_split", counted)
+    compiled = analyze_many(sites, detail="summary", engine="numba")
+    assert compiled.paths["summary_arrays"] == len(sites)
     used = len(calls)
-    monkeypatch.setattr(_route_kernel, "_WANTED", False)
-    plain = _summary(sites)
-    return compiled, plain, used
+    plain = _summary(sites)  # engine="numpy", the default
+    assert len(calls) == used
+    return list(compiled), list(plain), used
 
 
 @pytest.mark.parametrize("source", ["sweep_small", "pelham", "examples/shelter_island/site.toml",

@@ -225,7 +225,8 @@ def _message(exc: BaseException) -> str:
 
 
 def summary_rows(sites: Sequence, groups: dict[tuple, list[int]], names_of: list[tuple],
-                 full_analysis, *, errors: str = "raise") -> SummaryRows:
+                 full_analysis, *, errors: str = "raise", engine: str = "numpy"
+                 ) -> SummaryRows:
     """The summary rows of ``sites``: by the arrays where they can, else by the full analysis.
 
     The engine of ``analyze_many(..., detail="summary")``, which validates the arguments
@@ -242,6 +243,9 @@ def summary_rows(sites: Sequence, groups: dict[tuple, list[int]], names_of: list
         ``full_analysis(sites, storms=..., errors=...)`` -> list of SiteResults (or
         exceptions): :func:`hydrocalc.analysis.analyze_many` with ``detail="full"``.
     errors : {"raise", "collect"}
+    engine : {"numpy", "numba"}
+        The routing engine (resolved): "numba" routes and splits each pond-storm in one
+        compiled pass (:func:`hydrocalc.hydraulics.routing.route_split`).
 
     Returns
     -------
@@ -264,7 +268,7 @@ def summary_rows(sites: Sequence, groups: dict[tuple, list[int]], names_of: list
         if not ok:
             continue
         try:
-            rows = _group_rows([sites[i] for i in ok], names)
+            rows = _group_rows([sites[i] for i in ok], names, engine)
         except Unsupported as exc:
             fallback.setdefault(f"not expressed by the summary arrays: {exc}", []).extend(ok)
             continue
@@ -282,13 +286,14 @@ def summary_rows(sites: Sequence, groups: dict[tuple, list[int]], names_of: list
         for i in idx:
             by_names.setdefault(names_of[i], []).append(i)
         for names, members in by_names.items():
-            results = full_analysis([sites[i] for i in members], storms=names, errors=errors)
+            results = full_analysis([sites[i] for i in members], storms=names, errors=errors,
+                                    engine=engine)
             for i, res in zip(members, results, strict=True):
                 out[i] = res if isinstance(res, Exception) else res.summary_rows()
     return SummaryRows(out, paths)
 
 
-def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
+def _group_rows(sites: list, names: tuple, engine: str = "numpy") -> list[list[dict]]:
     """The summary rows of sites of one group (same storms, options, topology)."""
     hydrology = _BlockHydrology
     first = sites[0]
@@ -352,7 +357,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                     add(node.to, out[nid])
             if pond_ids:
                 pond_info[name] = _route(sites, name, pond_ids, inn, dt, routing,
-                                         _NOISE, series)
+                                         _NOISE, series, engine)
             pond_in[name] = {pid: inn[pid] for pid in pond_ids}
             inn2: dict[str, np.ndarray] = {}
             for nid in sc.order:  # pass 2: everything, with the routed pond outflows
@@ -471,7 +476,8 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
     return peak, vol
 
 
-def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
+def _route(sites, name, pond_ids, inn, dt, routing, noise, series, engine
+           ) -> dict[str, dict]:
     """Route every (variant x pond x storm) of scenario ``name`` in one batch.
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
@@ -501,9 +507,9 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
             inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m * nv).reshape(m, nv)
             n_rows += m * nv
     q_rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
-                         [p for p, _, _ in items], dt, routing, noise, series)
-    if fused is not None:
+    if engine == "numba":
+        fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
+                             [p for p, _, _ in items], dt, routing, noise, series)
         primary, discarded, storage, over = fused
         return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
     q = q_rows[inflow_of_row.reshape(-1)].reshape(m, k, nt)
@@ -518,7 +524,7 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
         tailwater_ft=None if np.isnan(tw).all() else tw,
         flap_gate=[bool(p.flap_gate) for p, _, _ in items])
     del q
-    tables = batch._tables
+    tables = batch.tables
     out_q = batch.outflow_cfs  # (m, k, nt), one unit
     primary, discarded = _split_numpy(out_q, batch.storage_ft3, tables, noise, routing,
                                       series)
@@ -558,19 +564,15 @@ _TABLE_MEMO_SIZE = 1024
 def _pond_table(pond, dt_s: float, routing):
     """The routing table of ``pond`` at step ``dt_s``, built as
     :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object."""
-
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
     if hit is not None and hit[0] is pond:
         return hit[1]
     ss = pond.stage_storage
     tw = pond.tailwater if isinstance(pond.tailwater, float) else None
-    tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
-    structure = routing.to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
-    routing.check_devices(structure, ss)
-    table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
-                                       routing.TABLE_POINTS, tailwater=tw_stage,
-                                       flap_gate=bool(pond.flap_gate))
+    tw_stage = routing.tailwater_stages_ft(None if tw is None else np.array([tw]), [ss])[0]
+    table = routing.routing_table(ss, pond.structure(), dt_s, tailwater_stage_ft=tw_stage,
+                                  flap_gate=bool(pond.flap_gate), cache=True)
     h0 = float(pond.initial_stage_ft)
     if not 0.0 <= h0 <= table.top:
         raise Unsupported("an initial stage outside the pond")  # the full analysis says why
@@ -583,11 +585,8 @@ def _pond_table(pond, dt_s: float, routing):
 def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
     """:func:`_route`'s routing and split by :func:`hydrocalc.hydraulics.routing.kernel.route_split`
     (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
-    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
-    when the compiled loop is unavailable."""
-
-    if not (_route_kernel._WANTED and _route_kernel.available()):
-        return None
+    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``), the
+    ``engine="numba"`` path."""
     m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
     index: dict[int, int] = {}
@@ -600,11 +599,8 @@ def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series
             stages.append(float(pond.initial_stage_ft))
         of_pond[j] = t
     rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
-    res = _route_kernel.route_split(q_rows, rows, tables, stages, noise, series,
-                                    inflow_of_row=inflow_of_row)
-    if res is None:
-        return None
-    primary, storage, discarded, over = res
+    primary, storage, discarded, over = routing.route_split(
+        q_rows, rows, tables, stages, noise, series, inflow_of_row=inflow_of_row)
     primary = primary.reshape(m, k, nt)
     if series:
         storage = storage.reshape(m, k, nt)

@@ -19,11 +19,15 @@ import time
 from typing import Any
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.batch.sweep import load_sweep
-from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc.site import load_site
 
 # ----------------------------------------------------------------------------------------
 # tasks (module-level functions: pickled by reference to the workers)
+
+
+#: Routing engine of the tasks' analyses: compiled when numba is installed (its one-off
+#: import pays off over many scenarios), else numpy; the same numbers either way.
+ENGINE = "auto"
 
 
 def _message(exc: BaseException) -> str:
@@ -238,8 +242,6 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
-
-    _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     start = time.time()
     t0 = time.perf_counter()
     c0 = time.thread_time()
@@ -276,7 +278,7 @@ def _site_rows(spec: dict) -> tuple[list[dict], int]:
     site = None
     try:
         site = load_site(spec["path"])
-        res = analyze(site, storms=spec.get("storms"))
+        res = analyze(site, storms=spec.get("storms"), engine=ENGINE)
     except Exception as exc:  # noqa: BLE001 - recorded in the summary
         return [dict(_error_row(source, "", _message(exc),
                                 site=site.name if site is not None else ""),
@@ -331,7 +333,8 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
     arrays where ``arrays``, else from the full analysis); returns the failures."""
     sites = [s for _, s in block]
     if arrays:
-        results = analyze_many(sites, storms=storms, detail="summary", errors="collect")
+        results = analyze_many(sites, storms=storms, detail="summary", errors="collect",
+                               engine=ENGINE)
         for key in ("summary_arrays", "full_analysis"):
             paths[key] += results.paths[key]
         for why, n in results.paths["reasons"].items():
@@ -339,12 +342,12 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
         results = list(results)
     else:
         results = [r if isinstance(r, Exception) else r.summary_rows()
-                   for r in analyze_many(sites, storms=storms, errors="collect")]
+                   for r in analyze_many(sites, storms=storms, errors="collect", engine=ENGINE)]
     retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
     if len(block) > 1 and retry:
         # a group failed as a whole: analyse its members one by one to isolate the culprit
         for k in retry:
-            r = analyze_many([sites[k]], storms=storms, errors="collect")[0]
+            r = analyze_many([sites[k]], storms=storms, errors="collect", engine=ENGINE)[0]
             results[k] = r if isinstance(r, Exception) else r.summary_rows()
     done = [(item, r) for item, r in zip(block, results, strict=True)
             if not isinstance(r, Exception)]
