@@ -214,7 +214,7 @@ def main(argv=None) -> dict:
     print(f"runoff depth, {r['n_pairs']:,} (P, CN) pairs, median of {r['repeats']}:")
     print(f"  numpy floor          {r['floor_median_s']:.3f} s")
     print(f"  hydrocalc            {r['hydrocalc_median_s']:.3f} s  "
-          f"({r['hydrocalc_over_floor']:.2f}x the floor; validation in the blocks "
+          f"({r['hydrocalc_over_floor']:.2f}x the floor; validation "
           f"{b['validate_s']:.3f} s, arithmetic {b['arithmetic_s']:.3f} s, like() "
           f"{b['like_s']:.4f} s; stand-alone as_float_array {b['as_float_array_s']:.3f} s)")
     print(f"  blocked in-place     {r['blocked_median_s']:.3f} s  (reference only, not "
