@@ -47,6 +47,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -71,6 +72,7 @@ __all__ = [
     "runoff_hydrographs",
     "lag_hydrograph",
     "parabolic_peak",
+    "use_compiled_passes",
 ]
 
 #: Rows (subcatchments) per FFT block in the batch form: big enough to vectorize, small
@@ -209,6 +211,23 @@ def _check_step_count(storms, tc_eff_hr, dt_c_hr):
             f"a unit-hydrograph base up to {15.0 * tp_max:.4g} h at a {dt_c_hr:.4g} h step); "
             f"at most {_MAX_STEPS:,} are allowed. Check the units of dt_hr and tc_hr"
         )
+
+
+def use_compiled_passes(flag: bool = True) -> None:
+    """Deprecated, no effect: :func:`runoff_hydrographs` has one implementation (numpy).
+
+    Its optional compiled passes were removed: they engaged only for batches larger than any
+    site or sweep computes, and gave identical numbers. Kept for one release so that
+    scripts calling it keep working; it warns and changes nothing.
+
+    Parameters
+    ----------
+    flag : bool, default True
+        Ignored.
+    """
+    warnings.warn("hydrocalc.hydrograph.use_compiled_passes() has no effect and will be "
+                  "removed: runoff_hydrographs has one (numpy) implementation; delete the call",
+                  DeprecationWarning, stacklevel=2)
 
 
 def runoff_hydrographs(
