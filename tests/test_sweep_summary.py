@@ -267,3 +267,25 @@ def test_scenarios_share_the_base_topology_only_when_their_links_are_equal():
     assert moved.edges[sub.id] != post.edges[sub.id]
     assert moved.upstream is not post.upstream
     assert moved.upstream[post.ponds[0].id] != post.upstream[post.ponds[0].id]
+
+
+def test_detail_and_engine_are_checked_and_the_engine_changes_no_number():
+    from hydrocalc.errors import InputError
+    from hydrocalc.hydraulics.routing import kernel
+    from hydrocalc.site import load_site
+
+    site = load_site(pathlib.Path(__file__).parents[1] / "examples/pelham/site.toml")
+    with pytest.raises(InputError, match="detail must be 'full' or 'summary'; got 'rows'"):
+        analyze_many([site], detail="rows")
+    with pytest.raises(InputError, match="engine must be one of numpy, numba, auto; got 'gpu'"):
+        analyze_many([site], engine="gpu")
+    if not kernel.available():
+        pytest.skip("numba is not installed")
+    assert analyze(site, engine="numba").to_json() == analyze(site).to_json()
+
+
+def test_use_compiled_passes_is_a_deprecated_no_op():
+    from hydrocalc.hydrograph import use_compiled_passes
+
+    with pytest.warns(DeprecationWarning, match="no effect"):
+        use_compiled_passes()
