@@ -63,6 +63,7 @@ from __future__ import annotations
 from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
     _conveyance_travel_hr,
     _end_hr,
+    simulation_end_hr,
     _hyetograph,
     _storms,
 )

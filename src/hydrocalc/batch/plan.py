@@ -59,7 +59,7 @@ def _bytes_per_variant(site) -> float:
     """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
 
     try:
-        end_hr = analysis._end_hr(site, float(site.storms.duration_hr))
+        end_hr = analysis.simulation_end_hr(site, float(site.storms.duration_hr))
     except Exception:  # noqa: BLE001 - only an estimate
         end_hr = 48.0
     nt = end_hr / site.options.dt_hr + 1
