@@ -6,6 +6,7 @@ the pre/post comparison and criteria rows, and their JSON, DataFrame and CSV exp
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import json
@@ -404,23 +405,33 @@ class SiteResults:
         """
         side = (path is not None and hydrographs
                 and self.n_ordinates() > INLINE_MAX_ORDINATES)
-        doc = self.to_dict(hydrographs=hydrographs and not side)
         target = None if path is None else pathlib.Path(path)
-        written = None
-        if side:
-            written = self._write_series_beside(target)
-            doc["hydrographs"] = {**self._hydrograph_header(), **written[1]}
-        text = json.dumps(doc, sort_keys=True, indent=1, allow_nan=False,
-                          ensure_ascii=False) + "\n"
-        if target is None:
-            return text
-        try:
+        if not side:
+            text = self._json_text(self.to_dict(hydrographs=hydrographs))
+            if target is None:
+                return text
             _atomic_write_text(target, text)
+            return None
+        # the columnar file is written by a thread (its encoder releases the GIL) while
+        # this one builds the JSON text
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(self._write_series_beside, target)
+            try:
+                doc = self.to_dict(hydrographs=False)
+            finally:
+                written = pending.result()  # raises the thread's error, if any
+        try:
+            doc["hydrographs"] = {**self._hydrograph_header(), **written[1]}
+            _atomic_write_text(target, self._json_text(doc))
         except BaseException:
-            if written is not None:
-                with_suppress_unlink(written[0])
+            with_suppress_unlink(written[0])
             raise
         return None
+
+    @staticmethod
+    def _json_text(doc: dict) -> str:
+        return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False,
+                          ensure_ascii=False) + "\n"
 
     def _write_series_beside(self, target: pathlib.Path) -> tuple[pathlib.Path, dict]:
         """Every node's outflow as columns of one file beside ``target``; (path, JSON keys)."""
