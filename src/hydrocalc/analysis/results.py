@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from hydrocalc import data, display
+from hydrocalc._validate import suggest
 from hydrocalc.analysis.export import (
     _SIG_HYDRO,
     INLINE_MAX_ORDINATES,
@@ -47,8 +49,6 @@ from hydrocalc.analysis.tables import (
 )
 from hydrocalc.criteria.ny_editions import applied_edition
 from hydrocalc.errors import InputError
-from hydrocalc import data, display
-from hydrocalc._validate import suggest
 from hydrocalc.hydrograph import Hydrograph
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hydrocalc import criteria
+from hydrocalc._validate import suggest
 from hydrocalc.analysis.flows import _run_all
 from hydrocalc.analysis.hydrology import Hydrology
 from hydrocalc.analysis.ponds import _max_storage, _storage_at, _top
@@ -21,8 +23,6 @@ from hydrocalc.analysis.storms import _end_hr, _storms
 from hydrocalc.analysis.summary import summary_rows
 from hydrocalc.analysis.tables import _comparison_rows
 from hydrocalc.errors import HydrocalcError, InputError
-from hydrocalc import criteria
-from hydrocalc._validate import suggest
 from hydrocalc.hydraulics.routing.kernel import resolve_engine
 
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hydrocalc.units import S_PER_HR
 from hydrocalc.rainfall import design_storm
 from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
+from hydrocalc.units import S_PER_HR
 
 
 @functools.lru_cache(maxsize=256)
