@@ -99,6 +99,10 @@ def round_significant(values, sig: int = _SIG_HYDRO) -> np.ndarray:
 
 def _clean(obj):
     """Make ``obj`` JSON-ready: floats rounded, numpy types converted, NaN -> null."""
+    if type(obj) is float:  # the most common leaf first (result rows hold mostly floats)
+        if not math.isfinite(obj):
+            return None
+        return 0.0 if obj == 0 else float(f"{obj:.{_SIG}g}")
     if isinstance(obj, dict):
         return {str(k): _clean(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

@@ -168,8 +168,10 @@ class SiteResults:
             raise InputError(f"which must be 'outflow', 'inflow' or 'unrouted'; got {which!r}")
         if which == "unrouted":
             view = run.unrouted(i, node)
+        elif which == "outflow":  # a view of the node's own series (no (storm, node, time) copy)
+            view = run.node_outflow(run.node_ids[k])[i]
         else:
-            view = {"outflow": run.outflow, "inflow": run.inflow}[which][i, k]
+            view = run.node_inflow(run.node_ids[k])[i]
         view.flags.writeable = False
         return view
 
