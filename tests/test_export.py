@@ -16,7 +16,7 @@ from hydrocalc.site import load_site
 
 ROOT = pathlib.Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_export
+import bench_export  # noqa: E402 - from benchmarks/, after the path is set
 
 
 def _one_by_one(values, sig=6):
@@ -63,7 +63,7 @@ def test_large_results_put_the_ordinates_beside_the_json(big):
     assert side.is_file() and h["flow_cfs_format"] in ("parquet", "csv")
     got = read_hydrographs(out)
     for name in ("pre", "post"):
-        for i, storm in enumerate(res.storms):
+        for storm in res.storms:
             for nid in res._runs[name].node_ids[::17]:
                 # full precision: the analysis' own doubles
                 np.testing.assert_array_equal(got[name][storm][nid],

@@ -140,6 +140,7 @@ def _atomic_write_text(path: pathlib.Path, text: str) -> None:
 
 
 def with_suppress_unlink(path) -> None:
+    """Remove the file ``path`` if it exists (a temporary left by a failed write)."""
     try:
         os.unlink(path)
     except OSError:
