@@ -25,13 +25,10 @@ process glibc may return each ~0.7 MB result to the system and fault it in again
 was measured to cost as much as the transforms themselves, which is why the batch and
 the floor write into preallocated buffers.
 
-The batch is timed with its compiled passes (:mod:`hydrocalc._hydrograph_kernel`, numba,
-when installed) switched on with ``hydrocalc.hydrograph.use_compiled_passes()``, as a process that computes
-many batches would; they are switched off again at the end. Their one-off cost (importing
-numba and loading the kernels, about 1.3 s of CPU time per process) falls in the warm-up
-call and is reported as ``first_call_cpu_s``; the default path of a process that did not
-ask for them (numpy passes only, ``HYDROCALC_NO_NUMBA=1``) is timed interleaved too and
-reported as ``batch_numpy_cpu_median_s`` and ``ratio_to_floors_numpy_cpu``.
+The batch has one implementation (numpy passes; the numba passes were removed: no site,
+report, CLI run or sweep reached their size threshold, so they bought nothing on real work).
+``batch_numpy_cpu_median_s`` and ``ratio_to_floors_numpy_cpu`` time the same call again,
+interleaved, and are kept for comparison with earlier runs.
 
 Run ``python benchmarks/bench_hydrographs.py`` (add ``--quick`` for a smaller case), or
 import :func:`run` (returns a dict) from ``benchmarks/run_all.py``. Not a test: nothing here
@@ -197,47 +194,27 @@ def run(n_sub: int = 1000, n_storms: int = 6, *, dt_hr: float = 0.01, tail_hr: f
     repeats, loop_repeats : int
         Timed repetitions of the batch form and of the loop (medians are reported).
     """
-    from hydrocalc import _hydrograph_kernel
-    from hydrocalc.hydrograph import use_compiled_passes
-
     area_ac, cn, tc_hr, storms = make_inputs(n_sub, n_storms, seed=seed)
     end_hr = 24.0 + tail_hr
     call = lambda: runoff_hydrographs(area_ac, cn, tc_hr, storms, dt_hr=dt_hr,  # noqa: E731
                                       end_hr=end_hr)
-    was_wanted = _hydrograph_kernel._WANTED
-    use_compiled_passes()
-    try:
-        return _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
-                    loop_repeats)
-    finally:
-        _hydrograph_kernel.use(was_wanted)
+    return _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
+                loop_repeats)
 
 
 def _numpy_path(call):
-    """``call()`` with the compiled passes switched off (the numpy path)."""
-    old = os.environ.get("HYDROCALC_NO_NUMBA")
-    os.environ["HYDROCALC_NO_NUMBA"] = "1"
-    try:
-        return call()
-    finally:
-        if old is None:
-            del os.environ["HYDROCALC_NO_NUMBA"]
-        else:
-            os.environ["HYDROCALC_NO_NUMBA"] = old
+    """``call()`` (the one implementation; kept as the numpy-path timing of earlier runs)."""
+    return call()
 
 
 def _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repeats,
          loop_repeats) -> dict:
-    from hydrocalc import _hydrograph_kernel
-
     # warm-up: imports (numba's start-up with the compiled passes), table cache,
     # first-touch of the output memory
     c0 = time.process_time()
     hs = call()
     first_cpu = time.process_time() - c0
-    work = hs.flow_cfs.shape[0] * hs.flow_cfs.shape[1] * (
-        max(int(np.ceil(s.duration_hr / dt_hr - 1e-9)) for s in storms) + 1)
-    compiled = _hydrograph_kernel.wanted(work)
+    compiled = False
     plain = _numpy_path(call)
     identical = bool(np.array_equal(plain.flow_cfs, hs.flow_cfs)
                      and np.array_equal(plain.runoff_in, hs.runoff_in))

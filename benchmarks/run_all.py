@@ -10,7 +10,9 @@
 5. the full report per example site vs one empty Papermill notebook (``bench_report.py``);
 6. ``hydrocalc check`` / ``run`` as fresh processes vs a bare script importing hydrocalc
    and doing the same analysis (``bench_cli.py``);
-7. free vs constant vs time-varying tailwater per pond-storm (``bench_tailwater.py``).
+7. free vs constant vs time-varying tailwater per pond-storm (``bench_tailwater.py``);
+8. ``hydrocalc run --json`` from 1 to 1,000 subcatchments vs the analysis alone
+   (``bench_export.py``).
 
 The project's speed targets (a report <= 3x one empty notebook; the sweep >= 1,000
 scenarios/s and <= 300 MB per worker, equal to ``analyze()``; hydrographs <= 1.3x their
@@ -309,6 +311,21 @@ def part_tailwater(quick: bool):
     return rows, notes
 
 
+def part_export(quick: bool):
+    mod = _module("bench_export")
+    r = mod.run(sizes=(1, 100) if quick else (1, 10, 100, 1000), repeats=1 if quick else 3)
+    rows = []
+    for row in r["rows"]:
+        n = row["subcatchments"]
+        ok = row["ratio"] <= r["target_ratio"] and row["run_json_peak_mb"] < r["target_peak_mb"]
+        rows.append(("8", f"run --json, {n:,} subcatchments per scenario (fresh process; "
+                          f"peak {row['run_json_peak_mb']:.0f} MB, {row['output_mb']:.1f} MB out)",
+                     _t(row["run_json_s"]), f"{_t(row['analysis_s'])} import + load + analyze",
+                     f"{row['ratio']:.2f}x", "<= 2x; < 1 GiB",
+                     _met(ok) if n == r["rows"][-1]["subcatchments"] else "-"))
+    return rows, []
+
+
 def _first(d: dict, *keys):
     for k in keys:
         if isinstance(d.get(k), int | float):
@@ -319,7 +336,7 @@ def _first(d: dict, *keys):
 PARTS = [("1", "runoff depth", part_runoff), ("2", "hydrographs", part_hydrographs),
          ("3", "routing", part_routing), ("4", "sweep", part_sweep),
          ("5", "report", part_report), ("6", "cli", part_cli),
-         ("7", "tailwater", part_tailwater)]
+         ("7", "tailwater", part_tailwater), ("8", "export", part_export)]
 
 
 def _machine() -> str:

@@ -464,7 +464,6 @@ def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
-    monkeypatch.setattr(_route_kernel, "_WANTED", True)
     q, ponds, outlets, _ = _overtopping_batch()
     h0 = np.array([[0.2, 0.0, 1.0]] * 2)
     names = ("outflow_cfs", "stage_ft", "storage_ft3", "peak_outflow_cfs",
@@ -472,10 +471,16 @@ def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
              "mass_balance_error_pct", "overtopped")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compiled = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+        compiled = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0,
+                                            engine="numba")
+        plain = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
         monkeypatch.setenv("HYDROCALC_NO_NUMBA", "1")
         assert not _route_kernel.available()
-        plain = routing.route_reservoirs(q, 0.02, ponds, outlets, initial_stage_ft=h0)
+        assert routing.resolve_engine("auto") == "numpy"
+        with pytest.raises(InputError, match="engine='numba' needs numba"):
+            routing.route_reservoirs(q, 0.02, ponds, outlets, engine="numba")
+    with pytest.raises(InputError, match="engine must be one of"):
+        routing.route_reservoirs(q, 0.02, ponds, outlets, engine="fortran")
     for name in names:
         assert np.array_equal(getattr(compiled, name), getattr(plain, name)), name
     assert compiled.overtopped[:, 1].all()  # the loop ran above the table too
@@ -486,10 +491,11 @@ def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monk
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
-    monkeypatch.setattr(_route_kernel, "_WANTED", False)
+    from hydrocalc.batch import tasks
+
+    assert tasks.ENGINE == "auto"  # batch tasks route with the compiled loop when installed
     fast = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
                            progress=False)
-    assert _route_kernel._WANTED  # batch tasks turn the compiled loop on
     monkeypatch.setenv("HYDROCALC_NO_NUMBA", "1")
     plain = batch.run_batch([FIX / "sweep_lot_b.toml"], scheduler="synchronous",
                             progress=False)
@@ -530,12 +536,10 @@ def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
         return ss, as_structure(devices).bind(ss)
 
     monkeypatch.setattr(_route_kernel, "_TABLES", {})
-    monkeypatch.setattr(_route_kernel, "_WANTED", False)
     _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
     assert built == [1] and not _route_kernel._TABLES  # one site analysed once: no cache
-    monkeypatch.setattr(_route_kernel, "_WANTED", True)
-    first = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
-    again = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400)
+    first = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400, cache=True)
+    again = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400, cache=True)
     assert again is first and len(built) == 2
     fresh = routing._build_table(*spec(2.0), 36.0, 400)
     for name in ("stage", "storage", "outflow", "si", "slope"):
@@ -543,14 +547,14 @@ def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
         assert not getattr(first, name).flags.writeable
     assert all(not q.flags.writeable for _, _, q in first.parts)
     # any difference in the pond, the step or the table size builds a new table
-    for other in (_route_kernel.cached_table(build, *spec(2.5), 36.0, 400),
-                  _route_kernel.cached_table(build, *spec(2.0, 0.6), 36.0, 400),
-                  _route_kernel.cached_table(build, *spec(2.0), 18.0, 400),
-                  _route_kernel.cached_table(build, *spec(2.0), 36.0, 300)):
+    for other in (_route_kernel.cached_table(build, *spec(2.5), 36.0, 400, cache=True),
+                  _route_kernel.cached_table(build, *spec(2.0, 0.6), 36.0, 400, cache=True),
+                  _route_kernel.cached_table(build, *spec(2.0), 18.0, 400, cache=True),
+                  _route_kernel.cached_table(build, *spec(2.0), 36.0, 300, cache=True)):
         assert other is not first
     assert len(built) == 6
     monkeypatch.setattr(_route_kernel, "TABLE_CACHE_SIZE", 2)
-    _route_kernel.cached_table(build, *spec(3.0), 36.0, 400)
+    _route_kernel.cached_table(build, *spec(3.0), 36.0, 400, cache=True)
     assert len(_route_kernel._TABLES) <= 2  # bounded
 
 

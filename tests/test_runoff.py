@@ -452,17 +452,18 @@ def test_curve_number_arrays_must_broadcast():
         runoff.curve_number(["woods_good", "meadow"], ["A", "B", "C"])
 
 
-# --- blocked evaluation of large inputs --------------------------------------------------------
+# --- large inputs: the whole-array equations --------------------------------------------------------
+
+_LARGE = 131_072  # 10^5-scale arrays, as a sweep of (P, CN) pairs
 
 
 @pytest.mark.parametrize("ia_ratio", [0.2, 0.05, 0.0, 1.0])
-def test_blocked_runoff_is_bit_for_bit_the_whole_array_form(ia_ratio):
-    # Large inputs go through cache-sized blocks; the result must be the same floats as the
-    # plain whole-array equations, also at CN 100 with P = 0 (0/0 discarded), P = -0.0,
+def test_large_runoff_is_bit_for_bit_the_whole_array_form(ia_ratio):
+    # Large inputs give the same floats as the plain whole-array equations, also at CN 100 with P = 0 (0/0 discarded), P = -0.0,
     # subnormal P (E**2 underflows), a huge P (E**2 overflows to inf) and a CN so small
     # that S overflows to inf (with lambda = 0: 0 * inf).
     rng = np.random.default_rng(7)
-    n = runoff._BLOCKED_MIN_SIZE + runoff._BLOCK // 3
+    n = _LARGE + 32_768 // 3
     p = rng.uniform(0.0, 12.0, n)
     cn = rng.uniform(1.0, 100.0, n)
     p[:500] = 0.0
@@ -478,15 +479,14 @@ def test_blocked_runoff_is_bit_for_bit_the_whole_array_form(ia_ratio):
         want = runoff._runoff_whole(p, cn, np.asarray(ia_ratio))
         scalar_p = runoff.runoff_depth(3.0, cn, ia_ratio=ia_ratio)
         scalar_cn = runoff.runoff_depth(p, 80.0, ia_ratio=ia_ratio)
-        assert runoff._runoff_blocked(p, cn, np.asarray(ia_ratio)) is not None
         assert np.array_equal(scalar_p, runoff._runoff_whole(np.asarray(3.0), cn, ia_ratio))
         assert np.array_equal(scalar_cn, runoff._runoff_whole(p, np.asarray(80.0), ia_ratio))
     assert got.dtype == np.float64 and got.shape == (n,)
     assert np.array_equal(got.view(np.int64), want.view(np.int64))
 
 
-def test_blocked_runoff_keeps_shape_and_series_and_falls_back_for_other_layouts():
-    n = runoff._BLOCKED_MIN_SIZE * 2
+def test_large_runoff_keeps_shape_and_series_for_every_layout():
+    n = _LARGE * 2
     p = np.linspace(0.0, 10.0, n)
     cn = np.linspace(40.0, 98.0, n)
     want = runoff._runoff_whole(p, cn, np.asarray(0.2))
@@ -495,16 +495,15 @@ def test_blocked_runoff_keeps_shape_and_series_and_falls_back_for_other_layouts(
     series = runoff.runoff_depth(pd.Series(p, index=np.arange(n) + 5, name="p"), cn)
     assert isinstance(series, pd.Series) and series.index[0] == 5
     assert np.array_equal(series.to_numpy(), want)
-    # strided and broadcast inputs use the whole-array form, same numbers
-    assert runoff._runoff_blocked(p[::2], cn[::2], np.asarray(0.2)) is None
+    # strided and broadcast inputs, same numbers
     assert np.array_equal(runoff.runoff_depth(p[::2], cn[::2]), want[::2])
     grid = runoff.runoff_depth(p[:1000, None], cn[None, :300])
     assert grid.shape == (1000, 300)
     assert np.array_equal(grid[:, 7], runoff._runoff_whole(p[:1000], cn[7], np.asarray(0.2)))
 
 
-def test_blocked_runoff_reports_bad_values_like_small_inputs():
-    n = runoff._BLOCKED_MIN_SIZE + 10
+def test_large_runoff_reports_bad_values_like_small_inputs():
+    n = _LARGE + 10
     cn = np.full(n, 80.0)
     cn[[n - 3, n - 1]] = 101.0
     with pytest.raises(InputError, match=rf"^cn must be in \(0, 100\]; got 101 at index {n - 3} "
@@ -512,10 +511,9 @@ def test_blocked_runoff_reports_bad_values_like_small_inputs():
         runoff.runoff_depth(np.ones(n), cn)
 
 
-def test_blocked_runoff_validates_per_block_with_the_usual_messages_and_order():
-    # Large float64 arrays are checked block by block while computing; a failure falls
-    # back to the ordinary validation, so the message and the argument order are the same.
-    n = runoff._BLOCKED_MIN_SIZE + 5
+def test_large_runoff_validates_with_the_usual_messages_and_order():
+    # Large float64 arrays are validated with the usual messages and argument order.
+    n = _LARGE + 5
     p, cn = np.full(n, 3.0), np.full(n, 80.0)
     p_nan = p.copy()
     p_nan[n - 2] = np.nan

@@ -1,5 +1,5 @@
-"""The summary array path of sweeps (hydrocalc.sweep_summary) against analyze(), and its
-explicit fallback to the full analysis inside batch runs."""
+"""The summary mode of analyze_many (hydrocalc.analysis.summary) against analyze(), and its
+explicit fallback to the full analysis, also inside batch runs."""
 
 from __future__ import annotations
 
@@ -11,13 +11,22 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc import batch, sweep_summary
-from hydrocalc.analysis import analyze
+from hydrocalc import batch
+from hydrocalc.analysis import analyze, analyze_many
+from hydrocalc.analysis import summary as sweep_summary
 from hydrocalc.cli import main
 from hydrocalc.batch.sweep import load_sweep
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 PELHAM = pathlib.Path(__file__).parents[1] / "examples" / "sweeps" / "pelham_sweep.toml"
+
+
+def _summary(sites, arrays=True):
+    """``analyze_many(sites, detail="summary")``, asserting the path every site took."""
+    rows = analyze_many(sites, detail="summary")
+    if arrays:
+        assert rows.paths["summary_arrays"] == len(sites), rows.paths
+    return rows
 
 
 def _assert_rows_equal(got: list[dict], want: list[dict], rtol=1e-9):
@@ -41,7 +50,7 @@ def test_pelham_blocks_equal_analyze_per_scenario(first):
     idx = list(range(first, min(first + 10, sw.n_scenarios)))
     sites = [sw.scenario(i) for i in idx]
     assert sweep_summary.unsupported_reason(sites[0], sites[0].storms.names) is None
-    rows = sweep_summary.summary_rows_many(sites)
+    rows = _summary(sites)
     for site, got in zip(sites, rows, strict=True):
         _assert_rows_equal(got, analyze(site).summary_rows())
 
@@ -52,7 +61,7 @@ def test_mixed_storm_depths_and_cpv_equal_analyze():
     sw = load_sweep(FIX / "sweep_small.toml")
     sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
     assert not sites[0].criteria.waived.get("cpv")
-    rows = sweep_summary.summary_rows_many(sites)
+    rows = _summary(sites)
     for site, got in zip(sites, rows, strict=True):
         want = analyze(site).summary_rows()
         _assert_rows_equal(got, want)
@@ -64,8 +73,9 @@ def test_reaches_are_not_expressed_and_say_why():
     site = sw.scenario(0)
     why = sweep_summary.unsupported_reason(site, site.storms.names)
     assert why is not None and "reach" in why
-    with pytest.raises(sweep_summary.Unsupported, match="reach"):
-        sweep_summary.summary_rows_many([site])
+    rows = analyze_many([site], detail="summary")
+    assert rows.paths["full_analysis"] == 1 and "reach" in next(iter(rows.paths["reasons"]))
+    _assert_rows_equal(rows[0], analyze(site).summary_rows())
 
 
 def test_the_criteria_view_refuses_what_it_does_not_keep():
@@ -100,7 +110,7 @@ def test_batch_counts_paths_and_equals_the_full_analysis(tmp_path):
 
 
 def test_a_failure_in_the_summary_arrays_falls_back_and_is_reported(monkeypatch):
-    def broken(sites, names):
+    def broken(sites, names, engine="numpy"):
         raise RuntimeError("deliberate")
 
     monkeypatch.setattr(sweep_summary, "_group_rows", broken)
@@ -134,7 +144,7 @@ def test_example_sites_through_the_summary_arrays_equal_analyze(path):
     from hydrocalc.site import load_site
 
     site = load_site(pathlib.Path(__file__).parents[1] / path)
-    (got,) = sweep_summary.summary_rows_many([site])
+    (got,) = _summary([site])
     _assert_rows_equal(got, analyze(site).summary_rows())
 
 
@@ -148,22 +158,22 @@ def test_rational_subcatchments_are_not_expressed_and_say_why():
 
 def _rows_both_ways(monkeypatch, sites):
     """Rows with the compiled route-and-split pass and with the numpy routing."""
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+    from hydrocalc.hydraulics import routing
 
     calls = []
-    real = _route_kernel.route_split
+    real = routing.route_split
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_route_kernel, "route_split", counted)
-    monkeypatch.setattr(_route_kernel, "_WANTED", True)
-    compiled = sweep_summary.summary_rows_many(sites)
+    monkeypatch.setattr(routing, "route_split", counted)
+    compiled = analyze_many(sites, detail="summary", engine="numba")
+    assert compiled.paths["summary_arrays"] == len(sites)
     used = len(calls)
-    monkeypatch.setattr(_route_kernel, "_WANTED", False)
-    plain = sweep_summary.summary_rows_many(sites)
-    return compiled, plain, used
+    plain = _summary(sites)  # engine="numpy", the default
+    assert len(calls) == used
+    return list(compiled), list(plain), used
 
 
 @pytest.mark.parametrize("source", ["sweep_small", "pelham", "examples/shelter_island/site.toml",
@@ -214,7 +224,7 @@ values = [0.8, 1.0, 1.3]
 """)
     sites = [sw.scenario(i) for i in range(sw.n_scenarios)]
     for block in (sites, sites[::-1]):  # either variant first in the process's memo
-        rows = sweep_summary.summary_rows_many(block)
+        rows = _summary(block)
         for site, got in zip(block, rows, strict=True):
             _assert_rows_equal(got, analyze(site).summary_rows())
     verdicts = {r["wqv_pass"] for got in rows for r in got}
@@ -237,7 +247,7 @@ values = [1.5, 3.0]
     blocks = [[0, 1], [2, 3], [0, 1], [4, 5], [2, 3]]
     for idx in blocks:
         sites = [sw.scenario(i) for i in idx]
-        for site, got in zip(sites, sweep_summary.summary_rows_many(sites), strict=True):
+        for site, got in zip(sites, _summary(sites), strict=True):
             _assert_rows_equal(got, analyze(site).summary_rows())
 
 
@@ -257,3 +267,25 @@ def test_scenarios_share_the_base_topology_only_when_their_links_are_equal():
     assert moved.edges[sub.id] != post.edges[sub.id]
     assert moved.upstream is not post.upstream
     assert moved.upstream[post.ponds[0].id] != post.upstream[post.ponds[0].id]
+
+
+def test_detail_and_engine_are_checked_and_the_engine_changes_no_number():
+    from hydrocalc.errors import InputError
+    from hydrocalc.hydraulics.routing import kernel
+    from hydrocalc.site import load_site
+
+    site = load_site(pathlib.Path(__file__).parents[1] / "examples/pelham/site.toml")
+    with pytest.raises(InputError, match="detail must be 'full' or 'summary'; got 'rows'"):
+        analyze_many([site], detail="rows")
+    with pytest.raises(InputError, match="engine must be one of numpy, numba, auto; got 'gpu'"):
+        analyze_many([site], engine="gpu")
+    if not kernel.available():
+        pytest.skip("numba is not installed")
+    assert analyze(site, engine="numba").to_json() == analyze(site).to_json()
+
+
+def test_use_compiled_passes_is_a_deprecated_no_op():
+    from hydrocalc.hydrograph import use_compiled_passes
+
+    with pytest.warns(DeprecationWarning, match="no effect"):
+        use_compiled_passes()

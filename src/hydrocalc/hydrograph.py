@@ -47,6 +47,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,7 +56,6 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.timeseries import Hydrograph, HydrographSet, lag_hydrograph, parabolic_peak
-from hydrocalc import _hydrograph_kernel, _hydrograph_kernel as kernel
 from hydrocalc.errors import RangeWarning
 from hydrocalc.rainfall import Hyetograph
 from hydrocalc.unit_hydrograph import (
@@ -214,27 +214,20 @@ def _check_step_count(storms, tc_eff_hr, dt_c_hr):
 
 
 def use_compiled_passes(flag: bool = True) -> None:
-    """Let :func:`runoff_hydrographs` use its compiled passes in this process (numba).
+    """Deprecated, no effect: :func:`runoff_hydrographs` has one implementation (numpy).
 
-    For a process that computes many large batches (a script looping over scenarios, a
-    long-lived worker): with numba installed (the ``batch`` extra), batches of at least
-    1,000,000 subcatchment-storm-steps then run Eq. 2-3 with its first difference, and the
-    round-off threshold with the copy into the result, as two compiled passes per row
-    (:mod:`hydrocalc._hydrograph_kernel`) instead of about ten numpy passes per block.
-    The results are identical to the last bit; only the CPU time changes (about 30 ms less
-    of about 180 ms for 1,000 subcatchments x 6 storms at 0.01 h, against numba's one-off
-    start-up of about 1.25 s of CPU time in the process). Without numba, or with
-    ``HYDROCALC_NO_NUMBA=1``, nothing changes. ``False`` returns to the default: compiled
-    passes only where numba is already loaded, or for batches of at least 700,000,000
-    steps.
+    Its optional compiled passes were removed: they engaged only for batches larger than any
+    site or sweep computes, and gave identical numbers. Kept for one release so that
+    scripts calling it keep working; it warns and changes nothing.
 
     Parameters
     ----------
     flag : bool, default True
-        Use the compiled passes for large batches.
+        Ignored.
     """
-
-    _hydrograph_kernel.use(bool(flag))
+    warnings.warn("hydrocalc.hydrograph.use_compiled_passes() has no effect and will be "
+                  "removed: runoff_hydrographs has one (numpy) implementation; delete the call",
+                  DeprecationWarning, stacklevel=2)
 
 
 def runoff_hydrographs(
@@ -316,16 +309,6 @@ def runoff_hydrographs(
     smallest :math:`I_a`: Eq. 2-3 is evaluated, and flow written, only from there on, and
     the FFT length leaves out the steps before any row of any storm has runoff. None of
     this changes a result beyond round-off (order and block size are free).
-
-    With numba installed, Eq. 2-3 with its first difference, and the threshold with the
-    copy of each row into the result, run as two compiled passes per row
-    (:mod:`hydrocalc._hydrograph_kernel`: the same floating-point operations in the same
-    order, so the result is identical to the last bit) instead of about ten numpy passes
-    per block, for batches of at least 1,000,000 subcatchment-storm-steps in a process that
-    called :func:`use_compiled_passes` or has numba loaded, and of at least
-    700,000,000 in any process (numba's start-up, about 1.25 s of CPU time once per
-    process, is recovered there). Elsewhere, e.g. a site's own analysis, numba is not
-    imported. ``HYDROCALC_NO_NUMBA=1`` turns the compiled passes off.
 
     Memory: the result holds m x n x nt floats (6 x 1000 x 5000 = 240 MB).
 
@@ -446,13 +429,8 @@ def runoff_hydrographs(
     # non-decreasing): Q_k = 0 and excess_k = 0 for every row of the block before it
     block_starts = np.maximum(np.array(
         [np.searchsorted(p, ia_sorted[::block_rows], side="right") for p in grids]), 1).T.tolist()
-    # Eq. 2-3, the excess and the scatter of the results in compiled passes where numba
-    # is installed and pays (kernel.wanted; identical arithmetic), else the numpy passes
-
-    compiled = kernel.wanted(n * m * (k_max + 1))
-    if not compiled:
-        q_buf = np.empty(block_rows * (k_max + 1))
-        d_buf = np.empty(block_rows * (k_max + 1))
+    q_buf = np.empty(block_rows * (k_max + 1))
+    d_buf = np.empty(block_rows * (k_max + 1))
     # The work arrays are 2-D views (rows of a block; columns a window of the time steps)
     # and several operands broadcast a per-row value: with NumPy's default ufunc buffer
     # (8,192 elements, longer than a row) such operands are copied through the buffer,
@@ -477,24 +455,20 @@ def runoff_hydrographs(
                 # excess of step (t_{k-1}, t_k] at column k - g (k = k0 .. K), zeros
                 # elsewhere: nfft holds the whole linear convolution (K - g + n_uh - 1 <=
                 # nfft), so the circular convolution equals the linear one
-                if compiled:  # Eq. 2-3, its first difference and the zeros, one pass per row
-                    kernel.excess(p[k0 - 1 :], s_sorted[sl], ia_sorted[sl], padded[:nb],
-                                  k0 - g, runoff[i, sl])
-                else:
-                    place(k0 - g, p.size - g)
-                    cols = p.size - k0 + 1
-                    # from column `head` on, P exceeds the largest Ia of the block (rows are
-                    # in Ia order): E > 0 in every row there
-                    head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (
-                        k0 - 1)
-                    q_cum = _cumulative_runoff_in(
-                        p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
-                        q_buf[: nb * cols].reshape(nb, cols),
-                        d_buf[: nb * cols].reshape(nb, cols), head=head,
-                    )  # Eq. 2-3
-                    runoff[i, sl] = q_cum[:, -1]
-                    np.subtract(q_cum[:, 1:], q_cum[:, :-1],
-                                out=padded[:nb, k0 - g : p.size - g])
+                place(k0 - g, p.size - g)
+                cols = p.size - k0 + 1
+                # from column `head` on, P exceeds the largest Ia of the block (rows are
+                # in Ia order): E > 0 in every row there
+                head = int(np.searchsorted(p, ia_sorted[sl.stop - 1], side="right")) - (
+                    k0 - 1)
+                q_cum = _cumulative_runoff_in(
+                    p[k0 - 1 :], s_sorted[sl], ia_sorted[sl],
+                    q_buf[: nb * cols].reshape(nb, cols),
+                    d_buf[: nb * cols].reshape(nb, cols), head=head,
+                )  # Eq. 2-3
+                runoff[i, sl] = q_cum[:, -1]
+                np.subtract(q_cum[:, 1:], q_cum[:, :-1],
+                            out=padded[:nb, k0 - g : p.size - g])
                 f = spec[:nb]
                 np.fft.rfft(padded[:nb], axis=1, out=f)
                 np.multiply(f, u_spec[:nb], out=f)
@@ -511,13 +485,10 @@ def runoff_hydrographs(
                 count = len(range(first, 1 + length - g, refine))
                 # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0:
                 # values below 1e-12 of the row's peak are set to 0
-                if compiled:
-                    kernel.scatter(c, first, refine, count, flow[i], rows, j0)
-                else:
-                    block = c[:, first : 1 + length - g : refine]
-                    peak = block.max(axis=1, keepdims=True)
-                    np.copyto(block, 0.0, where=block < 1e-12 * peak)
-                    flow[i, rows, j0 : j0 + count] = block
+                block = c[:, first : 1 + length - g : refine]
+                peak = block.max(axis=1, keepdims=True)
+                np.copyto(block, 0.0, where=block < 1e-12 * peak)
+                flow[i, rows, j0 : j0 + count] = block
 
     runoff[:, order] = runoff.copy()  # back to input order
     return HydrographSet(

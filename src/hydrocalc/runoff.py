@@ -168,24 +168,10 @@ def runoff_depth(
     >>> round(runoff_depth(3.0, 80), 2)      # TR-55 Table 2-1 prints 1.25 in
     1.25
     """
-    # Large float64 arrays: validated block by block while computing (the data are read
-    # once, from cache); any doubt and the ordinary path below validates and raises.
-    q_in = _runoff_blocked_checked(precip_in, cn, ia_ratio)
-    if q_in is not None:
-        return like(q_in, precip_in, cn)
     p_in = as_float_array(precip_in, "precip_in", lower=0.0)
     cn_ = as_float_array(cn, "cn", lower=0.0, lower_inclusive=False, upper=100.0)
     ratio = as_float_array(ia_ratio, "ia_ratio", lower=0.0, upper=1.0)
-    q_in = _runoff_blocked(p_in, cn_, ratio)
-    if q_in is None:
-        q_in = _runoff_whole(p_in, cn_, ratio)
-    return like(q_in, precip_in, cn)
-
-
-#: Elements per block of :func:`_runoff_blocked` (4 float64 work arrays of 256 kB: they stay
-#: in the CPU cache) and the size from which blocking pays for its per-block overhead.
-_BLOCK = 1 << 15
-_BLOCKED_MIN_SIZE = 4 * _BLOCK
+    return like(_runoff_whole(p_in, cn_, ratio), precip_in, cn)
 
 
 def _runoff_whole(p_in: np.ndarray, cn_: np.ndarray, ratio: np.ndarray) -> np.ndarray:
@@ -197,97 +183,6 @@ def _runoff_whole(p_in: np.ndarray, cn_: np.ndarray, ratio: np.ndarray) -> np.nd
         # CN = 100 with P = 0 gives 0/0 here; np.where discards that branch.
         q_in = np.where(excess_in > 0.0, excess_in**2 / (excess_in + s_in), 0.0)  # Eq. 2-3
     return q_in
-
-
-def _float64_or_none(value) -> np.ndarray | None:
-    """``value`` as a float64 ndarray without copying or checking, or None if that needs a
-    conversion (lists, other dtypes, scalars): those take the validated path."""
-    if isinstance(value, np.ndarray):
-        arr = value
-    elif hasattr(value, "to_numpy") and hasattr(value, "dtype"):
-        arr = value.to_numpy()
-    else:
-        return None
-    return arr if isinstance(arr, np.ndarray) and arr.dtype == np.float64 else None
-
-
-def _runoff_blocked_checked(precip_in, cn, ia_ratio) -> np.ndarray | None:
-    """:func:`_runoff_blocked` with the validation of ``precip_in`` and ``cn`` done per block.
-
-    For float64 arrays only (no conversion) and a plain ``ia_ratio`` in [0, 1]. Each block
-    is checked with min/max reductions while in cache (the same conditions as
-    :func:`~hydrocalc._validate.as_float_array`: P in [0, inf), CN in (0, 100], no NaN) before
-    it is used. Returns None when not applicable or when a block fails the check: the caller
-    then validates the usual way, which raises the usual message (first bad index, count).
-    """
-    p_in, cn_ = _float64_or_none(precip_in), _float64_or_none(cn)
-    if p_in is None or cn_ is None or np.ndim(ia_ratio) != 0:
-        return None
-    try:
-        lam = float(ia_ratio)
-    except (TypeError, ValueError):
-        return None
-    if not 0.0 <= lam <= 1.0:
-        return None
-    return _runoff_blocked(p_in, cn_, np.asarray(lam), check=True)
-
-
-def _runoff_blocked(p_in: np.ndarray, cn_: np.ndarray, ratio: np.ndarray,
-                    check: bool = False) -> np.ndarray | None:
-    """:func:`_runoff_whole` for large inputs, bit for bit, in cache-sized blocks.
-
-    The whole-array form creates about nine temporaries of the full size (720 MB of fresh
-    memory for 10^7 values), so it is bound by memory traffic. Here each block of
-    ``_BLOCK`` values goes through in-place ufuncs on four small work arrays, and only the
-    result is written at full size. The operations and their order are those of
-    :func:`_runoff_whole`, so every value is identical: ``max(d, tiny)`` replaces
-    ``where(E > 0, ..., 0)`` because with ``E = max(P - Ia, 0) >= 0`` and ``S >= 0`` the
-    denominator ``d = E + S`` is below the smallest normal number only where ``E**2``
-    underflows to 0 (or ``E = S = 0``: CN 100 with P = 0, where the whole-array form's
-    0/0 is discarded), so the quotient is +0.0 exactly where ``np.where`` gives 0.0.
-
-    Returns None (caller uses the whole-array form) for small inputs, a non-scalar
-    ``ratio``, or an input that is neither a scalar nor a C-contiguous array of the
-    broadcast shape; with ``check``, also as soon as a block of ``p_in`` is outside
-    [0, inf) or of ``cn_`` outside (0, 100] (NaN included).
-    """
-    try:
-        shape = np.broadcast_shapes(p_in.shape, cn_.shape, ratio.shape)
-    except ValueError:  # validation comes first; the whole-array form raises this
-        return None
-    n = int(np.prod(shape, dtype=np.int64))
-    if n < _BLOCKED_MIN_SIZE or ratio.size != 1:
-        return None
-    for a in (p_in, cn_):
-        if a.size != 1 and (a.shape != shape or not a.flags.c_contiguous):
-            return None
-    lam = float(ratio.reshape(()))
-    p_flat, cn_flat = p_in.reshape(-1), cn_.reshape(-1)
-    p_scalar, cn_scalar = p_in.size == 1, cn_.size == 1
-    out = np.empty(n)
-    s_w, e_w, d_w = np.empty(_BLOCK), np.empty(_BLOCK), np.empty(_BLOCK)
-    tiny = np.finfo(np.float64).tiny
-    for i in range(0, n, _BLOCK):
-        j = min(i + _BLOCK, n)
-        k = j - i
-        s, e, d, q = s_w[:k], e_w[:k], d_w[:k], out[i:j]
-        p_b = p_flat[:1] if p_scalar else p_flat[i:j]
-        cn_b = cn_flat[:1] if cn_scalar else cn_flat[i:j]
-        # NaN propagates through minimum/maximum and fails every comparison
-        if check and not (np.minimum.reduce(p_b) >= 0.0 and np.maximum.reduce(p_b) < np.inf
-                          and np.minimum.reduce(cn_b) > 0.0
-                          and np.maximum.reduce(cn_b) <= 100.0):
-            return None
-        np.divide(1000.0, cn_b[0] if cn_scalar else cn_b, out=s)
-        s -= 10.0  # Eq. 2-4: S = 1000 / CN - 10
-        np.multiply(lam, s, out=e)  # Eq. 2-2: Ia = lambda S
-        np.subtract(p_b[0] if p_scalar else p_b, e, out=e)
-        np.fmax(e, 0.0, out=e)  # E = max(P - Ia, 0); fmax: 0 for the NaN of lambda = 0, S = inf
-        np.add(e, s, out=d)
-        np.maximum(d, tiny, out=d)
-        np.multiply(e, e, out=q)
-        q /= d  # Eq. 2-3: Q = E^2 / (E + S)
-    return out.reshape(shape)
 
 
 def composite_cn(cn: npt.ArrayLike, area: npt.ArrayLike) -> FloatOrArray:

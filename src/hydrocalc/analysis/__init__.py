@@ -63,6 +63,7 @@ from __future__ import annotations
 from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
     _conveyance_travel_hr,
     _end_hr,
+    simulation_end_hr,
     _hyetograph,
     _storms,
 )
@@ -105,6 +106,10 @@ from hydrocalc.analysis.tables import (  # noqa: F401 (re-exported)
     _pond_hydraulics,
 )
 from hydrocalc.analysis.export import (  # noqa: F401 (re-exported)
+    INLINE_MAX_ORDINATES,
+    read_hydrographs,
+    round_significant,
+    write_series,
     _SIG,
     _SIG_HYDRO,
     with_suppress_unlink,
@@ -129,4 +134,5 @@ from hydrocalc.analysis.run import (  # noqa: F401 (re-exported)
     _group_key,
 )
 
-__all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT"]
+__all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT",
+           "INLINE_MAX_ORDINATES", "read_hydrographs", "round_significant", "write_series"]

@@ -303,7 +303,8 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     return out, rows, notes
 
 
-def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_ScenarioRun]]:
+def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
+             ) -> dict[str, list[_ScenarioRun]]:
     """Run both scenarios of every site (same topology) with shared batches.
 
     One :func:`~hydrocalc.hydrograph.runoff_hydrographs` call for every subcatchment of every
@@ -368,7 +369,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
                     items.append((sc.nodes[nid], net.inn[nid][:, u]))
                     keys.append((net, u, nid))
         if items:
-            results, primary = _route_batch(items, dt)
+            results, primary = _route_batch(items, dt, engine)
             for j, ((net, u, nid), res) in enumerate(zip(keys, results, strict=True)):
                 net.ponds[u][nid] = res
                 if u == 0:  # the variants of one pond are consecutive items

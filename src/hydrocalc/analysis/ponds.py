@@ -232,8 +232,10 @@ def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
     return dataclasses.replace(batch, **out), results
 
 
-def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
-    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
+def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
+                 ) -> tuple[list[dict], np.ndarray]:
+    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop, by
+    the routing ``engine``, "numpy" or "numba"; tables kept per process with "numba").
 
     Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
     private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.
@@ -259,13 +261,14 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
                                      [p.structure() for p, _ in items], initial_stage_ft=h0,
                                      overtopping_warning=False,
                                      tailwater_ft=None if np.isnan(tw_const).all() else tw_const,
-                                     flap_gate=flaps)
+                                     flap_gate=flaps, engine=engine,
+                                     cache_tables=engine == "numba")
     series = [j for j, t in enumerate(tw) if t is not None and not isinstance(t, float)]
     singles = {}
     if series:
         batch, singles = _route_series_tailwater(batch, q, dt_hr, items, series, h0)
     del q
-    tables = batch._tables
+    tables = batch.tables
     out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
     storage = batch.storage_ft3.copy()  # round-off is zeroed below
     scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * _NOISE

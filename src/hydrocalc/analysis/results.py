@@ -6,6 +6,7 @@ the pre/post comparison and criteria rows, and their JSON, DataFrame and CSV exp
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import json
@@ -18,13 +19,20 @@ from typing import Any
 
 import numpy as np
 
+from hydrocalc import data, display
+from hydrocalc._validate import suggest
 from hydrocalc.analysis.export import (
     _SIG_HYDRO,
+    INLINE_MAX_ORDINATES,
     _atomic_write_text,
     _clean,
+    _json_floats,
     _num,
     _replace_dir,
     _umask,
+    round_significant,
+    with_suppress_unlink,
+    write_series,
 )
 from hydrocalc.analysis.flows import _ScenarioRun
 from hydrocalc.analysis.ponds import _DeviceFlows
@@ -41,8 +49,6 @@ from hydrocalc.analysis.tables import (
 )
 from hydrocalc.criteria.ny_editions import applied_edition
 from hydrocalc.errors import InputError
-from hydrocalc import data, display
-from hydrocalc._validate import suggest
 from hydrocalc.hydrograph import Hydrograph
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.
@@ -162,8 +168,10 @@ class SiteResults:
             raise InputError(f"which must be 'outflow', 'inflow' or 'unrouted'; got {which!r}")
         if which == "unrouted":
             view = run.unrouted(i, node)
+        elif which == "outflow":  # a view of the node's own series (no (storm, node, time) copy)
+            view = run.node_outflow(run.node_ids[k])[i]
         else:
-            view = {"outflow": run.outflow, "inflow": run.inflow}[which][i, k]
+            view = run.node_inflow(run.node_ids[k])[i]
         view.flags.writeable = False
         return view
 
@@ -364,27 +372,84 @@ class SiteResults:
             doc["conveyance"] = self._rows["conveyance"]
         if self._rows["rational"]:  # only sites with rational subcatchments
             doc["rational"] = self._rows["rational"]
+        doc = _clean(doc)
         if hydrographs:
-            h: dict[str, Any] = {"time_start_hr": float(self.time_hr[0]),
-                                 "dt_hr": site.options.dt_hr, "n_steps": int(self.time_hr.size),
-                                 "flow_cfs": {}}
-            for name, run in self._runs.items():
-                per = {}
-                for i, storm in enumerate(self.storms):
-                    per[storm] = {nid: [_num(v, _SIG_HYDRO) for v in run.outflow[i, k].tolist()]
-                                  for k, nid in enumerate(run.node_ids)}
-                h["flow_cfs"][name] = per
+            h = self._hydrograph_header()
+            h["flow_cfs"] = {
+                name: {storm: {nid: _json_floats(round_significant(
+                    run.node_outflow(nid)[i], _SIG_HYDRO)) for nid in run.node_ids}
+                    for i, storm in enumerate(self.storms)}
+                for name, run in self._runs.items()}
             doc["hydrographs"] = h
-        return _clean(doc)
+        return doc
 
-    def to_json(self, path=None, *, hydrographs: bool = True) -> str:
-        """Deterministic JSON text (sorted keys, fixed float digits); written atomically to
-        ``path`` when given."""
-        text = json.dumps(self.to_dict(hydrographs=hydrographs), sort_keys=True, indent=1,
-                          allow_nan=False, ensure_ascii=False) + "\n"
-        if path is not None:
-            _atomic_write_text(pathlib.Path(path), text)
-        return text
+    def _hydrograph_header(self) -> dict:
+        return {"time_start_hr": _num(float(self.time_hr[0])),
+                "dt_hr": _num(self.site.options.dt_hr), "n_steps": int(self.time_hr.size)}
+
+    def n_ordinates(self) -> int:
+        """Number of hydrograph ordinates (every node, storm and scenario) the results hold."""
+        nodes = sum(len(run.node_ids) for run in self._runs.values())
+        return nodes * len(self.storms) * int(self.time_hr.size)
+
+    def to_json(self, path=None, *, hydrographs: bool = True) -> str | None:
+        """Deterministic JSON text (sorted keys, fixed float digits).
+
+        Without ``path`` the text is returned. With ``path`` it is written atomically and
+        None is returned; when the results hold more than
+        :data:`hydrocalc.analysis.INLINE_MAX_ORDINATES` hydrograph ordinates (a site of
+        hundreds of subcatchments), the ordinates go to a columnar file beside it,
+        ``<stem>.hydrographs.parquet`` (``.csv`` without pyarrow), written in bulk at full
+        precision, and the JSON's ``hydrographs`` names it (``flow_cfs_file``,
+        ``flow_cfs_format``, ``flow_cfs_columns``: scenario -> storm -> node -> column)
+        instead of holding ``flow_cfs`` (:func:`hydrocalc.analysis.read_hydrographs` reads
+        either form).
+        """
+        side = (path is not None and hydrographs
+                and self.n_ordinates() > INLINE_MAX_ORDINATES)
+        target = None if path is None else pathlib.Path(path)
+        if not side:
+            text = self._json_text(self.to_dict(hydrographs=hydrographs))
+            if target is None:
+                return text
+            _atomic_write_text(target, text)
+            return None
+        # the columnar file is written by a thread (its encoder releases the GIL) while
+        # this one builds the JSON text
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(self._write_series_beside, target)
+            try:
+                doc = self.to_dict(hydrographs=False)
+            finally:
+                written = pending.result()  # raises the thread's error, if any
+        try:
+            doc["hydrographs"] = {**self._hydrograph_header(), **written[1]}
+            _atomic_write_text(target, self._json_text(doc))
+        except BaseException:
+            with_suppress_unlink(written[0])
+            raise
+        return None
+
+    @staticmethod
+    def _json_text(doc: dict) -> str:
+        return json.dumps(doc, sort_keys=True, indent=1, allow_nan=False,
+                          ensure_ascii=False) + "\n"
+
+    def _write_series_beside(self, target: pathlib.Path) -> tuple[pathlib.Path, dict]:
+        """Every node's outflow as columns of one file beside ``target``; (path, JSON keys)."""
+        columns: dict[str, dict[str, dict[str, str]]] = {}
+        series: dict[str, np.ndarray] = {"time_hr": self.time_hr}
+        for name, run in self._runs.items():
+            per = columns.setdefault(name, {})
+            for nid in run.node_ids:
+                flows = run.node_outflow(nid)
+                for i, storm in enumerate(self.storms):
+                    col = f"{name}/{storm}/{nid}"
+                    per.setdefault(storm, {})[nid] = col
+                    series[col] = flows[i]
+        path, fmt = write_series(target.with_name(f"{target.stem}.hydrographs"), series)
+        return path, {"flow_cfs_file": path.name, "flow_cfs_format": fmt,
+                      "flow_cfs_columns": columns}
 
     def to_frames(self, *, hydrographs: bool = True) -> dict:
         """Every table as a DataFrame (unit-suffixed columns), keyed by a file-friendly name.

@@ -13,18 +13,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hydrocalc import criteria
+from hydrocalc._validate import suggest
 from hydrocalc.analysis.flows import _run_all
 from hydrocalc.analysis.hydrology import Hydrology
 from hydrocalc.analysis.ponds import _max_storage, _storage_at, _top
 from hydrocalc.analysis.results import SiteResults
 from hydrocalc.analysis.storms import _end_hr, _storms
+from hydrocalc.analysis.summary import summary_rows
 from hydrocalc.analysis.tables import _comparison_rows
 from hydrocalc.errors import HydrocalcError, InputError
-from hydrocalc import criteria
-from hydrocalc._validate import suggest
+from hydrocalc.hydraulics.routing.kernel import resolve_engine
 
 
-def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
+def analyze(site, *, storms: Sequence[str] | None = None, engine: str = "numpy"
+            ) -> SiteResults:
     """Analyse a site: both scenarios, every storm and node, comparison and NY criteria.
 
     Parameters
@@ -35,6 +38,8 @@ def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
     storms : sequence of str, optional
         Storm names to analyse (default: all). Criteria whose storm is left out are reported
         as not evaluated.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        The pond-routing loop, as in :func:`analyze_many` (the same numbers either way).
 
     Returns
     -------
@@ -52,7 +57,7 @@ def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
     >>> res = analyze(load_site("examples/pelham/site.toml"))   # doctest: +SKIP
     >>> res.comparison[["design_point", "storm", "pre_peak_cfs", "post_peak_cfs"]]  # doctest: +SKIP
     """
-    return analyze_many([site], storms=storms)[0]
+    return analyze_many([site], storms=storms, engine=engine)[0]
 
 
 def _group_key(site, names) -> tuple:
@@ -67,7 +72,7 @@ def _group_key(site, names) -> tuple:
 
 
 def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
-                 errors: str = "raise") -> list:
+                 errors: str = "raise", detail: str = "full", engine: str = "numpy") -> list:
     """Analyse many sites (e.g. the variants of a parameter sweep) with shared array work.
 
     Sites with the same storms, options and network topology (node ids, kinds and links) are
@@ -84,10 +89,24 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
     errors : {"raise", "collect"}, default "raise"
         "collect" puts the exception in place of the results of a failing group of sites
         instead of raising.
+    detail : {"full", "summary"}, default "full"
+        "full": a :class:`SiteResults` per site. "summary": only the rows of
+        :meth:`SiteResults.summary_rows` per site (peaks, volumes and criteria flags at the
+        design points), computed as array work across the sites where
+        :mod:`hydrocalc.analysis.summary` expresses them (several times faster over a
+        sweep), else by the full analysis; equal to ``analyze(site).summary_rows()``.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        The pond-routing loop (:func:`hydrocalc.hydraulics.routing.route_reservoirs`): the
+        same numbers either way; "numba" (or "auto" with numba installed) pays its one-off
+        import over many sites and keeps routing tables for reuse in this process.
 
     Returns
     -------
-    list of SiteResults (or exceptions, with ``errors="collect"``), in the order of ``sites``.
+    list
+        In the order of ``sites``: SiteResults (``detail="full"``) or lists of row dicts
+        (``detail="summary"``: a :class:`hydrocalc.analysis.summary.SummaryRows` whose
+        ``paths`` counts the sites computed by the arrays and by the full analysis, with
+        the reasons), or exceptions with ``errors="collect"``.
 
     Notes
     -----
@@ -96,6 +115,9 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
     """
     if errors not in ("raise", "collect"):
         raise InputError(f"errors must be 'raise' or 'collect'; got {errors!r}")
+    if detail not in ("full", "summary"):
+        raise InputError(f"detail must be 'full' or 'summary'; got {detail!r}")
+    engine = resolve_engine(engine)
     groups: dict[tuple, list[int]] = {}
     name_lists = []
     for idx, site in enumerate(sites):
@@ -107,12 +129,15 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
                                  f"{n!r}{suggest(str(n), site.storms.names)}")
         name_lists.append(names)
         groups.setdefault(_group_key(site, names), []).append(idx)
+    if detail == "summary":
+        return summary_rows(sites, groups, name_lists, analyze_many, errors=errors,
+                            engine=engine)
     out: list = [None] * len(sites)
     for members in groups.values():
         group_sites = [sites[i] for i in members]
         try:
             try:
-                results = _analyze_group(group_sites, name_lists[members[0]])
+                results = _analyze_group(group_sites, name_lists[members[0]], engine)
             except HydrocalcError as exc:  # name the site in the message
                 label = group_sites[0].path.name if group_sites[0].path else group_sites[0].name
                 raise type(exc)(f"{label}: analysis failed: {exc}") from exc
@@ -125,12 +150,13 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
     return out
 
 
-def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]:
+def _analyze_group(sites: Sequence, names: tuple[str, ...], engine: str = "numpy"
+                   ) -> list[SiteResults]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hyetos = _storms(sites[0], names)
         end_hr = max(_end_hr(s, float(s.storms.duration_hr)) for s in sites)
-        per_scenario = _run_all(sites, hyetos, names, end_hr)
+        per_scenario = _run_all(sites, hyetos, names, end_hr, engine)
     shared = [f"{w.category.__name__}: {w.message}" for w in caught]
     out = []
     for v, site in enumerate(sites):

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hydrocalc.units import S_PER_HR
 from hydrocalc.rainfall import design_storm
 from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
+from hydrocalc.units import S_PER_HR
 
 
 @functools.lru_cache(maxsize=256)
@@ -50,8 +50,14 @@ def _max_effective_tc_hr(tcs_hr: tuple) -> float:
     return float(np.max(effective_tc_hr(np.array(tcs_hr))))
 
 
-def _end_hr(site, storms_duration_hr: float) -> float | None:
-    """Simulation end: the user's ``analysis.duration_hr``, else automatic."""
+def simulation_end_hr(site, storms_duration_hr: float) -> float:
+    r"""Simulation end of ``site``: its ``analysis.duration_hr``, else automatic. [h]
+
+    Automatic: the storms' duration plus five unit-hydrograph times to peak of the slowest
+    subcatchment (:math:`t_p = \Delta t/2 + L`, NEH 630 Ch. 16, with the lag
+    :math:`L = 0.6\,T_c` of NEH 630 Ch. 15), the reaches' lags and travel times and two
+    steps; at least twice the storms' duration with ponds; rounded up to a whole step.
+    """
     opt = site.options
     if opt.duration_hr is not None:
         return float(opt.duration_hr)
@@ -72,3 +78,6 @@ def _end_hr(site, storms_duration_hr: float) -> float | None:
     if has_ponds:
         need = max(need, 2.0 * storms_duration_hr)
     return float(math.ceil(need / opt.dt_hr) * opt.dt_hr)
+
+
+_end_hr = simulation_end_hr  # the name the analysis modules use

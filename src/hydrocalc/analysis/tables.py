@@ -118,6 +118,29 @@ def _pond_hydraulics(pond, res):
     return fields
 
 
+def _node_reductions(run, m: int, time_hr, dt_hr) -> tuple[np.ndarray, ...]:
+    """Peak, time of peak and volume of every node's outflow, and the peak and volume of its
+    inflow (subcatchments: NaN, they have none), each (storms, nodes). [cfs, h, ft3]
+
+    Reduced node by node over each node's (storm, time) view, with the operations of the
+    whole (storm, node, time) array (maximum, first index of it, ``numpy.trapezoid`` along
+    time): the same values without assembling that array.
+    """
+    n = len(run.node_ids)
+    peak, tpk, vol = np.empty((m, n)), np.empty((m, n)), np.empty((m, n))
+    pin, vin = np.full((m, n), np.nan), np.full((m, n), np.nan)
+    for k, nid in enumerate(run.node_ids):
+        out = run.node_outflow(nid)
+        peak[:, k] = out.max(axis=1)
+        tpk[:, k] = time_hr[np.argmax(out, axis=1)]
+        vol[:, k] = _integrate(out, dt_hr)
+        if run.kinds[k] != "subcatchment":
+            inn = run.node_inflow(nid)
+            pin[:, k] = inn.max(axis=1)
+            vin[:, k] = _integrate(inn, dt_hr)
+    return peak, tpk, vol, pin, vin
+
+
 def _node_rows(site, runs, names, time_hr) -> dict:
     dt = site.options.dt_hr
     nodes_rows, pond_rows, dev_rows, conv_rows, rat_rows = [], [], [], [], []
@@ -132,11 +155,8 @@ def _node_rows(site, runs, names, time_hr) -> dict:
             for storm, r in zip(names, per_storm, strict=True):
                 conv_rows.append({"scenario": name, "storm": storm, "reach": rid,
                                   "section": spec.get("section"), **r})
-        peak = run.outflow.max(axis=2)
-        tpk = time_hr[np.argmax(run.outflow, axis=2)]
-        vol = _integrate(run.outflow, dt)
-        pin = run.inflow.max(axis=2)
-        vin = _integrate(run.inflow, dt)
+        # node by node on views of the network's series: no (storm, node, time) copy
+        peak, tpk, vol, pin, vin = _node_reductions(run, len(names), time_hr, dt)
         for k, nid in enumerate(run.node_ids):
             node = sc.nodes[nid]
             area = float(run.upstream_area_ac[k])

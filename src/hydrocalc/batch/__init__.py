@@ -33,10 +33,10 @@ Inputs are split into tasks (one per site file; sweep scenarios in chunks) run b
 local process pool by default (``workers`` processes), ``"threads"`` or ``"synchronous"``,
 or a ``dask.distributed`` cluster given by its address (``tcp://host:8786``) or a
 ``distributed.Client``. Within a task, the scenarios of a sweep are computed in blocks by
-the summary array path (:func:`hydrocalc.sweep_summary.summary_rows_many`: only the summary
-quantities, as array work across the block), or, where that path does not apply (it says
-why, counted in ``batch.json``) or with ``summary_arrays=False``, by
-:func:`hydrocalc.analysis.analyze_many`, which batches their subcatchments, storms and ponds
+:func:`hydrocalc.analysis.analyze_many` with ``detail="summary"`` (only the summary
+quantities, as array work across the block where :mod:`hydrocalc.analysis.summary`
+expresses the scenarios; the others, with the reason counted in ``batch.json``, by the full
+analysis), or with ``summary_arrays=False`` by the full analysis, which batches their subcatchments, storms and ponds
 into array work (one runoff-hydrograph call and one routing call per pond for the whole
 block); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
 (``tests/test_batch.py`` and ``tests/test_sweep_summary.py`` check this to 1e-9).
@@ -77,7 +77,6 @@ from hydrocalc.batch.tasks import (  # noqa: F401 (re-exported)
     current_rss_mb,
     _error_row,
     _fingerprint,
-    _full_block,
     _message,
     _ok_rows,
     _peak_rss_mb,

@@ -29,7 +29,7 @@ TASK_MEMORY_MB_NUMPY = 1024.0
 #: the work a lost worker takes with it and that remains at the end of a run.
 MAX_CHUNK = 250
 #: Scenarios computed together by the summary array path
-#: (:func:`hydrocalc.sweep_summary.summary_rows_many`). Measured for the Pelham sweep on
+#: (``hydrocalc.analysis.analyze_many(..., detail="summary")``). Measured for the Pelham sweep on
 #: one core: 4.1 ms per scenario in blocks of 7, 3.1 ms in blocks of 25, 3.2 ms in blocks of
 #: 50, 3.4 ms in blocks of 100 (larger arrays leave the processor's caches); a block of 25
 #: holds about 40 MB of series.
@@ -59,7 +59,7 @@ def _bytes_per_variant(site) -> float:
     """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
 
     try:
-        end_hr = analysis._end_hr(site, float(site.storms.duration_hr))
+        end_hr = analysis.simulation_end_hr(site, float(site.storms.duration_hr))
     except Exception:  # noqa: BLE001 - only an estimate
         end_hr = 48.0
     nt = end_hr / site.options.dt_hr + 1

@@ -83,9 +83,9 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
         scenarios become error rows mid-run). [s]
     summary_arrays : bool, default True
         Compute sweep scenarios by the summary array path
-        (:func:`hydrocalc.sweep_summary.summary_rows_many`: only the summary quantities, as
-        array work across the scenarios of a block) where it applies; the others, and all
-        with False, by the full analysis (:func:`hydrocalc.analysis.analyze_many`). Both give
+        (``hydrocalc.analysis.analyze_many(..., detail="summary")``: only the summary
+        quantities, as array work across the scenarios of a block) where it applies; the
+        others, and all with False, by the full analysis. Both give
         the same rows; ``BatchResult.paths`` and ``batch.json`` count each and say why a
         scenario took the full analysis.
 

@@ -1,8 +1,8 @@
 """The work of one batch task, run in a worker: :func:`run_task`.
 
-A task analyses one site file, or a chunk of the scenarios of a sweep (the summary array
-path of :mod:`hydrocalc.sweep_summary` in blocks, or :func:`hydrocalc.analysis.analyze_many`
-where it does not apply), and returns its summary rows; a failing input or scenario becomes an
+A task analyses one site file, or a chunk of the scenarios of a sweep (in blocks, by
+:func:`hydrocalc.analysis.analyze_many` with ``detail="summary"``), and returns its summary
+rows; a failing input or scenario becomes an
 error row. Sweeps are loaded once per worker process (cached on the file's fingerprint).
 Everything here is a module-level function: tasks are pickled by reference to the workers.
 
@@ -19,12 +19,15 @@ import time
 from typing import Any
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.batch.sweep import load_sweep
-from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc.site import load_site
-from hydrocalc.sweep_summary import Unsupported, summary_rows_many
 
 # ----------------------------------------------------------------------------------------
 # tasks (module-level functions: pickled by reference to the workers)
+
+
+#: Routing engine of the tasks' analyses: compiled when numba is installed (its one-off
+#: import pays off over many scenarios), else numpy; the same numbers either way.
+ENGINE = "auto"
 
 
 def _message(exc: BaseException) -> str:
@@ -239,8 +242,6 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
-
-    _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     start = time.time()
     t0 = time.perf_counter()
     c0 = time.thread_time()
@@ -277,7 +278,7 @@ def _site_rows(spec: dict) -> tuple[list[dict], int]:
     site = None
     try:
         site = load_site(spec["path"])
-        res = analyze(site, storms=spec.get("storms"))
+        res = analyze(site, storms=spec.get("storms"), engine=ENGINE)
     except Exception as exc:  # noqa: BLE001 - recorded in the summary
         return [dict(_error_row(source, "", _message(exc),
                                 site=site.name if site is not None else ""),
@@ -291,12 +292,12 @@ def _site_rows(spec: dict) -> tuple[list[dict], int]:
 def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
     """Rows of the scenarios ``start`` to ``stop - 1`` of a sweep task.
 
-    Scenarios go in blocks: by default through the summary array path
-    (:func:`hydrocalc.sweep_summary.summary_rows_many`, ``summary_batch`` scenarios at a
-    time); a block that path cannot express, or that fails in it, goes through the full
-    analysis (:func:`hydrocalc.analysis.analyze_many`, ``batch`` scenarios at a time) and
-    the reason is counted in the third value returned, ``{"summary_arrays": n,
-    "full_analysis": n, "reasons": {reason: n}}`` (reported in ``batch.json``).
+    Scenarios go in blocks to :func:`hydrocalc.analysis.analyze_many`: by default with
+    ``detail="summary"`` (``summary_batch`` scenarios at a time: the summary arrays where
+    they express the scenarios, else the full analysis), or, with ``summary`` off, the full
+    analysis (``batch`` scenarios at a time). The third value returned counts the paths,
+    ``{"summary_arrays": n, "full_analysis": n, "reasons": {reason: n}}`` (reported in
+    ``batch.json``).
     """
     source = spec["source"]
     sw = _cached_sweep(spec["path"], spec.get("preload"))
@@ -319,31 +320,47 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
     step = max(1, int(spec.get("summary_batch") or full)) if use_summary else full
     for b in range(0, len(valid), step):
         block = valid[b:b + step]
-        reason = "summary arrays turned off (per-scenario analysis requested)"
-        if use_summary:
-            done = _summary_block(block, storms, sw, spec, rows)
-            if isinstance(done, int):
-                paths["summary_arrays"] += done
-                continue
-            reason = done
-        paths["full_analysis"] += len(block)
-        paths["reasons"][reason] = paths["reasons"].get(reason, 0) + len(block)
-        for c in range(0, len(block), full):
-            failed += _full_block(block[c:c + full], storms, sw, spec, rows)
+        if not use_summary:
+            reason = "summary arrays turned off (per-scenario analysis requested)"
+            paths["full_analysis"] += len(block)
+            paths["reasons"][reason] = paths["reasons"].get(reason, 0) + len(block)
+        failed += _summary_block(block, storms, sw, spec, rows, paths, use_summary)
     return rows, failed, paths
 
 
-def _summary_block(block, storms, sw, spec, rows) -> int | str:
-    """Rows of ``block`` by the summary array path; the number done, or why not (str)."""
-
-    try:
-        results = summary_rows_many([s for _, s in block], storms=storms)
-    except Unsupported as exc:
-        return f"not expressed by the summary arrays: {exc}"
-    except Exception as exc:  # noqa: BLE001 - the full analysis reports it per scenario
-        return f"failed in the summary arrays ({_message(exc)})"
-    rows.append(_block_columns(block, results, sw, spec))
-    return len(block)
+def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
+    """Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
+    arrays where ``arrays``, else from the full analysis); returns the failures."""
+    sites = [s for _, s in block]
+    if arrays:
+        results = analyze_many(sites, storms=storms, detail="summary", errors="collect",
+                               engine=ENGINE)
+        for key in ("summary_arrays", "full_analysis"):
+            paths[key] += results.paths[key]
+        for why, n in results.paths["reasons"].items():
+            paths["reasons"][why] = paths["reasons"].get(why, 0) + n
+        results = list(results)
+    else:
+        results = [r if isinstance(r, Exception) else r.summary_rows()
+                   for r in analyze_many(sites, storms=storms, errors="collect", engine=ENGINE)]
+    retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
+    if len(block) > 1 and retry:
+        # a group failed as a whole: analyse its members one by one to isolate the culprit
+        for k in retry:
+            r = analyze_many([sites[k]], storms=storms, errors="collect", engine=ENGINE)[0]
+            results[k] = r if isinstance(r, Exception) else r.summary_rows()
+    done = [(item, r) for item, r in zip(block, results, strict=True)
+            if not isinstance(r, Exception)]
+    if done:
+        rows.append(_block_columns([d for d, _ in done], [r for _, r in done], sw, spec))
+    failed = 0
+    for (i, _), res in zip(block, results, strict=True):
+        if isinstance(res, Exception):
+            failed += 1
+            rows.append(dict(_error_row(spec["source"], sw.scenario_id(i), _message(res),
+                                        site=sw.site.name, values=sw.values(i)),
+                             _input=spec["input"], _index=i))
+    return failed
 
 
 def _block_columns(block, results, sw, spec) -> RowBlock:
@@ -389,29 +406,3 @@ def _block_rows(block, results, sw, spec) -> list[dict]:
             rows.append({"source": source, **r, "scenario": sid, "status": "ok", "error": "",
                          **values, "_input": spec["input"], "_index": i})
     return rows
-
-
-def _full_block(block, storms, sw, spec, rows) -> int:
-    """Rows of ``block`` by the full analysis (analyze_many); returns the failures."""
-
-    source = spec["source"]
-    site_name = sw.site.name
-    failed = 0
-    results = analyze_many([s for _, s in block], storms=storms, errors="collect") \
-        if block else []
-    retry = [k for k, r in enumerate(results) if isinstance(r, Exception)]
-    if len(block) > 1 and retry:
-        # a group failed as a whole: analyse its members one by one to isolate the culprit
-        for k in retry:
-            results[k] = analyze_many([block[k][1]], storms=storms, errors="collect")[0]
-    for (i, _), res in zip(block, results, strict=True):
-        sid = sw.scenario_id(i)
-        if isinstance(res, Exception):
-            failed += 1
-            rows.append(dict(_error_row(source, sid, _message(res), site=site_name,
-                                        values=sw.values(i)), _input=spec["input"], _index=i))
-            continue
-        for r in _ok_rows(res, source, sid, sw.values(i)):
-            r.update(_input=spec["input"], _index=i)
-            rows.append(r)
-    return failed

@@ -168,7 +168,7 @@ _WARM = False
 #: the outlets and routing, the criteria), imported by :func:`warm_up`.
 _WARM_MODULES = (
     "hydrocalc.analysis", "hydrocalc.site", "hydrocalc.site.project", "hydrocalc.batch.sweep",
-    "hydrocalc.sweep_summary", "hydrocalc.hydrograph", "hydrocalc.hydraulics.routing",
+    "hydrocalc.analysis.summary", "hydrocalc.hydrograph", "hydrocalc.hydraulics.routing",
     "hydrocalc.hydraulics.outlets", "hydrocalc.hydraulics", "hydrocalc.hydraulics.stage_storage",
     "hydrocalc.storage_estimate", "hydrocalc.hydraulics.pond_file", "hydrocalc.rainfall",
     "hydrocalc.design_storms", "hydrocalc.runoff", "hydrocalc.peak",

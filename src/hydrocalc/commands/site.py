@@ -15,7 +15,9 @@ when it is but values remain to confirm (``MEETS ALL CRITERIA, 4 VALUES TO CONFI
 
 from __future__ import annotations
 
+import json
 import math
+import pathlib
 
 import click
 
@@ -106,7 +108,7 @@ def check(site_file):
                    "criterion is met).")
 def run(site_file, json_path, csv_dir, no_hydrographs, strict, allow_unconfirmed):
     """Analyse SITE.toml: pre/post comparison and NY sizing criteria."""
-    from hydrocalc.analysis import analyze
+    from hydrocalc.analysis import INLINE_MAX_ORDINATES, analyze
 
     check_file(json_path, "--json")
     check_dir(csv_dir, "--csv")
@@ -145,6 +147,11 @@ def run(site_file, json_path, csv_dir, no_hydrographs, strict, allow_unconfirmed
     if json_path:
         res.to_json(json_path, hydrographs=not no_hydrographs)
         click.echo(f"wrote {json_path}")
+        if not no_hydrographs and res.n_ordinates() > INLINE_MAX_ORDINATES:
+            with open(json_path, encoding="utf-8") as fh:
+                side = json.load(fh)["hydrographs"]["flow_cfs_file"]
+            click.echo(f"wrote {pathlib.Path(json_path).with_name(side)} (the "
+                       f"{res.n_ordinates():,} hydrograph ordinates, named in the JSON)")
     if csv_dir:
         files = res.to_csv(csv_dir, hydrographs=not no_hydrographs)
         click.echo(f"wrote {len(files)} CSV files to {csv_dir}")

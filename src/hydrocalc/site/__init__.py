@@ -109,14 +109,14 @@ from hydrocalc.site.files import (  # noqa: F401 (re-exported)
     _site_path,
 )
 from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
-    _OUTLET_FIELDS,
-    _POSITIVE_OUTLET_KEYS,
-    _build_barrel,
-    _build_outlet,
-    _build_storage,
-    _combine_storage,
-    _device_level,
-    _top_stage,
+    OUTLET_FIELDS,
+    POSITIVE_OUTLET_KEYS,
+    build_barrel,
+    build_outlet,
+    build_storage,
+    combine_storage,
+    device_level_ft,
+    storage_top_ft,
 )
 from hydrocalc.site.subcatchments import (  # noqa: F401 (re-exported)
     _parse_segment,

@@ -15,7 +15,9 @@ from hydrocalc.site.problems import _msg
 from hydrocalc.hydraulics import outlets, routing
 from hydrocalc.hydraulics.outlets import culvert
 
-_OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
+#: Site-file keys of each outlet type: (required keys, in the order of the outlet class's
+#: positional arguments; {optional key: (lower bound, lower bound allowed)}).
+OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
     # type: (required positional keys, {optional key: (lower, lower_inclusive)})
     "circular_orifice": (("diameter_in", "invert_ft"), {"cd": (0.0, False)}),
     "rectangular_orifice": (("width_in", "height_in", "invert_ft"), {"cd": (0.0, False)}),
@@ -34,19 +36,33 @@ _OUTLET_CLASS = {
     "riser": "Riser",
     "exfiltration": "Exfiltration",
 }
-_POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "rate_in_hr"}
+#: Outlet keys whose value must be > 0 (sizes and rates).
+POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "rate_in_hr"}
 
 
-def _device_level(spec: Mapping) -> float:
+def device_level_ft(spec: Mapping) -> float:
+    """The stage at which an outlet of the site file starts to pass flow: its ``invert_ft``,
+    ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0. [ft]"""
     for k in ("invert_ft", "crest_ft", "inlet_invert_ft"):
         if k in spec:
             return float(spec[k])
     return 0.0
 
 
-def _build_outlet(kind: str, spec: Mapping, name: str):
+def build_outlet(kind: str, spec: Mapping, name: str):
+    """The :mod:`hydrocalc.outlets` device of one ``[[...pond.outlet]]`` table.
+
+    Parameters
+    ----------
+    kind : str
+        The outlet ``type``, a key of :data:`OUTLET_FIELDS`.
+    spec : mapping
+        The outlet's keys (validated: every required key of ``kind`` present).
+    name : str
+        The device's id.
+    """
     cls = getattr(outlets, _OUTLET_CLASS[kind])
-    required, optional = _OUTLET_FIELDS[kind]
+    required, optional = OUTLET_FIELDS[kind]
     args = [spec[k] for k in required]
     kwargs = {k: spec[k] for k in optional if k in spec}
     if kind == "exfiltration" and "over" in spec:
@@ -128,7 +144,9 @@ _BARREL_REQUIRED = ("diameter_in", "invert_ft", "length_ft", "slope_ftft")
 _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
-def _build_barrel(spec: Mapping):
+def build_barrel(spec: Mapping):
+    """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table
+    (``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``)."""
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
@@ -136,7 +154,16 @@ def _build_barrel(spec: Mapping):
 _STORAGE_TYPES = ("stage_area", "stage_storage", "basin", "drywell")
 
 
-def _build_storage(kind: str, spec: Mapping):
+def build_storage(kind: str, spec: Mapping):
+    """The :class:`hydrocalc.routing.StageStorage` of one ``[...pond.storage]`` table.
+
+    Parameters
+    ----------
+    kind : {"stage_area", "stage_storage", "basin", "drywell"}
+        The storage ``type``.
+    spec : mapping
+        Its keys (validated), with an optional ``bottom_ft`` that raises the whole relation.
+    """
     ss = routing.StageStorage
     if kind == "stage_area":
         obj = ss.from_areas(spec["stage_ft"], spec["area_ft2"], method=spec.get("method", "conic"))
@@ -155,14 +182,16 @@ def _build_storage(kind: str, spec: Mapping):
     return obj
 
 
-def _combine_storage(parts: list):
+def combine_storage(parts: list):
+    """One stage-storage relation of several storage units of a pond (their sum)."""
     total = parts[0]
     for p in parts[1:]:
         total = total + p
     return total
 
 
-def _top_stage(ss) -> float | None:
+def storage_top_ft(ss) -> float | None:
+    """The top stage of a stage-storage relation, or None when it does not say. [ft]"""
     top = getattr(ss, "top_stage_ft", None)
     if callable(top):
         top = top()

@@ -19,7 +19,7 @@ from hydrocalc.site import network
 from hydrocalc._validate import fmt_value, number_problem, suggest
 from hydrocalc.design_storms.shape import depth_source_kind
 from hydrocalc.errors import InputError
-from hydrocalc.site.devices import _device_level
+from hydrocalc.site.devices import device_level_ft
 from hydrocalc import display
 from hydrocalc.hydraulics.outlets import OutletStructure
 
@@ -196,7 +196,7 @@ class Pond:
     def surface_outlet_invert_ft(self) -> float:
         """Lowest invert/crest of the devices that discharge downstream (inf if none). [ft]"""
         levels = [
-            _device_level(spec)
+            device_level_ft(spec)
             for spec, t in zip(self.outlet_spec, self.outlet_types, strict=True)
             if t != "exfiltration"
         ]

@@ -14,16 +14,16 @@ from hydrocalc.errors import HydrocalcError
 from hydrocalc.site.devices import (
     _BARREL_OPTIONAL,
     _BARREL_REQUIRED,
-    _OUTLET_FIELDS,
-    _POSITIVE_OUTLET_KEYS,
+    OUTLET_FIELDS,
+    POSITIVE_OUTLET_KEYS,
     _STORAGE_TYPES,
-    _build_barrel,
-    _build_outlet,
-    _build_storage,
-    _combine_storage,
-    _device_level,
+    build_barrel,
+    build_outlet,
+    build_storage,
+    combine_storage,
+    device_level_ft,
     _parse_culvert,
-    _top_stage,
+    storage_top_ft,
 )
 from hydrocalc.site.files import _Ctx, _two_column_csv
 from hydrocalc.site.model import Pond
@@ -101,7 +101,7 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
     if len(P.items) > n0:
         return None
     try:
-        obj = _build_storage(kind, spec)
+        obj = build_storage(kind, spec)
     except ImportError:
         P.add(path, "cannot be built: hydrocalc.hydraulics.routing is not available")
         return None
@@ -113,19 +113,19 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
 
 def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
     n0 = len(P.items)
-    kind = P.choice(o, "type", path, (*_OUTLET_FIELDS, "culvert"), required=True)
+    kind = P.choice(o, "type", path, (*OUTLET_FIELDS, "culvert"), required=True)
     if kind is None:
         return None
     if kind == "culvert":
         return _parse_culvert(P, o, path, index, default_id=f"culvert_{index + 1}")
-    required, optional = _OUTLET_FIELDS[kind]
+    required, optional = OUTLET_FIELDS[kind]
     allowed = ("type", "id", *required, *optional, *(("over",) if kind == "exfiltration" else ()))
     P.unknown_keys(o, allowed, path)
     spec: dict[str, Any] = {"type": kind}
     if "id" in o:
         spec["id"] = P.text(o, "id", path)
     for k in required:
-        positive = k in _POSITIVE_OUTLET_KEYS or k == "angle_deg"
+        positive = k in POSITIVE_OUTLET_KEYS or k == "angle_deg"
         upper = 180.0 if k == "angle_deg" else None
         spec[k] = P.number(o, k, path, required=True, lower=0.0, lower_inclusive=not positive,
                            upper=upper, upper_inclusive=False)
@@ -139,7 +139,7 @@ def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
         return None
     spec["id"] = spec.get("id") or f"{kind}_{index + 1}"
     try:
-        obj = _build_outlet(kind, spec, spec["id"])
+        obj = build_outlet(kind, spec, spec["id"])
     except ImportError:
         P.add(path, "cannot be built: hydrocalc.hydraulics.outlets is not available")
         return None
@@ -314,7 +314,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                     barrel_spec[k] = P.number(b, k, bp, lower=0.0, lower_inclusive=(k == "ke"))
             if len(P.items) == k0:
                 try:
-                    barrel = _build_barrel(barrel_spec)
+                    barrel = build_barrel(barrel_spec)
                 except ImportError:
                     P.add(bp, "cannot be built: hydrocalc.hydraulics.outlets is not available")
                 except (HydrocalcError, TypeError) as exc:
@@ -326,17 +326,17 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     if len(P.items) > n0 or not objs:
         return None
     try:
-        ss = _combine_storage(objs)
+        ss = combine_storage(objs)
     except (HydrocalcError, TypeError) as exc:
         P.add(f"{path}.storage", f"could not be combined: {_msg(exc)}")
         return None
-    top = _top_stage(ss)
+    top = storage_top_ft(ss)
     if top is not None:
         if init is not None and init > top:
             P.add(f"{path}.initial_stage_ft", f"must be <= the top of the storage "
                                               f"({fmt_value(top)} ft); got {fmt_value(init)}")
         for spec, oid in zip(ospecs, oids, strict=True):
-            lvl = _device_level(spec)
+            lvl = device_level_ft(spec)
             if spec["type"] != "exfiltration" and lvl >= top:
                 key = next(k for k in ("invert_ft", "crest_ft", "inlet_invert_ft") if k in spec)
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "

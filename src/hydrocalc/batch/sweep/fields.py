@@ -255,7 +255,7 @@ def _resolve_node(site_mod, sc, group: str, nid: str, rest, where: str) -> list[
         for oid in picked:
             i = ids.index(oid)
             kind = node.outlet_types[i]
-            required, optional = site_mod._OUTLET_FIELDS[kind]
+            required, optional = site_mod.OUTLET_FIELDS[kind]
             if key in required or key in optional:
                 out.append(Target("outlet", key, item=i, item_label=oid, **base))
             elif sel.strip() != "*":

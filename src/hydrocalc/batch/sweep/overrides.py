@@ -76,11 +76,11 @@ def _how(op: str, base, value) -> str:
 
 
 def _outlet_bounds(site_mod, kind: str, key: str):
-    required, optional = site_mod._OUTLET_FIELDS[kind]
+    required, optional = site_mod.OUTLET_FIELDS[kind]
     if key in required:
         if key == "angle_deg":
             return (0.0, False, 180.0, False, False)
-        positive = key in site_mod._POSITIVE_OUTLET_KEYS
+        positive = key in site_mod.POSITIVE_OUTLET_KEYS
         return (0.0, not positive, None, True, False)
     lo, inc = optional[key]
     return (float(lo), inc, None, True, key == "end_contractions")
@@ -280,29 +280,29 @@ def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_sp
     rebuild: dict[str, Any] = {}
     try:
         if storage_specs is not None:
-            objs = [site_mod._build_storage(s["type"], s) for s in storage_specs]
-            rebuild["stage_storage"] = site_mod._combine_storage(objs)
+            objs = [site_mod.build_storage(s["type"], s) for s in storage_specs]
+            rebuild["stage_storage"] = site_mod.combine_storage(objs)
             rebuild["storage_spec"] = tuple(storage_specs)
         if outlet_specs is not None:  # rebuild only the devices whose spec changed
             rebuild["outlets"] = tuple(
-                dev if spec == old else site_mod._build_outlet(spec["type"], spec, spec["id"])
+                dev if spec == old else site_mod.build_outlet(spec["type"], spec, spec["id"])
                 for dev, spec, old in zip(node.outlets, outlet_specs, node.outlet_spec,
                                           strict=True))
             rebuild["outlet_spec"] = tuple(outlet_specs)
         if barrel_spec is not None:
-            rebuild["barrel"] = site_mod._build_barrel(barrel_spec)
+            rebuild["barrel"] = site_mod.build_barrel(barrel_spec)
             rebuild["barrel_spec"] = barrel_spec
     except (HydrocalcError, TypeError, ValueError) as exc:
         raise InputError(f"{path} cannot be rebuilt with the varied values: "
                          f"{str(exc).splitlines()[0]}") from None
     if rebuild:
         new = dataclasses.replace(new, **rebuild)
-    top = float(site_mod._top_stage(new.stage_storage))
+    top = float(site_mod.storage_top_ft(new.stage_storage))
     if new.initial_stage_ft > top:
         raise InputError(f"{path}.initial_stage_ft must be <= the top of the storage "
                          f"({fmt_value(top)} ft); got {fmt_value(new.initial_stage_ft)}")
     for spec in new.outlet_spec:
-        lvl = site_mod._device_level(spec)
+        lvl = site_mod.device_level_ft(spec)
         if spec["type"] != "exfiltration" and lvl >= top:
             k = "invert_ft" if "invert_ft" in spec else "crest_ft"
             raise InputError(f"{path}.outlet[{spec['id']}].{k} must be below the top of the "

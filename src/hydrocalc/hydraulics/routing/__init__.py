@@ -110,10 +110,16 @@ from hydrocalc.hydraulics.routing.batch import (  # noqa: F401 (re-exported)
     _batch_tailwater,
     BatchRoutingResult,
     _BLOCK,
-    _clip,
     _locate,
     _per_pond,
     route_reservoirs,
+    routing_table,
+    tailwater_stages_ft,
+)
+from hydrocalc.hydraulics.routing.kernel import (  # noqa: F401 (re-exported)
+    ENGINES,
+    resolve_engine,
+    route_split,
 )
 
 __all__ = [
@@ -123,6 +129,11 @@ __all__ = [
     "OvertoppingWarning",
     "route_reservoir",
     "route_reservoirs",
+    "routing_table",
+    "tailwater_stages_ft",
+    "route_split",
+    "resolve_engine",
+    "ENGINES",
     "estimate_storage_volume",
 ]
 

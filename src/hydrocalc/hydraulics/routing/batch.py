@@ -77,6 +77,11 @@ class BatchRoutingResult:
     bottom_elevation_ft: np.ndarray | None = None
 
     @property
+    def tables(self) -> tuple:
+        """The storage-indication table of each pond (:func:`routing_table`), in pond order."""
+        return self._tables
+
+    @property
     def peak_elevation_ft(self) -> np.ndarray:
         """Peak water-surface elevation (peak stage + each pond's bottom elevation). [ft]"""
         base = 0.0 if self.bottom_elevation_ft is None else self.bottom_elevation_ft
@@ -127,7 +132,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
                      initial_stage_ft: npt.ArrayLike = 0.0, keep: str = "series",
                      table_points: int = TABLE_POINTS,
                      overtopping_warning: bool = True, tailwater_ft=None,
-                     flap_gate: bool = False) -> BatchRoutingResult:
+                     flap_gate: bool = False, engine: str = "numpy",
+                     cache_tables: bool = False) -> BatchRoutingResult:
     r"""Route many ponds x storms at once: one loop over time, vectorized across the batch.
 
     Parameters
@@ -162,6 +168,15 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         free outfalls. A tailwater that varies in time: :func:`route_reservoir`. [ft]
     flap_gate : bool or sequence of k bool, default False
         True: no flow back into the pond(s).
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        The loop over time: vectorized numpy across the batch, or compiled by numba one
+        pond-storm at a time (:mod:`hydrocalc.hydraulics.routing.kernel`; the same
+        operations in the same order, identical results; worth its one-off import of about
+        a second over many scenarios), or numba when installed. With ``keep="peaks"`` the
+        numpy loop runs.
+    cache_tables : bool, default False
+        Keep each pond's table for later calls with identical inputs
+        (:func:`routing_table`), as a process routing many scenarios wants.
 
     Returns
     -------
@@ -207,6 +222,7 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     True
     """
     check_choice(keep, "keep", ("series", "peaks"))
+    engine = _route_kernel.resolve_engine(engine)
     q, dt, t0 = _batch_inflow(inflow_cfs, dt_hr)
     if q.ndim not in (2, 3):
         raise InputError(f"inflow_cfs must have shape (k, nt) or (m, k, nt); got {q.shape}")
@@ -232,13 +248,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
              else [bool(flap_gate)] * k)
     if len(flaps) != k:
         raise InputError(f"flap_gate must be a bool or one per pond ({k}); got {len(flaps)}")
-    tables = []
-    for ss, outl in zip(ss_list, out_list):
-        structure = to_stage_frame(as_structure(outl), ss).bind(ss)
-        check_devices(structure, ss)
-        tables.append(_route_kernel.cached_table(
-            _build_table, ss, structure, dt_s, table_points,
-            tailwater=tw_k[len(tables)], flap_gate=bool(flaps[len(tables)])))
+    tables = [_table(ss, outl, dt_s, table_points, tw, bool(flap), cache_tables)
+              for ss, outl, tw, flap in zip(ss_list, out_list, tw_k, flaps, strict=True)]
     tops = np.array([tb.top for tb in tables])
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)
@@ -319,7 +330,7 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     # the same recurrence compiled, when numba is installed (identical arithmetic)
     v_compiled = _route_kernel.series_loop(
         q2, x, x_max, bj[0], o, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo, hi,
-        half_dt_s, os_, storage, stage) if series and nt > 1 else None
+        half_dt_s, os_, storage, stage) if engine == "numba" and series and nt > 1 else None
     if v_compiled is not None:
         v_acc, nt_loop = v_compiled, 0
     else:
@@ -337,7 +348,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
             # interval j of every pond-storm: bucket guess, one step up, then an exact check
             mul(x, factor, out=fl)
             np.copyto(ib, fl, casting="unsafe")
-            _clip(ib, 0, last, out=ib)
+            np.minimum(ib, last, out=ib)   # the bucket clipped to [0, last] (two ufuncs:
+            np.maximum(ib, 0, out=ib)      # np.clip's Python wrapper costs more per call)
             add(ib, bucket_base, out=ib)
             j0 = bucket[ib]
             less_equal(next_si[j0], x, out=up)
@@ -446,10 +458,58 @@ def _batch_tailwater(tailwater_ft, ss_list, k) -> list:
     return out
 #: Time steps per block of the batch routing loop (transposed in and out per block).
 _BLOCK = 128
-try:  # the clip ufunc itself: np.clip's Python wrapper costs ~15 us per call in the loop
-    _clip = np._core.umath.clip
-except AttributeError:  # pragma: no cover - other numpy layouts
-    _clip = np.clip
+
+
+def routing_table(stage_storage: StageStorage, outlets, dt_s: float, *,
+                  tailwater_stage_ft: float | None = None, flap_gate: bool = False,
+                  table_points: int = TABLE_POINTS, cache: bool = False):
+    r"""The storage-indication table of one pond at routing step ``dt_s``, as
+    :func:`route_reservoirs` builds it.
+
+    Parameters
+    ----------
+    stage_storage : StageStorage
+    outlets : Device, list of devices or OutletStructure
+        In the pond's frame (stages, or elevations when ``stage_storage`` has a datum).
+    dt_s : float
+        Routing step. [s]
+    tailwater_stage_ft : float, optional
+        Constant tailwater, as a stage above the pond's bottom (None: free outfall). [ft]
+    flap_gate : bool, default False
+    table_points : int, default 400
+    cache : bool, default False
+        Reuse the table built for identical inputs earlier in this process
+        (:func:`hydrocalc.hydraulics.routing.kernel.cached_table`).
+
+    Returns
+    -------
+    The table: ``si`` (:math:`2S/\Delta t + O`) [ft3/s], ``outflow`` [ft3/s], ``stage`` [ft],
+    ``parts`` (each device's rating), ``top`` [ft] and ``dt_s`` [s]; storage-indication
+    method, Chow, Maidment and Mays (1988), Eq. 8.2.3.
+
+    Raises
+    ------
+    InputError
+        If a device lies outside the pond (as :func:`route_reservoirs`).
+    """
+    structure = to_stage_frame(as_structure(outlets), stage_storage).bind(stage_storage)
+    check_devices(structure, stage_storage)
+    return _route_kernel.cached_table(_build_table, stage_storage, structure, float(dt_s),
+                                      int(table_points), cache=cache,
+                                      tailwater=tailwater_stage_ft, flap_gate=bool(flap_gate))
+
+
+def _table(ss, outlets, dt_s, points, tailwater, flap, cache):
+    return routing_table(ss, outlets, dt_s, tailwater_stage_ft=tailwater, flap_gate=flap,
+                         table_points=points, cache=cache)
+
+
+def tailwater_stages_ft(tailwater_ft, stage_storages) -> list:
+    """Constant tailwater levels in each pond's frame as stages above its bottom (None: free
+    outfall, for NaN or ``tailwater_ft=None``), as :func:`route_reservoirs` takes them. [ft]
+    """
+    ss_list = list(stage_storages)
+    return _batch_tailwater(tailwater_ft, ss_list, len(ss_list))
 
 
 def _locate(x, j, lo, hi, flat_si):

@@ -20,29 +20,50 @@ running sum of :math:`O` in time order. The results are therefore identical to t
 loop's (``tests/test_batch.py`` checks this bit for bit). Storage-indication routing:
 USDA-NRCS (2004), National Engineering Handbook Part 630, Chapter 17, "Flood Routing".
 
-The compiled loop is used only after :func:`use` (batch workers call it): importing numba
-costs a second or two and about 100 MB, more than the numpy loop spends on one site. Set the
-environment variable ``HYDROCALC_NO_NUMBA=1`` to use the numpy loop everywhere.
+The engine is an explicit argument of the callers (``engine="numpy"``, ``"numba"`` or
+``"auto"``, :func:`resolve_engine`); the numpy loop is the default: importing numba costs a
+second or two and about 100 MB, more than the numpy loop spends on one site, so batch workers
+ask for ``"auto"``. The environment variable ``HYDROCALC_NO_NUMBA=1`` makes ``"auto"`` the
+numpy loop.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["available", "installed", "route_split", "series_loop", "use",
-           "warm_up"]
+from hydrocalc.errors import InputError
+
+__all__ = ["ENGINES", "available", "cached_table", "installed", "resolve_engine",
+           "route_split", "series_loop", "warm_up"]
+
+#: The routing engines: the numpy loop, the compiled loop, or the compiled loop when numba
+#: is installed (and not disabled by ``HYDROCALC_NO_NUMBA``), else the numpy loop.
+ENGINES = ("numpy", "numba", "auto")
 
 _KERNEL = None
 _FUSED = None
 _TRIED = False
-_WANTED = False
 
 
-def use(flag: bool = True) -> None:
-    """Let :func:`hydrocalc.hydraulics.routing.route_reservoirs` use the compiled loop (when numba is
-    installed) in this process; False returns to the numpy loop."""
-    global _WANTED
-    _WANTED = bool(flag)
+def resolve_engine(engine: str) -> str:
+    """The engine that runs for ``engine``: ``"numpy"`` or ``"numba"``.
+
+    Raises
+    ------
+    InputError
+        For an unknown engine, or ``"numba"`` when numba is not installed (or disabled by
+        ``HYDROCALC_NO_NUMBA``).
+    """
+    if engine not in ENGINES:
+        raise InputError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+    if engine == "numpy":
+        return "numpy"
+    if available():
+        return "numba"
+    if engine == "auto":
+        return "numpy"
+    raise InputError("engine='numba' needs numba (pip install 'hydrocalc[batch]'), and "
+                     "HYDROCALC_NO_NUMBA unset; use engine='numpy' or 'auto'")
 
 
 def _compile():
@@ -200,8 +221,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     -------
     (primary, storage, discarded, overtopped) or None
         ``primary`` (B, nt) [ft3/s]; ``storage`` and ``discarded`` (B, nt) or None;
-        ``overtopped`` (B,) bool (peak stage above the table's top). None (nothing done)
-        when the compiled loop is unavailable.
+        ``overtopped`` (B,) bool (peak stage above the table's top).
 
     References
     ----------
@@ -210,8 +230,8 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     Chapter 17. The discarded share is linear interpolation in the table's discarded
     rating (extended linearly above the table, as :func:`hydrocalc.hydraulics.routing.interp_ext`).
     """
-    if not (_WANTED and available()):
-        return None
+    if not available():
+        raise InputError("route_split needs numba; route with engine='numpy' instead")
     import numpy as np
 
     k = len(tables)
@@ -319,13 +339,10 @@ def warm_up() -> bool:
     tb = types.SimpleNamespace(si=si, outflow=out, stage=np.array([0.0, 1.0, 2.0]),
                                slope=np.diff(out) / np.diff(si), top=2.0, dt_s=60.0,
                                parts=[("exfiltration", "discarded", out * 0.1)])
-    was = _WANTED
-    use(True)
     try:
         for keep in (True, False):
             route_split(np.zeros((1, 4)), np.zeros(1, dtype=np.intp), [tb], [0.0], 1e-9, keep)
     finally:
-        use(was)
         _FUSED_ARRAYS.pop((id(tb), 0.0), None)
     return True
 
@@ -357,7 +374,7 @@ def available() -> bool:
 
 def series_loop(q2, x, x_max, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo,
                 hi, half_dt_s, os_, storage, stage):
-    """Run the routing recurrence for every pond-storm; None when numba is unavailable.
+    """Run the routing recurrence for every pond-storm, compiled (``engine="numba"``).
 
     Parameters
     ----------
@@ -382,12 +399,11 @@ def series_loop(q2, x, x_max, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_
 
     Returns
     -------
-    ndarray (B,) or None
-        The sum of the outflow ordinates of each pond-storm in time order [ft3/s], or None
-        (nothing done) when the compiled loop is unavailable.
+    ndarray (B,)
+        The sum of the outflow ordinates of each pond-storm in time order. [ft3/s]
     """
-    if not (_WANTED and available()):
-        return None
+    if not available():
+        raise InputError("series_loop needs numba; route with engine='numpy' instead")
     import numpy as np
 
     v_acc = np.empty(q2.shape[0])
@@ -404,18 +420,19 @@ _TABLES: dict = {}
 TABLE_CACHE_SIZE = 256
 
 
-def cached_table(build, stage_storage, structure, dt_s: float, points: int, **options):
+def cached_table(build, stage_storage, structure, dt_s: float, points: int, *,
+                 cache: bool = False, **options):
     """``build(stage_storage, structure, dt_s, points, **options)``, reused for identical inputs.
 
-    In a process that called :func:`use` (a batch worker), the storage-indication table of a
+    With ``cache`` (a batch worker routing many scenarios), the storage-indication table of a
     pond is kept under the pickled bytes of its inputs (the stage-storage relation, the
     bound outlet structure, the step, the table size and the ``options`` such as tailwater
     and flap gate): a sweep that varies an orifice over a few values routes the same few
     ponds thousands of times, and building a table costs more than routing it. Equal bytes mean equal inputs, and the table is a
     deterministic function of them, so a reused table is the table that would be built
-    (its arrays are read-only). Elsewhere (one site analysed once) the table is built.
+    (its arrays are read-only). Without ``cache`` (one site analysed once) it is built.
     """
-    if not _WANTED:
+    if not cache:
         return build(stage_storage, structure, dt_s, points, **options)
     import pickle
 

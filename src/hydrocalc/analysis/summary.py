@@ -1,40 +1,40 @@
-r"""Summary rows of many sweep scenarios at once: array work across scenarios, no SiteResults.
+r"""The summary mode of :func:`hydrocalc.analysis.analyze_many`: array work across sites.
 
-A batch summary row (:meth:`hydrocalc.analysis.SiteResults.summary_rows`) needs, per design
-point and storm, the pre/post peaks and volumes and the pass/fail flags of the criteria.
-:func:`summary_rows_many` computes exactly these for the scenarios of a sweep chunk as
-array operations over (storm, scenario, time):
+``analyze_many(sites, detail="summary")`` returns, for each site, the rows of
+:meth:`hydrocalc.analysis.SiteResults.summary_rows` (per design point and storm: the pre/post
+peaks and volumes and the pass/fail flags of the criteria). For the sites this module can
+express it computes exactly these as array operations over (storm, site, time), with the
+functions of the full analysis:
 
-1. the runoff hydrographs of every distinct (area, CN, Tc) of the chunk's subcatchments in
+1. the runoff hydrographs of every distinct (area, CN, Tc) of the sites' subcatchments in
    one :func:`hydrocalc.hydrograph.runoff_hydrographs` call (TR-55/TR-20 unit-hydrograph
-   convolution, as :func:`hydrocalc.analysis.analyze`), reused by the next blocks whose
-   call would have exactly the same inputs;
-2. each node's flow for all scenarios at once, in topological order (subcatchment flows are
+   convolution, as :func:`hydrocalc.analysis.analyze`), reused by the next call whose
+   inputs are exactly the same;
+2. each node's flow for all sites at once, in topological order (subcatchment flows are
    views of the runoff batch; a node fed by one node shares its array);
-3. every (scenario x pond x storm) routed by the storage-indication method with the
-   tables and arithmetic of the full analysis, with the exfiltration (discarded) flow
-   split off the routed outflow exactly as the full analysis does: with numba, one
-   compiled pass per pond-storm (:func:`hydrocalc.hydraulics.routing.kernel.route_split`; each pond
-   object's table built once per process), otherwise one
-   :func:`hydrocalc.hydraulics.routing.route_reservoirs` call and the numpy split;
+3. every (site x pond x storm) routed by the storage-indication method with the tables and
+   arithmetic of the full analysis, the exfiltration (discarded) flow split off the routed
+   outflow as the full analysis does: with the compiled engine, one pass per pond-storm
+   (:func:`hydrocalc.hydraulics.routing.route_split`; each pond object's table built once per
+   process), otherwise one :func:`hydrocalc.hydraulics.routing.route_reservoirs` call and the numpy
+   split;
 4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
    reductions over the time axis, and the criteria rows from
-   :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
-   outflows, pond overtopping and, when the channel-protection volume is evaluated, the
-   pond series of all units and the unrouted runoff, as the full analysis keeps them); the
-   criteria read the design-point peaks from these reductions
-   (:meth:`hydrocalc.analysis.Hydrology.peak_cfs`) and keep the values that depend only on
-   the site's inputs under all of those inputs
+   :func:`hydrocalc.criteria.evaluate` given views of the arrays (design-point outflows,
+   pond overtopping and, when the channel-protection volume is evaluated, the pond series
+   of all units and the unrouted runoff); the criteria read the design-point peaks from
+   these reductions (:meth:`hydrocalc.analysis.Hydrology.peak_cfs`) and keep the values
+   that depend only on the site's inputs under all of those inputs
    (:meth:`hydrocalc.analysis.Hydrology.memo`: WQv, Rv, minimum RRv).
 
-The results equal those of :func:`~hydrocalc.analysis.analyze` on each scenario (same
+The results equal those of :func:`~hydrocalc.analysis.analyze` on each site (same
 operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
 benchmark checks a sample of the Pelham sweep).
 
-What this path does not express
--------------------------------
-:class:`Unsupported` is raised (and the caller runs the full per-scenario analysis,
-:func:`hydrocalc.analysis.analyze_many`, counting the reason) for chunks with:
+What the arrays do not express
+------------------------------
+:func:`unsupported_reason` names why a site is not expressed; ``analyze_many`` then runs
+the full analysis for it and records the reason in the ``paths`` of its result:
 
 - reaches, or node kinds other than subcatchments, ponds and design points;
 - a pond downstream of another pond (pond levels above 0), a pond routed with its
@@ -42,8 +42,8 @@ What this path does not express
 - a criteria standard other than ``"ny_smdm"`` or ``"none"`` (the criteria read the
   hydrology through the attributes the NY evaluator uses; anything else they read raises
   :class:`Unsupported`);
-- any error while computing (the full analysis then reports the failing scenarios one by
-  one with their messages).
+- any error while computing (the full analysis then reports the failing sites one by one
+  with their messages).
 
 References
 ----------
@@ -59,15 +59,19 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from hydrocalc import analysis, criteria
-from hydrocalc.analysis import Hydrology, _pct_change, criteria_pass_by_point
+
+from hydrocalc import criteria
+from hydrocalc.analysis.flows import _pond_levels
+from hydrocalc.analysis.hydrology import Hydrology
+from hydrocalc.analysis.ponds import _NOISE
+from hydrocalc.analysis.storms import _end_hr, _storms
+from hydrocalc.analysis.tables import _pct_change, criteria_pass_by_point
 from hydrocalc.hydraulics import routing
-from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc.hydrograph import runoff_hydrographs
 from hydrocalc.site import DesignPoint, Pond, Subcatchment
 from hydrocalc.units import S_PER_HR
 
-__all__ = ["Unsupported", "summary_rows_many", "unsupported_reason"]
+__all__ = ["SummaryRows", "Unsupported", "summary_rows", "unsupported_reason"]
 
 _PASS_KEYS = ("wqv", "rrv", "cpv", "qp", "qf")
 
@@ -131,46 +135,43 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
     return value
 
 
-def _hydrology_class():
-    class _BlockHydrology(Hydrology):
-        """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
-        functions of the frozen pond object) are computed once per pond object."""
+class _BlockHydrology(Hydrology):
+    """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic functions of
+    the frozen pond object) are computed once per pond object."""
 
-        #: (scenario, node) -> peaks (m,) of the variant (set per variant)
-        peaks: ClassVar[dict] = {}
+    #: (scenario, node) -> peaks (m,) of the variant (set per variant)
+    peaks: ClassVar[dict] = {}
 
-        @staticmethod
-        def max_storage_ft3(pond) -> float:
-            return _pond_memo("max", pond, None, lambda: Hydrology.max_storage_ft3(pond))
+    @staticmethod
+    def max_storage_ft3(pond) -> float:
+        return _pond_memo("max", pond, None, lambda: Hydrology.max_storage_ft3(pond))
 
-        @staticmethod
-        def storage_at_ft3(pond, stage_ft: float) -> float:
-            return _pond_memo("storage", pond, float(stage_ft),
-                              lambda: Hydrology.storage_at_ft3(pond, stage_ft))
+    @staticmethod
+    def storage_at_ft3(pond, stage_ft: float) -> float:
+        return _pond_memo("storage", pond, float(stage_ft),
+                          lambda: Hydrology.storage_at_ft3(pond, stage_ft))
 
-        @staticmethod
-        def stage_at_ft(pond, storage_ft3: float) -> float:
-            return _pond_memo("stage", pond, float(storage_ft3),
-                              lambda: Hydrology.stage_at_ft(pond, storage_ft3))
+    @staticmethod
+    def stage_at_ft(pond, storage_ft3: float) -> float:
+        return _pond_memo("stage", pond, float(storage_ft3),
+                          lambda: Hydrology.stage_at_ft(pond, storage_ft3))
 
-        def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
-            # the block's reductions (largest ordinate of the same series: the same value)
-            peaks = self.peaks.get((scenario, node))
-            if peaks is None:
-                return Hydrology.peak_cfs(self, scenario, node, i_storm)
-            return float(peaks[i_storm])
+    def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
+        # the block's reductions (largest ordinate of the same series: the same value)
+        peaks = self.peaks.get((scenario, node))
+        if peaks is None:
+            return Hydrology.peak_cfs(self, scenario, node, i_storm)
+        return float(peaks[i_storm])
 
-        def memo(self, key: tuple, compute):
-            # values of the site's inputs only (the key holds them all): kept per process
-            hit = _CRIT_MEMO.get(key, _MISSING)
-            if hit is _MISSING:
-                hit = compute()
-                if len(_CRIT_MEMO) >= _CRIT_MEMO_SIZE:
-                    _CRIT_MEMO.clear()
-                _CRIT_MEMO[key] = hit
-            return hit
-
-    return _BlockHydrology
+    def memo(self, key: tuple, compute):
+        # values of the site's inputs only (the key holds them all): kept per process
+        hit = _CRIT_MEMO.get(key, _MISSING)
+        if hit is _MISSING:
+            hit = compute()
+            if len(_CRIT_MEMO) >= _CRIT_MEMO_SIZE:
+                _CRIT_MEMO.clear()
+            _CRIT_MEMO[key] = hit
+        return hit
 
 
 #: Criteria values that depend only on their inputs (WQv, Rv, ... keyed on every input:
@@ -180,12 +181,25 @@ _CRIT_MEMO_SIZE = 4096
 _MISSING = object()
 
 
-_BLOCK_HYDROLOGY = None
+class SummaryRows(list):
+    """The result of ``analyze_many(..., detail="summary")``: for each site, its list of
+    summary rows (or, with ``errors="collect"``, the exception of its failing group).
+
+    ``paths`` says how the rows were computed: ``{"summary_arrays": n, "full_analysis": n,
+    "reasons": {why the full analysis: n}}`` (sites counted).
+    """
+
+    def __init__(self, items, paths: dict):
+        super().__init__(items)
+        self.paths = paths
 
 
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
-    """Why :func:`summary_rows_many` cannot compute ``site`` (None when it can)."""
-
+    """Why the summary arrays cannot compute ``site`` for storms ``names`` (None when they
+    can); ``analyze_many(..., detail="summary")`` then runs the full analysis for it."""
+    for n in names:
+        if n not in site.storms.depths_in:
+            return f"storm {n!r} is not a storm of the site"
     for name, sc in site.scenarios.items():
         for nid in sc.order:
             node = sc.nodes[nid]
@@ -196,7 +210,7 @@ def unsupported_reason(site, names: Sequence[str]) -> str | None:
                 return f"{name}: a pond routed with its neighbour (backwater)"
             if p.tailwater is not None and not isinstance(p.tailwater, float):
                 return f"{name}: a tailwater that varies in time"
-        levels = analysis._pond_levels(sc)
+        levels = _pond_levels(sc)
         if any(lv > 0 for lv in levels.values()):
             return f"{name}: ponds in series"
     cs = site.criteria
@@ -205,63 +219,83 @@ def unsupported_reason(site, names: Sequence[str]) -> str | None:
     return None
 
 
-def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
-                      ) -> list[list[dict]]:
-    """Summary rows of many sites (sweep scenarios) computed as array work.
+def _message(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def summary_rows(sites: Sequence, groups: dict[tuple, list[int]], names_of: list[tuple],
+                 full_analysis, *, errors: str = "raise", engine: str = "numpy"
+                 ) -> SummaryRows:
+    """The summary rows of ``sites``: by the arrays where they can, else by the full analysis.
+
+    The engine of ``analyze_many(..., detail="summary")``, which validates the arguments
+    and calls it; use that.
 
     Parameters
     ----------
     sites : sequence of hydrocalc.site.Site
-        Variants of one site (those with the same storm depths, options and network
-        topology are computed together).
-    storms : sequence of str, optional
-        Storm names (default: all storms of the sites).
+    groups : dict of tuple to list of int
+        Indices of ``sites`` with the same storms, options and network topology.
+    names_of : list of tuple of str
+        The storm names of each site.
+    full_analysis : callable
+        ``full_analysis(sites, storms=..., errors=...)`` -> list of SiteResults (or
+        exceptions): :func:`hydrocalc.analysis.analyze_many` with ``detail="full"``.
+    errors : {"raise", "collect"}
+    engine : {"numpy", "numba"}
+        The routing engine (resolved): "numba" routes and splits each pond-storm in one
+        compiled pass (:func:`hydrocalc.hydraulics.routing.route_split`).
 
     Returns
     -------
-    list of list of dict
+    SummaryRows
         For each site, the rows of :meth:`hydrocalc.analysis.SiteResults.summary_rows`
-        (with ``scenario`` empty), equal to those of ``analyze(site)``.
-
-    Raises
-    ------
-    Unsupported
-        For a chunk this path does not express (see the module docstring).
-    hydrocalc.errors.HydrocalcError
-        As :func:`hydrocalc.analysis.analyze` would.
+        (``scenario`` empty), equal to those of ``analyze(site)``.
     """
-
-    if not sites:
-        return []
-    first = sites[0]
-    names = tuple(first.storms.names if storms is None else storms)
-    for n in names:
-        if n not in first.storms.depths_in:
-            raise Unsupported(f"storm {n!r} is not a storm of the site")
-    for s in sites:
-        why = unsupported_reason(s, names)
-        if why is not None:
-            raise Unsupported(why)
-    groups: dict[tuple, list[int]] = {}
-    for idx, s in enumerate(sites):
-        groups.setdefault(analysis._group_key(s, names), []).append(idx)
-    if len(groups) == 1:
-        return _group_rows(list(sites), names)
     out: list = [None] * len(sites)
-    for members in groups.values():  # e.g. variants of the storm depths
-        for idx, rows in zip(members, _group_rows([sites[i] for i in members], names),
-                             strict=True):
-            out[idx] = rows
-    return out
+    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
+    fallback: dict[str, list[int]] = {}
+    for members in groups.values():
+        names = names_of[members[0]]
+        ok = []
+        for i in members:
+            why = unsupported_reason(sites[i], names)
+            if why is None:
+                ok.append(i)
+            else:
+                fallback.setdefault(f"not expressed by the summary arrays: {why}", []).append(i)
+        if not ok:
+            continue
+        try:
+            rows = _group_rows([sites[i] for i in ok], names, engine)
+        except Unsupported as exc:
+            fallback.setdefault(f"not expressed by the summary arrays: {exc}", []).extend(ok)
+            continue
+        except Exception as exc:  # noqa: BLE001 - the full analysis reports it per site
+            fallback.setdefault(f"failed in the summary arrays ({_message(exc)})",
+                                []).extend(ok)
+            continue
+        for i, r in zip(ok, rows, strict=True):
+            out[i] = r
+        paths["summary_arrays"] += len(ok)
+    for reason, idx in fallback.items():
+        paths["full_analysis"] += len(idx)
+        paths["reasons"][reason] = paths["reasons"].get(reason, 0) + len(idx)
+        by_names: dict[tuple, list[int]] = {}
+        for i in idx:
+            by_names.setdefault(names_of[i], []).append(i)
+        for names, members in by_names.items():
+            results = full_analysis([sites[i] for i in members], storms=names, errors=errors,
+                                    engine=engine)
+            for i, res in zip(members, results, strict=True):
+                out[i] = res if isinstance(res, Exception) else res.summary_rows()
+    return SummaryRows(out, paths)
 
 
-def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
-    """:func:`summary_rows_many` for sites of one group (same storms, options, topology)."""
-
-    global _BLOCK_HYDROLOGY
-    if _BLOCK_HYDROLOGY is None:
-        _BLOCK_HYDROLOGY = _hydrology_class()
-    hydrology = _BLOCK_HYDROLOGY
+def _group_rows(sites: list, names: tuple, engine: str = "numpy") -> list[list[dict]]:
+    """The summary rows of sites of one group (same storms, options, topology)."""
+    hydrology = _BlockHydrology
     first = sites[0]
     opt = first.options
     dt = float(opt.dt_hr)
@@ -271,8 +305,8 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                  and s.criteria.cpv_storm in names for s in sites)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the summary carries no warnings
-        hyetos = analysis._storms(first, names)
-        end_hr = max(analysis._end_hr(s, float(s.storms.duration_hr)) for s in sites)
+        hyetos = _storms(first, names)
+        end_hr = max(_end_hr(s, float(s.storms.duration_hr)) for s in sites)
         # runoff: one batch for every distinct (area, CN, Tc) of the chunk
         keys: dict[tuple, int] = {}
         sub_pos: dict[str, np.ndarray] = {}
@@ -323,7 +357,7 @@ def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
                     add(node.to, out[nid])
             if pond_ids:
                 pond_info[name] = _route(sites, name, pond_ids, inn, dt, routing,
-                                         analysis._NOISE, series)
+                                         _NOISE, series, engine)
             pond_in[name] = {pid: inn[pid] for pid in pond_ids}
             inn2: dict[str, np.ndarray] = {}
             for nid in sc.order:  # pass 2: everything, with the routed pond outflows
@@ -422,7 +456,6 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
     if _same_for_all(a):
         peak, vol = _peaks_volumes(a[:, :1], dt_hr)
         return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
-
     if a.ndim != 3:
         buf = np.add(a[..., 1:], a[..., :-1])
         np.multiply(dt_hr * S_PER_HR, buf, out=buf)
@@ -443,7 +476,8 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
     return peak, vol
 
 
-def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, dict]:
+def _route(sites, name, pond_ids, inn, dt, routing, noise, series, engine
+           ) -> dict[str, dict]:
     """Route every (variant x pond x storm) of scenario ``name`` in one batch.
 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
@@ -473,9 +507,9 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
             inflow_of_row[:, i * nv:(i + 1) * nv] = n_rows + np.arange(m * nv).reshape(m, nv)
             n_rows += m * nv
     q_rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
-                         [p for p, _, _ in items], dt, routing, noise, series)
-    if fused is not None:
+    if engine == "numba":
+        fused = _route_fused(q_rows, inflow_of_row.reshape(-1), (m, k, nt),
+                             [p for p, _, _ in items], dt, routing, noise, series)
         primary, discarded, storage, over = fused
         return _pond_results(pond_ids, items, nv, primary, discarded, storage, over, series)
     q = q_rows[inflow_of_row.reshape(-1)].reshape(m, k, nt)
@@ -490,7 +524,7 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
         tailwater_ft=None if np.isnan(tw).all() else tw,
         flap_gate=[bool(p.flap_gate) for p, _, _ in items])
     del q
-    tables = batch._tables
+    tables = batch.tables
     out_q = batch.outflow_cfs  # (m, k, nt), one unit
     primary, discarded = _split_numpy(out_q, batch.storage_ft3, tables, noise, routing,
                                       series)
@@ -530,19 +564,15 @@ _TABLE_MEMO_SIZE = 1024
 def _pond_table(pond, dt_s: float, routing):
     """The routing table of ``pond`` at step ``dt_s``, built as
     :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object."""
-
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
     if hit is not None and hit[0] is pond:
         return hit[1]
     ss = pond.stage_storage
     tw = pond.tailwater if isinstance(pond.tailwater, float) else None
-    tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
-    structure = routing.to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
-    routing.check_devices(structure, ss)
-    table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
-                                       routing.TABLE_POINTS, tailwater=tw_stage,
-                                       flap_gate=bool(pond.flap_gate))
+    tw_stage = routing.tailwater_stages_ft(None if tw is None else np.array([tw]), [ss])[0]
+    table = routing.routing_table(ss, pond.structure(), dt_s, tailwater_stage_ft=tw_stage,
+                                  flap_gate=bool(pond.flap_gate), cache=True)
     h0 = float(pond.initial_stage_ft)
     if not 0.0 <= h0 <= table.top:
         raise Unsupported("an initial stage outside the pond")  # the full analysis says why
@@ -555,11 +585,8 @@ def _pond_table(pond, dt_s: float, routing):
 def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
     """:func:`_route`'s routing and split by :func:`hydrocalc.hydraulics.routing.kernel.route_split`
     (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
-    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
-    when the compiled loop is unavailable."""
-
-    if not (_route_kernel._WANTED and _route_kernel.available()):
-        return None
+    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``), the
+    ``engine="numba"`` path."""
     m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
     index: dict[int, int] = {}
@@ -572,11 +599,8 @@ def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series
             stages.append(float(pond.initial_stage_ft))
         of_pond[j] = t
     rows = np.tile(of_pond, m)  # row b = (storm b // k, pond-variant b % k)
-    res = _route_kernel.route_split(q_rows, rows, tables, stages, noise, series,
-                                    inflow_of_row=inflow_of_row)
-    if res is None:
-        return None
-    primary, storage, discarded, over = res
+    primary, storage, discarded, over = routing.route_split(
+        q_rows, rows, tables, stages, noise, series, inflow_of_row=inflow_of_row)
     primary = primary.reshape(m, k, nt)
     if series:
         storage = storage.reshape(m, k, nt)
