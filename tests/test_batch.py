@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from hydrocalc.hydraulics.routing import table as routing_table_mod
 from hydrocalc import batch
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
@@ -528,7 +529,7 @@ def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
 
     def build(ss, structure, dt_s, points):
         built.append(1)
-        return routing._build_table(ss, structure, dt_s, points)
+        return routing_table_mod._build_table(ss, structure, dt_s, points)
 
     def spec(diameter_in, rate_in_hr=0.5):
         ss = routing.StageStorage.basin(40, 16, 5.0)  # a new, equal object each time
@@ -541,7 +542,7 @@ def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
     first = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400, cache=True)
     again = _route_kernel.cached_table(build, *spec(2.0), 36.0, 400, cache=True)
     assert again is first and len(built) == 2
-    fresh = routing._build_table(*spec(2.0), 36.0, 400)
+    fresh = routing_table_mod._build_table(*spec(2.0), 36.0, 400)
     for name in ("stage", "storage", "outflow", "si", "slope"):
         assert np.array_equal(getattr(first, name), getattr(fresh, name)), name
         assert not getattr(first, name).flags.writeable

@@ -24,6 +24,7 @@ from nbformat.v4 import new_code_cell
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report import sections as S
+from hydrocalc.report.sections import builder as builder_mod
 from hydrocalc.report.execute import copy_inputs, notebook_dir, run_report
 from hydrocalc.report.tables import sha256_json
 
@@ -137,7 +138,7 @@ def test_narrative_numbers_come_from_the_tables(report):
     cols = table["columns"]
     for row in table["rows"]:
         pre, post = row[cols.index("pre_peak_cfs")], row[cols.index("post_peak_cfs")]
-        pre, post = S._q(pre), S._q(post)  # the narrative's flow format (see its doctest)
+        pre, post = builder_mod._q(pre), builder_mod._q(post)  # the narrative's flow format (see its doctest)
         where = f"{row[0]}, {row[1]}: the peak"
         assert (f"{where} falls from {pre} to {post} cfs" in comp["narrative_md"]
                 or f"{where} rises from {pre} to {post} cfs" in comp["narrative_md"]

@@ -24,7 +24,8 @@ from hydrocalc.hydraulics.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, _prepare, tailwater_series, route_reservoir
+from hydrocalc.hydraulics.routing import StageStorage, tailwater_series, route_reservoir
+from hydrocalc.hydraulics.routing.reservoir import _prepare
 from hydrocalc.hydraulics.routing.tailwater import (
     _tailwater_grid,
     route_with_tailwater_series,

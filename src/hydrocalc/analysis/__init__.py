@@ -61,63 +61,17 @@ References
 from __future__ import annotations
 
 from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
-    _conveyance_travel_hr,
-    _end_hr,
     simulation_end_hr,
-    _hyetograph,
-    _storms,
-)
-from hydrocalc.analysis.ponds import (  # noqa: F401 (re-exported)
-    _NOISE,
-    _DeviceFlows,
-    _backwater_group,
-    _device_flows,
-    _max_storage,
-    _route_batch,
-    _route_group,
-    _route_series_tailwater,
-    _single_device_flows,
-    _stage_at,
-    _storage_at,
-    _top,
-)
-from hydrocalc.analysis.flows import (  # noqa: F401 (re-exported)
-    _Net,
-    _ScenarioRun,
-    _integrate,
-    _pond_levels,
-    _rational_into,
-    _route_reach_storms,
-    _run_all,
-    _shift,
 )
 from hydrocalc.analysis.tables import (  # noqa: F401 (re-exported)
-    _COMPARISON_COLUMNS,
-    _CONVEYANCE_COLUMNS,
-    _COVER_COLUMNS,
-    _CRITERIA_COLUMNS,
-    _RATIONAL_COLUMNS,
-    _SEG_COLUMNS,
     criteria_pass_by_point,
-    _comparison_rows,
-    _input_rows,
-    _node_rows,
-    _pct_change,
-    _pond_hydraulics,
 )
 from hydrocalc.analysis.export import (  # noqa: F401 (re-exported)
     INLINE_MAX_ORDINATES,
     read_hydrographs,
     round_significant,
     write_series,
-    _SIG,
-    _SIG_HYDRO,
     with_suppress_unlink,
-    _atomic_write_text,
-    _clean,
-    _num,
-    _replace_dir,
-    _umask,
 )
 from hydrocalc.analysis.results import (  # noqa: F401 (re-exported)
     RESULTS_FORMAT,
@@ -129,9 +83,6 @@ from hydrocalc.analysis.hydrology import (  # noqa: F401 (re-exported)
 from hydrocalc.analysis.run import (  # noqa: F401 (re-exported)
     analyze,
     analyze_many,
-    _analyze_group,
-    _check_ponds,
-    _group_key,
 )
 
 __all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT",

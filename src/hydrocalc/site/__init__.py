@@ -94,9 +94,6 @@ from hydrocalc.site.model import (  # noqa: F401 (re-exported)
 )
 from hydrocalc.site.problems import (  # noqa: F401 (re-exported)
     key_lines,
-    _msg,
-    _short,
-    _to,
 )
 from hydrocalc.site.files import (  # noqa: F401 (re-exported)
     MAX_CSV_BYTES,
@@ -105,8 +102,6 @@ from hydrocalc.site.files import (  # noqa: F401 (re-exported)
     MAX_SITE_FILE_BYTES,
     outside_paths_default,
     read_site_file,
-    _register_input,
-    _site_path,
 )
 from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
     OUTLET_FIELDS,
@@ -117,10 +112,6 @@ from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
     combine_storage,
     device_level_ft,
     storage_top_ft,
-)
-from hydrocalc.site.subcatchments import (  # noqa: F401 (re-exported)
-    _parse_segment,
-    _segment_travel_times,
 )
 from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
     CONFIRMABLE_CRITERIA,

@@ -33,7 +33,7 @@ from hydrocalc.site.files import (
 )
 from hydrocalc.site.model import SCENARIOS, Site
 from hydrocalc.site.problems import _Problems, key_lines
-from hydrocalc.site.scenario import _parse_scenario, _this_module
+from hydrocalc.site.scenario import _parse_scenario
 from hydrocalc.site.settings import (
     _confirmation_notes,
     _load_storm_file,
@@ -244,8 +244,7 @@ def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios)
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
     if "rational" in doc and storms is not None:
-        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names,
-                                                _this_module())
+        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names)
     if users and "rational" not in doc:
         name, sid = users[0]
         P.add(f"{name}.subcatchment[{sid}].method", "= \"rational\" needs a [rational] "

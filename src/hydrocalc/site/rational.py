@@ -47,6 +47,10 @@ from typing import Any
 import numpy as np
 
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.site.files import _register_input, _site_path
+from hydrocalc.site.model import TcSegment
+from hydrocalc.site.problems import _msg, _short, _to
+from hydrocalc.site.subcatchments import _parse_segment, _segment_travel_times
 from hydrocalc import design_storms
 from hydrocalc.rational import (
     composite_c,
@@ -157,11 +161,11 @@ class RationalSubcatchment:
 # -- parsing (called by hydrocalc.site with its problem collector) ------------------------
 
 
-def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> RationalSettings | None:
+def parse_settings(P, m, base_dir, input_files, storm_names) -> RationalSettings | None:
     """``[rational]`` -> :class:`RationalSettings` (problems recorded on ``P``)."""
     prefix = "rational"
     if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {site_mod._short(m)}")
+        P.add(prefix, f"must be a table; got {_short(m)}")
         return None
     n0 = len(P.items)
     P.unknown_keys(m, _RATIONAL_KEYS, prefix)
@@ -175,7 +179,7 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
     raw_rps = m.get("return_periods_yr", {})
     if not isinstance(raw_rps, Mapping):
         P.add(f"{prefix}.return_periods_yr", f"must be a table of storm = years; got "
-                                             f"{site_mod._short(raw_rps)}")
+                                             f"{_short(raw_rps)}")
     else:
         for k, v in raw_rps.items():
             x = P.check_number(v, f"{prefix}.return_periods_yr.{k}", lower=0.0,
@@ -188,7 +192,7 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
         raw = P.text(m, source, prefix)
         if raw is None:
             return None
-        path = site_mod._site_path(P, f"{prefix}.{source}", base_dir, raw,
+        path = _site_path(P, f"{prefix}.{source}", base_dir, raw,
                                    what="CSV file" if source == "pfds_csv" else "depth file",
                                    design_storms=source == "depth_file")
         if path is None:
@@ -200,9 +204,9 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
                 table = (design_storms.read_pfds_csv(path) if source == "pfds_csv"
                          else design_storms.load_depth_file(path, warn=False))
         except HydrocalcError as exc:
-            P.add(f"{prefix}.{source}", f"could not be read: {site_mod._msg(exc)}")
+            P.add(f"{prefix}.{source}", f"could not be read: {_msg(exc)}")
             return None
-        site_mod._register_input(input_files, base_dir, path)
+        _register_input(input_files, base_dir, path)
         text = f"{table.source} (file {path.name})"
         if getattr(table, "illustrative", False):
             text += " [ILLUSTRATIVE depths]"
@@ -210,12 +214,12 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
         raw_idf = m["idf"]
         if not isinstance(raw_idf, Mapping):
             P.add(f"{prefix}.idf", f"must be a table of storms, each with b, d, e; got "
-                                   f"{site_mod._short(raw_idf)}")
+                                   f"{_short(raw_idf)}")
             return None
         for storm, coef in raw_idf.items():
             path = f"{prefix}.idf.{storm}"
             if not isinstance(coef, Mapping):
-                P.add(path, f"must be a table with b, d, e; got {site_mod._short(coef)}")
+                P.add(path, f"must be a table with b, d, e; got {_short(coef)}")
                 continue
             P.unknown_keys(coef, _IDF_KEYS, path)
             b = P.number(coef, "b", path, required=True, lower=0.0, lower_inclusive=False)
@@ -248,12 +252,12 @@ def parse_settings(P, m, base_dir, input_files, storm_names, site_mod) -> Ration
     return settings
 
 
-def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubcatchment | None:
+def parse_subcatchment(P, e: Mapping, path: str, ctx) -> RationalSubcatchment | None:
     """One ``method = "rational"`` subcatchment (problems recorded on ``P``)."""
     n0 = len(P.items)
     P.unknown_keys(e, _SUB_KEYS, path)
     sid = P.text(e, "id", path, required=True)
-    to = site_mod._to(P, e, path)
+    to = _to(P, e, path)
     desc = P.text(e, "description", path, default="") or ""
     area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
     has_area = "area_ac" in e or "area_ft2" in e
@@ -281,7 +285,7 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubca
         try:
             lo, hi = runoff_coefficient_range(key)
         except InputError as exc:
-            P.add(f"{cp}.cover", site_mod._msg(exc).replace("cover ", "", 1))
+            P.add(f"{cp}.cover", _msg(exc).replace("cover ", "", 1))
             continue
         if not lo - 1e-12 <= cv <= hi + 1e-12:
             P.add(f"{cp}.c", f"must be within the range of {key!r} in HEC-22 Table 3-1 "
@@ -298,7 +302,7 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubca
         if has_tc else None
     segs = []
     for i, s in enumerate(segs_raw):
-        seg = site_mod._parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
+        seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
         if seg is not None:
             segs.append(seg)
     if len(P.items) > n0:
@@ -320,12 +324,12 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx, site_mod) -> RationalSubca
     tc_method, tc_segments = "given", ()
     if segs:
         try:
-            tc, times = site_mod._segment_travel_times(segs)
+            tc, times = _segment_travel_times(segs)
         except HydrocalcError as exc:
             P.add(f"{path}.tc_segment", f"travel time could not be computed: "
-                                        f"{site_mod._msg(exc)}")
+                                        f"{_msg(exc)}")
             return None
-        tc_segments = tuple(site_mod.TcSegment(**{**s, "travel_time_hr": t})
+        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t})
                             for s, t in zip(segs, times, strict=True))
         tc_method = "segments (TR-55 Ch. 3)"
     return RationalSubcatchment(id=sid, to=to, area_ac=float(area), c=float(c), tc_hr=float(tc),

@@ -73,7 +73,7 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         method = e.get("method", "tr55")
         if method == "rational":
 
-            s = rational_site.parse_subcatchment(P, e, path, ctx, _this_module())
+            s = rational_site.parse_subcatchment(P, e, path, ctx)
             if s is not None:
                 rational.append(s)
             continue
@@ -117,13 +117,6 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
                     reaches=tuple(reaches), design_points=tuple(dps), description=desc,
                     rational=tuple(rational))
-
-
-def _this_module():
-    """The :mod:`hydrocalc.site` package: the helpers handed to :mod:`hydrocalc.site.rational`."""
-    import sys
-
-    return sys.modules[__package__]
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:

@@ -87,35 +87,12 @@ from hydrocalc._validate import fmt_value, suggest  # noqa: F401 (re-exported)
 from hydrocalc.errors import HydrocalcError, InputError  # noqa: F401 (re-exported)
 
 from hydrocalc.batch.sweep.fields import (  # noqa: F401 (re-exported)
-    _ANALYSIS_ATTRS,
-    _attr,
-    _BARREL_ATTRS,
-    _CRITERIA_ATTRS,
-    _FIELD_HELP,
     OPS,
-    _POND_ATTRS,
-    _REACH_ATTRS,
     resolve_field,
-    _resolve_node,
-    _SCENARIOS,
-    _select,
-    _STORAGE_ATTRS,
-    _STORM_ATTRS,
-    _SUB_ATTRS,
     Target,
-    _TOKEN,
-    _tokens,
 )
 from hydrocalc.batch.sweep.overrides import (  # noqa: F401 (re-exported)
     apply_overrides,
-    _bounds_text,
-    _check,
-    _check_distribution,
-    _combine,
-    _how,
-    _NODE_CACHE_SIZE,
-    _outlet_bounds,
-    _rebuild_node,
 )
 from hydrocalc.batch.sweep.model import (  # noqa: F401 (re-exported)
     Sweep,
@@ -124,13 +101,7 @@ from hydrocalc.batch.sweep.model import (  # noqa: F401 (re-exported)
 from hydrocalc.batch.sweep.parse import (  # noqa: F401 (re-exported)
     is_sweep_document,
     load_sweep,
-    _number_list,
     parse_sweep,
-    _RANDOM,
-    _SOURCES,
-    _TOP_KEYS,
-    _values_of,
-    _VARY_KEYS,
 )
 
 __all__ = [

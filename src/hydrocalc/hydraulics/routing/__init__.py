@@ -76,42 +76,25 @@ from hydrocalc.hydraulics.outlets import (  # noqa: F401 (re-exported)
     as_structure,
     unique_names,
 )
-from hydrocalc.hydraulics.stage_storage import StageStorage, _frustum_wetted  # noqa: F401 (re-exported)
+from hydrocalc.hydraulics.stage_storage import (  # noqa: F401 (re-exported)
+    StageStorage,
+)
 from hydrocalc.units import S_PER_HR  # noqa: F401 (re-exported)
 
 from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
-    _all_devices,
-    _BUCKETS,
-    _build_table,
     check_devices,
-    _components,
-    _EXTENSION,
     interp_ext,
     OvertoppingWarning,
-    _stability,
-    _Table,
     TABLE_POINTS,
-    _table_stages,
     to_stage_frame,
 )
 from hydrocalc.hydraulics.routing.reservoir import (  # noqa: F401 (re-exported)
-    _auto_dt,
-    _inflow_series,
-    _MAX_ROUTING_STEPS,
-    _prepare,
-    _resample,
-    _result,
     route_reservoir,
     RoutingResult,
     tailwater_series,
 )
 from hydrocalc.hydraulics.routing.batch import (  # noqa: F401 (re-exported)
-    _batch_inflow,
-    _batch_tailwater,
     BatchRoutingResult,
-    _BLOCK,
-    _locate,
-    _per_pond,
     route_reservoirs,
     routing_table,
     tailwater_stages_ft,

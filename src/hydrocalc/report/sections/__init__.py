@@ -69,87 +69,40 @@ from hydrocalc.report.sections.registry import (  # noqa: F401 (re-exported)
     SectionSpec,
 )
 from hydrocalc.report.sections.computation import (  # noqa: F401 (re-exported)
-    _about_the_computation,
     analysis_dict,
     Context,
     context,
-    _context_cached,
     dedupe,
-    _digest,
     project_facts_dict,
     summary_dict,
-    _warning_text,
 )
 from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
-    _active_window,
-    _analysis_warnings,
-    _as_text,
-    _Builder,
-    _CRITERIA_WORDS,
     distribution_label,
     echo_table,
-    _flatten,
-    _fmt,
     PENDING_FIGURES,
-    _q,
-    _SCENARIO_TITLE,
-    _unit_of,
     warning_sections,
-    _when,
 )
 from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
-    _add_confirmations,
-    _build_project,
     values_to_confirm,
 )
-from hydrocalc.report.sections.storms_section import (  # noqa: F401 (re-exported)
-    _build_storms,
-    _storm_list,
-)
 from hydrocalc.report.sections.hydrology_section import (  # noqa: F401 (re-exported)
-    _add_conveyance_tables,
-    _add_rational_tables,
     area_listing,
-    _build_hydrology,
     conveyance_input_table,
     conveyance_result_table,
-    _rational_sentence,
     rational_table,
-    _scenario_frame,
     tc_segment_table,
     tc_used_table,
 )
 from hydrocalc.report.sections.ponds_section import (  # noqa: F401 (re-exported)
-    _build_ponds,
     device_table,
     pond_summary,
-    _spec_text,
-)
-from hydrocalc.report.sections.results_section import (  # noqa: F401 (re-exported)
-    _build_comparison,
-    _build_criteria,
-)
-from hydrocalc.report.sections.construction_section import (  # noqa: F401 (re-exported)
-    _build_inspections,
-    _build_sediment,
-    _construction,
 )
 from hydrocalc.report.sections.methods_section import (  # noqa: F401 (re-exported)
-    _build_methods,
-    _conveyance_methods,
-    _conveyance_references,
-    _REFERENCES,
     tables_used,
-    _uses_conveyance,
-)
-from hydrocalc.report.sections.warnings_section import (  # noqa: F401 (re-exported)
-    _build_warnings,
 )
 from hydrocalc.report.sections.run import (  # noqa: F401 (re-exported)
     all_warnings,
-    _build,
     build_section,
-    _BUILDERS,
     comparison,
     cover_meta,
     section_parameters,
@@ -158,7 +111,6 @@ from hydrocalc.report.sections.run import (  # noqa: F401 (re-exported)
     inspections,
     methods_references,
     ponds,
-    _present,
     project_summary,
     sediment_traps,
     sizing_criteria,
