@@ -10,6 +10,8 @@ Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 
 from __future__ import annotations
 
+import datetime
+import io
 import json
 import os
 import pathlib
@@ -17,7 +19,9 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
+from hydrocalc.errors import ReportError
 from hydrocalc.report.execute.staging import sha256_file
+from hydrocalc.report.reproducible import normalized_ooxml
 
 RESULTS_SCHEMA = "hydrocalc.report.results/1"
 
@@ -114,13 +118,35 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
         t = time.perf_counter()
         try:
             future.set_result(write_pdf(list(computed.values()), meta,
-                                        staging / "report.pdf", attachments=attachments))
+                                        staging / "report.pdf", attachments=attachments,
+                                        timestamp=document_date(results)))
         except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
             future.set_exception(exc)
         stages["pdf_s"] = round(time.perf_counter() - t, 3)
 
     threading.Thread(target=work, daemon=True, name="hydrocalc-typst").start()
     return future
+
+
+def document_date(results: Mapping) -> datetime.datetime:
+    """The document date of a report (``timestamps.document_utc`` of its results)."""
+    return datetime.datetime.fromisoformat(results["timestamps"]["document_utc"])
+
+
+def write_file_or_fail(path: pathlib.Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it, moved into place when
+    complete; a full disk (or any OSError) removes the temporary file and is one
+    ReportError line naming the file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ReportError(f"{path.name} could not be written to {path.parent}: "
+                          f"{exc.strerror or exc}. Free some disk space or choose another "
+                          "--out folder") from None
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
@@ -188,9 +214,11 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
         row(ws, table["columns"], bold)
         for values in table["rows"]:
             row(ws, values)
-    tmp = path.with_name(f".{path.name}.tmp")
-    wb.save(tmp)
-    os.replace(tmp, path)
+    # built in memory (a full disk cannot interrupt the zip writer), then given fixed
+    # metadata (byte-reproducible) and written in one piece
+    buf = io.BytesIO()
+    wb.save(buf)
+    write_file_or_fail(path, normalized_ooxml(buf.getvalue(), document_date(results)))
 
 
 def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:

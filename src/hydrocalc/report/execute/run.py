@@ -45,6 +45,7 @@ from hydrocalc.report.execute.staging import (
     copy_inputs,
     default_report_dir,
 )
+from hydrocalc.report.reproducible import document_datetime
 
 FORMATS = ("html", "pdf", "xlsx")
 
@@ -164,6 +165,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
 
     t0 = time.perf_counter()
     started = _utc_now()
+    doc_date = document_datetime()  # the date every deliverable carries (reproducible)
     say = echo or (lambda msg: None)
     site_path = pathlib.Path(site_file)
     if not site_path.is_file():
@@ -273,7 +275,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         def finish_documents() -> tuple[dict, dict]:
             sections_out = {key: documents[key] for key in keys if key in documents}
             results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                       sections_out, {"started_utc": started})
+                                       sections_out,
+                                       {"document_utc": doc_date.isoformat()})
             return results, S.cover_meta(results, site)
 
         def workbook(results) -> None:
@@ -368,6 +371,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         results["timestamps"]["sections_seconds"] = section_seconds
         shutil.rmtree(staging / build.PICKLE_DIR)
         results["artifacts"] = artifact_hashes(staging)
+        results["timestamps"]["started_utc"] = started  # after the PDF embedded results
         results["timestamps"]["finished_utc"] = _utc_now()
         results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
         results["timestamps"]["stages_seconds"] = stages
