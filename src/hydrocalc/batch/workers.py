@@ -10,6 +10,7 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -152,9 +153,19 @@ def _worker_init(parent_pid: int) -> None:
     import the analysis and load the compiled routing loop (already done when the worker
     was forked from the warmed-up fork server, see :func:`warm_up`)."""
     _release_fork_server()
+    _ignore_interrupts()
     _die_with_parent(parent_pid)
     tune_worker_malloc()
     warm_up()
+
+
+def _ignore_interrupts() -> None:
+    """Ignore SIGINT in a worker: Ctrl-C reaches the whole process group, and the batch
+    itself stops its workers (a worker that died of it would look like a lost worker)."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread of the worker
+        pass
 
 
 def _release_fork_server() -> None:
