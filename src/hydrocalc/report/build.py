@@ -29,6 +29,7 @@ import pathlib
 import pickle
 from collections.abc import Iterator, Mapping, Sequence
 
+from hydrocalc._process import die_with_parent
 from hydrocalc.errors import InputError, ReportError
 
 __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_sections",
@@ -165,10 +166,14 @@ def run_in_figure_pool(func, *args):
     return queue.submit_task(func, *args) if queue is not None else None
 
 
-def _warm_worker() -> None:
+def _warm_worker(parent_pid: int | None = None) -> None:
     """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
-    a pool worker before its first task arrives."""
+    a pool worker before its first task arrives; the worker dies with ``parent_pid`` (the
+    report run) even when that is killed (Linux)."""
     import gc
+
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
 
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.figure  # noqa: F401
@@ -207,7 +212,7 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
 
     executor = ProcessPoolExecutor(max_workers=workers,
                                    mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_warm_worker)
+                                   initializer=_warm_worker, initargs=(os.getpid(),))
     executor.submit(int)  # forks every worker now: they warm up while this process computes
     pool = F.FigureQueue(executor, in_flight=workers + 1)
     F._POOL = pool

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from hydrocalc.errors import InputError, ReportError
+from hydrocalc.report.execute.interrupts import interrupt_on_terminate
 from hydrocalc.report.execute.kernels import KernelPool, close_thread_loop
 from hydrocalc.report.execute.notebooks import (
     check_notebook_parameters,
@@ -108,6 +109,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
     return jobs
 
 
+@interrupt_on_terminate
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
