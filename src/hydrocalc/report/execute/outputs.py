@@ -10,11 +10,14 @@ Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import gc
 import io
 import json
 import os
 import pathlib
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -179,8 +182,40 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
     """One Excel workbook: a contents sheet, then one sheet per table (full precision).
 
     Every text cell is written as text: a name or description starting with ``=``, ``+``,
-    ``-`` or ``@`` is shown as typed, never evaluated as a formula.
+    ``-`` or ``@`` is shown as typed, never evaluated as a formula. The workbook is built
+    in memory and written in one piece with fixed metadata (byte-reproducible). A full disk
+    (openpyxl also writes temporary sheet files) is one ReportError line; the half-built
+    workbook's streams are closed at once, without "Exception ignored" messages.
     """
+    failure = None
+    with _unraisable_ignored():
+        try:
+            data = _workbook_bytes(results)
+        except Exception as exc:  # noqa: BLE001 - a full disk reaches openpyxl as OSError
+            failure = f"{type(exc).__name__}: {str(exc)[:200]}"  # or lxml's IO_ENOSPC
+        if failure is not None:
+            gc.collect()  # the failed workbook's open streams are finalized here, quietly
+    if failure is not None:
+        raise ReportError(f"{path.name} could not be written: {failure}. Free some disk "
+                          "space (also in the temporary folder) or choose another --out "
+                          "folder")
+    write_file_or_fail(path, normalized_ooxml(data, document_date(results)))
+
+
+@contextlib.contextmanager
+def _unraisable_ignored():
+    """Within the block, errors Python cannot raise (in ``__del__`` or a generator being
+    closed) are dropped instead of printed (``sys.unraisablehook``)."""
+    old = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        yield
+    finally:
+        sys.unraisablehook = old
+
+
+def _workbook_bytes(results: dict) -> bytes:
+    """The workbook of :func:`_write_workbook` as .xlsx bytes (metadata not yet fixed)."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -214,11 +249,9 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
         row(ws, table["columns"], bold)
         for values in table["rows"]:
             row(ws, values)
-    # built in memory (a full disk cannot interrupt the zip writer), then given fixed
-    # metadata (byte-reproducible) and written in one piece
-    buf = io.BytesIO()
+    buf = io.BytesIO()  # in memory: a full disk cannot interrupt the zip writer
     wb.save(buf)
-    write_file_or_fail(path, normalized_ooxml(buf.getvalue(), document_date(results)))
+    return buf.getvalue()
 
 
 def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:
