@@ -205,3 +205,22 @@ except ReportError as exc:
     assert run.stderr.strip().startswith("tables.xlsx could not be written")
     assert len(run.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())  # no partial file left behind
+
+
+def test_the_previous_report_set_aside_by_a_killed_swap_is_removed_by_the_next_run(
+        tmp_path, monkeypatch):
+    from hydrocalc.report.execute import clean_stale_staging, staging
+
+    target = tmp_path / "lot7"
+    target.mkdir()
+    (target / "report.html").write_text("old")
+    new = staging._make_staging(target)
+    (new / "report.html").write_text("new")
+    (new / staging.STAGING_MARKER).unlink()  # as a finished run does before the swap
+    # killed between the swap's renames and the removal of the old report
+    monkeypatch.setattr(staging.shutil, "rmtree", lambda *a, **k: None)
+    staging._swap_into_place(new, target)
+    monkeypatch.undo()
+    old = list(tmp_path.glob(".lot7.old-*"))
+    assert (target / "report.html").read_text() == "new" and len(old) == 1
+    assert clean_stale_staging(target) == old and not old[0].exists()
