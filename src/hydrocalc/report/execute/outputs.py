@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from hydrocalc.errors import ReportError
 from hydrocalc.report.execute.staging import sha256_file
-from hydrocalc.report.reproducible import normalized_ooxml
+from hydrocalc.report.reproducible import document_datetime, normalized_ooxml
 
 RESULTS_SCHEMA = "hydrocalc.report.results/1"
 
@@ -132,8 +132,10 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
 
 
 def document_date(results: Mapping) -> datetime.datetime:
-    """The document date of a report (``timestamps.document_utc`` of its results)."""
-    return datetime.datetime.fromisoformat(results["timestamps"]["document_utc"])
+    """The document date of a report: ``timestamps.document_utc`` of its results, or for
+    results without one, :func:`hydrocalc.report.reproducible.document_datetime`."""
+    text = (results.get("timestamps") or {}).get("document_utc")
+    return datetime.datetime.fromisoformat(text) if text else document_datetime()
 
 
 def write_file_or_fail(path: pathlib.Path, data: bytes) -> None:
