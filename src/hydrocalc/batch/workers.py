@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hydrocalc._process import die_with_parent
+from hydrocalc._process import pid_alive
 from hydrocalc.batch.tasks import run_task
 from hydrocalc.errors import InputError
 
@@ -124,9 +124,28 @@ def tune_worker_malloc() -> bool:
 
 
 def _die_with_parent(parent_pid: int) -> bool:
-    """:func:`hydrocalc._process.die_with_parent`: a worker dies with the batch (or the fork
-    server that dies with it), even one killed by SIGKILL."""
-    return die_with_parent(parent_pid)
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
+
+    A batch killed with SIGKILL cannot stop its workers itself; with this, the kernel does.
+    Exits at once if the parent is already gone. Returns True when the request was applied.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1  # <sys/prctl.h>
+        if libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    # the parent (the batch, or the fork server that dies with it) died before the request:
+    # follow it now
+    if os.getppid() == 1 or not pid_alive(parent_pid):
+        os._exit(1)
+    return True
 
 
 def _worker_init(parent_pid: int) -> None:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import multiprocessing
+import multiprocessing.connection
 import os
 import pathlib
 import pickle
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from hydrocalc._process import die_with_parent
 from hydrocalc.errors import InputError, ReportError
 
 __all__ = ["section", "section_key", "compute_sections", "save_sections", "load_sections",
@@ -166,14 +168,29 @@ def run_in_figure_pool(func, *args):
     return queue.submit_task(func, *args) if queue is not None else None
 
 
-def _warm_worker(parent_pid: int | None = None) -> None:
+def _exit_with_parent() -> bool:
+    """Exit this figure worker as soon as the report run that forked it ends (even one
+    killed by SIGKILL): a daemon thread waits on :func:`multiprocessing.parent_process`'s
+    ``sentinel``. Returns True when the watch was started."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return False
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="hydrocalc-follow-parent", daemon=True).start()
+    return True
+
+
+def _warm_worker() -> None:
     """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
-    a pool worker before its first task arrives; the worker dies with ``parent_pid`` (the
-    report run) even when that is killed (Linux)."""
+    a pool worker before its first task arrives; the worker exits with the report run
+    (:func:`_exit_with_parent`)."""
     import gc
 
-    if parent_pid is not None:
-        die_with_parent(parent_pid)
+    _exit_with_parent()
 
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.figure  # noqa: F401
@@ -212,7 +229,7 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
 
     executor = ProcessPoolExecutor(max_workers=workers,
                                    mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_warm_worker, initargs=(os.getpid(),))
+                                   initializer=_warm_worker)
     executor.submit(int)  # forks every worker now: they warm up while this process computes
     pool = F.FigureQueue(executor, in_flight=workers + 1)
     F._POOL = pool
