@@ -65,7 +65,7 @@ def run(*, sweep: pathlib.Path | str = SWEEP, workers: int = 2, quick: bool = Fa
 
     from hydrocalc.analysis import analyze
     from hydrocalc.batch import current_rss_mb, run_batch
-    from hydrocalc.sweep import load_sweep
+    from hydrocalc.batch.sweep import load_sweep
 
     sweep = pathlib.Path(sweep)
     if not sweep.is_file():

@@ -121,6 +121,7 @@ def run(quick: bool = False, repeats: int | None = None) -> dict:
                  pathlib.Path(p).resolve() != pathlib.Path(src)])
     sites = sorted(EXAMPLES.glob("*/site.toml"))
     repeats = repeats or (1 if quick else 3)
+    load_start = _load()
     empty: list[float] = []
     per: dict[str, list[dict]] = {s.parent.name: [] for s in sites}
     # pays this process's first imports, as `hydrocalc report` does: reported on its own
@@ -160,13 +161,15 @@ def run(quick: bool = False, repeats: int | None = None) -> dict:
         "first_report": {"site": first["site"], "seconds": first["seconds"],
                          "ratio": first["seconds"] / base, "cpu_s": first["cpu_s"],
                          "children_cpu_s": first["children_cpu_s"]},
+        "load_average_start": load_start,
         "load_average": _load(),
         "note": (f"baseline: one empty Papermill notebook importing hydrocalc, median "
                  f"{base:.2f} s of {len(empty)} ({', '.join(f'{x:.2f}' for x in empty)}); "
                  f"per site {stages}; the first report of "
                  f"the run ({first['site']}, paying this process's first imports of the "
                  f"report modules, matplotlib, typst, openpyxl) {first['seconds']:.1f} s = "
-                 f"{first['seconds'] / base:.2f}x; target <= {TARGET_RATIO:g}x"),
+                 f"{first['seconds'] / base:.2f}x; target <= {TARGET_RATIO:g}x; load "
+                 f"average {load_start} at the start, {_load()} at the end"),
     }
     return out
 

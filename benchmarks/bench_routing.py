@@ -1,10 +1,21 @@
 """Benchmark: batch storage-indication routing vs EPA SWMM 5 (pyswmm) vs a per-pond loop.
 
 Routes ``n_ponds`` synthetic ponds x ``n_storms`` storms (dt 0.01 h, 24 h) in one
-:func:`hydrocalc.routing.route_reservoirs` call, then routes a sample of the same pond-storms
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same pond-storms
 with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
-:func:`hydrocalc.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
+:func:`hydrocalc.hydraulics.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
 ratios and the peak agreement; :func:`run` returns them as a dict (for benchmarks/run_all.py).
+
+Two comparisons with SWMM, because they answer different questions:
+
+* **batch, per pond-storm**: the batch call's time divided by its 6,000 pond-storms against
+  one SWMM run (a sweep or a site with many ponds and storms);
+* **single call**: one pond routed alone, as a user does it: one ``route_reservoir`` call
+  (the hydrograph wrapped, the routing table built, the result assembled) against one SWMM
+  run (``.inp`` written, engine started, run, statistics read) of the same pond-storm,
+  timed back to back in this warm process; ``single_call_cold_s`` is the first
+  ``route_reservoir`` call of a fresh Python process (imports excluded, first-use set-up
+  included).
 
 Ponds: trapezoidal basins given as stage-area tables at 0.5-ft steps (average-end-area
 method, which is also SWMM's, so both engines see the same storage), a circular orifice at
@@ -27,8 +38,9 @@ import warnings
 import numpy as np
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import CircularOrifice, OutletStructure, RectangularWeir, VNotchWeir
-from hydrocalc.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
+from hydrocalc.hydraulics.outlets import CircularOrifice, OutletStructure, RectangularWeir, VNotchWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydraulics.pond_file import to_swmm_inp
 
 DT_HR = 0.01
 DURATION_HR = 24.0
@@ -171,8 +183,13 @@ def run(n_ponds: int = 1000, swmm_sample: int = 24, loop_sample: int = 120,
         picks = [(int(rng.integers(m)), int(rng.integers(k))) for _ in range(swmm_sample)]
         workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench_swmm_"))
         for step in swmm_steps_s:
-            times, dq, dh = [], [], []
+            times, dq, dh, single = [], [], [], []
             for n, (i_s, j_p) in enumerate(picks):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t0 = time.perf_counter()
+                    route_reservoir(Hydrograph(t, q[i_s, j_p]), ponds[j_p], structures[j_p])
+                    single.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 text = to_swmm_inp(Hydrograph(t, q[i_s, j_p]), ponds[j_p], structures[j_p],
                                    routing_step_s=step)
@@ -185,14 +202,44 @@ def run(n_ponds: int = 1000, swmm_sample: int = 24, loop_sample: int = 120,
             out[key] = {
                 "median_per_pond_storm_ms": med,
                 "speedup_batch_vs_swmm": med / out["batch_per_pond_storm_ms"],
+                "single_call_median_ms": 1e3 * statistics.median(single),
+                "speedup_single_vs_swmm": statistics.median(
+                    [a / b for a, b in zip(times, single, strict=True)]),
                 "peak_outflow_diff_pct_median": float(np.median(np.abs(dq))),
                 "peak_outflow_diff_pct_max": float(np.max(np.abs(dq))),
                 "peak_stage_diff_pct_max": float(np.max(np.abs(dh))),
                 "sample": len(picks),
             }
+    out["single_call_cold_s"] = _cold_single_call()
     if verbose:
         _print(out)
     return out
+
+
+_COLD = """
+import time, warnings, numpy as np
+from bench_routing import make_ponds, make_inflows, DT_HR
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.hydraulics.routing import route_reservoir
+ponds, structures, v_ref = make_ponds(1)
+q = make_inflows(v_ref)
+t = np.arange(q.shape[-1]) * DT_HR
+warnings.simplefilter("ignore")
+t0 = time.perf_counter()
+route_reservoir(Hydrograph(t, q[0, 0]), ponds[0], structures[0])
+print(time.perf_counter() - t0)
+"""
+
+
+def _cold_single_call() -> float:
+    """Seconds of the first ``route_reservoir`` call in a fresh Python process."""
+    import subprocess
+    import sys
+
+    here = pathlib.Path(__file__).resolve().parent
+    res = subprocess.run([sys.executable, "-c", _COLD], cwd=here, capture_output=True,
+                         text=True, check=True)
+    return float(res.stdout.strip().splitlines()[-1])
 
 
 def _print(out: dict) -> None:
@@ -209,13 +256,17 @@ def _print(out: dict) -> None:
           f"ms per pond-storm ({out['tailwater_constant_batch_factor']:.2f}x the free outfall); "
           f"series, route_reservoir {out['tailwater_series_single_median_ms']:.1f} ms median "
           f"({out['tailwater_series_single_factor']:.2f}x the free outfall)")
+    print("  first route_reservoir call in a fresh process (imports excluded): "
+          f"{1e3 * out['single_call_cold_s']:.1f} ms")
     if isinstance(out.get("swmm"), str):
         print(f"  SWMM: {out['swmm']}")
     for key, val in out.items():
         if key.startswith("swmm_dw_"):
             print(f"  SWMM 5 ({key[8:]} dynamic-wave step, pyswmm, n={val['sample']}): "
                   f"{val['median_per_pond_storm_ms']:.1f} ms median per pond-storm -> batch "
-                  f"{val['speedup_batch_vs_swmm']:.0f}x faster; peak outflow |diff| median "
+                  f"{val['speedup_batch_vs_swmm']:.0f}x faster per pond-storm; one "
+                  f"route_reservoir call {val['single_call_median_ms']:.1f} ms -> "
+                  f"{val['speedup_single_vs_swmm']:.1f}x faster; peak outflow |diff| median "
                   f"{val['peak_outflow_diff_pct_median']:.3f} %, max "
                   f"{val['peak_outflow_diff_pct_max']:.3f} %; peak stage max "
                   f"{val['peak_stage_diff_pct_max']:.3f} %")

@@ -4,13 +4,13 @@ Same synthetic ponds and storms as ``bench_routing.py`` (trapezoidal basins, ori
 contracted weir, a V-notch on a third; gamma storms; dt 0.01 h, 24 h = 2,401 steps).
 Per pond-storm, interleaved in one loop so that machine load hits every variant alike:
 
-* single routes (:func:`hydrocalc.routing.route_reservoir`): free outfall; a constant
+* single routes (:func:`hydrocalc.hydraulics.routing.route_reservoir`): free outfall; a constant
   tailwater at half the lowest device above the bottom (the orifice drowned); a tailwater
   series rising from 0 to that level at 2 h and falling back (the default method, bilinear
   on a stage x tailwater grid); and, on a quarter of the sample, the exact evaluation at
-  every step's tailwater (``hydrocalc.tailwater.route_with_tailwater_series_exact``, the
+  every step's tailwater (``hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact``, the
   former method) for reference;
-* the batch (:func:`hydrocalc.routing.route_reservoirs`): free vs one constant tailwater per
+* the batch (:func:`hydrocalc.hydraulics.routing.route_reservoirs`): free vs one constant tailwater per
   pond (a series is single-route only), three interleaved repeats, medians.
 
 The target: a tailwater costs at most 2x the free outfall per pond-storm. :func:`run` returns
@@ -38,13 +38,13 @@ if str(HERE) not in sys.path:
 from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.routing import (
+from hydrocalc.hydraulics.routing import (
     _prepare,
-    _tailwater_series,
+    tailwater_series,
     route_reservoir,
     route_reservoirs,
 )
-from hydrocalc.tailwater import route_with_tailwater_series_exact
+from hydrocalc.hydraulics.routing.tailwater import route_with_tailwater_series_exact
 
 TARGET = 2.0
 
@@ -85,7 +85,7 @@ def run(sample: int = 24, batch_ponds: int = 200, seed: int = 20240601,
             if n % 4 == 0:
                 t0 = time.perf_counter()
                 structure, tt, qq, dt = _prepare(inflow, ss, st, None, None)
-                tw = _tailwater_series(series, tt, ss)
+                tw = tailwater_series(series, tt, ss)
                 exact = route_with_tailwater_series_exact("", tt, qq, dt, ss, structure, 0.0,
                                                           tw, 400, False)
                 times["exact"].append(time.perf_counter() - t0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import numpy as np
@@ -76,3 +77,20 @@ from hypothesis import settings as _hyp_settings  # noqa: E402
 _hyp_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 _hyp_settings.register_profile("explore", deadline=None)
 _hyp_settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say plainly, at the end of every run, whether the browser tests could run."""
+    chromium = os.environ.get("HYDROCALC_CHROMIUM", "/usr/bin/chromium")
+    if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
+        terminalreporter.write_line(
+            f"browser tests (tests/test_browser.py) SKIPPED: no Chromium at {chromium}; "
+            "install it with .ci/install-browser (or set HYDROCALC_CHROMIUM)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that executes notebooks (``notebooks`` marker: a Jupyter kernel) is also ``slow``,
+    so that ``pytest -m "not slow"`` (``make test-fast``) leaves every kernel out."""
+    for item in items:
+        if item.get_closest_marker("notebooks") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

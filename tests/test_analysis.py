@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc import analysis, routing
+from hydrocalc import analysis
+
+from hydrocalc.hydraulics import routing
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph, runoff_hydrographs

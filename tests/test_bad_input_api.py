@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from hydrocalc import regulations
+from hydrocalc.criteria import regulations
 from hydrocalc._validate import confined_path, excerpt, number_problem, text_problem
 from hydrocalc.errors import InputError
-from hydrocalc.project import ProjectFacts, parse_project, project_problems
+from hydrocalc.site.project import ProjectFacts, parse_project, project_problems
 
 GOOD = dict(name="Lot 4", municipality="pelham", receiving_water="Hutchinson River",
             drains_to_impaired_water=False, project_type="commercial",
@@ -80,8 +80,8 @@ def test_confined_path_rules(tmp_path):
 def test_trap_and_plan_constructors_share_the_site_rules():
     import datetime as dt
 
-    from hydrocalc import sediment
-    from hydrocalc.project import ConstructionPlan, Milestone, TrapPlan, parse_construction
+    from hydrocalc.construction import sediment
+    from hydrocalc.site.project import ConstructionPlan, Milestone, TrapPlan, parse_construction
 
     bb = "ny_bluebook_2016_sediment_trap"
     for cls in (sediment.SedimentTrap, TrapPlan):

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hydrocalc import inspections as insp
-from hydrocalc import sediment
+from hydrocalc.construction import inspections as insp
+from hydrocalc.construction import sediment
 from hydrocalc.daily_rain import (
     MAX_RAIN_LINE_CHARS,
     as_daily_series,
@@ -186,7 +186,7 @@ def test_overnight_storm_split_across_two_days_gets_a_visit_by_default():
 
 
 def test_storm_event_reading_is_a_site_file_setting(tmp_path):
-    from hydrocalc.project import parse_construction
+    from hydrocalc.site.project import parse_construction
 
     base = {"start_date": dt.date(2027, 4, 1), "end_date": dt.date(2027, 5, 31)}
     plan, problems = parse_construction(base)

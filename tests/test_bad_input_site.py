@@ -290,8 +290,8 @@ def test_depth_files_in_a_design_storms_folder_are_allowed(tmp_path):
 def test_date_dependent_exemption_is_recorded_unchecked():
     import datetime as dt
 
-    from hydrocalc import regulations
-    from hydrocalc.project import ProjectFacts
+    from hydrocalc.criteria import regulations
+    from hydrocalc.site.project import ProjectFacts
 
     facts = ProjectFacts(name="x", municipality="pelham", receiving_water="r",
                          drains_to_impaired_water=False, project_type="commercial",

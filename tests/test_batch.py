@@ -17,7 +17,7 @@ from hydrocalc import batch
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
-from hydrocalc.sweep import load_sweep
+from hydrocalc.batch.sweep import load_sweep
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 SITES = [FIX / "lot_a.toml", FIX / "lot_b.toml", FIX / "broken.toml", FIX / "lot_c.toml"]
@@ -140,9 +140,9 @@ def test_invalid_sweep_scenario_is_one_error_row():
 
 
 def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
-    import hydrocalc.analysis as analysis
+    import hydrocalc.batch.tasks as tasks_mod
 
-    real = analysis.analyze_many
+    real = tasks_mod.analyze_many
 
     def flaky(sites, **kw):  # fails any group holding a P-1 curve number of 96
         if any(s.post.nodes["P-1"].cn == 96.0 for s in sites):
@@ -151,7 +151,7 @@ def test_a_failing_batch_group_is_split_to_isolate_the_culprit(monkeypatch):
             raise InputError("deliberate failure for CN 96")
         return real(sites, **kw)
 
-    monkeypatch.setattr(analysis, "analyze_many", flaky)
+    monkeypatch.setattr(tasks_mod, "analyze_many", flaky)  # where the batch calls it
     res = batch.run_batch([FIX / "sweep_some_invalid.toml"], scheduler="synchronous",
                           progress=False, summary_arrays=False)
     s = res.summary
@@ -311,17 +311,37 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
 
 
-def test_worker_malloc_tuning_applies_on_linux_glibc():
-    import subprocess
-    import sys
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc settings")
+def test_local_workers_get_the_malloc_settings_and_the_caller_keeps_its_own():
+    import os
 
-    code = "from hydrocalc.batch import tune_worker_malloc; print(tune_worker_malloc())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    expect = "True" if sys.platform.startswith("linux") else "False"
-    if sys.platform.startswith("linux") and out == "False":
-        pytest.skip("not glibc (mallopt unavailable)")
-    assert out == expect
+    from hydrocalc.batch import WORKER_MALLOC_ENV, workers
+
+    before = {k: os.environ.get(k) for k in WORKER_MALLOC_ENV}
+    workers.start_server()
+    pool = workers._start_pool(1)
+    try:
+        got = {k: pool.submit(os.getenv, k).result(timeout=120) for k in WORKER_MALLOC_ENV}
+        assert len(pool.worker_processes()) == 1
+    finally:
+        pool.stop()
+    assert got == {k: before[k] or v for k, v in WORKER_MALLOC_ENV.items()}
+    assert {k: os.environ.get(k) for k in WORKER_MALLOC_ENV} == before
+    assert pool.worker_processes() == []
+
+
+def test_malloc_settings_leave_a_users_own_value(monkeypatch):
+    import os
+
+    from hydrocalc.batch import WORKER_MALLOC_ENV, worker_malloc_env
+
+    monkeypatch.setenv("MALLOC_TOP_PAD_", "4096")
+    with worker_malloc_env() as added:
+        assert os.environ["MALLOC_TOP_PAD_"] == "4096"
+        assert "MALLOC_TOP_PAD_" not in added
+    assert os.environ["MALLOC_TOP_PAD_"] == "4096"
+    assert set(added) <= set(WORKER_MALLOC_ENV)
 
 
 # ----------------------------------------------------------------------------------------
@@ -330,8 +350,8 @@ def test_worker_malloc_tuning_applies_on_linux_glibc():
 
 def _overtopping_batch():
     """Three ponds x two storms; the small pond overtops far (routing above its table)."""
-    from hydrocalc.outlets import CircularOrifice, Exfiltration, RectangularWeir
-    from hydrocalc.routing import StageStorage
+    from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
+    from hydrocalc.hydraulics.routing import StageStorage
 
     ponds = [StageStorage.basin(40, 16, 5.0), StageStorage.basin(12, 8, 2.0),
              StageStorage.basin(60, 30, 4.0, side_slope_h_per_v=3)]
@@ -348,8 +368,8 @@ def _overtopping_batch():
 def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
     import warnings
 
-    from hydrocalc import routing
-    from hydrocalc.routing import batch as routing_batch  # the loop's own module global
+    from hydrocalc.hydraulics import routing
+    from hydrocalc.hydraulics.routing import batch as routing_batch  # the loop's own module global
 
     q, ponds, outlets, _ = _overtopping_batch()
     h0 = np.array([[0.2, 0.0, 1.0]] * 2)
@@ -369,7 +389,7 @@ def test_batch_routing_matches_single_routes_above_the_table():
     import warnings
 
     from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.routing import route_reservoir, route_reservoirs
+    from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs
 
     q, ponds, outlets, t = _overtopping_batch()
     with warnings.catch_warnings():
@@ -392,7 +412,7 @@ def test_batch_routing_matches_single_routes_above_the_table():
 def test_batch_routing_overtopping_warning_can_be_left_to_the_caller():
     import warnings
 
-    from hydrocalc.routing import OvertoppingWarning, route_reservoirs
+    from hydrocalc.hydraulics.routing import OvertoppingWarning, route_reservoirs
 
     q, ponds, outlets, _ = _overtopping_batch()
     with pytest.warns(OvertoppingWarning, match="3 of 6 pond-storms overtop"):
@@ -438,7 +458,9 @@ def test_analyze_many_node_series_equal_analyze_and_pickle_per_variant():
 def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
     import warnings
 
-    from hydrocalc import _route_kernel, routing
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+
+    from hydrocalc.hydraulics import routing
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
@@ -460,7 +482,7 @@ def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
 
 
 def test_sweep_with_and_without_the_compiled_loop_gives_identical_summaries(monkeypatch):
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
@@ -492,8 +514,9 @@ def test_default_blocks_keep_a_task_small():
 
 
 def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
-    from hydrocalc import _route_kernel, routing
-    from hydrocalc.outlets import CircularOrifice, Exfiltration, as_structure
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
+    from hydrocalc.hydraulics import routing
+    from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, as_structure
 
     built = []
 
@@ -577,7 +600,7 @@ def test_summary_csv_is_the_bytes_pandas_writes_for_many_rows(tmp_path):
 def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path, monkeypatch):
     import os
 
-    from hydrocalc import sweep as sweep_mod
+    from hydrocalc.batch import sweep as sweep_mod
 
     for name in ("sweep_small.toml", "lot_a.toml"):
         (tmp_path / name).write_bytes((FIX / name).read_bytes())
@@ -587,7 +610,7 @@ def test_tasks_use_the_planned_sweep_only_while_its_files_are_unchanged(tmp_path
     assert not errors and tasks[0]["preload"]
     loads = []
     real = sweep_mod.load_sweep
-    monkeypatch.setattr(sweep_mod, "load_sweep", lambda p: loads.append(p) or real(p))
+    monkeypatch.setattr(batch.tasks, "load_sweep", lambda p: loads.append(p) or real(p))
     monkeypatch.setattr(batch.tasks, "_SWEEPS", {})
     first = batch.run_task(tasks[0])
     assert loads == [] and first["failed"] == 0  # the planned sweep, not parsed again

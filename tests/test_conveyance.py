@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.conveyance import (
+from hydrocalc.hydraulics.conveyance import (
     CircularSection,
     Conveyance,
     RectangularSection,
@@ -147,6 +147,7 @@ SWMM_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(SWMM_CASES))
 def test_peak_outflow_agrees_with_swmm_dynamic_wave(case, tmp_path):
     section, xsect, length, slope, n, inflow = SWMM_CASES[case]

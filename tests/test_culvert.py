@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc import culvert as C
+from hydrocalc.hydraulics.outlets import culvert as C
 from hydrocalc import hydraulics
-from hydrocalc.conveyance import CircularSection, Conveyance
+from hydrocalc.hydraulics.conveyance import CircularSection, Conveyance
 from hydrocalc.errors import InputError, RangeWarning
+from hydrocalc.units import GRAVITY_FT_S2
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import Barrel, Culvert, OutletStructure, Riser, rating_table
-from hydrocalc.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.outlets import Barrel, Culvert, OutletStructure, Riser, rating_table
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
 M_TO_FT = 1.0 / 0.3048
 M3S_TO_CFS = M_TO_FT**3
@@ -136,8 +137,7 @@ def test_inlet_equations_by_hand():
     assert hw2 == pytest.approx(2.0 * 0.515 * 2.0**0.667, rel=1e-12)
     # Form 1 box: Hc = 1.5 dc
     q1 = 1.0 * 8.0 * math.sqrt(2.0)
-    dc = (q1**2 / (hydraulics.GRAVITY_FT_S2 * 16.0)) ** (1 / 3) if hasattr(
-        hydraulics, "GRAVITY_FT_S2") else (q1**2 / (32.174 * 16.0)) ** (1 / 3)
+    dc = (q1**2 / (GRAVITY_FT_S2 * 16.0)) ** (1 / 3)
     hw1 = C.inlet_control_headwater_ft(q1, shape="box", inlet="box_wingwall_30_75",
                                        span_ft=4.0, rise_ft=2.0)
     assert hw1 == pytest.approx(1.5 * dc + 2.0 * 0.026 * 1.0, rel=1e-4)
@@ -170,7 +170,7 @@ def test_full_flow_energy_equation_matches_the_full_pipe_routine(tw):
 
 def test_long_mild_barrel_reaches_normal_depth():
     # the backwater profile from critical depth at a free outlet approaches normal depth;
-    # on a long barrel HW_o -> yn + (1 + ke) V^2/2g (normal depth from hydrocalc.conveyance)
+    # on a long barrel HW_o -> yn + (1 + ke) V^2/2g (normal depth from hydrocalc.hydraulics.conveyance)
     q, s, n, ke = 15.0, 0.002, 0.013, 0.5
     hw = C.outlet_control_headwater_ft(q, shape="circular", diameter_in=36.0, length_ft=3000.0,
                                        n=n, ke=ke, slope_ftft=s)

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from hydrocalc import explorer
+from hydrocalc.course import explorer
 from hydrocalc.hydrograph import runoff_hydrograph
 from hydrocalc.rainfall import design_storm
 from hydrocalc.runoff import impervious_composite_cn, runoff_depth
@@ -80,16 +80,38 @@ def test_static_when_asked_or_outside_a_kernel(monkeypatch):
     assert isinstance(explorer.explore(), explorer.ExplorerResult) and len(shown) == 1
 
 
-def test_widget_has_the_six_sliders(monkeypatch):
+def test_widget_has_the_six_sliders_and_updates_while_dragging(monkeypatch):
     widgets = pytest.importorskip("ipywidgets")
-    shown = []
-    monkeypatch.setattr(explorer, "_show", shown.append)
     monkeypatch.setattr(explorer, "_kernel_running", lambda: True)
     box = explorer.explore(cn=75.0, area_ac=3.0)
     sliders = [w for row in box.children[0].children for w in row.children]
     assert [s.description for s in sliders] == [v[3] for v in explorer.SLIDERS.values()]
     assert sliders[1].value == 75.0
-    assert len(shown) == 1 and shown[0].inputs["area_ac"] == 3.0
-    sliders[0].value = 7.0  # moving a slider recomputes
-    assert len(shown) == 2 and shown[-1].inputs["precip_in"] == 7.0
+    assert all(s.continuous_update for s in sliders)  # live while dragging
+    out = box.children[1]
+    assert 'data-cn="75"' in out.value and "MEETS" in out.value
+    sliders[0].value = 7.0  # moving a slider recomputes and redraws
+    assert 'data-precip-in="7"' in out.value
+    expected = explorer.compute(precip_in=7.0, cn=75.0, area_ac=3.0)
+    assert f'data-peak-outflow-cfs="{expected.routed.peak_outflow_cfs:.4f}"' in out.value
     assert isinstance(box, widgets.VBox)
+
+
+def test_widget_shows_a_hint_and_a_preview_before_it_runs(monkeypatch):
+    pytest.importorskip("ipywidgets")
+    monkeypatch.setattr(explorer, "_kernel_running", lambda: True)
+    bundle = explorer.explore()._repr_mimebundle_()
+    assert bundle["text/plain"] == explorer.HINT and "VBox" not in bundle["text/plain"]
+    assert "\n" not in explorer.HINT
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert 'src="data:image/svg+xml;base64,' in bundle["text/html"]
+    assert explorer.HINT.split(":")[0] in bundle["text/html"]
+
+
+def test_verdict_line_follows_the_routed_peak():
+    ok = explorer.compute()
+    assert explorer.verdict(ok)[0] == "meets"
+    no_pond = explorer.compute(orifice_diameter_in=24.0, weir_length_ft=20.0,
+                               impervious_pct=100.0)
+    cls, line = explorer.verdict(no_pond)
+    assert cls == "fails" and line.startswith("EXCEEDS")

@@ -15,6 +15,7 @@ EXAMPLE = ROOT / "examples" / "pelham" / "site.toml"
 KEYS = ["storms", "ponds"]
 
 
+@pytest.mark.slow
 def test_pool_figures_equal_in_process_figures():
     here = {k: build.compute_section(k, EXAMPLE, KEYS) for k in KEYS}
     with build.figure_pool(2) as pool:
@@ -34,6 +35,7 @@ def test_pool_figures_equal_in_process_figures():
         assert [kind for kind, _ in done[k].blocks] == [kind for kind, _ in here[k].blocks]
 
 
+@pytest.mark.slow
 def test_drawing_error_in_a_worker_is_raised_when_the_section_is_finished():
     with build.figure_pool(1) as pool:
         if pool is None:
@@ -43,6 +45,7 @@ def test_drawing_error_in_a_worker_is_raised_when_the_section_is_finished():
             fut.result()
 
 
+@pytest.mark.slow
 def test_warnings_raised_while_drawing_in_a_worker_come_back_with_the_figure():
     args = ("w", "W", [("x", [0.0, 1.0], [0.0, 1.0])])
     kw = {"xlabel": "x", "ylabel": "y", "xlim": (1.0, 1.0)}  # identical limits: warns
@@ -72,6 +75,7 @@ def test_finishing_a_section_adds_the_warnings_its_pooled_figures_raised():
     assert not S.PENDING_FIGURES
 
 
+@pytest.mark.slow
 def test_figures_still_queued_are_drawn_here_and_equal_the_pool_ones():
     keys = ["hydrology_pre", "hydrology_post", "ponds"]
     here = {k: build.compute_section(k, EXAMPLE, keys) for k in keys}

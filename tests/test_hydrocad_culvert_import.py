@@ -17,10 +17,10 @@ import pathlib
 
 import pytest
 
-from hydrocalc import culvert
+from hydrocalc.hydraulics.outlets import culvert
 from hydrocalc.errors import InputError
-from hydrocalc.importers.hydrocad import parse_report, read_report
-from hydrocalc.importers.hydrocad_site import (
+from hydrocalc.review.importers.hydrocad import parse_report, read_report
+from hydrocalc.review.importers.hydrocad_site import (
     CULVERT_INLETS,
     _culvert,
     _unsupported_devices,

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
-from hydrocalc.importers.hydrocad import parse_report, read_report
-from hydrocalc.importers.hydrocad_site import import_hydrocad
+from hydrocalc.review.importers.hydrocad import parse_report, read_report
+from hydrocalc.review.importers.hydrocad_site import import_hydrocad
 from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
@@ -201,6 +201,15 @@ def test_import_writes_printed_values_exactly(tmp_path):
     assert not res.complete
 
 
+def test_imported_site_file_states_its_design_manual(tmp_path):
+    from hydrocalc.site import load_site
+
+    import_hydrocad(TCS900, tmp_path / "o", allow_partial=True)
+    site = load_site(tmp_path / "o" / "site.toml")
+    assert site.project.design_manual == "2015"
+    assert not any(n.startswith("design_manual_missing") for n in site.notes)
+
+
 # -- review: agreement on the real reports -----------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -244,7 +253,8 @@ def test_review_cli_exit_codes_and_outputs(chan_review, tmp_path):
     assert max(len(l) for l in text.splitlines() if not l.startswith("AGREES")) <= 100
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["counts"]["unexplained"] == 0 and data["counts"]["agrees"] == 25
-    assert "<table>" in (tmp_path / "r.html").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert '<p class="verdict' in page and "<table" in page
 
 
 def test_review_900_names_what_it_cannot_explain(tmp_path):
@@ -557,19 +567,24 @@ def test_ocr_damaged_storm_is_named_not_guessed(tmp_path):
     assert "1S-E" in rep.nodes  # "1S -E" repaired
     assert rep.nodes["1S-E"]["tc_min"] == 30.0 and rep.nodes["1S-E"]["cn_printed"] == "74"
     assert rep.storms == {}  # "Type 1124 -hr" is not decoded into Type II
-    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o", "--allow-partial")
-    assert code == 1 and len(text.strip().splitlines()) == 1
-    assert "Type 1124-hr 1 year Rainfall=2.30" in text
+    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o")
+    assert code == 1 and len(text.strip().splitlines()) == 1 and "truncated" in text
     assert not (tmp_path / "o").exists()
+    # --allow-partial: no node can be re-run, but the Area Listing is audited
+    code, text = run("import", "hydrocad", OCR900, "--out", tmp_path / "o", "--allow-partial")
+    assert code == 0, text
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["submitted.json"]
+    sub = json.loads((tmp_path / "o" / "submitted.json").read_text())
+    assert "Type 1124-hr 1 year Rainfall=2.30" in " ".join(sub["incomplete_reasons"])
 
 
 def test_hydrocad_1010_rainfall_events_listing(tmp_path):
-    from hydrocalc.importers.hydrocad import _events_listing, _normalize
+    from hydrocalc.review.importers.hydrocad import _events_listing, _normalize
 
     rep = parse_report(_report_body(CHAN710))
     _events_listing(rep, _normalize(NOAA1010.read_text()))
     ev = rep.storms["100-YR"]
-    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] is None
+    assert ev["distribution_printed"] == "NOAA 24-hr D" and ev["distribution"] == "NOAA_D"
     assert ev["precip_in"] == 7.89 and ev["curve_mode"] == "Default"
     with pytest.raises(InputError, match="not a HydroCAD report with results"):
         read_report(NOAA1010)
@@ -622,3 +637,38 @@ def test_listing_in_printed_order_reads_the_same():
     assert [(r["node"], r["quantity"], r["printed"]) for r in a.results] == \
         [(r["node"], r["quantity"], r["printed"]) for r in b.results]
     assert a.nodes["1S"] == b.nodes["1S"]
+
+
+@pytest.mark.parametrize(("printed", "mapped"), [
+    ("NOAA 24-hr D", "NOAA_D"), ("NOAA 24-hr A", "NOAA_A"), ("NRCC 24-hr C", "NRCC_C"),
+    ("NRCC 24-hr B", "NRCC_B"),
+    ("NOAA10 24-hr D", None),   # Atlas 14 Volume 10 (WinTR-55 N10_D): no shipped table
+    ("MSE 24-hr 3", None),
+])
+def test_hydrocad_noaa_and_nrcc_storm_types_map_to_the_shipped_distributions(printed, mapped):
+    from hydrocalc.review.importers.hydrocad import _events_listing, _normalize
+
+    rep = parse_report(_report_body(CHAN710))
+    text = _normalize(NOAA1010.read_text()).replace("NOAA 24-hr D", printed)
+    _events_listing(rep, text)
+    ev = rep.storms["100-YR"]
+    assert ev["distribution_printed"] == printed and ev["distribution"] == mapped
+
+
+def test_review_page_is_styled_and_lists_findings(tmp_path):
+    from hydrocalc.review.review_page import finding_sentences, review_html
+
+    out = tmp_path / "imp"
+    import_hydrocad(TCS900, out, allow_partial=True)
+    rev = review_site(out / "site.toml", out / "submitted.json")
+    respond, explained = finding_sentences(rev)
+    n_explained = sum(1 for r in rev.rows if r.status == "explained")
+    assert len(explained) == n_explained >= 1
+    assert all(s.endswith(".") and "explained by" in s for s in explained)
+    assert len(respond) >= sum(1 for r in rev.rows if r.status in ("unexplained",
+                                                                  "not imported"))
+    page = review_html(rev, extra_sections=[("Input audit", "<p id='audit'>x</p>")])
+    assert page.index('class="verdict') < page.index('id="findings"') \
+        < page.index('<table class="hc-table')
+    assert "h2.section" in page  # the report's stylesheet
+    assert page.index("Compared values") < page.index("id='audit'")

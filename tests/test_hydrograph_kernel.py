@@ -200,6 +200,7 @@ print(small, "numba" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_a_process_that_did_not_ask_never_imports_numba():
     import importlib.util
 

@@ -2,7 +2,7 @@
 
 Rules: Shelter Island § 110-39C; Pelham ch. 83 maintenance during construction and
 construction-inspection notices (numbers inferred). Judgment calls are in
-hydrocalc.inspections and docs/construction.md.
+hydrocalc.construction.inspections and docs/construction.md.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc import inspections as insp
+from hydrocalc.construction import inspections as insp
 from hydrocalc.errors import InputError
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "construction"
@@ -205,7 +205,7 @@ def test_notice_is_48_hours_before_the_milestone():
 
 
 def test_notice_accepts_plan_milestones_and_mappings():
-    from hydrocalc.project import Milestone
+    from hydrocalc.site.project import Milestone
 
     n = insp.notice_schedule("pelham", [Milestone("construction_interruption_over_30_days",
                                                   D(2027, 7, 1)),

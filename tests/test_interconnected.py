@@ -15,9 +15,9 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.interconnected import route_interconnected, to_swmm_inp_interconnected
-from hydrocalc.outlets import CircularOrifice, RectangularWeir
-from hydrocalc.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.routing.interconnected import route_interconnected, to_swmm_inp_interconnected
+from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
 T = np.arange(0.0, 24.0 + 0.005, 0.01)
 
@@ -64,6 +64,7 @@ def _swmm(inflow_up, inflow_down, path):
     return (np.array(v) for v in (h1, h2, link, out))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_two_ponds_in_series_agree_with_swmm_dynamic_wave(case, tmp_path):
     inflow_up, inflow_down = CASES[case]

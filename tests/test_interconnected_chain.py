@@ -18,13 +18,13 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.interconnected import (
+from hydrocalc.hydraulics.routing.interconnected import (
     route_interconnected,
     route_interconnected_chain,
     to_swmm_inp_interconnected_chain,
 )
-from hydrocalc.outlets import CircularOrifice, Exfiltration, RectangularWeir
-from hydrocalc.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
 T = np.arange(0.0, 24.0 + 0.005, 0.01)
 
@@ -71,6 +71,7 @@ def _swmm(inflows, path, to=None):
     return np.array(depth), np.array(links)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_three_ponds_in_series_agree_with_swmm_dynamic_wave(case, tmp_path):
     inflows = CASES[case]
@@ -101,6 +102,7 @@ def test_three_ponds_in_series_agree_with_swmm_dynamic_wave(case, tmp_path):
     assert (np.abs(ours.mass_balance_error_pct) < 1e-6).all()
 
 
+@pytest.mark.slow
 def test_tree_of_two_ponds_into_one_agrees_with_swmm_dynamic_wave(tmp_path):
     # ponds 0 and 1 both discharge into pond 2; storms on all three
     inflows = [_gamma(20.0, 1.0, 0.1), _gamma(15.0, 1.5, 0.1), _gamma(30.0, 3.0)]

@@ -16,6 +16,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
 def test_make_lab_runs_jupyter_lab_on_the_notebooks_folder():
     # run as a top-level make (under `make test` the parent's MAKEFLAGS/MAKELEVEL would add
@@ -38,6 +39,7 @@ def test_lab_extra_holds_jupyterlab_and_ipywidgets():
     assert {"jupyterlab", "ipywidgets"} <= names
 
 
+@pytest.mark.slow
 def test_jupyter_lab_starts_from_this_python_with_its_own_kernel():
     pytest.importorskip("jupyterlab")
     version = subprocess.run([sys.executable, "-m", "jupyter", "lab", "--version"],

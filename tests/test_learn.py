@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from hydrocalc.report import learn
+from hydrocalc.course import learn
 from hydrocalc.report.notebook_rules import MAX_LESSON_KB, lesson_problems
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

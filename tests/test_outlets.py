@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from conftest import check_container
 from hydrocalc import hydraulics
 from hydrocalc.errors import InputError
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
     CircularOrifice,
@@ -28,7 +28,7 @@ from hydrocalc.outlets import (
     rating_figure,
     rating_table,
 )
-from hydrocalc.routing import StageStorage
+from hydrocalc.hydraulics.routing import StageStorage
 
 G = 32.2
 

@@ -10,7 +10,7 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc import practices as gi
+from hydrocalc.criteria import practices as gi
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.criteria import ny_redevelopment as rd

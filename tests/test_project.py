@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from hydrocalc.errors import InputError
-from hydrocalc.project import (
+from hydrocalc.site.project import (
     ConstructionPlan,
     ProjectFacts,
     TrapPlan,

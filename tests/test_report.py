@@ -160,9 +160,11 @@ def test_illustrative_storms_and_unverified_values_are_warned(report):
 def test_inputs_are_echoed_in_the_units_entered(report):
     doc = _results(report[0])
     rows = doc["sections"]["project"]["tables"]["project_inputs"]["rows"]
-    assert ["project.disturbed_area_ft2", "11500", "ft²"] in rows
+    assert ["Project: Disturbed area [ft²]", "11500", "ft²", "project.disturbed_area_ft2"] \
+        in rows
     pre = doc["sections"]["hydrology_pre"]["tables"]["inputs"]["rows"]
-    assert ["pre.subcatchment[E-1].cover[0].area_ft2", "15400", "ft²"] in pre
+    assert ["Pre-development subcatchment E-1, cover row 1: Area [ft²]", "15400", "ft²",
+            "pre.subcatchment[E-1].cover[0].area_ft2"] in pre
 
 
 # -- HTML and PDF ------------------------------------------------------------------------

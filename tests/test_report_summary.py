@@ -61,7 +61,8 @@ def test_failing_design_cover_and_summary(failing):
     assert summary["status"] == "does_not_meet"
     n = len(summary["failures"])
     assert n >= 3
-    assert summary["verdict_text"] == f"DOES NOT MEET: {n} items fail"
+    assert summary["verdict_text"] == (f"DOES NOT MEET: {n} items fail, "
+                                       f"{len(summary['values_to_confirm'])} VALUES TO CONFIRM")
     failures = "\n".join(summary["failures"])
     assert "Sediment trap ST-1: FAILS: provided" in failures
     assert re.search(r"WQv: FAILS: provided 0\.0+ ac-ft < required 0\.\d+ ac-ft", failures)
@@ -106,16 +107,24 @@ def test_run_prints_the_summary_and_strict_exit(failing):
     assert strict.exit_code == 3
 
 
-def test_passing_design_meets():
-    summary = S.context(EXAMPLE).summary
+def _confirm_all(text: str) -> str:
+    items = S.values_to_confirm(S.context(EXAMPLE))["item"]
+    return text + "\n[confirmations]\n" + "".join(
+        f'{item} = "checked against the primary source by the preparer"\n' for item in items)
+
+
+def test_passing_design_meets(tmp_path):
+    path = _variant(tmp_path, "confirmed_all", _confirm_all)
+    summary = S.context(path).summary
     assert summary["verdict"] == "meets"
     assert summary["verdict_text"] == "MEETS ALL CRITERIA"
+    assert summary["confirm"] is False and summary["values_to_confirm"] == []
     assert summary["failures"] == []
     assert [w["item"] for w in summary["waivers"]] == ["Cpv (DP-1)"]
     assert S.cover_meta({"summary": summary})["verdict"] == "meets"
-    res = CliRunner().invoke(main, ["run", str(EXAMPLE), "--strict"])
+    res = CliRunner().invoke(main, ["run", str(path), "--strict"])
     assert res.exit_code == 0, res.output
-    assert "COMPLIANCE: MEETS ALL CRITERIA" in res.output
+    assert "COMPLIANCE: MEETS ALL CRITERIA\n" in res.output
 
 
 def test_missing_traps_are_not_evaluated_never_meets(tmp_path):
@@ -126,7 +135,7 @@ def test_missing_traps_are_not_evaluated_never_meets(tmp_path):
     summary = S.context(path).summary
     assert summary["verdict"] == "does_not_meet"
     assert summary["status"] == "incomplete"
-    assert summary["verdict_text"] == "INCOMPLETE: 1 items not evaluated"
+    assert summary["verdict_text"].startswith("INCOMPLETE: 1 items not evaluated, ")
     assert "construction.trap" in summary["not_evaluated"][0]["reason"]
     assert S.cover_meta({"summary": summary})["verdict"] == "incomplete"
 

@@ -67,6 +67,7 @@ def test_view_pickles_its_result_once_and_survives_a_round_trip(computed):
         again.no_such_attribute  # noqa: B018
 
 
+@pytest.mark.slow
 def test_presenting_a_section_imports_neither_pandas_nor_matplotlib(computed, tmp_path):
     path = build.save_sections(computed, tmp_path / "sections.pkl")
     code = (

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from conftest import check_container
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     CircularOrifice,
     Exfiltration,
@@ -24,17 +24,15 @@ from hydrocalc.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.routing import (
+from hydrocalc.hydraulics.pond_file import load_pond, pond_from_mapping
+from hydrocalc.hydraulics.routing import (
     OvertoppingWarning,
     StageStorage,
     estimate_storage_volume,
-    load_pond,
-    pond_from_mapping,
     route_reservoir,
     route_reservoirs,
-    size_orifice,
-    size_weir,
 )
+from hydrocalc.hydraulics.sizing import size_orifice, size_weir
 
 G = 32.2
 
@@ -582,10 +580,20 @@ def test_absurd_routing_step_count_is_refused_not_allocated():
     import numpy as np
 
     from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.outlets import CircularOrifice
-    from hydrocalc.routing import StageStorage, route_reservoir
+    from hydrocalc.hydraulics.outlets import CircularOrifice
+    from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 
     inflow = Hydrograph(np.arange(0, 10.01, 0.1), np.full(101, 1.0))
     pond = StageStorage.from_areas([0, 2, 4], [1000, 1500, 2000])
     with pytest.raises(InputError, match=r"routing steps .* at most 5,000,000 are allowed"):
         route_reservoir(inflow, pond, CircularOrifice(4, 0.0), dt_hr=1e-7)
+
+
+def test_sizing_and_pond_file_names_keep_their_routing_address_for_one_release():
+    import hydrocalc.hydraulics.routing as routing
+    from hydrocalc.hydraulics import pond_file, sizing
+
+    with pytest.warns(DeprecationWarning, match="moved to hydrocalc.hydraulics.sizing"):
+        assert routing.size_outlet is sizing.size_outlet
+    with pytest.warns(DeprecationWarning, match="moved to hydrocalc.hydraulics.pond_file"):
+        assert routing.load_pond is pond_file.load_pond

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from conftest import check_container
-from hydrocalc import sediment
+from hydrocalc.construction import sediment
 from hydrocalc.data import load_table
 from hydrocalc.errors import InputError, OutOfRangeError
 
@@ -353,7 +353,7 @@ def test_cleanout_schedule_errors():
 
 
 def test_plan_schedules_need_rainfall_type_and_coverage():
-    from hydrocalc.project import parse_construction
+    from hydrocalc.site.project import parse_construction
     import tomllib
 
     doc = tomllib.loads((FIXTURES / "shelter_island_site.toml").read_text())

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc import network, runoff, tc
+from hydrocalc import runoff, tc
+
+from hydrocalc.site import network
 from hydrocalc.errors import InputError
 from hydrocalc.site import Site, check_site, key_lines, load_site
 

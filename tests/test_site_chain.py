@@ -13,7 +13,7 @@ from test_site_hydraulics import STAGE_POND
 
 from hydrocalc.analysis import analyze
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.interconnected import route_interconnected_chain
+from hydrocalc.hydraulics.routing.interconnected import route_interconnected_chain
 from hydrocalc.site import check_site, load_site
 
 

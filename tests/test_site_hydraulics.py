@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from hydrocalc.analysis import analyze
 from hydrocalc.errors import RangeWarning
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.routing import route_reservoir
+from hydrocalc.hydraulics.routing import route_reservoir
 from hydrocalc.site import check_site, load_site
 from test_site import BASE
 
@@ -165,7 +165,7 @@ crest_ft = 122.8
 
 
 def test_backwater_pair_in_a_site_routes_as_route_interconnected(tmp_path):
-    from hydrocalc.interconnected import route_interconnected
+    from hydrocalc.hydraulics.routing.interconnected import route_interconnected
 
     site = load_site(_site(tmp_path, PAIR))
     res = analyze(site, storms=["100yr"])

@@ -15,7 +15,7 @@ from hydrocalc.analysis import analyze
 from hydrocalc.design_storms import read_pfds_csv
 from hydrocalc.errors import InputError
 from hydrocalc.rational import intensity_in_hr, modified_rational_hydrograph, rational_peak_cfs
-from hydrocalc.rational_site import idf_intensity_in_hr
+from hydrocalc.site.rational import idf_intensity_in_hr
 from hydrocalc.site import load_site
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.analysis import analyze
-from hydrocalc.conveyance import Conveyance, TrapezoidalSection, route_conveyance
+from hydrocalc.hydraulics.conveyance import Conveyance, TrapezoidalSection, route_conveyance
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.site import Reach, load_site

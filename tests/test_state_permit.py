@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from hydrocalc import regulations, state_permit
+from hydrocalc.criteria import regulations
+
+from hydrocalc.criteria import state_permit
 from hydrocalc.errors import InputError
-from hydrocalc.project import parse_project
+from hydrocalc.site.project import parse_project
 
 BASE = {"name": "Lot", "municipality": "shelter_island", "receiving_water": "Coecles Harbor",
         "drains_to_impaired_water": False, "project_type": "commercial",

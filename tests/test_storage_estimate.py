@@ -85,9 +85,9 @@ def test_storage_ratio_preserves_container(container):
 
 
 def test_routing_reexports_the_estimate_when_present():
-    routing = pytest.importorskip("hydrocalc.routing")
+    routing = pytest.importorskip("hydrocalc.hydraulics.routing")
     if not hasattr(routing, "estimate_storage_volume"):
-        pytest.skip("hydrocalc.routing does not re-export the estimate yet (issue 4)")
+        pytest.skip("hydrocalc.hydraulics.routing does not re-export the estimate yet (issue 4)")
     assert routing.estimate_storage_volume is se.estimate_storage_volume
 
 

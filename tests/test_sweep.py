@@ -1,5 +1,5 @@
 """Parameter sweep files: validation, scenario generation (counts, values, determinism) and
-the overrides applied to a base site (hydrocalc.sweep)."""
+the overrides applied to a base site (hydrocalc.batch.sweep)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
 from hydrocalc.site import load_site
-from hydrocalc.sweep import apply_overrides, load_sweep, parse_sweep, resolve_field
+from hydrocalc.batch.sweep import apply_overrides, load_sweep, parse_sweep, resolve_field
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hydrocalc import batch, sweep_summary
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
-from hydrocalc.sweep import load_sweep
+from hydrocalc.batch.sweep import load_sweep
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 PELHAM = pathlib.Path(__file__).parents[1] / "examples" / "sweeps" / "pelham_sweep.toml"
@@ -148,7 +148,7 @@ def test_rational_subcatchments_are_not_expressed_and_say_why():
 
 def _rows_both_ways(monkeypatch, sites):
     """Rows with the compiled route-and-split pass and with the numpy routing."""
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     calls = []
     real = _route_kernel.route_split
@@ -171,7 +171,7 @@ def _rows_both_ways(monkeypatch, sites):
 def test_compiled_route_and_split_equals_the_numpy_routing_exactly(monkeypatch, source):
     # sweep_small reads the pond series (Cpv); Shelter Island has ponds of several units;
     # Pelham has exfiltration (a discarded outflow) and pond objects shared by scenarios
-    from hydrocalc import _route_kernel
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
     from hydrocalc.site import load_site
 
     if not _route_kernel.available():
@@ -244,7 +244,7 @@ values = [1.5, 3.0]
 def test_scenarios_share_the_base_topology_only_when_their_links_are_equal():
     import dataclasses
 
-    from hydrocalc.sweep.overrides import _same_topology
+    from hydrocalc.batch.sweep.overrides import _same_topology
 
     site = load_sweep(PELHAM).site
     post = site.post

@@ -1,6 +1,6 @@
 """Agreement with an independent engine: EPA SWMM 5 (through pyswmm) on ordinary ponds.
 
-Each pond is exported with :func:`hydrocalc.routing.to_swmm_inp` (storage unit with a tabular
+Each pond is exported with :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp` (storage unit with a tabular
 depth-area curve, SIDE orifices and TRANSVERSE / V-NOTCH weirs with the same coefficients, the
 inflow as an external time series, free outfalls) and run by SWMM's dynamic-wave solver at a
 1-s routing step. Peak outflow and peak stage must agree within 1 % (the acceptance criterion
@@ -15,14 +15,15 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     BroadCrestedWeir,
     CircularOrifice,
     RectangularOrifice,
     RectangularWeir,
     VNotchWeir,
 )
-from hydrocalc.routing import StageStorage, route_reservoir, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.pond_file import to_swmm_inp
 
 pyswmm = pytest.importorskip("pyswmm")
 
@@ -66,6 +67,7 @@ PONDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(PONDS))
 def test_peaks_agree_with_swmm_dynamic_wave(case, tmp_path):
     pond, outlets = PONDS[case]
@@ -79,6 +81,7 @@ def test_peaks_agree_with_swmm_dynamic_wave(case, tmp_path):
     assert_allclose(ours.peak_stage_ft, stage, rtol=0.01, atol=0)
 
 
+@pytest.mark.slow
 def test_drawdown_from_a_full_pond_agrees_with_swmm(tmp_path):
     # no inflow: the pond empties through its outlets from 5 ft; compare the stage hourly
     pond, outlets = PONDS["stage-area table, orifice + contracted weir"]

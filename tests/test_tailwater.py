@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics import villemonte_factor
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
     CircularOrifice,
@@ -25,7 +25,8 @@ from hydrocalc.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.routing import StageStorage, route_reservoir, route_reservoirs, to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydraulics.pond_file import to_swmm_inp
 from hydrocalc.units import GRAVITY_FT_S2
 
 
@@ -214,6 +215,7 @@ SWMM_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(SWMM_CASES))
 def test_tailwater_routing_agrees_with_swmm(case, tmp_path):
     pyswmm = pytest.importorskip("pyswmm")

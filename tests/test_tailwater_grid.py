@@ -1,8 +1,8 @@
 """Time-varying tailwater on the (stage x tailwater) grid against the exact evaluation.
 
-:func:`hydrocalc.tailwater.route_with_tailwater_series` (what ``route_reservoir`` uses for a
+:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series` (what ``route_reservoir`` uses for a
 tailwater series) interpolates the devices' flow bilinearly on a grid of tailwater levels;
-:func:`hydrocalc.tailwater.route_with_tailwater_series_exact` evaluates every device at
+:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact` evaluates every device at
 every step's tailwater. The tolerances are the ones stated in the module docstring.
 """
 
@@ -15,7 +15,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.outlets import (
+from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
     CircularOrifice,
@@ -24,8 +24,8 @@ from hydrocalc.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.routing import StageStorage, _prepare, _tailwater_series, route_reservoir
-from hydrocalc.tailwater import (
+from hydrocalc.hydraulics.routing import StageStorage, _prepare, tailwater_series, route_reservoir
+from hydrocalc.hydraulics.routing.tailwater import (
     _tailwater_grid,
     route_with_tailwater_series,
     route_with_tailwater_series_exact,
@@ -64,7 +64,7 @@ def _both(case):
     ss, dev, series, peak = CASES[case]
     inflow = _inflow(peak)
     structure, t, q, dt = _prepare(inflow, ss, dev, None, None)
-    tw = _tailwater_series(series, t, ss)
+    tw = tailwater_series(series, t, ss)
     args = ("", t, q, dt, ss, structure, 0.0, tw, 400, False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -74,7 +74,7 @@ def _both(case):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_grid_agrees_with_the_exact_evaluation_within_the_stated_bound(case):
     grid, exact = _both(case)
-    # the bound stated in hydrocalc.tailwater: peak stage 1e-4 relative, peak outflow 1e-3,
+    # the bound stated in hydrocalc.hydraulics.routing.tailwater: peak stage 1e-4 relative, peak outflow 1e-3,
     # peak reverse flow 5e-3, stages within 5e-3 ft and flows within 5 % of their peak at
     # every step
     assert_allclose(grid.peak_stage_ft, exact.peak_stage_ft, rtol=1e-4)

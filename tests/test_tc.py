@@ -3,6 +3,8 @@ containers and every error message."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +15,7 @@ from numpy.testing import assert_allclose
 
 from hydrocalc import data, tc
 from hydrocalc.errors import InputError, OutOfRangeError
+from hydrocalc.site import load_site
 
 EXAMPLE_3_1 = load_reference("tr55_example_3_1.csv").set_index("segment")
 
@@ -346,3 +349,27 @@ def test_time_of_concentration_rejects_an_overflowing_travel_time():
                                          r"finite and > 0; got inf from length_ft = 1e\+308"):
         tc.time_of_concentration([{"kind": "shallow", "length_ft": 1e308,
                                    "slope_ftft": 1e-308}])
+
+
+def test_segment_travel_times_are_the_rows_of_the_tc_table():
+    segments = [
+        {"kind": "sheet", "name": "AB", "length_ft": 100, "slope_ftft": 0.01,
+         "n": "grass_dense", "p2_in": 3.6},
+        {"kind": "shallow", "name": "BC", "length_ft": 1400, "slope_ftft": 0.01},
+        {"kind": "channel", "name": "CD", "length_ft": 7300, "slope_ftft": 0.005,
+         "n": 0.05, "area_ft2": 27, "wetted_perimeter_ft": 28.2},
+    ]
+    tc_hr, table = tc.time_of_concentration(segments)
+    total, rows = tc.segment_travel_times(segments)
+    assert total == tc_hr
+    assert pd.DataFrame.from_records(rows, columns=table.columns).equals(table)
+
+
+def test_site_loading_builds_no_dataframe_per_flow_path(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the site loader must not build a DataFrame per Tc")
+
+    monkeypatch.setattr(tc, "time_of_concentration", refuse)
+    example = pathlib.Path(__file__).resolve().parents[1] / "examples" / "pelham" / "site.toml"
+    site = load_site(example)
+    assert site.scenarios["pre"].nodes["E-1"].tc_hr > 0.1

@@ -19,7 +19,6 @@ from nbformat.v4 import new_code_cell, new_notebook
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
 from hydrocalc.report import sections as S
-from hydrocalc.report.execute import copy_inputs, results_document
 from hydrocalc.report.tables import sha256_json
 from hydrocalc.report.verify import DEFAULT_RTOL, compare_values, verify_report
 
@@ -95,6 +94,7 @@ def test_a_table_whose_rows_no_longer_match_its_stored_hash_is_reported():
 
 
 # -- a whole report folder --------------------------------------------------------------
+@pytest.mark.slow
 def test_untouched_report_agrees(computed_report):
     # same folder as the fixture computed: the site's computation is reused (fast)
     result = verify_report(computed_report)
@@ -103,6 +103,7 @@ def test_untouched_report_agrees(computed_report):
     assert "all agree" in result.summary()
 
 
+@pytest.mark.slow
 def test_edited_number_and_text_are_found_and_named_version_is_a_note(report_copy):
     doc = _load(report_copy)
     table = doc["sections"]["comparison"]["tables"]["peak_comparison"]
@@ -126,6 +127,7 @@ def test_edited_number_and_text_are_found_and_named_version_is_a_note(report_cop
     assert [n.where for n in result.notes] == ["hydrocalc_version"]
 
 
+@pytest.mark.slow
 def test_tampered_input_is_reported_with_its_hash(report_copy):
     site = next((report_copy / "inputs").rglob("site.toml"))
     text = site.read_text(encoding="utf-8")
@@ -139,6 +141,7 @@ def test_tampered_input_is_reported_with_its_hash(report_copy):
     assert any(d.where.startswith("hydrology_pre") for d in result.differences)
 
 
+@pytest.mark.slow
 def test_missing_input_is_reported(report_copy):
     rain = next((report_copy / "inputs").rglob("*.csv"))
     rain.unlink()
@@ -148,6 +151,7 @@ def test_missing_input_is_reported(report_copy):
                and d.recomputed is not None for d in result.differences)
 
 
+@pytest.mark.slow
 def test_a_malicious_notebook_in_the_report_is_never_executed(report_copy, tmp_path):
     marker = tmp_path / "PWNED"
     code = f"open({str(marker)!r}, 'w').write('x')"
@@ -163,6 +167,7 @@ def test_a_malicious_notebook_in_the_report_is_never_executed(report_copy, tmp_p
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_site_path_outside_the_report_is_refused(report_copy):
     doc = _load(report_copy)
     doc["parameters"]["site_file"] = "../../../etc/passwd"
@@ -176,6 +181,7 @@ def test_folder_without_results_is_refused(tmp_path):
         verify_report(tmp_path)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_difference_table(computed_report, report_copy):
     runner = CliRunner()
     ok = runner.invoke(main, ["verify", str(computed_report)])
@@ -199,6 +205,7 @@ def _wheres(result):
     return [d.where for d in result.differences]
 
 
+@pytest.mark.slow
 def test_gutted_results_json_fails_naming_every_missing_section(report_copy):
     doc = _load(report_copy)
     _save(report_copy, {"project": doc["project"], "parameters": doc["parameters"],
@@ -212,6 +219,7 @@ def test_gutted_results_json_fails_naming_every_missing_section(report_copy):
     assert "analysis" in wheres and "artifacts" in wheres
 
 
+@pytest.mark.slow
 def test_removed_section_and_table_csv_are_named(report_copy):
     doc = _load(report_copy)
     del doc["sections"]["ponds"]
@@ -222,6 +230,7 @@ def test_removed_section_and_table_csv_are_named(report_copy):
     assert "tables/comparison__peak_comparison.csv" in wheres
 
 
+@pytest.mark.slow
 def test_edited_number_in_the_html_is_named_with_row_and_column(report_copy):
     from hydrocalc.report import sections as S_
 
@@ -242,6 +251,7 @@ def test_edited_number_in_the_html_is_named_with_row_and_column(report_copy):
     assert "report.html (sha256)" in _wheres(result)
 
 
+@pytest.mark.slow
 def test_edited_csv_cell_is_named_at_reporting_precision(report_copy):
     path = report_copy / "tables" / "comparison__peak_comparison.csv"
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -261,6 +271,7 @@ def test_edited_csv_cell_is_named_at_reporting_precision(report_copy):
     assert abs(float(expected) - true_value) < 1e-3 * true_value
 
 
+@pytest.mark.slow
 def test_edited_xlsx_cell_and_a_formula_are_named(report_copy):
     from openpyxl import load_workbook
 
@@ -298,6 +309,7 @@ def test_text_starting_with_equals_is_written_as_text_in_excel(tmp_path):
     assert {'=HYPERLINK("http://x","y")', "=1+1", "@SUM(A1)"} <= values
 
 
+@pytest.mark.slow
 def test_swapped_pdf_fails_verify(report_copy, tmp_path):
     from hydrocalc.report.typeset import write_pdf
 
@@ -313,6 +325,7 @@ def test_swapped_pdf_fails_verify(report_copy, tmp_path):
     assert any(w.startswith("report.pdf (attached inputs/") for w in wheres)
 
 
+@pytest.mark.slow
 def test_the_pdf_alone_verifies_and_an_edited_attachment_fails(computed_report, tmp_path):
     pdf = tmp_path / "report.pdf"
     shutil.copyfile(computed_report / "report.pdf", pdf)
@@ -335,6 +348,7 @@ def test_the_pdf_alone_verifies_and_an_edited_attachment_fails(computed_report, 
     assert not bad.ok and any(d.kind == "input" for d in bad.differences)
 
 
+@pytest.mark.slow
 def test_symlinked_table_file_is_refused(report_copy):
     path = report_copy / "tables" / "comparison__peak_comparison.csv"
     real = report_copy.parent / "elsewhere.csv"
@@ -345,6 +359,7 @@ def test_symlinked_table_file_is_refused(report_copy):
     assert [d.where for d in refused] == ["tables/comparison__peak_comparison.csv"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutate, message", [
     (lambda d: d.update(inputs=["site.toml"]), "field 'inputs' must be a JSON object"),
     (lambda d: d["sections"].update(ponds="ponds"), "section 'ponds' must be a JSON object"),
@@ -361,6 +376,7 @@ def test_malformed_results_json_is_one_clear_line(report_copy, mutate, message):
     assert len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_deeply_nested_json_is_one_clear_line(report_copy):
     (report_copy / "results.json").write_text('{"sections": ' + "[" * 100_000 + "]" * 100_000
                                               + "}", encoding="utf-8")
@@ -389,3 +405,16 @@ def test_stale_staging_folders_of_killed_runs_are_cleaned(tmp_path):
     (other / STAGING_MARKER).write_text(f"999999999 {socket.gethostname()}\n")
     assert clean_stale_staging(target) == [dead]
     assert not dead.exists() and alive.exists() and unmarked.exists() and other.exists()
+
+
+@pytest.mark.slow
+def test_cli_verify_names_the_version_the_report_was_made_by(report_copy):
+    import hydrocalc
+
+    doc = _load(report_copy)
+    doc["hydrocalc_version"] = "0.0.1"
+    _save(report_copy, doc)
+    out = CliRunner().invoke(main, ["verify", str(report_copy)])
+    assert ("note: this report was made by hydrocalc 0.0.1; it was re-computed with "
+            f"hydrocalc {hydrocalc.__version__}") in out.output
+    assert out.output.splitlines()[-1].startswith("compared ")

@@ -14,9 +14,12 @@ try:
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0+unknown"
 
-from hydrocalc import errors, units  # noqa: E402
+from hydrocalc import _compat, errors, units  # noqa: E402
+
+_compat.install()  # the 0.2 addresses of moved modules (hydrocalc.routing, ...), deprecated
 
 _DOMAIN_MODULES = (
+    # foundation and hydrology core (flat, as pvlib)
     "data",
     "runoff",
     "tc",
@@ -26,28 +29,27 @@ _DOMAIN_MODULES = (
     "hydrograph",
     "reach",
     "design_storms",
-    "hydraulics",
     "storage_estimate",
-    "outlets",
-    "routing",
-    "sediment",
-    "inspections",
-    "regulations",
-    "project",
+    "rational",
     "daily_rain",
+    # the layers above the core, one folder each (docs/architecture.md)
+    "hydraulics",
+    "criteria",
+    "construction",
     "site",
     "analysis",
-    "criteria",
 )
 
 
 def __getattr__(name):
-    # Domain modules load on first attribute access (hydrocalc.runoff...), so a module under
-    # construction never breaks ``import hydrocalc`` and start-up stays fast.
+    # Domain modules load on first attribute access (hydrocalc.runoff...), so start-up stays
+    # fast; a module moved in 0.3 answers to its old name through hydrocalc._compat.
     if name in _DOMAIN_MODULES:
         module = import_module(f"hydrocalc.{name}")
         globals()[name] = module
         return module
+    if f"hydrocalc.{name}" in _compat.MOVED_MODULES:
+        return import_module(f"hydrocalc.{name}")
     raise AttributeError(f"module 'hydrocalc' has no attribute {name!r}")
 
 

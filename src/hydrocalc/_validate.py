@@ -110,6 +110,10 @@ def as_float_array(
     return arr  # every value valid after all (e.g. all NaN with allow_nan)
 
 
+#: Largest project area accepted [ac] (156 square miles): a construction project disturbing
+#: more is not a site; the value is a unit slip (square feet typed as acres, or a typo).
+MAX_PROJECT_AREA_AC = 100_000.0
+
 _SCALAR_TYPES = (float, int)
 
 

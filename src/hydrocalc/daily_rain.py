@@ -25,11 +25,11 @@ with "0.5" could be either, and reading millimetres as inches inflates depths 25
 
 Symbols
 -------
-=============  ===============================  ====
-Name           Meaning                          Unit
-=============  ===============================  ====
+=============  ================================  ====
+Name           Meaning                           Unit
+=============  ================================  ====
 ``precip_in``  rainfall depth of a calendar day  in
-=============  ===============================  ====
+=============  ================================  ====
 
 References
 ----------
@@ -51,6 +51,7 @@ import pandas as pd
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import InputError
+from hydrocalc._validate import as_float_array
 
 __all__ = [
     "DailyRainfall",
@@ -83,8 +84,8 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
     schedule, the sediment cleanout schedule) passes it through this rule, so a record is
     read alike wherever it enters.
 
-    Rules
-    -----
+    The rules:
+
     * A :class:`DailyRainfall` or a pandas Series indexed by date (``DatetimeIndex``, or
       ``datetime.date``/``datetime`` values, or ISO date strings); at most
       :data:`MAX_RAIN_ROWS` values; depths are numbers ``>= 0`` [in].
@@ -153,7 +154,6 @@ def as_daily_series(precip_in, *, name: str = "precip_in", allow_gaps: bool = Fa
         raise InputError(f"{name} index must be dates; got a missing date (NaT)")
     if idx.tz is not None:
         idx = idx.tz_localize(None)
-    from hydrocalc._validate import as_float_array
 
     values = as_float_array(precip_in.to_numpy(), name, lower=0.0, allow_nan=True,
                             hint="Depths are daily rainfall in inches")
@@ -665,7 +665,7 @@ def rainfall_for_plan(
     units: str | None = None,
     shift_years: int | None = None,
 ) -> DailyRainfall:
-    """Read the daily record of a :class:`hydrocalc.project.ConstructionPlan`.
+    """Read the daily record of a :class:`hydrocalc.site.project.ConstructionPlan`.
 
     Arguments override the plan's ``rainfall_file``, ``rainfall_station``,
     ``rainfall_units`` and ``rainfall_shift_years``.

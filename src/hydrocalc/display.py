@@ -3,20 +3,20 @@
 Jupyter shows an object by calling its ``_repr_html_`` method; the classes people look at
 (:class:`~hydrocalc.site.Site`, :class:`~hydrocalc.analysis.SiteResults`,
 :class:`~hydrocalc.hydrograph.Hydrograph`, :class:`~hydrocalc.hydrograph.HydrographSet`,
-:class:`~hydrocalc.routing.RoutingResult`, :class:`~hydrocalc.routing.StageStorage`, the
-outlet devices of :mod:`hydrocalc.outlets`, :class:`~hydrocalc.regulations.Assessment` and
-:class:`~hydrocalc.inspections.InspectionSchedule`) each hold a one-line method that calls
+:class:`~hydrocalc.hydraulics.routing.RoutingResult`, :class:`~hydrocalc.hydraulics.routing.StageStorage`, the
+outlet devices of :mod:`hydrocalc.hydraulics.outlets`, :class:`~hydrocalc.criteria.regulations.Assessment` and
+:class:`~hydrocalc.construction.inspections.InspectionSchedule`) each hold a one-line method that calls
 :func:`html` or :func:`text` here. All the formatting lives in this module.
 
-The HTML is a summary table with units built with the report's own
-:class:`hydrocalc.report.tables.Table` (same column labels, units and number formats as the
-printed report, no second formatting), plus, for hydrographs, routing results and
-stage-storage relations, a small inline figure (PNG, base64 data URI, 80 dpi).
+The HTML is a summary table rendered by pandas with the column labels, units and number
+formats of :mod:`hydrocalc.labels` (the same as the printed report's tables), plus, for
+hydrographs, routing results and stage-storage relations, a small inline figure (PNG,
+base64 data URI, 80 dpi).
 
 This module computes nothing: every number shown is a property or table of the object
-itself (``summary()``, ``to_frame()``...). It imports pandas, matplotlib and the report
-tables only when a display is asked for, so ``import hydrocalc`` stays light and free of
-cycles.
+itself (``summary()``, ``to_frame()``...). It belongs to the foundation (it imports no
+layer of hydrocalc above it) and imports matplotlib only when a figure is drawn, so the
+classes of every layer can display themselves without importing the report.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import html as _html
 import io
+
+from hydrocalc.labels import column_label, default_decimals, format_cell
 
 __all__ = ["figure_png", "html", "table_html", "text"]
 
@@ -36,24 +38,38 @@ MAX_ROWS = 30
 
 
 # -- building blocks ------------------------------------------------------------------------
-def _table(name: str, title: str, frame, caption: str = "", **kw):
-    from hydrocalc.report.tables import Table
+def table_html(name: str, title: str, frame, caption: str = "", *,
+               decimals: dict | None = None, labels: dict | None = None) -> str:
+    """HTML of ``frame`` with unit-labelled headers and display decimals (pandas ``to_html``).
 
-    return Table(name, title, frame.reset_index(drop=True), caption=caption, **kw)
-
-
-def table_html(name: str, title: str, frame, caption: str = "", **kw) -> str:
-    """HTML of a report :class:`~hydrocalc.report.tables.Table` built from ``frame``.
-
-    Frames longer than :data:`MAX_ROWS` are cut, with a note saying how many rows are
-    hidden and how to see them all (``to_frame()``).
+    Headers and digits follow :mod:`hydrocalc.labels` (the same as the report's tables);
+    ``decimals`` and ``labels`` override them per column. Frames longer than
+    :data:`MAX_ROWS` are cut, with a note saying how many rows are hidden and how to see
+    them all (``to_frame()``).
     """
+    decimals, labels = dict(decimals or {}), dict(labels or {})
     hidden = max(len(frame) - MAX_ROWS, 0)
     if hidden:
         frame = frame.iloc[:MAX_ROWS]
         caption = (caption + " " if caption else "") + (
             f"First {MAX_ROWS} of {MAX_ROWS + hidden} rows; to_frame() has them all.")
-    return _table(name, title, frame, caption, **kw).to_html()
+    frame = frame.reset_index(drop=True)
+    cols = [str(c) for c in frame.columns]
+    shown = frame.copy()
+    shown.columns = cols
+    for col in cols:
+        dec = decimals.get(col, default_decimals(col))
+        shown[col] = [format_cell(v, dec)[0] for v in frame[col].tolist()]
+    shown.columns = [labels.get(c, column_label(c)) for c in cols]
+    body = shown.to_html(index=False, border=0, classes="hc-table", escape=True)
+    parts = [f'<div class="hc-table-wrap" id="table-{_html.escape(name)}">']
+    if title:
+        parts.append(f'<p class="table-title">{_html.escape(title)}</p>')
+    parts.append(body)
+    if caption:
+        parts.append(f'<p class="table-caption">{_html.escape(caption)}</p>')
+    parts.append("</div>")
+    return "".join(parts)
 
 
 def figure_png(draw, *, size_in=FIGURE_SIZE_IN) -> bytes:

@@ -55,9 +55,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.runoff import runoff_depth
+from hydrocalc import data
 
 __all__ = [
     "unit_peak_discharge",
@@ -69,8 +71,6 @@ __all__ = [
     "TC_LIMITS_HR",
     "CN_LIMITS",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: NRCS 24-hour rainfall distributions covered by Table F-1.
 RAINFALL_TYPES = ("I", "IA", "II", "III")
@@ -112,14 +112,12 @@ def normalize_rainfall_type(value, *, name: str = "rainfall_type") -> str:
 
 @functools.cache
 def _f1_rows(rainfall_type: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    from hydrocalc import data
-
     table = data.load_table("tr55_unit_peak_coefficients")
     rows = table[table["rainfall_type"] == rainfall_type].sort_values("ia_over_p")
     return tuple(rows[c].to_numpy(dtype=float) for c in ("ia_over_p", "C0", "C1", "C2"))
 
 
-def _types_array(rainfall_type) -> np.ndarray:
+def rainfall_types_array(rainfall_type) -> np.ndarray:
     """Canonical rainfall types as an object array (0-d for a scalar)."""
     if isinstance(rainfall_type, pd.Series):
         rainfall_type = rainfall_type.to_numpy()
@@ -263,7 +261,7 @@ def unit_peak_discharge(
     """
     tc = as_float_array(tc_hr, "tc_hr", lower=0.0, lower_inclusive=False)
     iap = as_float_array(ia_over_p, "ia_over_p", lower=0.0)
-    types = _types_array(rainfall_type)
+    types = rainfall_types_array(rainfall_type)
     _check_tc(tc, tc_limits_hr)
     qu, _, clipped = _unit_peak(tc, iap, types)
     _warn_clipped(clipped, types, stacklevel=2)
@@ -307,7 +305,6 @@ def pond_swamp_factor(pond_swamp_pct: npt.ArrayLike, *, method: str = "linear") 
     >>> pond_swamp_factor(2.0)          # halfway between 0.87 (1 %) and 0.75 (3 %)
     0.81
     """
-    from hydrocalc import data
 
     pct = as_float_array(pond_swamp_pct, "pond_swamp_pct", lower=0.0)
     if method not in ("linear", "nearest"):
@@ -341,7 +338,7 @@ def _graphical(area_mi2, cn, tc_hr, precip_in, rainfall_type, pond_swamp_pct,
     tc = as_float_array(tc_hr, "tc_hr", lower=0.0, lower_inclusive=False)
     p_in = as_float_array(precip_in, "precip_in", lower=0.0)
     pond = as_float_array(pond_swamp_pct, "pond_swamp_pct", lower=0.0)
-    types = _types_array(rainfall_type)
+    types = rainfall_types_array(rainfall_type)
     lo, hi = _check_limits(cn_limits, "cn_limits")
     bad = (cn_ < lo) | (cn_ > hi)
     if bad.any():

@@ -54,11 +54,13 @@ if TYPE_CHECKING:
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError
+from hydrocalc.data import load_table, table_info
 
 __all__ = [
     "Hyetograph",
     "RainfallDistribution",
     "design_storm",
+    "tr55_rainfall_type",
     "design_storms",
     "distribution_names",
     "rainfall_distribution",
@@ -68,7 +70,7 @@ __all__ = [
 ]
 
 #: Shipped distributions: canonical key -> (table name, column).
-_SHIPPED: dict[str, tuple[str, str]] = {
+SHIPPED_DISTRIBUTIONS: dict[str, tuple[str, str]] = {
     "I": ("nrcs_24hr_distributions", "typeI_frac"),
     "IA": ("nrcs_24hr_distributions", "typeIA_frac"),
     "II": ("nrcs_24hr_distributions", "typeII_frac"),
@@ -93,10 +95,10 @@ def distribution_names() -> list[str]:
     >>> distribution_names()[:4]
     ['I', 'IA', 'II', 'III']
     """
-    return list(_SHIPPED)
+    return list(SHIPPED_DISTRIBUTIONS)
 
 
-def _canonical(name: str) -> str | None:
+def canonical_distribution(name: str) -> str | None:
     """Map spellings such as 'Type II', 'type_ii', 'nrcs_type_iii', 'noaa-a' to a key."""
     key = re.sub(r"[\s\-\.]+", "_", str(name).strip().upper())
     key = re.sub(r"_FRAC$", "", key)
@@ -108,7 +110,7 @@ def _canonical(name: str) -> str | None:
     m = re.fullmatch(r"(NOAA|NRCC)_?([A-D])", key)
     if m:
         key = f"{m.group(1)}_{m.group(2)}"
-    return key if key in _SHIPPED else None
+    return key if key in SHIPPED_DISTRIBUTIONS else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,10 +208,9 @@ class RainfallDistribution:
 
 
 @functools.cache
-def _shipped(key: str) -> RainfallDistribution:
-    from hydrocalc.data import load_table, table_info
-
-    table, column = _SHIPPED[key]
+def shipped_distribution(key: str) -> RainfallDistribution:
+    """A shipped distribution by its key (:data:`SHIPPED_DISTRIBUTIONS`), read once per process."""
+    table, column = SHIPPED_DISTRIBUTIONS[key]
     frame = load_table(table)
     info = table_info(table)
     source = f"{info.get('source', '')}, {info.get('location', '')}".strip(", ")
@@ -255,16 +256,16 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         raise InputError(
             f"distribution must be a name or a RainfallDistribution; got {distribution!r}"
         )
-    key = _canonical(distribution)
+    key = canonical_distribution(distribution)
     if key is None:
-        aliases = list(_SHIPPED) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
-        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(_SHIPPED))
+        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
+        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS))
         raise InputError(
             f"unknown rainfall distribution {distribution!r}{hint} Valid: "
-            f"{', '.join(_SHIPPED)} (or a RainfallDistribution loaded with "
+            f"{', '.join(SHIPPED_DISTRIBUTIONS)} (or a RainfallDistribution loaded with "
             "hydrocalc.design_storms.load_distribution_csv)"
         )
-    return _shipped(key)
+    return shipped_distribution(key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -611,6 +612,11 @@ def max_window_fraction(
     0.01 h). For the NRCS distributions this is the design ratio :math:`P_{window}/P_{24}`
     the distribution was built to reproduce [4]_ (module references).
 
+    References
+    ----------
+    .. [4] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation,
+       Oct. 2015 (regions split by the 60-min/24-h ratio of the 25-yr depths; secondary).
+
     Examples
     --------
     >>> round(max_window_fraction("II", 1.0), 3)
@@ -644,6 +650,11 @@ def rank_distributions(
         Columns ``distribution``, ``max_1hr_frac`` (largest 1-h fraction of the shape) and
         ``difference`` (``max_1hr_frac - ratio``), sorted by ``|difference|``.
 
+    References
+    ----------
+    .. [4] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation,
+       Oct. 2015 (regions split by the 60-min/24-h ratio of the 25-yr depths; secondary).
+
     Examples
     --------
     >>> rank_distributions(0.41, candidates=["II", "III"]).distribution.tolist()
@@ -653,10 +664,26 @@ def rank_distributions(
 
     ratio = _scalar(ratio_1hr_24hr, "ratio_1hr_24hr", lower=0.0, upper=1.0,
                     lower_inclusive=False)
-    keys = [rainfall_distribution(c).name for c in (candidates or list(_SHIPPED))]
+    keys = [rainfall_distribution(c).name for c in (candidates or list(SHIPPED_DISTRIBUTIONS))]
     fracs = np.array([max_window_fraction(k, 1.0) for k in keys])
     frame = pd.DataFrame(
         {"distribution": keys, "max_1hr_frac": fracs, "difference": fracs - ratio}
     )
     order = np.argsort(np.abs(frame["difference"].to_numpy()), kind="stable")
     return frame.iloc[order].reset_index(drop=True)
+
+
+def tr55_rainfall_type(distribution: str | None) -> str | None:
+    """The TR-55 rainfall type (``"I"``, ``"IA"``, ``"II"``, ``"III"``) a distribution name
+    stands for, or None when it is not one of the four NRCS types (TR-55, 1986, Fig. B-2).
+
+    Examples
+    --------
+    >>> tr55_rainfall_type("Type II"), tr55_rainfall_type("nrcs_ia"), tr55_rainfall_type("noaa_c")
+    ('II', 'IA', None)
+    """
+    if not isinstance(distribution, str):
+        return None
+    key = distribution.strip().upper().replace("TYPE_", "").replace("TYPE ", "")
+    key = key.replace("NRCS_", "")
+    return key if key in ("I", "IA", "II", "III") else None

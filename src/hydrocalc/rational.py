@@ -46,6 +46,7 @@ from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
+from hydrocalc.data import load_table
 
 __all__ = ["rational_peak_cfs", "composite_c", "runoff_coefficient_range", "intensity_in_hr",
            "modified_rational_hydrograph", "modified_rational_storage"]
@@ -74,6 +75,12 @@ def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac:
     1.0 by the method's convention (HEC-22 [2]_ Eq. 3-1, :math:`K_u = 1.0`). Intended for
     small drainage areas (local rules typically cap it at 20 to 200 acres).
 
+    References
+    ----------
+    .. [2] FHWA, *Urban Drainage Design Manual*, HEC-22, 3rd ed., FHWA-NHI-10-009, 2009,
+       Section 3.2.2 (rational method: Q = C i A / K_u, K_u = 1.0 in US units; composite C;
+       Table 3-1 runoff coefficients).
+
     Examples
     --------
     >>> round(rational_peak_cfs(0.11, 1.25, 30.0), 3)
@@ -92,6 +99,12 @@ def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
     ------
     InputError
         If the lists differ in length, a C is outside (0, 1], or the total area is 0.
+
+    References
+    ----------
+    .. [2] FHWA, *Urban Drainage Design Manual*, HEC-22, 3rd ed., FHWA-NHI-10-009, 2009,
+       Section 3.2.2 (rational method: Q = C i A / K_u, K_u = 1.0 in US units; composite C;
+       Table 3-1 runoff coefficients).
 
     Examples
     --------
@@ -123,7 +136,6 @@ def runoff_coefficient_range(cover: str) -> tuple[float, float]:
     >>> runoff_coefficient_range("business_downtown")
     (0.7, 0.95)
     """
-    from hydrocalc.data import load_table
 
     table = load_table("rational_runoff_coefficients")
     keys = table["key"].tolist()
@@ -189,6 +201,12 @@ def modified_rational_hydrograph(c: float, area_ac: float, tc_hr: float, duratio
     InputError
         If ``duration_hr < tc_hr`` or an argument is out of range.
 
+    References
+    ----------
+    .. [3] Poertner, H.G., *Practices in Detention of Urban Stormwater Runoff*, American Public
+       Works Association, Special Report No. 43, 1974 (modified rational method: trapezoidal
+       inflow hydrograph, storage maximized over storm durations).
+
     Examples
     --------
     >>> h = modified_rational_hydrograph(0.5, 10.0, 0.25, 1.0, 2.0, dt_hr=0.05)
@@ -240,6 +258,12 @@ def modified_rational_storage(c: float, area_ac: float, tc_hr: float, allowable_
     ------
     InputError
         If no duration is >= ``tc_hr``.
+
+    References
+    ----------
+    .. [3] Poertner, H.G., *Practices in Detention of Urban Stormwater Runoff*, American Public
+       Works Association, Special Report No. 43, 1974 (modified rational method: trapezoidal
+       inflow hydrograph, storage maximized over storm durations).
     """
     tc = float(as_float_array(tc_hr, "tc_hr", lower=0.0, lower_inclusive=False))
     qa = float(as_float_array(allowable_cfs, "allowable_cfs", lower=0.0, lower_inclusive=False))

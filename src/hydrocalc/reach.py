@@ -45,7 +45,7 @@ from scipy import optimize, signal
 
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
-from hydrocalc.hydraulics import MANNING_KU
+from hydrocalc.units import MANNING_KU
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
 
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 #: Manning's constant in US customary units: the package's one value
-#: (:data:`hydrocalc.hydraulics.MANNING_KU`). [ft^(1/3)/s]
+#: (:data:`hydrocalc.units.MANNING_KU`). [ft^(1/3)/s]
 MANNING_K = MANNING_KU
 
 

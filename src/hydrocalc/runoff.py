@@ -38,8 +38,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
+from hydrocalc import data
 
 __all__ = [
     "runoff_depth",
@@ -52,8 +54,6 @@ __all__ = [
     "CN_TABLES",
     "IMPERVIOUS_CN",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: CN of impervious area assumed by TR-55 Table 2-2a footnote 2 and Figs. 2-3, 2-4.
 IMPERVIOUS_CN = 98.0
@@ -460,9 +460,9 @@ def _describe(row: pd.Series) -> str:
 
 
 @functools.cache
-def _cn_frame() -> pd.DataFrame:
-    from hydrocalc import data
-
+def cn_frame() -> pd.DataFrame:
+    """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame,
+    with the table each row comes from (read once per process)."""
     frames = []
     for name in CN_TABLES:
         table = data.load_table(name)
@@ -495,7 +495,7 @@ def _cn_frame() -> pd.DataFrame:
 
 @functools.cache
 def _cn_by_key() -> pd.DataFrame:
-    return _cn_frame().set_index("key", drop=False)
+    return cn_frame().set_index("key", drop=False)
 
 
 def curve_number_table() -> pd.DataFrame:
@@ -515,7 +515,7 @@ def curve_number_table() -> pd.DataFrame:
     >>> t.loc[t.key == "open_space_good", ["cn_a", "cn_b", "cn_c", "cn_d"]].values.tolist()
     [[39.0, 61.0, 74.0, 80.0]]
     """
-    return _cn_frame().copy()
+    return cn_frame().copy()
 
 
 def _norm_key(value) -> str:
@@ -527,7 +527,7 @@ def _where(index: int | None) -> str:
 
 
 def _resolve_cover(cover, condition, index: int | None) -> pd.Series:
-    frame = _cn_frame()
+    frame = cn_frame()
     by_key = _cn_by_key()
     key = _norm_key(cover)
     cond = None

@@ -9,22 +9,22 @@ Appendix F polynomial
 with the runoff volume :math:`V_r = 53.33\, Q\, A_m` [acre-ft]. TR-55 warns that the
 procedure can be off by about 25 % and should not be used for final design where that is
 not acceptable; route a hydrograph through the stage-storage-discharge relation
-(:mod:`hydrocalc.routing`) for design. ``hydrocalc.routing`` re-exports
+(:mod:`hydrocalc.hydraulics.routing`) for design. ``hydrocalc.hydraulics.routing`` re-exports
 :func:`estimate_storage_volume`.
 
 Symbols
 -------
-=================  ======  ======  ================================================
-API name           Symbol  Unit    Meaning
-=================  ======  ======  ================================================
-inflow_peak_cfs    qi      ft3/s   peak inflow to the basin (developed condition)
-outflow_peak_cfs   qo      ft3/s   allowable peak outflow
-qo_over_qi         r       -       peak outflow over peak inflow
-runoff_in          Q       in      runoff depth of the design storm
-area_mi2           Am      mi2     drainage area
-runoff_volume_acft Vr      ac-ft   runoff volume, 53.33 Q Am
-storage_acft       Vs      ac-ft   storage volume required
-=================  ======  ======  ================================================
+==================  ======  ======  ================================================
+API name            Symbol  Unit    Meaning
+==================  ======  ======  ================================================
+inflow_peak_cfs     qi      ft3/s   peak inflow to the basin (developed condition)
+outflow_peak_cfs    qo      ft3/s   allowable peak outflow
+qo_over_qi          r       -       peak outflow over peak inflow
+runoff_in           Q       in      runoff depth of the design storm
+area_mi2            Am      mi2     drainage area
+runoff_volume_acft  Vr      ac-ft   runoff volume, 53.33 Q Am
+storage_acft        Vs      ac-ft   storage volume required
+==================  ======  ======  ================================================
 
 References
 ----------
@@ -39,12 +39,13 @@ import functools
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.peak import _types_array as _types  # one canonicalizer for both modules
+from hydrocalc.peak import rainfall_types_array as _types  # one canonicalizer for both modules
 from hydrocalc.units import AC_PER_MI2, IN_PER_FT
+from hydrocalc import data
 
 __all__ = [
     "estimate_storage_volume",
@@ -52,8 +53,6 @@ __all__ = [
     "runoff_volume_acft",
     "RATIO_LIMITS",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Range of qo/qi plotted in TR-55 Fig. 6-1 (the polynomial of Table F-2 is a fit to it).
 RATIO_LIMITS = (0.1, 0.8)
@@ -63,8 +62,6 @@ ACFT_PER_IN_MI2 = AC_PER_MI2 / IN_PER_FT
 
 @functools.cache
 def _f2(rainfall_type: str) -> tuple[float, float, float, float]:
-    from hydrocalc import data
-
     table = data.load_table("tr55_storage_routing_coefficients")
     for _, row in table.iterrows():
         if rainfall_type in str(row["rainfall_types"]).split(";"):

@@ -14,9 +14,9 @@ array operations over (storm, scenario, time):
 3. every (scenario x pond x storm) routed by the storage-indication method with the
    tables and arithmetic of the full analysis, with the exfiltration (discarded) flow
    split off the routed outflow exactly as the full analysis does: with numba, one
-   compiled pass per pond-storm (:func:`hydrocalc._route_kernel.route_split`; each pond
+   compiled pass per pond-storm (:func:`hydrocalc.hydraulics.routing.kernel.route_split`; each pond
    object's table built once per process), otherwise one
-   :func:`hydrocalc.routing.route_reservoirs` call and the numpy split;
+   :func:`hydrocalc.hydraulics.routing.route_reservoirs` call and the numpy split;
 4. peaks (maximum ordinate), volumes (trapezoidal rule) and the comparison columns as
    reductions over the time axis, and the criteria rows from
    :func:`hydrocalc.criteria.evaluate` given views of the block's arrays (design-point
@@ -59,6 +59,13 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
+from hydrocalc import analysis, criteria
+from hydrocalc.analysis import Hydrology, _pct_change, criteria_pass_by_point
+from hydrocalc.hydraulics import routing
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
+from hydrocalc.hydrograph import runoff_hydrographs
+from hydrocalc.site import DesignPoint, Pond, Subcatchment
+from hydrocalc.units import S_PER_HR
 
 __all__ = ["Unsupported", "summary_rows_many", "unsupported_reason"]
 
@@ -107,7 +114,7 @@ class _VariantRun:
 
 
 #: Pond quantities the criteria read (storage at a stage, ...), kept per pond object: the
-#: scenarios of a sweep share rebuilt pond objects (hydrocalc.sweep.apply_overrides).
+#: scenarios of a sweep share rebuilt pond objects (hydrocalc.batch.sweep.apply_overrides).
 _POND_MEMO: dict = {}
 _POND_MEMO_SIZE = 4096
 
@@ -125,8 +132,6 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
 
 
 def _hydrology_class():
-    from hydrocalc.analysis import Hydrology
-
     class _BlockHydrology(Hydrology):
         """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic
         functions of the frozen pond object) are computed once per pond object."""
@@ -180,8 +185,6 @@ _BLOCK_HYDROLOGY = None
 
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
     """Why :func:`summary_rows_many` cannot compute ``site`` (None when it can)."""
-    from hydrocalc import analysis
-    from hydrocalc.site import DesignPoint, Pond, Subcatchment
 
     for name, sc in site.scenarios.items():
         for nid in sc.order:
@@ -227,7 +230,6 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
     hydrocalc.errors.HydrocalcError
         As :func:`hydrocalc.analysis.analyze` would.
     """
-    from hydrocalc import analysis
 
     if not sites:
         return []
@@ -255,8 +257,6 @@ def summary_rows_many(sites: Sequence, *, storms: Sequence[str] | None = None
 
 def _group_rows(sites: list, names: tuple) -> list[list[dict]]:
     """:func:`summary_rows_many` for sites of one group (same storms, options, topology)."""
-    from hydrocalc import analysis, criteria, routing
-    from hydrocalc.hydrograph import runoff_hydrographs
 
     global _BLOCK_HYDROLOGY
     if _BLOCK_HYDROLOGY is None:
@@ -422,7 +422,6 @@ def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]
     if _same_for_all(a):
         peak, vol = _peaks_volumes(a[:, :1], dt_hr)
         return np.broadcast_to(peak, a.shape[:2]), np.broadcast_to(vol, a.shape[:2])
-    from hydrocalc.units import S_PER_HR
 
     if a.ndim != 3:
         buf = np.add(a[..., 1:], a[..., :-1])
@@ -450,8 +449,8 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series) -> dict[str, 
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
     ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
     operations as :func:`hydrocalc.analysis._route_batch` (routing and split compiled in
-    one pass per pond-storm by :func:`hydrocalc._route_kernel.route_split` when numba is in
-    use, else :func:`hydrocalc.routing.route_reservoirs` and the split).
+    one pass per pond-storm by :func:`hydrocalc.hydraulics.routing.kernel.route_split` when numba is in
+    use, else :func:`hydrocalc.hydraulics.routing.route_reservoirs` and the split).
     """
     nv = len(sites)
     items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
@@ -530,8 +529,7 @@ _TABLE_MEMO_SIZE = 1024
 
 def _pond_table(pond, dt_s: float, routing):
     """The routing table of ``pond`` at step ``dt_s``, built as
-    :func:`hydrocalc.routing.route_reservoirs` builds it, once per pond object."""
-    from hydrocalc import _route_kernel
+    :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object."""
 
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
@@ -540,8 +538,8 @@ def _pond_table(pond, dt_s: float, routing):
     ss = pond.stage_storage
     tw = pond.tailwater if isinstance(pond.tailwater, float) else None
     tw_stage = routing._batch_tailwater(None if tw is None else np.array([tw]), [ss], 1)[0]
-    structure = routing._to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
-    routing._check_devices(structure, ss)
+    structure = routing.to_stage_frame(routing.as_structure(pond.structure()), ss).bind(ss)
+    routing.check_devices(structure, ss)
     table = _route_kernel.cached_table(routing._build_table, ss, structure, dt_s,
                                        routing.TABLE_POINTS, tailwater=tw_stage,
                                        flap_gate=bool(pond.flap_gate))
@@ -555,11 +553,10 @@ def _pond_table(pond, dt_s: float, routing):
 
 
 def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
-    """:func:`_route`'s routing and split by :func:`hydrocalc._route_kernel.route_split`
+    """:func:`_route`'s routing and split by :func:`hydrocalc.hydraulics.routing.kernel.route_split`
     (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
     ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``); None
     when the compiled loop is unavailable."""
-    from hydrocalc import _route_kernel
 
     if not (_route_kernel._WANTED and _route_kernel.available()):
         return None
@@ -604,7 +601,7 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
             xs += out_q
             discarded = np.zeros_like(out_q)
         for qq in parts:
-            discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+            discarded[:, j] += routing.interp_ext(xs[:, j], table.si, qq)
     if series and discarded is None:
         discarded = np.zeros_like(out_q)
     primary = out_q - discarded if discarded is not None else out_q.copy()
@@ -614,7 +611,6 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
 
 def _rows(site, names, red, v, crit_rows) -> list[dict]:
     """The rows of ``SiteResults.summary_rows`` from the reduced arrays of variant ``v``."""
-    from hydrocalc.analysis import _pct_change, criteria_pass_by_point
 
     crit = criteria_pass_by_point(crit_rows)
     out = []

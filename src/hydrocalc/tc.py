@@ -4,7 +4,9 @@ One function per flow regime, each a vectorized equation of explicit numbers:
 :func:`sheet_flow_time` (Eq. 3-3), :func:`shallow_concentrated_flow_time` (Fig. 3-1 /
 Appendix F) and :func:`channel_flow_time` (Manning, Eqs. 3-4 and 3-1). The dispatcher
 :func:`time_of_concentration` only routes a flow path's segments to them and sums
-(Eq. 3-2). :func:`sheet_flow_n` looks up Manning's n for sheet flow (Table 3-1) by key.
+(Eq. 3-2); :func:`segment_travel_times` is the same computation returning plain rows (no
+DataFrame, for the site loader). :func:`sheet_flow_n` looks up Manning's n for sheet flow
+(Table 3-1) by key.
 
 Symbols
 -------
@@ -33,16 +35,19 @@ References
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.hydraulics import MANNING_KU
+from hydrocalc.units import MANNING_KU
 from hydrocalc.units import S_PER_HR
+from hydrocalc import data
 
 __all__ = [
     "sheet_flow_time",
@@ -51,13 +56,12 @@ __all__ = [
     "channel_flow_velocity",
     "channel_flow_time",
     "time_of_concentration",
+    "segment_travel_times",
     "sheet_flow_n",
     "SHEET_FLOW_N_KEYS",
     "SHEET_FLOW_LIMIT_FT",
     "SHEET_FLOW_LIMIT_TR55_1986_FT",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Coefficient of the kinematic sheet-flow equation, TR-55 Eq. 3-3 (ft, in, h).
 SHEET_FLOW_COEFF = 0.007
@@ -66,7 +70,7 @@ SHEET_FLOW_LIMIT_FT = 100.0
 #: Sheet-flow length limit of TR-55 (1986), Chapter 3 and Worksheet 3. [ft]
 SHEET_FLOW_LIMIT_TR55_1986_FT = 300.0
 #: Manning's equation constant in US customary units, TR-55 Eq. 3-4: the package's one value
-#: (:data:`hydrocalc.hydraulics.MANNING_KU`). [ft^(1/3)/s]
+#: (:data:`hydrocalc.units.MANNING_KU`). [ft^(1/3)/s]
 MANNING_K_US = MANNING_KU
 #: Shallow concentrated flow, V = k s^0.5, TR-55 Appendix F (equations behind Fig. 3-1).
 SHALLOW_K_FPS = {"unpaved": 16.1345, "paved": 20.3282}
@@ -380,6 +384,13 @@ def channel_flow_time(
     return like(tt, length_ft, slope_ftft, n, area_ft2, wetted_perimeter_ft)
 
 
+@functools.cache
+def _sheet_flow_n_by_description() -> dict[str, float]:
+    """Table 3-1 as ``{surface description: n}``, read once per process."""
+    table = data.load_table("tr55_sheet_flow_n")
+    return dict(zip(table["surface_description"], table["manning_n"].astype(float)))
+
+
 def sheet_flow_n(surface) -> FloatOrArray:
     """Manning's n for sheet flow from TR-55 Table 3-1 by a stable key.
 
@@ -410,9 +421,7 @@ def sheet_flow_n(surface) -> FloatOrArray:
     >>> sheet_flow_n("grass_dense")
     0.24
     """
-    from hydrocalc import data
-
-    table = data.load_table("tr55_sheet_flow_n").set_index("surface_description")["manning_n"]
+    table = _sheet_flow_n_by_description()
     values = np.array(surface.to_numpy() if isinstance(surface, pd.Series) else surface,
                       dtype=object)
     out = np.empty(values.shape, dtype=float)
@@ -551,6 +560,47 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
     >>> table.travel_time_hr.round(2).tolist()
     [0.3, 0.24, 0.99]
     """
+    total, records = segment_travel_times(segments)
+    return total, pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS)
+
+
+def segment_travel_times(segments) -> tuple[float, list[dict]]:
+    """Time of concentration of one flow path and its segments as plain rows (no pandas).
+
+    The computation of :func:`time_of_concentration` (TR-55 Eqs. 3-1 to 3-4, summed by
+    Eq. 3-2) with the per-segment table returned as a list of dicts, for callers that
+    handle many flow paths (the site loader) and need no DataFrame per path.
+
+    Parameters
+    ----------
+    segments : list of mappings or pandas.DataFrame
+        As for :func:`time_of_concentration`.
+
+    Returns
+    -------
+    tc_hr : float
+        Sum of the segment travel times. [h]
+    rows : list of dict
+        One dict per segment with the keys of :func:`time_of_concentration`'s table
+        (``segment``, ``name``, ``kind``, the inputs, ``hydraulic_radius_ft``,
+        ``velocity_fps``, ``travel_time_hr``).
+
+    Raises
+    ------
+    InputError, OutOfRangeError
+        As for :func:`time_of_concentration`.
+
+    References
+    ----------
+    .. [1] USDA SCS, TR-55, 2nd ed., 1986, Chapter 3, Eqs. 3-1 to 3-4.
+
+    Examples
+    --------
+    >>> tc_hr, rows = segment_travel_times([
+    ...     {"kind": "shallow", "length_ft": 1400, "slope_ftft": 0.01}])
+    >>> round(tc_hr, 2), round(rows[0]["velocity_fps"], 2)
+    (0.24, 1.61)
+    """
     rows = _segment_rows(segments)
     if not rows:
         raise InputError("segments must contain at least one segment; got none")
@@ -626,5 +676,4 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
         row["travel_time_hr"] = float(tt)
         row["velocity_fps"] = float(args["length_ft"]) / (S_PER_HR * float(tt))
         records.append(row)
-    table = pd.DataFrame.from_records(records, columns=_TABLE_COLUMNS)
-    return float(table["travel_time_hr"].sum()), table
+    return float(sum(r["travel_time_hr"] for r in records)), records

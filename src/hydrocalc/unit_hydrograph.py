@@ -61,6 +61,8 @@ import numpy.typing as npt
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.units import AC_PER_MI2, FT2_PER_MI2, IN_PER_FT, S_PER_HR
+from hydrocalc.timeseries import Hydrograph
+from hydrocalc.data import load_table
 
 __all__ = [
     "PEAK_RATE_FACTOR",
@@ -234,8 +236,6 @@ def _validate_dimensionless(t_over_tp, q_over_qp) -> tuple[np.ndarray, np.ndarra
 
 @functools.cache
 def _table_16_1() -> tuple[np.ndarray, np.ndarray]:
-    from hydrocalc.data import load_table
-
     frame = load_table("nrcs_dimensionless_uh")
     return _validate_dimensionless(frame["t_over_tp"].to_numpy(), frame["q_over_qp"].to_numpy())
 
@@ -504,8 +504,6 @@ def nrcs_unit_hydrograph(
     >>> round(uh.peak_cfs / (484 * 1.0 / (0.005 + 0.9)), 3)    # qp of Eq. 16-1, Tp = D/2 + L
     0.998
     """
-    from hydrocalc.hydrograph import Hydrograph
-
     a = as_float_array(area_mi2, "area_mi2", lower=0.0, lower_inclusive=False)
     if a.ndim != 0 or np.ndim(tc_hr) != 0:
         raise InputError(

@@ -17,6 +17,9 @@ import numpy as np
 
 from hydrocalc.analysis.ponds import _backwater_group, _route_batch, _route_group
 from hydrocalc.units import S_PER_HR
+from hydrocalc.hydraulics.conveyance import route_conveyance
+from hydrocalc.hydrograph import Hydrograph, runoff_hydrographs
+from hydrocalc.site.rational import rational_flows
 
 
 def _shift(flow: np.ndarray, lag_hr: float, dt_hr: float) -> np.ndarray:
@@ -170,7 +173,7 @@ class _Net:
 
     def route_reach(self, nid: str, u: int, reach, q: np.ndarray, final: bool) -> np.ndarray:
         """Route the inflow (m, nt) of a pipe/channel reach, storm by storm, by
-        :func:`hydrocalc.conveyance.route_conveyance`; keeps one row per storm (peaks, depth,
+        :func:`hydrocalc.hydraulics.conveyance.route_conveyance`; keeps one row per storm (peaks, depth,
         velocity, capacity, surcharge). A repeated pass with the same inflow is not re-routed.
         """
         cached = self.reach_cache.get((nid, u))
@@ -264,8 +267,6 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
     the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
     """
-    from hydrocalc.conveyance import route_conveyance
-    from hydrocalc.hydrograph import Hydrograph
 
     conv = reach.conveyance
     m, nt = q.shape
@@ -306,11 +307,10 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
     """Run both scenarios of every site (same topology) with shared batches.
 
     One :func:`~hydrocalc.hydrograph.runoff_hydrographs` call for every subcatchment of every
-    unique scenario object; one :func:`~hydrocalc.routing.route_reservoirs` call per pond
+    unique scenario object; one :func:`~hydrocalc.hydraulics.routing.route_reservoirs` call per pond
     level for every pond of that level in both scenarios and all variants. Identical scenario
     objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
     """
-    from hydrocalc.hydrograph import runoff_hydrographs
 
     opt = sites[0].options
     dt = float(opt.dt_hr)
@@ -375,7 +375,7 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
                     net.pond_out[nid] = primary[:, j:j + net.nv]
             # a pond routed at this level whose upstream ponds feel its level (backwater,
             # a pair, chain or tree ending here): they are routed again, together
-            # (hydrocalc.interconnected)
+            # (hydrocalc.hydraulics.routing.interconnected)
             for net, _, nid in keys:
                 node = net.first.nodes[nid]
                 up = [p.id for p in net.first.ponds if p.to == nid and p.backwater]
@@ -399,10 +399,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr) -> dict[str, list[_Scenario
 
 def _rational_into(net, owners, hyetos, names, time_hr) -> None:
     """Hydrographs and rows of the rational subcatchments of every variant of a scenario
-    (:func:`hydrocalc.rational_site.rational_flows`)."""
+    (:func:`hydrocalc.site.rational.rational_flows`)."""
     if not net.first.rational:
         return
-    from hydrocalc.rational_site import rational_flows
 
     for s in net.first.rational:
         arr = np.zeros((net.m, net.nv, net.nt))

@@ -1,14 +1,22 @@
 """Ponds of an analysis: batch routing, interconnected groups, storage look-ups.
 
 Every pond of one level of the network (all variants and storms) is routed in one
-:func:`hydrocalc.routing.route_reservoirs` call; ponds with a tailwater series one storm at a
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call; ponds with a tailwater series one storm at a
 time; ponds that feel each other's level (``backwater``) together by
-:mod:`hydrocalc.interconnected`. Device flows are interpolated from the routing tables lazily.
+:mod:`hydrocalc.hydraulics.routing.interconnected`. Device flows are interpolated from the routing tables lazily.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from hydrocalc.hydraulics import routing
+from hydrocalc.hydraulics.outlets import unique_names
+from hydrocalc.hydraulics.routing import RoutingResult, interp_ext as interp
+from hydrocalc.hydraulics.routing.interconnected import (
+    route_interconnected,
+    route_interconnected_chain,
+)
+from hydrocalc.hydrograph import Hydrograph
 
 _NOISE = 1e-12  # relative round-off below which a routed flow is zero
 
@@ -53,7 +61,6 @@ class _DeviceFlows(dict):
 
 def _device_flows(xs, table, scale, count):
     """Closure computing the device flows (m, nt) of one pond from its table, on demand."""
-    from hydrocalc.routing import _interp_ext as interp
 
     def devices():
         flows = {}
@@ -83,10 +90,6 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
     downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`."""
     import warnings
 
-    from hydrocalc.hydrograph import Hydrograph
-    from hydrocalc.interconnected import route_interconnected, route_interconnected_chain
-    from hydrocalc.outlets import unique_names
-    from hydrocalc.routing import RoutingResult
 
     pos = {nid: k for k, nid in enumerate(ids)}
     to_k = [pos.get(net.first.nodes[nid].to) for nid in ids]
@@ -194,13 +197,11 @@ def _single_device_flows(results, scale, count):
 
 def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
     """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
-    by :func:`hydrocalc.routing.route_reservoir` (same table, stage frame); their series
+    by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage frame); their series
     replace the batch's (free-outfall) ones."""
     import dataclasses
     import warnings
 
-    from hydrocalc import routing
-    from hydrocalc.hydrograph import Hydrograph
 
     nt = q.shape[-1]
     t = dt_hr * np.arange(nt)
@@ -237,10 +238,9 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
     Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
     private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.
     Device flows are interpolated in each pond's storage-indication table exactly as
-    :meth:`hydrocalc.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
+    :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
     never looks at device flows skips them).
     """
-    from hydrocalc import routing
 
     m, nt = items[0][1].shape
     k = len(items)
@@ -279,7 +279,7 @@ def _route_batch(items: list, dt_hr: float) -> tuple[list[dict], np.ndarray]:
             continue
         for _, kind, qq in table.parts:
             if kind == "discarded":
-                discarded[:, j] += routing._interp_ext(xs[:, j], table.si, qq)
+                discarded[:, j] += routing.interp_ext(xs[:, j], table.si, qq)
     primary = out_q - discarded
     primary[primary < scale] = 0.0
     smax = np.maximum(storage.max(axis=-1, keepdims=True), 1.0)

@@ -39,7 +39,11 @@ from hydrocalc.analysis.tables import (
     _node_rows,
     criteria_pass_by_point,
 )
+from hydrocalc.criteria.ny_editions import applied_edition
 from hydrocalc.errors import InputError
+from hydrocalc import data, display
+from hydrocalc._validate import suggest
+from hydrocalc.hydrograph import Hydrograph
 
 #: Identifier of the JSON layout written by :meth:`SiteResults.to_json`.
 RESULTS_FORMAT = "hydrocalc-site-results/1"
@@ -126,7 +130,6 @@ class SiteResults:
 
     def _run(self, scenario: str) -> _ScenarioRun:
         if scenario not in self._runs:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"scenario must be one of {', '.join(self._runs)}; got "
                              f"{scenario!r}{suggest(str(scenario), self._runs)}")
@@ -134,7 +137,6 @@ class SiteResults:
 
     def _storm_index(self, storm: str) -> int:
         if storm not in self.storms:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"storm must be one of {', '.join(self.storms)}; got {storm!r}"
                              f"{suggest(str(storm), self.storms)}")
@@ -142,7 +144,6 @@ class SiteResults:
 
     def _node_index(self, run: _ScenarioRun, node: str) -> int:
         if node not in run.node_ids:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"node must be a node of scenario {run.name}; got {node!r}"
                              f"{suggest(str(node), run.node_ids)}")
@@ -168,7 +169,6 @@ class SiteResults:
 
     def hydrograph(self, scenario: str, storm: str, node: str, *, which: str = "outflow"):
         """A node's hydrograph as a :class:`hydrocalc.hydrograph.Hydrograph`."""
-        from hydrocalc.hydrograph import Hydrograph
 
         run = self._run(scenario)
         area = float(run.upstream_area_ac[self._node_index(run, node)])
@@ -177,13 +177,12 @@ class SiteResults:
                           name=f"{scenario} {node} {storm}")
 
     def routing(self, scenario: str, storm: str, pond: str):
-        """The :class:`hydrocalc.routing.RoutingResult` of one pond unit for one storm.
+        """The :class:`hydrocalc.hydraulics.routing.RoutingResult` of one pond unit for one storm.
 
         For ``count`` > 1 it is one unit's result (inflow / count).
         """
         run = self._run(scenario)
         if pond not in run.ponds:
-            from hydrocalc._validate import suggest
 
             raise InputError(f"pond must be a pond of scenario {scenario}; got {pond!r}"
                              f"{suggest(str(pond), run.ponds)}")
@@ -225,7 +224,7 @@ class SiteResults:
         """One row per scenario, storm and routed pipe/channel reach: ``section,
         peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
         max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
-        (:func:`hydrocalc.conveyance.route_conveyance`). Empty without such reaches."""
+        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["conveyance"], columns=_CONVEYANCE_COLUMNS)
@@ -234,7 +233,7 @@ class SiteResults:
     def rational(self):
         """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
         return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
-        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.rational_site`). Empty
+        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.site.rational`). Empty
         without such subcatchments."""
         import pandas as pd
 
@@ -280,7 +279,7 @@ class SiteResults:
 
     @property
     def practices(self):
-        """One row per runoff-reduction practice (:func:`hydrocalc.practices.evaluate_practice`):
+        """One row per runoff-reduction practice (:func:`hydrocalc.criteria.practices.evaluate_practice`):
         storage, drain-down, captured volume and RRv credit. JSON: ``practices``."""
         import pandas as pd
 
@@ -317,7 +316,6 @@ class SiteResults:
     def to_dict(self, *, hydrographs: bool = True) -> dict:
         """Every number of the results in a JSON-ready dict (units in the keys)."""
         import hydrocalc
-        from hydrocalc import data
 
         site = self.site
         project = site.project.to_dict() if hasattr(site.project, "to_dict") else {}
@@ -355,6 +353,7 @@ class SiteResults:
             "devices": self._rows["devices"],
             "comparison": self._comparison_rows,
             "criteria": self._criteria_rows,
+            "design_manual": applied_edition(site.project),
             "criteria_details": self.criteria_details,
             "practices": list(getattr(self, "_criteria_extras", {}).get("practices", [])),
             "values_to_confirm": self.values_to_confirm,
@@ -447,6 +446,4 @@ class SiteResults:
                 f"warnings={len(self.warnings)})")
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
-
         return display.html(self)

@@ -20,6 +20,8 @@ from hydrocalc.analysis.results import SiteResults
 from hydrocalc.analysis.storms import _end_hr, _storms
 from hydrocalc.analysis.tables import _comparison_rows
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc import criteria
+from hydrocalc._validate import suggest
 
 
 def analyze(site, *, storms: Sequence[str] | None = None) -> SiteResults:
@@ -100,7 +102,6 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
         names = tuple(site.storms.names if storms is None else storms)
         for n in names:
             if n not in site.storms.depths_in:
-                from hydrocalc._validate import suggest
 
                 raise InputError(f"storm must be one of {', '.join(site.storms.names)}; got "
                                  f"{n!r}{suggest(str(n), site.storms.names)}")
@@ -125,8 +126,6 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
 
 
 def _analyze_group(sites: Sequence, names: tuple[str, ...]) -> list[SiteResults]:
-    from hydrocalc import criteria
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         hyetos = _storms(sites[0], names)

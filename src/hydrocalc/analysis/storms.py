@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from hydrocalc.units import S_PER_HR
+from hydrocalc.rainfall import design_storm
+from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
 
 
 @functools.lru_cache(maxsize=256)
 def _hyetograph(depth_in: float, distribution: str, dt_hr: float, duration_hr: float, name: str):
-    from hydrocalc.rainfall import design_storm
-
     return design_storm(depth_in, distribution=distribution, dt_hr=dt_hr,
                         duration_hr=duration_hr, name=name)
 
@@ -46,7 +46,6 @@ def _max_effective_tc_hr(tcs_hr: tuple) -> float:
     """Largest :func:`hydrocalc.unit_hydrograph.effective_tc_hr` of ``tcs_hr`` (kept per
     distinct tuple: the variants of a sweep share a few; called only for Tc values that
     raise no warning, so a cached value hides none). [h]"""
-    from hydrocalc.unit_hydrograph import effective_tc_hr
 
     return float(np.max(effective_tc_hr(np.array(tcs_hr))))
 
@@ -59,7 +58,6 @@ def _end_hr(site, storms_duration_hr: float) -> float | None:
     tcs = [s.tc_hr for sc in site.scenarios.values() for s in sc.subcatchments]
     # a rational hydrograph lasts 2 Tc around the storm's peak (no TR-20 minimum applies)
     tcs += [max(s.tc_hr, 0.1) for sc in site.scenarios.values() for s in sc.rational]
-    from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
 
     if tcs and all(t >= MIN_TC_HR for t in tcs):  # nothing to warn about: kept per tuple
         tc_max = _max_effective_tc_hr(tuple(tcs))

@@ -3,29 +3,29 @@ r"""Batch runs: many site files, or every scenario of parameter sweeps, on Dask.
 :func:`run_batch` analyses every input (:func:`hydrocalc.analysis.analyze` semantics) and
 collects one summary table, one row per input (or sweep scenario), design point and storm:
 
-==================  ======  ===================================================================
-Column              Unit    Meaning
-==================  ======  ===================================================================
-source              -       the input file (site or sweep file) as given
-site                -       project name of the site
-scenario            -       sweep scenario label (``"00042"``); empty for a site file
-design_point        -       design point id
-storm               -       storm name (``"10yr"``)
-precip_in           in      24-hour storm depth
-pre_peak_cfs        ft3/s   pre-development peak at the design point
-post_peak_cfs       ft3/s   post-development (routed) peak
-peak_change_pct     %       100 (post - pre) / pre
-pre_volume_ft3      ft3     pre-development runoff volume
-post_volume_ft3     ft3     post-development volume
-volume_change_pct   %       100 (post - pre) / pre
-post_le_pre         -       post peak <= pre peak
-wqv_pass ...        -       NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
-                            when not evaluated; ``criteria_pass`` all of them
-status              -       ``"ok"``, ``"error"`` or ``"interrupted"`` (not completed: Ctrl-C/SIGTERM)
-error               -       the error message of a failed input/scenario (lines joined by
-                            `` | ``), empty otherwise
-<varied field>      (field) one column per ``[[vary]]`` entry of a sweep: the value used
-==================  ======  ===================================================================
+==================  =======  ==================================================================
+Column              Unit     Meaning
+==================  =======  ==================================================================
+source              -        the input file (site or sweep file) as given
+site                -        project name of the site
+scenario            -        sweep scenario label (``"00042"``); empty for a site file
+design_point        -        design point id
+storm               -        storm name (``"10yr"``)
+precip_in           in       24-hour storm depth
+pre_peak_cfs        ft3/s    pre-development peak at the design point
+post_peak_cfs       ft3/s    post-development (routed) peak
+peak_change_pct     %        100 (post - pre) / pre
+pre_volume_ft3      ft3      pre-development runoff volume
+post_volume_ft3     ft3      post-development volume
+volume_change_pct   %        100 (post - pre) / pre
+post_le_pre         -        post peak <= pre peak
+wqv_pass ...        -        NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
+                             when not evaluated; ``criteria_pass`` all of them
+status              -        ``"ok"``, ``"error"`` or ``"interrupted"`` (Ctrl-C/SIGTERM)
+error               -        the error message of a failed input/scenario (lines joined by
+                             ``" | "``), empty otherwise
+<varied field>      (field)  one column per ``[[vary]]`` entry of a sweep: the value used
+==================  =======  ==================================================================
 
 Execution
 ---------
@@ -103,7 +103,7 @@ from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
 from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
     _connect,
     CONNECT_TIMEOUT_S,
-    _die_with_parent,
+    _follow_parent,
     _is_client,
     _n_workers,
     _noop,
@@ -115,7 +115,9 @@ from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
     _start_pool,
     _stop_pool,
     start_server,
-    tune_worker_malloc,
+    worker_malloc_env,
+    WORKER_MALLOC_ENV,
+    WorkerPool,
     _wait_for_workers,
     warm_up,
     _worker_init,
@@ -147,6 +149,7 @@ from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
     _terminate_as_interrupt,
 )
 
-__all__ = ["run_batch", "BatchResult", "BatchInterrupted", "INTERRUPTED",
-           "clean_stale_batch_staging", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
-           "summary_frame", "default_task_memory_mb", "tune_worker_malloc", "current_rss_mb"]
+__all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
+           "summary_frame", "default_task_memory_mb", "worker_malloc_env", "WORKER_MALLOC_ENV",
+           "WorkerPool", "current_rss_mb", "BatchInterrupted", "INTERRUPTED",
+           "clean_stale_batch_staging"]

@@ -21,6 +21,7 @@ import socket
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
+from hydrocalc.batch.tasks import RowBlock
 
 from hydrocalc._process import pid_alive
 
@@ -188,7 +189,6 @@ def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
     their ``(input, index)``; the rows of a block are in order and blocks of one input
     cover disjoint ranges. The same table as :func:`summary_frame` of the rows one by one
     sorted by ``(_input, _index)``."""
-    from hydrocalc.batch.tasks import RowBlock
 
     def key(p):
         return p.key if isinstance(p, RowBlock) else (p.get("_input", 0), p.get("_index", 0))
@@ -321,7 +321,8 @@ def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
     moving their files into ``out_dir``.
 
     Only folders holding the marker file hydrocalc writes, made on this machine by a process
-    that is no longer running, are removed. Returns the folders removed.
+    that is no longer running, are removed (and empty ones, of a batch killed before it
+    wrote the marker). Returns the folders removed.
     """
 
     out_dir = pathlib.Path(out_dir)
@@ -331,7 +332,12 @@ def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
     host = socket.gethostname()
     for folder in out_dir.glob(STAGING_PREFIX + "*"):
         marker = folder / _STAGING_MARKER
-        if folder.is_symlink() or not folder.is_dir() or not marker.is_file():
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        if not marker.is_file():
+            if not any(folder.iterdir()):  # killed before its marker: empty, remove it
+                folder.rmdir()
+                removed.append(folder)
             continue
         try:
             pid_text, owner = marker.read_text(encoding="utf-8").split()[:2]

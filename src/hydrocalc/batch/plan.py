@@ -14,6 +14,9 @@ import tomllib
 from collections.abc import Sequence
 
 from hydrocalc.batch.tasks import _cached_sweep, _error_row, _message, _sweep_blob
+from hydrocalc import analysis
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
+from hydrocalc.batch.sweep import is_sweep_document
 
 #: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
 #: see :func:`default_task_memory_mb`. [MB]
@@ -48,14 +51,12 @@ def default_task_memory_mb(workers: int) -> float:
     amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
     is used. ``--memory-mb`` overrides either.
     """
-    from hydrocalc import _route_kernel
 
     return TASK_MEMORY_MB if _route_kernel.installed() else TASK_MEMORY_MB_NUMPY
 
 
 def _bytes_per_variant(site) -> float:
     """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
-    from hydrocalc import analysis
 
     try:
         end_hr = analysis._end_hr(site, float(site.storms.duration_hr))
@@ -117,8 +118,6 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         kind = "site"
         try:
             doc = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
-            from hydrocalc.sweep import is_sweep_document
-
             if is_sweep_document(doc):
                 kind = "sweep"
         except Exception:  # noqa: BLE001 - the site task reports the file's problem

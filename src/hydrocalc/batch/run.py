@@ -66,7 +66,7 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     Parameters
     ----------
     inputs : sequence of path-like
-        Site files (``hydrocalc.site`` schema) and sweep files (``hydrocalc.sweep``).
+        Site files (``hydrocalc.site`` schema) and sweep files (``hydrocalc.batch.sweep``).
     out_dir : path-like, optional
         Folder for ``summary.csv``, ``summary.parquet`` and ``batch.json`` (written
         atomically); None writes nothing.

@@ -17,6 +17,11 @@ import os
 import sys
 import time
 from typing import Any
+from hydrocalc.analysis import analyze, analyze_many
+from hydrocalc.batch.sweep import load_sweep
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
+from hydrocalc.site import load_site
+from hydrocalc.sweep_summary import Unsupported, summary_rows_many
 
 # ----------------------------------------------------------------------------------------
 # tasks (module-level functions: pickled by reference to the workers)
@@ -185,7 +190,6 @@ def _cached_sweep(path: str, preload: bytes | None = None):
     files (same paths, sizes and modification times), so a worker does not parse and
     validate the site again; otherwise the files are loaded.
     """
-    from hydrocalc.sweep import load_sweep
 
     hit = _SWEEPS.get(path)
     if hit is not None and hit[0] == _fingerprint(path, hit[1]):
@@ -235,7 +239,6 @@ def run_task(spec: dict) -> dict:
     """
     import warnings
 
-    from hydrocalc import _route_kernel
 
     _route_kernel.use()  # the compiled routing loop pays off over many scenarios
     start = time.time()
@@ -270,9 +273,6 @@ def run_task(spec: dict) -> dict:
 
 
 def _site_rows(spec: dict) -> tuple[list[dict], int]:
-    from hydrocalc.analysis import analyze
-    from hydrocalc.site import load_site
-
     source = spec["source"]
     site = None
     try:
@@ -335,7 +335,6 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
 
 def _summary_block(block, storms, sw, spec, rows) -> int | str:
     """Rows of ``block`` by the summary array path; the number done, or why not (str)."""
-    from hydrocalc.sweep_summary import Unsupported, summary_rows_many
 
     try:
         results = summary_rows_many([s for _, s in block], storms=storms)
@@ -394,7 +393,6 @@ def _block_rows(block, results, sw, spec) -> list[dict]:
 
 def _full_block(block, storms, sw, spec, rows) -> int:
     """Rows of ``block`` by the full analysis (analyze_many); returns the failures."""
-    from hydrocalc.analysis import analyze_many
 
     source = spec["source"]
     site_name = sw.site.name

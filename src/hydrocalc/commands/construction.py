@@ -2,8 +2,8 @@
 
 Thin: each command reads the ``[project]`` / ``[construction]`` tables of a site file (with
 the same parse functions :func:`hydrocalc.site.load_site` uses, so a file holding only these
-two tables works too), calls :mod:`hydrocalc.regulations`, :mod:`hydrocalc.inspections` or
-:mod:`hydrocalc.sediment`, and formats the result. Every sediment number is printed with its
+two tables works too), calls :mod:`hydrocalc.criteria.regulations`, :mod:`hydrocalc.construction.inspections` or
+:mod:`hydrocalc.construction.sediment`, and formats the result. Every sediment number is printed with its
 criteria source and verification status.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import tomllib
 
 import click
 
@@ -21,11 +20,11 @@ from hydrocalc.errors import InputError
 
 def _read_site(path: str, *, with_doc: bool = False):
     """(ProjectFacts, ConstructionPlan | None) from a site TOML; every problem in one error."""
-    from hydrocalc.project import parse_construction, parse_project
+    from hydrocalc.site.project import parse_construction, parse_project
 
-    from hydrocalc.site import _read, outside_paths_default
+    from hydrocalc.site import read_site_file, outside_paths_default
 
-    p, _text, doc, _files = _read(path)  # size limit, UTF-8, TOML (one line on failure)
+    p, _text, doc, _files = read_site_file(path)  # size limit, UTF-8, TOML (one line on failure)
     where = p.name
     facts, problems = parse_project(doc.get("project"), where=where)
     plan = None
@@ -120,7 +119,7 @@ def _rain_options(func):
               help="Write every finding (one row each) to this CSV.")
 def assess(site, profile, as_json, csv_path):
     """Which local-law rules apply to SITE: SWPPP, conditions, checklist, duties."""
-    from hydrocalc import regulations
+    from hydrocalc.criteria import regulations
 
     check_file(csv_path, "--csv")
     facts, _, doc = _read_site(site, with_doc=True)
@@ -184,8 +183,8 @@ def assess(site, profile, as_json, csv_path):
 def inspections(site, rain, station, units, shift_years, clock, multiday, storm_event, force,
                 figure_path, as_json, csv_path):
     """Required inspection dates (7-day and storm) and advance notices for SITE."""
-    from hydrocalc import inspections as insp
-    from hydrocalc import regulations
+    from hydrocalc.construction import inspections as insp
+    from hydrocalc.criteria import regulations
     from hydrocalc.daily_rain import rainfall_for_plan
 
     check_file(csv_path, "--csv")
@@ -276,7 +275,7 @@ def _echo_notices(notices) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def trap(area_ac, criteria_key, runoff_in, list_, as_json):
     """Required storage of a sediment trap or basin under a named criteria."""
-    from hydrocalc import sediment
+    from hydrocalc.construction import sediment
 
     if list_:
         frame = sediment.criteria_table().reset_index()
@@ -328,7 +327,8 @@ def trap(area_ac, criteria_key, runoff_in, list_, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cleanout(site, rain, station, units, shift_years, figure_dir, as_json):
     """Trap checks (required vs provided storage) and predicted cleanout dates for SITE."""
-    from hydrocalc import regulations, sediment
+    from hydrocalc.criteria import regulations
+    from hydrocalc.construction import sediment
     from hydrocalc.daily_rain import rainfall_for_plan
 
     check_dir(figure_dir, "--figure-dir")

@@ -5,8 +5,9 @@
   into a temporary folder, moved into place when complete). Exit 0 when imported (an
   incomplete import says INCOMPLETE and lists what was not imported), 1 when the report
   cannot be imported (one line saying what was expected; nothing written).
-* ``hydrocalc review SITE --submitted SUBMITTED.json [--json PATH] [--html PATH]``: re-run
-  the site and compare; exit 0 when nothing is unexplained, 1 otherwise.
+* ``hydrocalc review [SITE] --submitted SUBMITTED.json [--json PATH] [--html PATH]``: re-run
+  the site and compare, and audit the printed inputs (without SITE: the audit only); exit 0
+  when nothing is unexplained and no input finding is an error, 1 otherwise.
 * ``hydrocalc diff A B [--html PATH] [--json PATH] [--inputs-only]``: inputs and results that
   changed, at reporting precision; exit 0 when equal, 1 when they differ.
 """
@@ -34,15 +35,17 @@ def import_group():
                    "(a printed report does not state links); enables pond import.")
 def import_hydrocad_cmd(report, out, allow_partial, links):
     """Import a HydroCAD report (PDF or text) into FOLDER/site.toml + submitted.json."""
-    from hydrocalc.importers.hydrocad_site import import_hydrocad
+    from hydrocalc.review.importers.hydrocad_site import import_hydrocad
 
     result = import_hydrocad(report, out, allow_partial=allow_partial, links=links)
     click.echo(result.message())
-    click.echo(f"next: hydrocalc review {out}/site.toml --submitted {out}/submitted.json")
+    site = f"{out}/site.toml " if result.has_site else ""
+    click.echo(f"next: hydrocalc review {site}--submitted {out}/submitted.json")
 
 
 @click.command("review")
-@click.argument("site_file", metavar="SITE", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("site_file", metavar="[SITE]", required=False,
+                type=click.Path(dir_okay=False, path_type=str))
 @click.option("--submitted", "submitted", required=True,
               type=click.Path(dir_okay=False, path_type=str),
               help="submitted.json written by `hydrocalc import hydrocad`.")
@@ -52,7 +55,10 @@ def import_hydrocad_cmd(report, out, allow_partial, links):
               help="Also write the review as an HTML page.")
 @click.pass_context
 def review_cmd(ctx, site_file, submitted, json_path, html_path):
-    """Re-run SITE and compare with the submitted results; explain each difference."""
+    """Re-run SITE and compare with the submitted results; audit the printed inputs.
+
+    Without SITE only the input audit runs (for an import that wrote no site.toml).
+    """
     from hydrocalc.review import review_site
 
     check_file(json_path, "--json")
@@ -65,7 +71,7 @@ def review_cmd(ctx, site_file, submitted, json_path, html_path):
     if html_path:
         write_atomic(html_path, lambda tmp: _write(tmp, rev.to_html()), "--html")
         click.echo(f"wrote {html_path}")
-    ctx.exit(1 if rev.unexplained else 0)
+    ctx.exit(1 if rev.failed else 0)
 
 
 @click.command("diff")
@@ -81,7 +87,7 @@ def diff_cmd(ctx, a, b, html_path, json_path, inputs_only):
     """What changed from A to B (site files or folders): inputs and results."""
     import json
 
-    from hydrocalc.diff import diff_paths
+    from hydrocalc.review.diff import diff_paths
 
     check_file(html_path, "--html")
     check_file(json_path, "--json")

@@ -1,7 +1,7 @@
 """``hydrocalc rating POND.toml`` and ``hydrocalc route POND.toml --inflow CSV``.
 
-Thin: parse, call :mod:`hydrocalc.routing` / :mod:`hydrocalc.outlets`, format. The pond file
-layout is documented in :func:`hydrocalc.routing.pond_from_mapping` and docs/ponds.md.
+Thin: parse, call :mod:`hydrocalc.hydraulics.routing` / :mod:`hydrocalc.hydraulics.outlets`, format. The pond file
+layout is documented in :func:`hydrocalc.hydraulics.pond_file.pond_from_mapping` and docs/ponds.md.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def _read_inflow(path):
 
 
 def _load_pond(path):
-    """routing.load_pond, with a non-UTF-8 file reported as one InputError line."""
-    from hydrocalc.routing import load_pond
+    """load_pond, with a non-UTF-8 file reported as one InputError line."""
+    from hydrocalc.hydraulics.pond_file import load_pond
 
     try:
         return load_pond(path)
@@ -50,7 +50,7 @@ def _load_pond(path):
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON records.")
 def rating(pond_file, n_steps, csv_path, as_json):
     """Stage-storage-discharge rating of the pond in POND_FILE (TOML)."""
-    from hydrocalc.outlets import rating_table
+    from hydrocalc.hydraulics.outlets import rating_table
 
     check_file(csv_path, "--csv")
     pond = _load_pond(pond_file)
@@ -76,7 +76,7 @@ def rating(pond_file, n_steps, csv_path, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def route(pond_file, inflow_csv, dt_hr, initial_stage_ft, duration_hr, csv_path, as_json):
     """Route the inflow hydrograph through the pond in POND_FILE (storage indication)."""
-    from hydrocalc.routing import route_reservoir
+    from hydrocalc.hydraulics.routing import route_reservoir
 
     check_file(csv_path, "--csv")
     pond = _load_pond(pond_file)

@@ -83,6 +83,8 @@ def verify(ctx, report, rtol, atol):
     table = result.table()
     if table:
         click.echo(table)
+    if result.version_note():
+        click.echo(result.version_note())
     click.echo(result.summary())
     ctx.exit(0 if result.ok else 1)
 

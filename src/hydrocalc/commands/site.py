@@ -8,7 +8,9 @@ moved into place). ``run`` ends with the compliance summary
 (:func:`hydrocalc.report.summary.compliance_summary`: the verdict and every failing item,
 item not evaluated and waiver). Exit codes: 0 success (whatever the criteria say; the
 COMPLIANCE and RESULT lines tell), 1 an input or calculation error (one line per problem,
-no traceback), 2 usage, 3 with ``--strict`` when the verdict is not MEETS ALL CRITERIA.
+no traceback), 2 usage, 3 with ``--strict`` when the verdict is not MEETS ALL CRITERIA, or
+when it is but values remain to confirm (``MEETS ALL CRITERIA, 4 VALUES TO CONFIRM``) and
+``--allow-unconfirmed`` is not given.
 """
 
 from __future__ import annotations
@@ -76,11 +78,15 @@ def check(site_file):
         f"{site_file}: OK - {site.name!r}: {_n(n_sub, 'subcatchment')}, {_n(n_pond, 'pond')}, "
         f"{_n(n_dp, 'design point')} ({', '.join(site.design_point_ids)}), "
         f"{_n(n_storm, 'storm')} ({', '.join(site.storms.names)})")
-    from hydrocalc.plausibility import ACCEPT_KEYS
+    from hydrocalc.criteria.ny_editions import WARNING_KEYS as EDITION_WARNINGS
+    from hydrocalc.design_storms.shape import WARNING_KEY as SHAPE_WARNING
+    from hydrocalc.site.plausibility import ACCEPT_KEYS
 
+    warn_keys = (*ACCEPT_KEYS, "confirmations", *EDITION_WARNINGS, SHAPE_WARNING)
     for note in site.notes:
-        # a plausibility warning (its key can be accepted) or an unknown [confirmations] key
-        label = "warning" if note.split(":", 1)[0] in (*ACCEPT_KEYS, "confirmations") else "note"
+        # a plausibility warning (its key can be accepted), an unknown [confirmations] key,
+        # a design-manual edition warning or a storm shape that does not match its depths
+        label = "warning" if note.split(":", 1)[0] in warn_keys else "note"
         click.echo(f"{label}: {note}")
 
 
@@ -94,8 +100,11 @@ def check(site_file):
               help="Leave the hydrograph ordinates out of --json/--csv output.")
 @click.option("--strict", is_flag=True,
               help="Exit 3 when the compliance verdict is not MEETS ALL CRITERIA (an item "
-                   "fails or could not be evaluated).")
-def run(site_file, json_path, csv_dir, no_hydrographs, strict):
+                   "fails or could not be evaluated) or values remain to confirm.")
+@click.option("--allow-unconfirmed", is_flag=True,
+              help="With --strict: accept values still to confirm (exit 0 when every "
+                   "criterion is met).")
+def run(site_file, json_path, csv_dir, no_hydrographs, strict, allow_unconfirmed):
     """Analyse SITE.toml: pre/post comparison and NY sizing criteria."""
     from hydrocalc.analysis import analyze
 
@@ -153,12 +162,17 @@ def run(site_file, json_path, csv_dir, no_hydrographs, strict):
     click.echo(format_summary_text(summary))
     if strict and summary["status"] != "meets":
         raise SystemExit(3)
+    if strict and summary.get("confirm") and not allow_unconfirmed:
+        click.echo(f"--strict: {len(summary['values_to_confirm'])} values remain to confirm; "
+                   "record their sources in [confirmations] of the site file, or accept them "
+                   "with --allow-unconfirmed", err=True)
+        raise SystemExit(3)
 
 
 def _summary(site, res) -> dict:
     """The compliance summary of an analysed site (law, criteria, traps)."""
-    from hydrocalc import sediment as sed
-    from hydrocalc.regulations import assess, load_profile
+    from hydrocalc.construction import sediment as sed
+    from hydrocalc.criteria.regulations import assess, load_profile
     from hydrocalc.report.summary import compliance_summary
 
     assessment = assess(site.project.municipality, site.project)

@@ -63,9 +63,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.units import FT2_PER_AC, GRAVITY_FT_S2, IN_PER_FT, S_PER_HR
+from hydrocalc import data
+from hydrocalc.storage_estimate import storage_ratio
 
 __all__ = [
     "MIN_RV",
@@ -84,8 +87,6 @@ __all__ = [
     "criteria_table",
     "criteria_info",
 ]
-
-FloatOrArray = float | npt.NDArray[np.float64] | pd.Series
 
 #: Minimum Rv printed in the 2015 SMDM Table 4.1 cell ("Minimum Rv = 0.2 if WQv > RRv"). [-]
 MIN_RV = 0.2
@@ -285,8 +286,6 @@ def minimum_runoff_reduction_volume(
 
 @functools.cache
 def _srf_table() -> pd.DataFrame:
-    from hydrocalc import data
-
     return data.load_table("ny_rrv_specific_reduction_factors")
 
 
@@ -426,7 +425,6 @@ def channel_protection_storage(
     >>> round(qo * 24 * 3600 / 43560, 6) == round(vs, 6)      # qo empties Vs in 24 h
     True
     """
-    from hydrocalc.storage_estimate import storage_ratio
 
     qi = as_float_array(inflow_peak_cfs, "inflow_peak_cfs", lower=0.0, lower_inclusive=False)
     vr = as_float_array(runoff_volume_ft3, "runoff_volume_ft3", lower=0.0)
@@ -593,7 +591,6 @@ def criteria_table() -> pd.DataFrame:
     >>> criteria_table().set_index("key").loc["qp", "design_event"]
     '10-year 24-hour'
     """
-    from hydrocalc import data
 
     return data.load_table("ny_sizing_criteria")
 

@@ -27,9 +27,11 @@ import math
 import numpy as np
 
 from hydrocalc.criteria import ny
+from hydrocalc.criteria.ny_editions import edition_criteria_info, edition_values_to_confirm
 from hydrocalc.errors import InputError
-from hydrocalc.site import _tr55_type
+from hydrocalc.rainfall import tr55_rainfall_type
 from hydrocalc.units import FT2_PER_AC
+from hydrocalc.criteria import ny_redevelopment as rd, practices as gi
 
 __all__ = ["evaluate"]
 
@@ -127,7 +129,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rows, details, notes = [], {}, []
     if cs.standard == "none":
         return rows, details, notes
-    table = {k: ny.criteria_info(k) for k in ("wqv", "rrv", "cpv", "qp", "qf")}
+    edition = getattr(site.project, "design_manual", None)
+    table = {k: edition_criteria_info(ny.criteria_info(k), edition)
+             for k in ("wqv", "rrv", "cpv", "qp", "qf")}
     post = site.post
     pre = site.pre
     p_in = site.storms.wqv_precip_in
@@ -154,7 +158,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
     rrv_parts, wqv_parts = [], []
     rrv_prov = cs.rrv_provided_acft * FT2_PER_AC
     wqv_prov = cs.wqv_provided_acft * FT2_PER_AC
-    zero_credit = []
+    zero_credit, no_rrv = [], []
     for p in post.ponds:
         cap = pond_capture_ft3(p)
         if cap <= 0:
@@ -172,6 +176,16 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
             rrv_parts.append(f"{p.id}: min(storage below its lowest outlet {_fmt(cap, 'ft3')}, "
                              f"WQv of its drainage area {_fmt(contrib, 'ft3')}) x "
                              f"{p.rrv_credit_pct:g} % = {_fmt(credit, 'ft3')}")
+        else:
+            why = ("rrv_credit_pct = 0" if p.rrv_credit_pct is not None
+                   else "rrv_credit_pct is not set (no default)")
+            no_rrv.append(f"{p.id}: RRv credit 0 because {why}; its storage below the lowest "
+                          f"outlet ({_fmt(cap, 'ft3')}) counts toward WQv only. If it "
+                          "infiltrates (a drywell or infiltration basin on suitable soil, SMDM "
+                          "Section 4.3), claim the credit with rrv_credit_pct = 100 (or the "
+                          f"share that infiltrates) on [[post.pond]] {p.id}")
+            rrv_parts.append(f"{p.id}: 0 (rrv_credit_pct not given)"
+                             if p.rrv_credit_pct is None else f"{p.id}: 0 (rrv_credit_pct = 0)")
     if cs.rrv_provided_acft:
         rrv_parts.append(f"other practices: {_fmt(cs.rrv_provided_acft, 'acre-ft')} "
                          f"({cs.rrv_provided_note})")
@@ -180,7 +194,6 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                          f"({cs.wqv_provided_note})")
     to_confirm: list[dict] = []
     if cs.practices:
-        from hydrocalc import practices as gi
 
         prac_rows = [gi.evaluate_practice(pr, p_in) for pr in cs.practices]
         for pr, r in zip(cs.practices, prac_rows, strict=True):
@@ -291,7 +304,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
             method=f"S by HSG from {f_src} (status: {f_status})",
             details=f"Aic = {aic_text}; provided: {'; '.join(rrv_parts) or 'none'}",
             note="full RRv target is the WQv; the minimum applies with documented justification"
-                 + (f"; {zero_note}" if zero_note else "")))
+                 + (f"; {zero_note}" if zero_note else "")
+                 + "".join(f"; {n}" for n in no_rrv)))
+        notes.extend(f"RRv: {n}" for n in no_rrv)
 
     # -- per design point: Cpv, Qp, Qf ----------------------------------------------------
     for dp in site.design_point_ids:
@@ -325,6 +340,7 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
                         method="routed 100-year storm: no upstream pond above its top stage",
                         details=f"ponds {', '.join(ponds_up)}; overtopped: "
                                 f"{', '.join(over) or 'none'}"))
+    to_confirm.extend(edition_values_to_confirm(edition, p_in, cs))
     if to_confirm:
         details["values_to_confirm"] = to_confirm
     return rows, details, notes
@@ -333,7 +349,6 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
 def _redevelopment_rows(site, table, rows, details, to_confirm, wqv_prov_acft, wqv_parts,
                         zero_note):
     """WQv row under the SMDM Chapter 9 option (and the impervious-reduction row)."""
-    from hydrocalc.criteria import ny_redevelopment as rd
 
     r = site.criteria.redevelopment
     p_in = site.storms.wqv_precip_in
@@ -391,7 +406,7 @@ def _cpv_rows(site, hydro, dp, table, rows, details, notes):  # noqa: PLR0913
                               "provided >= required", False, result="not evaluated",
                               note=_missing_storm_note(site, "cpv", storm)))
         return
-    rtype = cs.cpv_rainfall_type or _tr55_type(site.storms.distribution)
+    rtype = cs.cpv_rainfall_type or tr55_rainfall_type(site.storms.distribution)
     if rtype is None:
         rows.append(_crit_row(table, "cpv", "cpv", dp, storm, None, None, "acre-ft",
                               "provided >= required", False, result="not evaluated",

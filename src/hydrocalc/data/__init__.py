@@ -55,7 +55,7 @@ def list_tables(*, kind: str | None = "table") -> list[str]:
     ----------
     kind : {"table", "profile", None}, default "table"
         ``"table"`` lists the CSV tables :func:`load_table` reads; ``"profile"`` the
-        local-law profiles (TOML, read by :func:`hydrocalc.regulations.load_profile`);
+        local-law profiles (TOML, read by :func:`hydrocalc.criteria.regulations.load_profile`);
         ``None`` lists every manifest entry.
     """
     return sorted(
@@ -101,7 +101,7 @@ def _read(name: str) -> pd.DataFrame:
     if entry.get("kind", "table") != "table":
         raise InputError(
             f"{name!r} is a {entry['kind']} ({entry['file']}), not a table; read it with "
-            "hydrocalc.regulations.load_profile()"
+            "hydrocalc.criteria.regulations.load_profile()"
         )
     return pd.read_csv(io.BytesIO(_bytes(name)), keep_default_na=True)
 

@@ -67,10 +67,10 @@ from __future__ import annotations
 from hydrocalc.design_storms.ddf import (  # noqa: F401 (re-exported)
     BOUND_TOLERANCE_FRAC,
     DEPTH_CLOSE_TOL_IN,
-    DepthFrequencyTable,
     ILLUSTRATIVE_WARNING,
     RETURN_PERIOD_RANGE_YR,
     WORLD_RECORD_MARGIN,
+    DepthFrequencyTable,
     ddf_physics_problems,
     parse_duration,
     world_record_depth_in,
@@ -79,9 +79,6 @@ from hydrocalc.design_storms.depth_file import (  # noqa: F401 (re-exported)
     load_depth_file,
     read_depth_file,
     write_depth_file,
-)
-from hydrocalc.design_storms.reading import (  # noqa: F401 (re-exported)
-    MAX_DDF_FILE_BYTES,
 )
 from hydrocalc.design_storms.frequency_csv import (  # noqa: F401 (re-exported)
     import_precipitation_frequency,
@@ -96,6 +93,15 @@ from hydrocalc.design_storms.patterns import (  # noqa: F401 (re-exported)
     load_hyetograph_csv,
     read_a14_temporal_csv,
 )
+from hydrocalc.design_storms.reading import (  # noqa: F401 (re-exported)
+    MAX_DDF_FILE_BYTES,
+)
+from hydrocalc.design_storms.shape import (  # noqa: F401 (re-exported)
+    DEPTH_SOURCES,
+    depth_source_kind,
+    matching_distributions,
+    storm_shape_warning,
+)
 
 __all__ = [
     "ILLUSTRATIVE_WARNING",
@@ -109,6 +115,10 @@ __all__ = [
     "read_precipitation_frequency",
     "import_precipitation_frequency",
     "suggest_distribution",
+    "DEPTH_SOURCES",
+    "depth_source_kind",
+    "matching_distributions",
+    "storm_shape_warning",
     "load_distribution_csv",
     "load_hyetograph_csv",
     "read_a14_temporal_csv",

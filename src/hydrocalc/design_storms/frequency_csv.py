@@ -382,6 +382,10 @@ def suggest_distribution(
     ------
     InputError
         If the table lacks a 60-min (1-hr) or 24-hr duration or the return period.
+
+    References
+    ----------
+    .. [3] USDA NRCS, "Design Rainfall Distributions Based on NRCC Data," presentation, 2015.
     """
     rp = return_period_yr
     if not any(math.isclose(float(c), float(rp)) for c in table.return_periods_yr):

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 
 from hydrocalc.errors import InputError
+from hydrocalc._validate import excerpt
 
 # --------------------------------------------------------------------------------------
 # reading downloaded files: common helpers
@@ -90,8 +91,6 @@ _CELL_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.\d+|\d+|\.\d+)$")
 
 
 def _excerpt(text) -> str:
-    from hydrocalc._validate import excerpt
-
     return excerpt(text, 40)
 
 

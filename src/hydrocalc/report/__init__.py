@@ -18,7 +18,7 @@ Modules (imported on use; none is imported by ``import hydrocalc``):
   inputs and results.json attached; :mod:`~hydrocalc.report.pdf` -- PDF pages to PNG;
 - :mod:`~hydrocalc.report.verify` -- re-computation and comparison of a report folder;
 - :mod:`~hydrocalc.report.notebook_rules` -- the thin-notebook rules;
-- :mod:`~hydrocalc.report.learn` -- the teaching notebooks' lessons.
+- :mod:`~hydrocalc.course.learn` -- the teaching notebooks' lessons.
 
 See ``docs/report.md``.
 """

@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from importlib.resources import files
 
+from hydrocalc.report.summary import verdict_class
+
 __all__ = ["markdown_to_html", "notebook_body", "assemble_html", "css_string", "report_css"]
 
 _SKIP_TAGS = {"parameters", "injected-parameters", "remove_cell", "hide-output"}
@@ -154,8 +156,9 @@ def _cover_html(meta: Mapping) -> str:
                     f"<tbody>{inputs}</tbody></table>") if inputs else ""
     verdict = ""
     if meta.get("verdict_text"):
-        cls = "meets" if meta.get("verdict") == "meets" else "fails"
-        verdict = (f'<p class="verdict {cls}">{html.escape(str(meta["verdict_text"]))}</p>')
+        cls = verdict_class(meta.get("verdict"), bool(meta.get("verdict_confirm")))
+        verdict = (f'<p class="verdict {cls}" id="verdict">'
+                   f'{html.escape(str(meta["verdict_text"]))}</p>')
     summary = "".join(t.to_html() for t in meta.get("summary_tables") or [])
     return (f'<header class="cover"><p class="doc-kind">{html.escape(meta.get("kind", ""))}</p>'
             f'<h1 class="title">{html.escape(meta.get("project_name", ""))}</h1>{verdict}'

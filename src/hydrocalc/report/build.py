@@ -71,7 +71,7 @@ def section_key(key: str, scenario: str | None = None) -> str:
 def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> dict:
     from hydrocalc.report import sections as S
 
-    return S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir, sections=keys)
+    return S.section_parameters(key, site_file=site_file, out_dir=out_dir, sections=keys)
 
 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
@@ -124,7 +124,7 @@ def finish_section(res):
         if raised:
             # as drawn in this process: the section lists them, and the warnings section
             # must not reuse this section's warnings gathered before they were known
-            res.warnings = S._dedupe([*res.warnings, *raised])
+            res.warnings = S.dedupe([*res.warnings, *raised])
             res.__dict__["_figure_warned"] = True
     return res
 
@@ -140,12 +140,13 @@ def draw_queued_figure() -> bool:
     from hydrocalc.report import figures as F
 
     queue = F._POOL
-    future = queue.take_last() if queue is not None else None
-    if future is None:
+    taken = queue.take_last() if queue is not None else None
+    if taken is None:
         return False
+    future, call = taken
     if future.set_running_or_notify_cancel():
         try:
-            future.set_result(F._draw_in_worker(*future.hydrocalc_call))
+            future.set_result(F._draw_in_worker(*call))
         except Exception as exc:  # noqa: BLE001 - raised by finish_section, as from the pool
             future.set_exception(exc)
     return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 import html
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -98,9 +99,8 @@ class FigureQueue:
         from concurrent.futures import Future
 
         future: Future = Future()
-        future.hydrocalc_call = (func_name, args, kwargs)
         with self._lock:
-            self._waiting.append(future)
+            self._waiting.append((future, (func_name, args, kwargs)))
         self._feed()
         return future
 
@@ -111,8 +111,9 @@ class FigureQueue:
         return self.executor.submit(func, *args)
 
     def take_last(self):
-        """The last waiting figure's future (no worker has it; the caller draws it and
-        sets its result), or None."""
+        """The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
+        has it; the caller draws it with :func:`_draw_in_worker` and sets the future's
+        result), or None."""
         with self._lock:
             return self._waiting.pop() if self._waiting else None
 
@@ -120,7 +121,7 @@ class FigureQueue:
         """Cancel the figures still waiting."""
         with self._lock:
             waiting, self._waiting = list(self._waiting), type(self._waiting)()
-        for future in waiting:
+        for future, _ in waiting:
             future.cancel()
 
     def _feed(self) -> None:
@@ -128,11 +129,11 @@ class FigureQueue:
             with self._lock:
                 if self._busy >= self.in_flight or not self._waiting:
                     return
-                future = self._waiting.popleft()
+                future, call = self._waiting.popleft()
                 self._busy += 1
             if future.set_running_or_notify_cancel():
                 try:
-                    inner = self.executor.submit(_draw_in_worker, *future.hydrocalc_call)
+                    inner = self.executor.submit(_draw_in_worker, *call)
                 except BaseException as exc:  # noqa: BLE001 - the pool is shut down
                     future.set_exception(exc)
                 else:
@@ -209,13 +210,12 @@ def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex
     row by row; the other slots of the returned array are ``None`` and stay blank (an
     unused panel costs as much to set up as a drawn one).
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
-
-    from hydrocalc.report._figure_canvas import canvas_class
 
     fig = MplFigure(figsize=(WIDTH_IN, height_in), dpi=DPI,
                     layout="constrained" if constrained else None)
-    canvas_class()(fig)
+    FigureCanvasAgg(fig)
     if n_axes is None or sharex:
         axes = fig.subplots(nrows, ncols, sharex=sharex, squeeze=False)
     else:
@@ -256,109 +256,27 @@ def render(fig, name: str, title: str, caption: str = "") -> Figure:
     canvas = fig.canvas
     if fig.dpi != DPI:
         fig.set_dpi(DPI)
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            _ticks_in_view(axis)
     canvas.draw()
     width, height = canvas.get_width_height()
     return Figure(name=name, title=title, caption=caption,
                   png=_png_rgb(canvas.buffer_rgba(), width, height, dpi=DPI))
 
 
-def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    import struct
-    import zlib
-
-    return (struct.pack(">I", len(data)) + kind + data
-            + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind))))
-
-
 def _png_rgb(rgba, width: int, height: int, *, dpi: float) -> bytes:
-    """An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded.
+    """An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded,
+    written by Pillow at zlib level :data:`PNG_COMPRESS_LEVEL` (no time stamp or software
+    tag, so the bytes depend on the pixels only).
 
-    Written here rather than by PIL's PNG writer, which tries the five PNG row filters on
-    every row and keeps the best: that choice costs more than the compression itself, and
-    on flat-coloured figures it makes the files only about a tenth smaller. Every row here
-    is stored unfiltered (filter type 0) and the whole image deflated at
-    :data:`PNG_COMPRESS_LEVEL`: the same pixels (any PNG reader decodes them exactly), the
-    PNG in well under half the time. Chunks: IHDR, pHYs (pixels per metre, as PIL writes
-    ``dpi``), one IDAT, IEND (PNG specification, ISO/IEC 15948:2004, sections 11.2 and
-    11.3.5.3).
+    A hand-written writer storing every row unfiltered encoded the 23 figures of Pelham and
+    Shelter Island in 0.08 s of CPU against Pillow's 0.17 s (same pixels, files 10 % larger),
+    about 0.05 s per report, under 2 % of one, so Pillow's writer is used.
     """
-    import struct
-    import zlib
-
     from PIL import Image
 
-    row_bytes = 3 * width
     rgb = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA", 0, 1).convert("RGB")
-    rows = np.empty((height, row_bytes + 1), dtype=np.uint8)
-    rows[:, 0] = 0  # filter type None for every row
-    rows[:, 1:] = np.frombuffer(rgb.tobytes(), dtype=np.uint8).reshape(height, row_bytes)
-    per_metre = int(dpi / 0.0254 + 0.5)
-    return b"".join((
-        b"\x89PNG\r\n\x1a\n",
-        _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),
-        _png_chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
-        _png_chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)),
-        _png_chunk(b"IEND", b""),
-    ))
-
-
-def _ticks_in_view(axis) -> None:
-    """Let ``axis`` make tick objects only for the tick locations inside its view.
-
-    A tick locator returns one location beyond each end of the view as well, and matplotlib
-    builds a complete tick (three lines and two labels, most of a figure's drawing time)
-    for every location before it drops the ones outside the view. The locator is wrapped
-    so that it returns the locations inside the view (with a tolerance wider than
-    matplotlib's own); the ticks drawn, their labels and the picture are unchanged. Axes
-    with a formatter other than matplotlib's ``ScalarFormatter`` (dates) keep their
-    locator as it is, since their labels may depend on the neighbouring locations.
-    """
-    from matplotlib.ticker import ScalarFormatter
-
-    locator = axis.get_major_locator()
-    in_view = _in_view_locator_class()
-    if (isinstance(locator, in_view) or axis.get_scale() != "linear"
-            or type(axis.get_major_formatter()) is not ScalarFormatter):
-        return
-    default = axis.isDefault_majloc
-    axis.set_major_locator(in_view(locator))
-    axis.isDefault_majloc = default
-
-
-@functools.cache
-def _in_view_locator_class():
-    """The locator class of :func:`_ticks_in_view` (matplotlib is imported lazily)."""
-    from matplotlib.ticker import Locator
-
-    class InViewLocator(Locator):
-        """The locations of ``inner`` that lie inside the axis's view interval."""
-
-        def __init__(self, inner):
-            self.inner = inner
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.inner.set_axis(axis)
-
-        def __call__(self):
-            locs = np.asarray(self.inner(), dtype=float)
-            lo, hi = sorted(float(v) for v in self.axis.get_view_interval())
-            tol = 1e-6 * (hi - lo)
-            return locs[(locs >= lo - tol) & (locs <= hi + tol)]
-
-        def tick_values(self, vmin, vmax):
-            return self.inner.tick_values(vmin, vmax)
-
-        def view_limits(self, vmin, vmax):
-            return self.inner.view_limits(vmin, vmax)
-
-        def nonsingular(self, v0, v1):
-            return self.inner.nonsingular(v0, v1)
-
-    return InViewLocator
+    buf = io.BytesIO()
+    rgb.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL, dpi=(dpi, dpi))
+    return buf.getvalue()
 
 
 def _legend(ax, **kw):

@@ -337,7 +337,7 @@ def lesson_problems(path: str | os.PathLike) -> list[str]:
             pngs += "image/png" in data or "data:image/png" in str(data.get("text/html", ""))
     if counts and (None in counts or counts != sorted(counts) or len(set(counts)) != len(counts)):
         problems.append(f"{name}: not executed top to bottom before committing (execution "
-                        "counts missing or out of order); run python -m hydrocalc.report.learn")
+                        "counts missing or out of order); run python -m hydrocalc.course.learn")
     if not pngs:
         problems.append(f"{name}: no figure among the saved outputs")
     if is_lesson and not published:

@@ -20,6 +20,7 @@ import pandas as pd
 from hydrocalc.report.figures import Figure
 from hydrocalc.report.tables import Table, canonical_json, to_jsonable
 from hydrocalc.report.view import HTMLBlock, MarkdownBlock
+from hydrocalc.report.assemble import markdown_to_html
 
 __all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
 
@@ -103,7 +104,6 @@ class SectionResult:
 
     def body(self) -> HTMLBlock:
         """Sub-headings, notes, tables and figures in presentation order."""
-        from hydrocalc.report.assemble import markdown_to_html
 
         parts = []
         for n, (kind, value) in enumerate(self.blocks):

@@ -18,11 +18,13 @@ import html
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from hydrocalc.labels import column_label, column_unit, default_decimals, format_cell
 
 __all__ = [
     "Table",
@@ -33,112 +35,6 @@ __all__ = [
     "sha256_json",
     "md_escape",
 ]
-
-# Unit suffix -> (display unit, default decimals). Longest suffixes are tried first.
-_SUFFIXES: dict[str, tuple[str, int]] = {
-    "_csm_in": ("csm/in", 0),
-    "_in_hr": ("in/hr", 2),
-    "_lb_ft3": ("lb/ft³", 1),
-    "_ft2": ("ft²", 0),
-    "_ft3": ("ft³", 0),
-    "_acft": ("ac-ft", 3),
-    "_mi2": ("mi²", 4),
-    "_cfs": ("cfs", 2),
-    "_fps": ("ft/s", 2),
-    "_ftft": ("ft/ft", 4),
-    "_pct": ("%", 1),
-    "_frac": ("-", 3),
-    "_tons": ("tons", 2),
-    "_ton": ("tons", 2),
-    "_lb": ("lb", 0),
-    "_ac": ("ac", 3),
-    "_ft": ("ft", 2),
-    "_in": ("in", 2),
-    "_hr": ("hr", 2),
-    "_min": ("min", 1),
-    "_s": ("s", 1),
-}
-_SUFFIX_ORDER = sorted(_SUFFIXES, key=len, reverse=True)
-
-# Abbreviations written in their customary case in labels.
-_WORDS = {
-    "cn": "CN",
-    "tc": "Tc",
-    "hsg": "HSG",
-    "wqv": "WQv",
-    "rrv": "RRv",
-    "cpv": "Cpv",
-    "qp": "Qp",
-    "qf": "Qf",
-    "id": "ID",
-    "ia": "Ia",
-    "p": "P",
-    "rv": "Rv",
-    "musle": "MUSLE",
-    "ls": "LS",
-    "sha256": "SHA-256",
-    "nrcs": "NRCS",
-    "noaa": "NOAA",
-    "ny": "NY",
-    "uh": "UH",
-    "prf": "PRF",
-    "dp": "DP",
-    "vs": "Vs",
-    "vr": "Vr",
-    "qo": "qo",
-    "qi": "qi",
-}
-
-# Columns with no unit suffix but a customary number of decimals.
-_PLAIN_DECIMALS = {"cn": 1, "n": 3, "ia_over_p": 3, "rv": 3}
-
-
-def column_unit(name: str) -> str:
-    """Display unit of a unit-suffixed column name ("" when dimensionless or unknown).
-
-    Examples
-    --------
-    >>> column_unit("peak_cfs"), column_unit("storage_ft3"), column_unit("cn")
-    ('cfs', 'ft³', '')
-    """
-    for suffix in _SUFFIX_ORDER:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return _SUFFIXES[suffix][0]
-    return ""
-
-
-def _strip_unit(name: str) -> str:
-    for suffix in _SUFFIX_ORDER:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def column_label(name: str) -> str:
-    """Readable header for a unit-suffixed column name.
-
-    Examples
-    --------
-    >>> column_label("time_of_peak_hr")
-    'Time of peak [hr]'
-    >>> column_label("composite_cn")
-    'Composite CN'
-    """
-    words = [w for w in _strip_unit(str(name)).split("_") if w]
-    words = [_WORDS.get(w.lower(), w) for w in words]
-    if words and words[0] == words[0].lower():
-        words[0] = words[0][:1].upper() + words[0][1:]
-    unit = column_unit(str(name))
-    label = " ".join(words) if words else str(name)
-    return f"{label} [{unit}]" if unit else label
-
-
-def _default_decimals(name: str) -> int | None:
-    for suffix in _SUFFIX_ORDER:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return _SUFFIXES[suffix][1]
-    return _PLAIN_DECIMALS.get(name)
-
 
 def md_escape(text: object) -> str:
     r"""Escape user text for Markdown narrative: every Markdown or HTML character made literal.
@@ -240,6 +136,9 @@ class Table:
     key_columns : sequence of str, optional
         Columns that identify a row (used by ``hydrocalc verify`` to name a difference);
         default: the leading non-numeric columns.
+    display : mapping, optional
+        Column -> function turning a text cell into the words shown in HTML and PDF
+        (``"sheet"`` -> "Sheet flow"); the machine forms keep the value.
     """
 
     name: str
@@ -249,6 +148,7 @@ class Table:
     decimals: Mapping[str, int] = field(default_factory=dict)
     labels: Mapping[str, str] = field(default_factory=dict)
     key_columns: Sequence[str] = ()
+    display: Mapping[str, Callable[[object], str]] = field(default_factory=dict)
 
     # -- machine-readable forms -------------------------------------------------------
     @property
@@ -319,35 +219,11 @@ class Table:
 
     # -- display ---------------------------------------------------------------------
     def _format_cell(self, col: str, value) -> tuple[str, bool]:
-        """(text, is_numeric) for one cell."""
-        if value is None:
-            return "–", False
-        if isinstance(value, (bool, np.bool_)):
-            return ("yes" if value else "no"), False
-        if isinstance(value, (int, np.integer)):
-            return f"{int(value):,}", True
-        if isinstance(value, (float, np.floating)):
-            v = float(value)
-            if not math.isfinite(v):
-                return "–", False
-            dec = self.decimals.get(col, _default_decimals(col))
-            if dec is None:
-                if v == 0:
-                    return "0", True
-                mag = math.floor(math.log10(abs(v)))
-                dec = int(min(max(3 - mag, 0), 6))
-            text = f"{v:,.{dec}f}"
-            if text.startswith("-") and not text.strip("-0.,"):
-                text = text[1:]  # -0.00: a value that rounds to zero has no sign
-            return text, True
-        if isinstance(value, (pd.Timestamp, _dt.date)):
-            return value.strftime("%Y-%m-%d"), False
-        try:
-            if pd.isna(value):
-                return "–", False
-        except (TypeError, ValueError):
-            pass
-        return str(value), False
+        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`); a text cell
+        of a column with a display function (``display``) shows its words."""
+        if col in self.display and isinstance(value, str):
+            return str(self.display[col](value)), False
+        return format_cell(value, self.decimals.get(col, default_decimals(col)))
 
     def to_html(self) -> str:
         """HTML table (every text HTML-escaped); numbers rounded for display only."""

@@ -38,6 +38,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 
 from hydrocalc.errors import ReportError
+from hydrocalc.errors import InputError
+from hydrocalc.report.tables import column_label
+from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
 
 __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
            "pdf_attachments_of"]
@@ -205,7 +208,6 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 def table_typst(table) -> str:
     """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans)."""
-    from hydrocalc.report.tables import column_label
 
     cols = table.columns
     numeric = table._numeric_columns
@@ -254,7 +256,8 @@ def _figure_typst(fig, file_name: str) -> str:
 # --------------------------------------------------------------------------------------
 # the document
 # --------------------------------------------------------------------------------------
-_PREAMBLE = """#set document(title: {title}, author: "hydrocalc")
+_PREAMBLE = """#set document(title: {title}, author: "hydrocalc", description: {description},
+  keywords: ({keywords}))
 #set text(font: "Libertinus Serif", size: 10pt, lang: "en")
 #set par(justify: false, leading: 0.55em, spacing: 0.8em)
 #set heading(numbering: "1.1")
@@ -281,8 +284,8 @@ def _cover(meta: Mapping) -> str:
              f"[{_t(meta.get('project_name', ''))}]]"]
     verdict = meta.get("verdict_text")
     if verdict:
-        good = meta.get("verdict") == "meets"
-        color = "rgb(\"#1b5e20\")" if good else "rgb(\"#b00020\")"
+        cls = verdict_class(meta.get("verdict"), bool(meta.get("verdict_confirm")))
+        color = f"rgb(\"{VERDICT_COLOURS[cls]}\")"
         parts.append(f"#block(width: 100%, inset: 8pt, radius: 3pt, stroke: 1.2pt + {color})"
                      f"[#text(size: 14pt, weight: \"bold\", fill: {color})[{_t(verdict)}]]")
     rows = [(k, v) for k, v in meta.get("cover_rows", []) if v not in (None, "")]
@@ -331,7 +334,13 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
     attachments : mapping, optional
         Attachment name -> file name (relative to the typst root) to embed.
     """
+    version = str(meta.get("hydrocalc_version", "") or "")
+    made_by = f"hydrocalc {version}".strip()
     out = [_PREAMBLE.format(title=typst_string(meta.get("project_name", "") or "report"),
+                            description=typst_string(f"{meta.get('kind', '') or 'report'}, "
+                                                     f"made by {made_by}"),
+                            keywords=", ".join(typst_string(k) for k in (
+                                made_by, "SWPPP", "stormwater")),
                             project=_t(meta.get("project_name", "")),
                             kind=_t(meta.get("kind", "")),
                             footer=_t(meta.get("project_name", "")))]
@@ -446,7 +455,6 @@ def pdf_attachments_of(pdf_path: str | os.PathLike) -> dict[str, bytes]:
     """
     import pypdfium2 as pdfium
 
-    from hydrocalc.errors import InputError
 
     try:
         doc = pdfium.PdfDocument(str(pdf_path))

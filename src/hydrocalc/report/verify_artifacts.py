@@ -35,7 +35,11 @@ import pathlib
 import re
 from collections.abc import Mapping
 
-from hydrocalc.report.verify import _MISSING, Difference, compare_values
+from hydrocalc.report.compare import _MISSING, Difference, compare_values
+from hydrocalc.errors import InputError
+from hydrocalc.report.assemble import markdown_to_html
+from hydrocalc.report.execute.outputs import artifact_hashes
+from hydrocalc.report.typeset import pdf_attachments_of
 
 __all__ = ["check_artifacts"]
 
@@ -168,8 +172,6 @@ def _check_section_files(base, fresh_sections, rtol, atol) -> list[Difference]:
 
 # -- hashes recorded at build time -----------------------------------------------------
 def _check_hashes(base, reported) -> list[Difference]:
-    from hydrocalc.report.execute import artifact_hashes
-
     out: list[Difference] = []
     recorded = reported.get("artifacts")
     if recorded is None:
@@ -266,8 +268,6 @@ def _table_fragment(part: str, name: str) -> str | None:
 
 
 def _check_html(base, fresh_sections, rtol, atol) -> list[Difference]:
-    from hydrocalc.report.assemble import markdown_to_html
-
     text = (base / "report.html").read_text(encoding="utf-8", errors="replace")
     parts = text.split('<section class="report-section">')[1:]
     out: list[Difference] = []
@@ -301,9 +301,6 @@ _TIME_KEYS = ("timestamps", "artifacts")
 
 
 def _check_pdf(base, reported, fresh_sections, rtol, atol) -> list[Difference]:
-    from hydrocalc.errors import InputError
-    from hydrocalc.report.typeset import pdf_attachments_of
-
     out: list[Difference] = []
     try:
         attached = pdf_attachments_of(base / "report.pdf")

@@ -11,7 +11,7 @@ checks **everything**, and either returns a :class:`Site` or raises one
 The schema is documented field by field in ``docs/site_file.md``. Sections:
 
 ``[project]`` and ``[construction]``
-    Parsed by :func:`hydrocalc.project.parse_project` / :func:`~hydrocalc.project.parse_construction`.
+    Parsed by :func:`hydrocalc.site.project.parse_project` / :func:`~hydrocalc.site.project.parse_construction`.
 ``[storms]``
     Design-storm depths by name (``"10yr"``), their distribution, or a file in
     ``design_storms/``; and the 90 % rainfall depth for the water-quality volume.
@@ -22,10 +22,10 @@ The schema is documented field by field in ``docs/site_file.md``. Sections:
 ``[pre]`` and ``[post]``
     The two scenarios: ``[[pre.subcatchment]]``, ``[[pre.pond]]``, ``[[pre.reach]]``,
     ``[[pre.design_point]]`` (and the same under ``post``). A reach is a lag (``lag_hr``)
-    or a routed pipe/channel (``section``, :mod:`hydrocalc.conveyance`); a subcatchment with
-    ``method = "rational"`` is parsed by :mod:`hydrocalc.rational_site`.
+    or a routed pipe/channel (``section``, :mod:`hydrocalc.hydraulics.conveyance`); a subcatchment with
+    ``method = "rational"`` is parsed by :mod:`hydrocalc.site.rational`.
 ``[rational]``
-    Intensity source of rational-method subcatchments (:mod:`hydrocalc.rational_site`).
+    Intensity source of rational-method subcatchments (:mod:`hydrocalc.site.rational`).
 
 The loader is split so that a parsed site can be analysed repeatedly with varied fields
 (parameter sweeps): :func:`parse_site` turns a parsed TOML mapping into a :class:`Site`;
@@ -51,21 +51,21 @@ Every name is importable from :mod:`hydrocalc.site` itself.
 
 Symbols
 -------
-============================  ==============================================  ======
-Name                          Meaning                                         Unit
-============================  ==============================================  ======
-``area_ac``                   subcatchment drainage area                      ac
-``cn``                        runoff curve number (TR-55 Tables 2-2a..d)      -
-``tc_hr``                     time of concentration                           h
-``impervious_connected_ac``   directly connected impervious area              ac
-``impervious_unconnected_ac`` unconnected impervious area (TR-55 Fig. 2-4)    ac
-``lag_hr``                    reach translation time                          h
-``slope_ftft``                bed slope of a routed reach                     ft/ft
-``n``                         Manning's n of a routed reach                   -
-``c``                         rational runoff coefficient (HEC-22 Table 3-1)  -
-``wqv_precip_in``             90 % rainfall event depth (SMDM Fig. 4.1)       in
-``depths_in``                 24-hour design-storm depths by storm name       in
-============================  ==============================================  ======
+=============================  ==============================================  ======
+Name                           Meaning                                         Unit
+=============================  ==============================================  ======
+``area_ac``                    subcatchment drainage area                      ac
+``cn``                         runoff curve number (TR-55 Tables 2-2a..d)      -
+``tc_hr``                      time of concentration                           h
+``impervious_connected_ac``    directly connected impervious area              ac
+``impervious_unconnected_ac``  unconnected impervious area (TR-55 Fig. 2-4)    ac
+``lag_hr``                     reach translation time                          h
+``slope_ftft``                 bed slope of a routed reach                     ft/ft
+``n``                          Manning's n of a routed reach                   -
+``c``                          rational runoff coefficient (HEC-22 Table 3-1)  -
+``wqv_precip_in``              90 % rainfall event depth (SMDM Fig. 4.1)       in
+``depths_in``                  24-hour design-storm depths by storm name       in
+=============================  ==============================================  ======
 
 References
 ----------
@@ -104,7 +104,7 @@ from hydrocalc.site.files import (  # noqa: F401 (re-exported)
     MAX_CSV_ROWS,
     MAX_SITE_FILE_BYTES,
     outside_paths_default,
-    _read,
+    read_site_file,
     _register_input,
     _site_path,
 )
@@ -126,7 +126,6 @@ from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
     CONFIRMABLE_CRITERIA,
     CONFIRMATION_ITEMS,
     confirmation_items,
-    _tr55_type,
 )
 from hydrocalc.site.load import (  # noqa: F401 (re-exported)
     check_site,

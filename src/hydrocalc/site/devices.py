@@ -1,7 +1,7 @@
 """A pond's devices: outlet, culvert, barrel and storage objects built from validated specs.
 
-Adapters from the site file's tables to :mod:`hydrocalc.outlets`, :mod:`hydrocalc.culvert`
-and :class:`hydrocalc.routing.StageStorage`; the sweep reuses them to rebuild varied ponds.
+Adapters from the site file's tables to :mod:`hydrocalc.hydraulics.outlets`, :mod:`hydrocalc.hydraulics.outlets.culvert`
+and :class:`hydrocalc.hydraulics.routing.StageStorage`; the sweep reuses them to rebuild varied ponds.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from typing import Any
 
 from hydrocalc.errors import HydrocalcError, RangeWarning
 from hydrocalc.site.problems import _msg
+from hydrocalc.hydraulics import outlets, routing
+from hydrocalc.hydraulics.outlets import culvert
 
 _OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
     # type: (required positional keys, {optional key: (lower, lower_inclusive)})
@@ -43,8 +45,6 @@ def _device_level(spec: Mapping) -> float:
 
 
 def _build_outlet(kind: str, spec: Mapping, name: str):
-    from hydrocalc import outlets
-
     cls = getattr(outlets, _OUTLET_CLASS[kind])
     required, optional = _OUTLET_FIELDS[kind]
     args = [spec[k] for k in required]
@@ -61,7 +61,6 @@ _CULVERT_KEYS = ("type", "id", "shape", "inlet", "diameter_in", "span_ft", "rise
 
 def _parse_culvert(P, o: Mapping, path: str, index: int, *, default_id: str):
     """A culvert device table (``type = "culvert"``): (spec, Culvert) or None."""
-    from hydrocalc import culvert
 
     n0 = len(P.items)
     P.unknown_keys(o, _CULVERT_KEYS, path)
@@ -130,8 +129,6 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
 def _build_barrel(spec: Mapping):
-    from hydrocalc import outlets
-
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
@@ -140,8 +137,6 @@ _STORAGE_TYPES = ("stage_area", "stage_storage", "basin", "drywell")
 
 
 def _build_storage(kind: str, spec: Mapping):
-    from hydrocalc import routing
-
     ss = routing.StageStorage
     if kind == "stage_area":
         obj = ss.from_areas(spec["stage_ft"], spec["area_ft2"], method=spec.get("method", "conic"))

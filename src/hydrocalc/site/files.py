@@ -228,7 +228,7 @@ def _where(path) -> str:
 MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
 
 
-def _read(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
+def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
     import os
     import stat
 

@@ -17,11 +17,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
+from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
+from hydrocalc.criteria.ny_editions import design_manual_warnings, rrv_factor_problem
+from hydrocalc.criteria.state_permit import start_date_problem
+from hydrocalc.design_storms import storm_shape_warning
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.site.files import (
     _ALLOW_OUTSIDE,
     _Ctx,
-    _read,
+    read_site_file,
     _register_input,
     _resolve,
     _where,
@@ -38,6 +42,7 @@ from hydrocalc.site.settings import (
     _parse_criteria,
     _parse_storms,
 )
+from hydrocalc.site import plausibility, project as project_mod, rational as rational_site
 
 # ----------------------------------------------------------------------------------------
 # entry points
@@ -141,7 +146,6 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             hint = suggest(str(key), _TOP_KEYS) or f". Valid: {', '.join(_TOP_KEYS)}"
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
-    from hydrocalc import project as project_mod
 
     facts, probs = project_mod.parse_project(doc.get("project"), where=where)
     P.items += _annotate(probs, P)
@@ -155,9 +159,19 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         rf = getattr(construction, "rainfall_file", None)
         if rf is not None and pathlib.Path(rf).is_file():
             _register_input(files, base, pathlib.Path(rf))
+    if facts is not None and construction is not None and facts.state_permit is not None:
+        bad = start_date_problem(facts.state_permit.edition, construction.start_date)
+        if bad:
+            P.add("construction.start_date", bad.split(" ", 1)[1])
     storms = _parse_storms(P, doc.get("storms"), base, files)
     options = _parse_analysis(P, doc.get("analysis"))
     criteria = _parse_criteria(P, doc.get("criteria"), storms)
+    if facts is not None and criteria is not None and criteria.standard == "ny_smdm":
+        bad = rrv_factor_problem(facts.design_manual,
+                                 criteria.rrv_specific_reduction_factor is not None,
+                                 "rrv" not in criteria.waived)
+        if bad:
+            P.add("criteria.rrv_specific_reduction_factor", bad.split(" ", 1)[1])
     p2 = storms.depths_in.get("2yr") if storms is not None else _p2_fallback(doc, base)
     ctx = _Ctx(base, files, p2)
     scenarios = {}
@@ -176,25 +190,28 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
                       f"is missing from scenario {missing_from}; every design point must be in "
                       "both scenarios to compare them")
     if options is not None and scenarios:
-        try:
-            from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
-        except ImportError:  # pragma: no cover - hydrograph topic absent
-            max_dt_hr = None
-        if max_dt_hr is not None:
-            subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
-            if subs:
-                name, tight = min(subs, key=lambda x: x[1].tc_hr)
-                limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
-                if options.dt_hr > limit * (1 + 1e-9):
-                    P.add("analysis.dt_hr",
-                          f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
-                          f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
-                          f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
-                          "Use 0.01 (resolves any Tc >= 0.1 h)")
+        subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
+        if subs:
+            name, tight = min(subs, key=lambda x: x[1].tc_hr)
+            limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
+            if options.dt_hr > limit * (1 + 1e-9):
+                P.add("analysis.dt_hr",
+                      f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
+                      f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
+                      f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
+                      "Use 0.01 (resolves any Tc >= 0.1 h)")
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
-    from hydrocalc import plausibility
+        shape = storm_shape_warning(storms.source, storms.distribution,
+                                    illustrative=storms.illustrative,
+                                    suggested=storms.suggested_distribution)
+        if shape:
+            notes.append(shape)
+    if facts is not None:
+        permit = facts.state_permit.edition if facts.state_permit is not None else None
+        notes += design_manual_warnings(facts.design_manual, facts.design_manual_justification,
+                                        permit)
 
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)
@@ -223,7 +240,6 @@ site_problems.__doc__ = _site_problems.__doc__
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
     """``[rational]`` settings; required by (and only with) rational subcatchments, which
     need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
-    from hydrocalc import rational_site
 
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
@@ -276,7 +292,7 @@ def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
     "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
     """
     try:
-        p, text, doc, files = _read(path)
+        p, text, doc, files = read_site_file(path)
     except InputError as exc:
         return str(exc).splitlines()
     _, problems = site_problems(doc, where=_where(p), base_dir=p.parent, text=text,
@@ -309,6 +325,6 @@ def load_site(path, *, allow_outside_paths: bool | None = None) -> Site:
         One error listing every problem found, one per line, each as
         ``site.toml: post.subcatchment[S-2].area_ac must be > 0; got -3 (line 41)``.
     """
-    p, text, doc, files = _read(path)
+    p, text, doc, files = read_site_file(path)
     return parse_site(doc, where=_where(p), base_dir=p.parent, text=text, input_files=files,
                       path=p, allow_outside_paths=allow_outside_paths)

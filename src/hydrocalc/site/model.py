@@ -15,10 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc import network
+from hydrocalc.site import network
 from hydrocalc._validate import fmt_value, number_problem, suggest
+from hydrocalc.design_storms.shape import depth_source_kind
 from hydrocalc.errors import InputError
 from hydrocalc.site.devices import _device_level
+from hydrocalc import display
+from hydrocalc.hydraulics.outlets import OutletStructure
 
 #: The two scenarios every site file has.
 SCENARIOS = ("pre", "post")
@@ -129,7 +132,7 @@ class Pond:
 
     ``count`` identical units (e.g. leaching pools) share the inflow equally; the analysis
     routes one unit with ``inflow / count`` and multiplies its outflow and storage by
-    ``count``. Flow through :class:`hydrocalc.outlets.Exfiltration` devices leaves the
+    ``count``. Flow through :class:`hydrocalc.hydraulics.outlets.Exfiltration` devices leaves the
     network (to groundwater); every other device discharges to ``to``.
     """
 
@@ -172,11 +175,10 @@ class Pond:
         return stage_ft + (self.bottom_elevation_ft or 0.0)
 
     def structure(self):
-        """Outlet devices as one :class:`hydrocalc.outlets.OutletStructure` for routing.
+        """Outlet devices as one :class:`hydrocalc.hydraulics.outlets.OutletStructure` for routing.
 
         Devices other than exfiltration discharge through ``barrel`` when one is given.
         """
-        from hydrocalc.outlets import OutletStructure
 
         primary = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
                    if t != "exfiltration"]
@@ -205,8 +207,8 @@ class Pond:
 class Reach:
     """A reach: a pure lag (``lag_hr``, shape unchanged) or a routed pipe or channel.
 
-    With ``conveyance`` (a :class:`hydrocalc.conveyance.Conveyance`) the analysis routes the
-    inflow by variable-parameter Muskingum-Cunge (:func:`hydrocalc.conveyance.route_conveyance`,
+    With ``conveyance`` (a :class:`hydrocalc.hydraulics.conveyance.Conveyance`) the analysis routes the
+    inflow by variable-parameter Muskingum-Cunge (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`,
     NEH 630 Ch. 17); ``lag_hr`` must then be 0. ``conveyance_spec`` echoes the site-file
     fields (section, dimensions, length, slope, n).
     """
@@ -258,7 +260,7 @@ class Scenario:
     reaches: tuple[Reach, ...] = ()
     design_points: tuple[DesignPoint, ...] = ()
     description: str = ""
-    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.rational_site.RationalSubcatchment`);
+    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.site.rational.RationalSubcatchment`);
     #: nodes of kind "subcatchment", not in ``subcatchments`` (they have no CN).
     rational: tuple = ()
 
@@ -319,6 +321,16 @@ class Storms:
     warnings: tuple[str, ...] = ()
     duration_hr: float = 24.0
     rain_dt_hr: float = 0.1
+    #: The depth file is marked ``illustrative = true`` (not atlas values).
+    illustrative: bool = False
+    #: The depth file's ``suggested_distribution`` (from ``import-pfds``), else "".
+    suggested_distribution: str = ""
+
+    @property
+    def depth_source(self) -> str:
+        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``
+        (:func:`hydrocalc.design_storms.depth_source_kind`)."""
+        return depth_source_kind(self.source, illustrative=self.illustrative)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -352,7 +364,7 @@ class CriteriaSettings:
     cpv_orifice_cd: float = 0.6
     cpv_orifice_head_ft: float | None = None
     waived: dict[str, str] = dataclasses.field(default_factory=dict)
-    #: ``[[criteria.practice]]``: runoff-reduction practices (:mod:`hydrocalc.practices`).
+    #: ``[[criteria.practice]]``: runoff-reduction practices (:mod:`hydrocalc.criteria.practices`).
     practices: tuple = ()
     #: ``[criteria.redevelopment]`` (:mod:`hydrocalc.criteria.ny_redevelopment`) or None.
     redevelopment: Any = None
@@ -384,7 +396,7 @@ class Site:
     input_files: dict[str, str] = dataclasses.field(default_factory=dict)
     notes: tuple[str, ...] = ()
     confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
-    #: ``[rational]`` (:class:`hydrocalc.rational_site.RationalSettings`) or None.
+    #: ``[rational]`` (:class:`hydrocalc.site.rational.RationalSettings`) or None.
     rational: Any = None
 
     @property
@@ -441,11 +453,7 @@ class Site:
         return dataclasses.replace(self, storms=storms)
 
     def _repr_html_(self) -> str:
-        from hydrocalc import display
-
         return display.html(self)
 
     def __repr__(self) -> str:
-        from hydrocalc import display
-
         return display.text(self)

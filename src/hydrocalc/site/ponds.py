@@ -1,7 +1,7 @@
 """``[[pre.pond]]`` / ``[[post.pond]]``: storage, outlets, barrel, stages and tailwater.
 
 Also the backwater check: ponds that back into another pond must form groups that
-:mod:`hydrocalc.interconnected` can route together.
+:mod:`hydrocalc.hydraulics.routing.interconnected` can route together.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
     try:
         obj = _build_storage(kind, spec)
     except ImportError:
-        P.add(path, "cannot be built: hydrocalc.routing is not available")
+        P.add(path, "cannot be built: hydrocalc.hydraulics.routing is not available")
         return None
     except (HydrocalcError, TypeError) as exc:
         P.add(path, f"is invalid: {_msg(exc)}")
@@ -141,7 +141,7 @@ def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
     try:
         obj = _build_outlet(kind, spec, spec["id"])
     except ImportError:
-        P.add(path, "cannot be built: hydrocalc.outlets is not available")
+        P.add(path, "cannot be built: hydrocalc.hydraulics.outlets is not available")
         return None
     except (HydrocalcError, TypeError) as exc:
         P.add(path, f"is invalid: {_msg(exc)}")
@@ -316,7 +316,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                 try:
                     barrel = _build_barrel(barrel_spec)
                 except ImportError:
-                    P.add(bp, "cannot be built: hydrocalc.outlets is not available")
+                    P.add(bp, "cannot be built: hydrocalc.hydraulics.outlets is not available")
                 except (HydrocalcError, TypeError) as exc:
                     P.add(bp, f"is invalid: {_msg(exc)}")
         if barrel is not None and not any(t != "exfiltration" for t in
@@ -355,7 +355,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
     """A pond with ``backwater = true`` discharges into another pond and feels its level.
     Such ponds form chains or trees (several may back into one pond) routed together with
-    the pond they end in (see hydrocalc.interconnected): every pond of the group in
+    the pond they end in (see hydrocalc.hydraulics.routing.interconnected): every pond of the group in
     elevations and a single unit, no tailwater_ft on a backwater pond (the downstream
     pond's level is its tailwater), at most a constant tailwater where the group ends."""
     by_id = {p.id: p for p in ponds}

@@ -1,7 +1,7 @@
 """``[[pre.reach]]`` / ``[[post.reach]]``: a translation lag or a routed pipe/channel.
 
 Routed sections (circular, rectangular, trapezoidal, user station-elevation) are those of
-:mod:`hydrocalc.conveyance`.
+:mod:`hydrocalc.hydraulics.conveyance`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from hydrocalc.errors import HydrocalcError
 from hydrocalc.site.files import _Ctx, _two_column_csv
 from hydrocalc.site.model import Reach
 from hydrocalc.site.problems import _msg, _Problems, _short, _to
+from hydrocalc.hydraulics import conveyance as cv
 
 _REACH_KEYS = ("id", "to", "lag_hr", "description", "section", "diameter_in",
                "bottom_width_ft", "depth_ft", "side_slope_h_per_v", "station_ft",
@@ -93,7 +94,6 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
             spec.update(_user_section_points(P, e, path, ctx) or {})
     if len(P.items) > k0:
         return None
-    from hydrocalc import conveyance as cv
 
     try:
         if section == "circular":

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc import network
+from hydrocalc.site import network
 from hydrocalc._validate import suggest
 from hydrocalc.site.files import _Ctx
 from hydrocalc.site.model import _ID_RE, DesignPoint, Scenario
@@ -17,6 +17,7 @@ from hydrocalc.site.ponds import _check_backwater, _parse_pond
 from hydrocalc.site.problems import _label, _Problems, _short
 from hydrocalc.site.reaches import _parse_reach
 from hydrocalc.site.subcatchments import _parse_subcatchment, _subcatchments_from_csv
+from hydrocalc.site import rational as rational_site
 
 # -- scenario -----------------------------------------------------------------------------
 
@@ -71,7 +72,6 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "subcatchment", e)
         method = e.get("method", "tr55")
         if method == "rational":
-            from hydrocalc import rational_site
 
             s = rational_site.parse_subcatchment(P, e, path, ctx, _this_module())
             if s is not None:
@@ -120,7 +120,7 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
 
 
 def _this_module():
-    """The :mod:`hydrocalc.site` package: the helpers handed to :mod:`hydrocalc.rational_site`."""
+    """The :mod:`hydrocalc.site` package: the helpers handed to :mod:`hydrocalc.site.rational`."""
     import sys
 
     return sys.modules[__package__]

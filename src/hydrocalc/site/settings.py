@@ -17,6 +17,12 @@ from hydrocalc.errors import HydrocalcError
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import _STORM_RE, HSGS, AnalysisOptions, CriteriaSettings, Storms
 from hydrocalc.site.problems import _msg, _Problems
+from hydrocalc.construction.sediment import criteria_table
+from hydrocalc.criteria.ny_redevelopment import parse_redevelopment
+from hydrocalc.criteria.practices import parse_practices
+from hydrocalc.design_storms import load_depth_file
+from hydrocalc.criteria.ny import rrv_factor_sets
+from hydrocalc.rainfall import design_storm
 
 # ----------------------------------------------------------------------------------------
 # sections
@@ -33,13 +39,13 @@ def _load_storm_file(path: pathlib.Path) -> dict:
     Uses :func:`hydrocalc.design_storms.load_depth_file`; the 24-hour depths become the
     storms ``"<T>yr"``. The file's warning (e.g. illustrative depths) is kept for reports.
     """
-    from hydrocalc.design_storms import load_depth_file
 
     table = load_depth_file(path, warn=False)
     depths = table.storm_depths_in("24-hr")
     warnings = [f"{path.name}: {table.warning}"] if table.warning else []
     return {"distribution": None, "depths_in": depths, "source": table.source,
-            "duration_hr": None, "warnings": warnings}
+            "duration_hr": None, "warnings": warnings, "illustrative": bool(table.illustrative),
+            "suggested_distribution": table.suggested_distribution}
 
 
 def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
@@ -121,11 +127,7 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     rain_dt = P.number(m, "rain_dt_hr", prefix, default=0.1, lower=0.0, lower_inclusive=False)
     if isinstance(dist, str) and duration is not None and duration != 24.0:
         try:
-            from hydrocalc.rainfall import design_storm
-
             design_storm(1.0, distribution=dist, dt_hr=0.1, duration_hr=duration)
-        except ImportError:  # pragma: no cover - rainfall topic absent
-            pass
         except HydrocalcError as exc:
             P.add(f"{prefix}.duration_hr", f"does not fit the distribution: {_msg(exc)}")
     source = P.text(m, "source", prefix) if "source" in m else (file_info or {}).get("source", "")
@@ -135,16 +137,14 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     return Storms(distribution=dist, depths_in=clean, wqv_precip_in=wqv,
                   wqv_precip_source=wqv_src, source=source or "", file=file_path,
                   warnings=warnings, duration_hr=float(duration or 24.0),
-                  rain_dt_hr=float(rain_dt))
+                  rain_dt_hr=float(rain_dt),
+                  illustrative=bool((file_info or {}).get("illustrative", False)),
+                  suggested_distribution=(file_info or {}).get("suggested_distribution", ""))
 
 
 def _check_distribution(P: _Problems, dist: str, path: str) -> None:
     try:
-        from hydrocalc import rainfall
-    except ImportError:
-        return
-    try:
-        rainfall.design_storm(1.0, distribution=dist, dt_hr=0.1)
+        design_storm(1.0, distribution=dist, dt_hr=0.1)
     except HydrocalcError as exc:
         P.add(path, f"is not a known distribution: {_msg(exc)}")
 
@@ -228,17 +228,12 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
     vals["min_rv_rule"] = P.choice(m, "min_rv_rule", prefix, _MIN_RV_RULES, default=d.min_rv_rule)
     vals["rrv_factors"] = P.text(m, "rrv_factors", prefix, default=d.rrv_factors)
     if vals["rrv_factors"] is not None and "rrv_factors" in m:
-        try:
-            from hydrocalc.criteria import ny
-
-            keys = ny.rrv_factor_sets()
-            if vals["rrv_factors"] not in keys:
-                P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
-                                               f"table; got {vals['rrv_factors']!r}"
-                                               f"{suggest(vals['rrv_factors'], keys)} Valid: "
-                                               f"{', '.join(keys)}")
-        except ImportError:
-            pass
+        keys = rrv_factor_sets()
+        if vals["rrv_factors"] not in keys:
+            P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
+                                           f"table; got {vals['rrv_factors']!r}"
+                                           f"{suggest(vals['rrv_factors'], keys)} Valid: "
+                                           f"{', '.join(keys)}")
     for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
         if key in m:
             t = P.table(m, key, prefix)
@@ -281,11 +276,9 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
     vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
                                            lower_inclusive=False)
     if "practice" in m:
-        from hydrocalc.practices import parse_practices
 
         vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
     if "redevelopment" in m:
-        from hydrocalc.criteria.ny_redevelopment import parse_redevelopment
 
         vals["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
                                                     f"{prefix}.redevelopment")
@@ -294,18 +287,11 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
     return CriteriaSettings(**vals)
 
 
-def _tr55_type(dist: str | None) -> str | None:
-    if not isinstance(dist, str):
-        return None
-    key = dist.strip().upper().replace("TYPE_", "").replace("TYPE ", "").replace("NRCS_", "")
-    return key if key in ("I", "IA", "II", "III") else None
-
-
 #: Item keys of ``[confirmations]`` besides the two families ``criterion_<criterion>`` and
 #: ``trap_criteria_<sediment criteria key>`` (the keys of the report's "Values to confirm
 #: before submission" table, plus the ``sediment_traps`` statement).
 CONFIRMATION_ITEMS = ("storm_depths", "wqv_precip_in", "rrv_factors", "regulation_profile",
-                      "sediment_traps")
+                      "sediment_traps", "design_manual")
 #: Criteria whose row can need confirming: ``criterion_<name>`` (the ``criterion`` column of
 #: the sizing-criteria table).
 CONFIRMABLE_CRITERIA = ("wqv", "wqv_redevelopment_impervious_reduction", "rrv", "cpv",
@@ -320,7 +306,6 @@ def confirmation_items() -> tuple[str, ...]:
     >>> "criterion_rrv" in confirmation_items() and "storm_depths" in confirmation_items()
     True
     """
-    from hydrocalc.sediment import criteria_table
 
     return (CONFIRMATION_ITEMS + tuple(f"criterion_{c}" for c in CONFIRMABLE_CRITERIA)
             + tuple(f"trap_criteria_{k}" for k in criteria_table().index))

@@ -1,7 +1,8 @@
 """``[[pre.subcatchment]]`` / ``[[post.subcatchment]]`` (TR-55 method) and their CSV form.
 
 Curve numbers come from cover tables (TR-55 Tables 2-2a..d, :func:`hydrocalc.runoff.curve_number`)
-or are given; impervious areas compose the CN (TR-55 Figs. 2-3 and 2-4); Tc is given or
+or are given; impervious areas compose the CN (TR-55 Figs. 2-3 and 2-4), or alone make an
+all-impervious subcatchment (CN 98, TR-55 Table 2-2a); Tc is given or
 summed from travel-time segments (TR-55 Ch. 3, :func:`hydrocalc.tc.time_of_concentration`).
 """
 
@@ -13,17 +14,18 @@ from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.runoff import IMPERVIOUS_CN  # CN 98, TR-55 Table 2-2a (all HSGs)
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
 from hydrocalc.site.model import HSGS, Cover, Subcatchment, TcSegment
 from hydrocalc.site.problems import _msg, _Problems, _to
+from hydrocalc import tc
+from hydrocalc.runoff import curve_number, impervious_composite_cn
 
 # ----------------------------------------------------------------------------------------
 # dependency adapters (layer 1/2 modules of the other topics)
 
 
 def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
-    from hydrocalc.runoff import curve_number
-
     if condition is None:
         return float(curve_number(cover, hsg))
     return float(curve_number(cover, hsg, condition=condition))
@@ -32,7 +34,6 @@ def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
 def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: float) -> float:
     import warnings
 
-    from hydrocalc.runoff import impervious_composite_cn
 
     # The loader computes the percentage from areas, so impervious_composite_cn's guess that
     # a value between 0 and 1 is a fraction typed as a percentage does not apply here; a
@@ -46,8 +47,6 @@ def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: fl
 
 
 def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
-    from hydrocalc import tc
-
     rows = []
     for seg in segments:
         row = {k: v for k, v in seg.items() if k != "type"}
@@ -55,13 +54,8 @@ def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
         if seg["type"] == "sheet" and "surface" in row:
             row["n"] = row.pop("surface")  # a TR-55 Table 3-1 key; tc looks it up
         rows.append(row)
-    total, table = tc.time_of_concentration(rows)
-    col = None
-    for name in ("travel_time_hr", "tt_hr", "time_hr"):
-        if hasattr(table, "columns") and name in table.columns:
-            col = name
-            break
-    times = [float(x) for x in table[col]] if col else [math.nan] * len(segments)
+    total, table = tc.segment_travel_times(rows)
+    times = [float(r["travel_time_hr"]) for r in table]
     return float(total), times
 _SUB_KEYS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "cover", "tc_hr",
              "tc_segment", "impervious_connected_ac", "impervious_connected_ft2",
@@ -244,9 +238,11 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     if has_cn and covers_raw:
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
-    elif not has_cn and not covers_raw:
+    elif not has_cn and not covers_raw and imp_c + imp_u <= 0:
         P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
-                            "cn or land-cover rows with cover, hsg and area_ac.")
+                            "cn, land-cover rows with cover, hsg and area_ac, or, for an "
+                            "all-impervious subcatchment, impervious_connected_ac / "
+                            "impervious_unconnected_ac alone.")
     cn = P.number(e, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_cn else None
     covers: list[Cover] = []
     for i, c in enumerate(covers_raw):
@@ -297,6 +293,18 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         else:
             cn = pervious_cn
             cn_method = "covers (area-weighted, TR-55 Table 2-2)"
+    elif cn is None:
+        # all impervious (roofs, driveways, paved parking): the impervious keys alone
+        if has_area and not math.isclose(imp, area, rel_tol=0.005, abs_tol=1e-4):
+            P.add(f"{path}.area_ac", f"must equal the impervious areas "
+                                     f"({fmt_value(round(imp, 6))} ac) within 0.5 % when the "
+                                     f"subcatchment has no cover rows and no cn; got "
+                                     f"{fmt_value(area)}. Add [[...cover]] rows for the "
+                                     "pervious rest, or omit area_ac.")
+            return None
+        area = area if has_area else imp
+        cn = IMPERVIOUS_CN
+        cn_method = "impervious (TR-55 Table 2-2a, CN 98)"
     elif area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when cn is given; got nothing.")
         return None

@@ -9,6 +9,7 @@ Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pathlib
 import queue
@@ -20,38 +21,30 @@ from hydrocalc.errors import ReportError
 KERNEL_NAME = "python3"
 # Kernel options: silence start-up chatter; keep no input history (IPython writes every cell
 # and every namespace reset to an SQLite file, about an eighth of the kernel's CPU in a
-# report run, for a history nobody reads: the executed notebooks are the record).
-_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False"]
+# report run, for a history nobody reads: the executed notebooks are the record); keep no
+# output cache (``Out``, ``_``, ``__``: no section notebook reads them; with the cache on,
+# every namespace reset between two notebooks flushes it and runs a full gc.collect(),
+# about 0.1-0.15 s in a kernel holding pandas and matplotlib).
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False",
+                "--InteractiveShell.cache_size=0"]
 
 
 # --------------------------------------------------------------------------------------
 # a papermill engine that reuses a kernel (one per worker) for several notebooks
 # --------------------------------------------------------------------------------------
 ENGINE_NAME = "hydrocalc-pooled"
-# IPython's reset() ends with gc.collect(), which costs ~0.1-0.15 s per notebook in a kernel
-# holding pandas and matplotlib; the namespace is cleared the same way without it (the
-# objects are freed by reference counting, cycles by the next automatic collection).
-_RESET = """\
-def _hydrocalc_reset():
-    import gc
-    collect = gc.collect
-    gc.collect = lambda generation=2: 0
-    try:
-        get_ipython().reset(new_session=True)
-    finally:
-        gc.collect = collect
-_hydrocalc_reset()
-"""
+# The user namespace is cleared between notebooks (InteractiveShell.reset); imported
+# modules stay loaded.
+_RESET = "get_ipython().reset(new_session=True)"
 
 
+@functools.cache
 def _register_engine() -> None:
-    """Register the pooled-kernel engine with papermill (idempotent)."""
+    """Register the pooled-kernel engine with papermill (``papermill_engines.register``,
+    papermill's public registry; once per process)."""
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
     from papermill.utils import merge_kwargs, remove_args
-
-    if ENGINE_NAME in papermill_engines._engines:
-        return
 
     class PooledKernelEngine(NBClientEngine):
         """Papermill's nbclient engine, run in a kernel the caller started (``km=``).
@@ -60,13 +53,15 @@ def _register_engine() -> None:
         (``InteractiveShell.reset``), so no variable crosses from one notebook to the next;
         imported modules stay loaded, which is the point: the imports and the site's
         computation (cached per process by :func:`hydrocalc.report.sections.context`) are
-        paid once per kernel instead of once per notebook.
+        paid once per kernel instead of once per notebook. ``kc=`` is a client of that
+        kernel already connected (kept by :class:`KernelPool`); without it a client is
+        connected for this notebook and stopped after it.
         """
 
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False,
                                      stdout_file=None, stderr_file=None, start_timeout=60,
-                                     execution_timeout=None, km=None, **kwargs):
+                                     execution_timeout=None, km=None, kc=None, **kwargs):
             if km is None:
                 return super().execute_managed_notebook(
                     nb_man, kernel_name, log_output=log_output, stdout_file=stdout_file,
@@ -78,9 +73,7 @@ def _register_engine() -> None:
                                  log_output=log_output, stdout_file=stdout_file,
                                  stderr_file=stderr_file)
             client = PapermillNotebookClient(nb_man, km=km, **final)
-            # the kernel's connected client, kept by the pool for the whole run (see
-            # KernelPool): a new client waits about 0.2 s for its IOPub subscription
-            kc = getattr(km, "hydrocalc_client", None)
+            # a new client waits about 0.2 s for its IOPub subscription: the pool's is reused
             if kc is not None:
                 client.kc = kc
             else:
@@ -155,6 +148,8 @@ class KernelPool:
         self.fresh = fresh
         self._free: queue.Queue = queue.Queue()
         self._managers: list = []
+        # {id(kernel manager): its connected client} (see _start_one)
+        self._clients: dict = {}
         self._lock = threading.Lock()
         self._closing = threading.Lock()
         self._thread = None
@@ -191,7 +186,8 @@ class KernelPool:
             # wait_for_ready loses the first IOPub message to the subscription still
             # being set up (ZeroMQ's "slow joiner") and waits 0.2 s for it, once per
             # notebook; stopped by close()
-            km.hydrocalc_client = kc
+            with self._lock:
+                self._clients[id(km)] = kc
         return km
 
     def _start_all(self):
@@ -233,6 +229,12 @@ class KernelPool:
             return
         self._free.put(km)
 
+    def client(self, km):
+        """The connected client this pool keeps for kernel ``km`` (None for a fresh kernel,
+        or once the pool is closed): pass it to :func:`execute_notebook` with ``km``."""
+        with self._lock:
+            return self._clients.get(id(km))
+
     def get(self):
         """The calling thread's own kernel, started on first use (kept until close())."""
         km = getattr(self._local, "km", None)
@@ -266,9 +268,9 @@ class KernelPool:
         if self._thread is not None:
             self._thread.join()
         for km in self._managers:
-            kc = getattr(km, "hydrocalc_client", None)
+            with self._lock:
+                kc = self._clients.pop(id(km), None)
             if kc is not None:
-                km.hydrocalc_client = None
                 try:
                     kc.stop_channels()
                 except Exception:  # noqa: BLE001 - best effort at the end of a run

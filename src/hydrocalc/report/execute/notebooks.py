@@ -25,6 +25,7 @@ from hydrocalc.report.execute.kernels import (
     KERNEL_NAME,
     _register_engine,
 )
+from hydrocalc.report import sections as S
 
 
 # --------------------------------------------------------------------------------------
@@ -115,12 +116,13 @@ def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME)
 
 def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters: dict, *,
                      cwd: pathlib.Path, section: str, display_path: str | None = None,
-                     timeout_s: float = 900.0, km=None) -> None:
+                     timeout_s: float = 900.0, km=None, kc=None) -> None:
     """Parameterize and execute one notebook with Papermill in a kernel working in ``cwd``.
 
     With ``km`` (a started :class:`jupyter_client.KernelManager`) the notebook runs in that
-    kernel after its namespace is reset (:data:`ENGINE_NAME` engine); otherwise Papermill
-    starts a fresh kernel for it.
+    kernel after its namespace is reset (:data:`ENGINE_NAME` engine), through ``kc`` (a
+    connected client of that kernel, e.g. :meth:`KernelPool.client`) when given; otherwise
+    Papermill starts a fresh kernel for it.
 
     Raises
     ------
@@ -139,7 +141,7 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     engine = {}
     if km is not None:
         _register_engine()
-        engine = {"engine_name": ENGINE_NAME, "km": km}
+        engine = {"engine_name": ENGINE_NAME, "km": km, "kc": kc}
     try:
         done = papermill.execute_notebook(
             nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
@@ -166,9 +168,8 @@ def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir:
                         sections: Sequence[str]) -> dict:
     """The parameters a section notebook receives: ``site_file``, ``results_file``,
     ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``)."""
-    from hydrocalc.report import sections as S
 
-    params = S.SECTIONS[key].parameters(site_file=site_file, out_dir=out_dir,
+    params = S.section_parameters(key, site_file=site_file, out_dir=out_dir,
                                         sections=list(sections))
     out = {"site_file": params.pop("site_file"), "results_file": results_file}
     out.update(params)

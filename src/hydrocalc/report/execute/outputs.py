@@ -17,6 +17,7 @@ import io
 import json
 import os
 import pathlib
+import re
 import sys
 import threading
 import time
@@ -24,14 +25,17 @@ from collections.abc import Mapping, Sequence
 
 from hydrocalc.errors import ReportError
 from hydrocalc.report.execute.staging import sha256_file
+from hydrocalc import data
+from hydrocalc.report import sections as S
+from hydrocalc.report.compare import DEFAULT_ATOL, DEFAULT_RTOL
 from hydrocalc.report.reproducible import document_datetime, normalized_ooxml
+from hydrocalc.report.tables import canonical_json
+from hydrocalc.report.typeset import write_pdf
 
 RESULTS_SCHEMA = "hydrocalc.report.results/1"
 
 
 def _canonical(value) -> str:
-    from hydrocalc.report.tables import canonical_json
-
     return canonical_json(value)
 
 
@@ -66,8 +70,6 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
     apart from ``timestamps``).
     """
     import hydrocalc
-    from hydrocalc import data
-    from hydrocalc.report import sections as S
 
     return {
         "schema": RESULTS_SCHEMA,
@@ -85,14 +87,10 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
 
 
 def _verify_rtol() -> float:
-    from hydrocalc.report.verify import DEFAULT_RTOL
-
     return DEFAULT_RTOL
 
 
 def _verify_atol() -> float:
-    from hydrocalc.report.verify import DEFAULT_ATOL
-
     return DEFAULT_ATOL
 
 
@@ -112,7 +110,6 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
         return None
     from concurrent.futures import Future
 
-    from hydrocalc.report.typeset import write_pdf
 
     attachments = pdf_attachments(staging, results)
     future: Future = Future()
@@ -154,16 +151,55 @@ def write_file_or_fail(path: pathlib.Path, data: bytes) -> None:
                           "--out folder") from None
 
 
-def _sheet_name(name: str, used: set[str]) -> str:
+#: Sheet-name prefix of a section whose key is long (Excel allows 31 characters a name).
+SHEET_SECTION_LABELS = {"hydrology_pre": "pre", "hydrology_post": "post"}
+
+#: Excel's limit on the length of a sheet name.
+SHEET_NAME_MAX = 31
+
+
+def sheet_name(section: str, table: str, used: set[str]) -> str:
+    """The Excel sheet name of a report table: ``<section>.<table>``, at most 31 characters.
+
+    Long section keys get a short label (:data:`SHEET_SECTION_LABELS`: ``pre``, ``post``).
+    A name still too long is shortened word by word, never cut mid-name at a fixed width:
+    the longest word (``_``-separated; the last one on ties) loses one letter at a time, so
+    sibling tables (``pre.subcatchment_methods``, ``post.subcatchment_methods``) are
+    shortened alike. A name already in ``used`` (case-insensitive) gets ``~2``, ``~3``...;
+    the chosen name is added to ``used``.
+
+    Examples
+    --------
+    >>> used = set()
+    >>> sheet_name("hydrology_post", "subcatchment_methods", used)
+    'post.subcatchment_methods'
+    >>> sheet_name("inspections", "inspections_by_month", used)
+    'inspections.inspection_by_month'
+    """
     bad = '[]:*?/\\'
-    base = "".join("_" if c in bad else c for c in name)[:31] or "sheet"
+    label = SHEET_SECTION_LABELS.get(section, section)
+    full = "".join("_" if c in bad else c for c in f"{label}.{table}") or "sheet"
+    base = _shorten_words(full, SHEET_NAME_MAX)
     out, n = base, 1
     while out.lower() in used:
         n += 1
         suffix = f"~{n}"
-        out = base[: 31 - len(suffix)] + suffix
+        out = _shorten_words(full, SHEET_NAME_MAX - len(suffix)) + suffix
     used.add(out.lower())
     return out
+
+
+def _shorten_words(name: str, limit: int) -> str:
+    """``name`` shortened to ``limit`` characters by taking one letter at a time off its
+    longest word (words: runs between ``.``, ``_``, ``-`` and spaces)."""
+    parts = re.split(r"([._\- ])", name)
+    words = list(range(0, len(parts), 2))
+    while sum(len(x) for x in parts) > limit:
+        longest = max(words, key=lambda i: (len(parts[i]), i))
+        if len(parts[longest]) <= 1:
+            return "".join(parts)[:limit]
+        parts[longest] = parts[longest][:-1]
+    return "".join(parts)
 
 
 def _text_cell(ws, value, font=None):
@@ -241,7 +277,7 @@ def _workbook_bytes(results: dict) -> bytes:
     sheets = []
     for key, section in results["sections"].items():
         for tname, table in section.get("tables", {}).items():
-            sheet = _sheet_name(f"{key}.{tname}", used)
+            sheet = sheet_name(key, tname, used)
             row(contents, [sheet, key, tname, table.get("title", ""), table.get("sha256")])
             sheets.append((sheet, table))
     for sheet, table in sheets:

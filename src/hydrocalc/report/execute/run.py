@@ -46,6 +46,8 @@ from hydrocalc.report.execute.staging import (
     copy_inputs,
     default_report_dir,
 )
+from hydrocalc._validate import suggest
+from hydrocalc.report import build, sections as S
 from hydrocalc.report.reproducible import document_datetime
 
 FORMATS = ("html", "pdf", "xlsx")
@@ -77,7 +79,6 @@ def _resolve_formats(formats) -> tuple[str, ...]:
     if isinstance(formats, str):
         formats = [f for part in formats.split(",") for f in [part.strip().lower()] if f]
     out = []
-    from hydrocalc._validate import suggest
 
     for f in formats:
         if f not in FORMATS:
@@ -92,7 +93,6 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
               results_file: str = "") -> list[dict]:
     """One job per section: notebook, parameters and output name (``results_file`` may
     hold ``{key}``, replaced by the section key)."""
-    from hydrocalc.report import sections as S
 
     jobs = []
     for n, key in enumerate(section_keys, start=1):
@@ -162,8 +162,6 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     ReportError
         If a section fails (the previous report is left untouched).
     """
-    from hydrocalc.report import build
-    from hydrocalc.report import sections as S
 
     t0 = time.perf_counter()
     started = _utc_now()
@@ -431,7 +429,8 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
         try:
             execute_notebook(job["source"], staging / job["output"], job["parameters"],
                              cwd=staging, section=job["key"],
-                             display_path=str(failed_dir / job["output"]), km=km)
+                             display_path=str(failed_dir / job["output"]), km=km,
+                             kc=None if km is None else pool.client(km))
         finally:
             if km is not None:
                 pool.release(km)

@@ -8,23 +8,23 @@ computing it. With a non-empty ``out_dir`` it also writes ``sections/<key>.json`
 tables and the PNG figures there. The notebooks in ``notebooks/`` call exactly one of these
 functions and display the result; ``hydrocalc verify`` calls :func:`build_section` directly.
 
-=================  ==========================  ===============================================
-Key                Function                    Content
-=================  ==========================  ===============================================
-``project``        :func:`project_summary`     project facts as entered; applicability of the
-                                               local law (:func:`hydrocalc.regulations.assess`)
-                                               and the SWPPP content checklist
-``storms``         :func:`design_storms`       depths and their source, hyetographs
-``hydrology_pre``  :func:`hydrology`           subcatchments, covers/CN, Tc segments, results
-``hydrology_post`` :func:`hydrology`           the same after development
-``ponds``          :func:`ponds`               stage-storage-discharge, devices, routed peaks
-``comparison``     :func:`comparison`          pre vs post at each design point and storm
-``criteria``       :func:`sizing_criteria`     NY SMDM WQv, RRv, Cpv, Qp, Qf
-``sediment``       :func:`sediment_traps`      trap volumes, cleanout mark and dates
-``inspections``    :func:`inspections`         inspection dates and notices
-``methods``        :func:`methods_references`  methods, data tables, references
-``warnings``       :func:`all_warnings`        every warning of the computation
-=================  ==========================  ===============================================
+==================  ==========================  ===============================================
+Key                 Function                    Content
+==================  ==========================  ===============================================
+``project``         :func:`project_summary`     project facts as entered; applicability of the
+                                                local law (:func:`hydrocalc.criteria.regulations.assess`)
+                                                and the SWPPP content checklist
+``storms``          :func:`design_storms`       depths and their source, hyetographs
+``hydrology_pre``   :func:`hydrology`           subcatchments, covers/CN, Tc segments, results
+``hydrology_post``  :func:`hydrology`           the same after development
+``ponds``           :func:`ponds`               stage-storage-discharge, devices, routed peaks
+``comparison``      :func:`comparison`          pre vs post at each design point and storm
+``criteria``        :func:`sizing_criteria`     NY SMDM WQv, RRv, Cpv, Qp, Qf
+``sediment``        :func:`sediment_traps`      trap volumes, cleanout mark and dates
+``inspections``     :func:`inspections`         inspection dates and notices
+``methods``         :func:`methods_references`  methods, data tables, references
+``warnings``        :func:`all_warnings`        every warning of the computation
+==================  ==========================  ===============================================
 
 The computation behind a site (load, analysis, assessment, construction tools) runs once per
 process and site-file content (:func:`context`), so a kernel presenting one section does not
@@ -74,7 +74,7 @@ from hydrocalc.report.sections.computation import (  # noqa: F401 (re-exported)
     Context,
     context,
     _context_cached,
-    _dedupe,
+    dedupe,
     _digest,
     project_facts_dict,
     summary_dict,
@@ -100,8 +100,6 @@ from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
 from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
     _add_confirmations,
     _build_project,
-    _unverified,
-    _UNVERIFIED_WORDS,
     values_to_confirm,
 )
 from hydrocalc.report.sections.storms_section import (  # noqa: F401 (re-exported)
@@ -154,6 +152,7 @@ from hydrocalc.report.sections.run import (  # noqa: F401 (re-exported)
     _BUILDERS,
     comparison,
     cover_meta,
+    section_parameters,
     design_storms,
     hydrology,
     inspections,
@@ -173,6 +172,7 @@ __all__ = [
     "resolve_sections",
     "context",
     "validate_site",
+    "section_parameters",
     "build_section",
     "project_summary",
     "design_storms",

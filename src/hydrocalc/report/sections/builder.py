@@ -22,6 +22,7 @@ from hydrocalc.report.result import SectionResult
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table, column_unit, md_escape
+from hydrocalc.report.wording import field_label
 
 
 # ======================================================================================
@@ -107,7 +108,9 @@ def _flatten(prefix: str, value, rows: list) -> None:
 
 def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
                exclude: Sequence[str] = ()) -> Table:
-    """The inputs under ``paths`` of the site file exactly as entered (keys carry units)."""
+    """The inputs under ``paths`` of the site file exactly as entered: ``input`` (the key in
+    words, :func:`hydrocalc.report.wording.field_label`), ``value_as_entered``, ``unit`` and
+    ``site_file_key`` (the dotted path)."""
     rows: list = []
     for path in paths:
         node: Any = raw
@@ -118,10 +121,14 @@ def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
         if isinstance(node, Mapping):
             node = {k: v for k, v in node.items() if k not in exclude}
         _flatten(path, node, rows)
-    frame = pd.DataFrame(rows, columns=["input", "value_as_entered", "unit"])
-    return Table(name, title, frame, caption="Site file keys as written by the engineer; "
-                 "the unit is the key's suffix.", labels={"value_as_entered": "Value as entered"},
-                 key_columns=["input"])
+    frame = pd.DataFrame([(field_label(path), value, unit, path)
+                          for path, value, unit in rows],
+                         columns=["input", "value_as_entered", "unit", "site_file_key"])
+    return Table(name, title, frame, caption="Inputs as written by the engineer, in words; "
+                 "the unit is the key's suffix; the site-file key locates the value in the "
+                 "site file.", labels={"input": "Input", "value_as_entered": "Value as entered",
+                                       "unit": "Unit", "site_file_key": "Site-file key"},
+                 key_columns=["site_file_key"])
 
 
 # Figures still being drawn in worker processes: id(SectionResult) -> [(placeholder, future)];
@@ -165,7 +172,8 @@ class _Builder:
         """Add the inputs under ``paths`` as entered, and every CSV table they name."""
         table = echo_table(name, title, self.ctx.raw, paths, exclude=exclude)
         self.res.add_table(table)
-        for path, value, _ in table.frame.itertuples(index=False, name=None):
+        for value, path in zip(table.frame["value_as_entered"], table.frame["site_file_key"],
+                               strict=True):
             if path.rsplit(".", 1)[-1].endswith("csv") and value:
                 csv_path = self.ctx.path.parent / value
                 try:

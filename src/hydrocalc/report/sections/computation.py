@@ -20,6 +20,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hydrocalc.errors import InputError
+from hydrocalc.analysis import analyze
+from hydrocalc.construction import sediment as sed
+from hydrocalc.criteria.regulations import assess, load_profile
+from hydrocalc.report.summary import compliance_summary
+from hydrocalc.report.tables import to_jsonable
+from hydrocalc.site import load_site
 
 
 # ======================================================================================
@@ -44,8 +50,6 @@ class Context:
     """A loaded site and its computations, each run once and with its warnings kept."""
 
     def __init__(self, site_path: pathlib.Path):
-        from hydrocalc.site import load_site
-
         self.path = site_path
         self.warnings: dict[str, list[str]] = {}
         # load_site first: it turns unreadable, non-UTF-8 or invalid TOML into InputError
@@ -59,7 +63,7 @@ class Context:
             warnings.simplefilter("always")
             value = fn(*args, **kwargs)
         self.warnings.setdefault(step, []).extend(
-            _dedupe(_warning_text(w) for w in _about_the_computation(caught)))
+            dedupe(_warning_text(w) for w in _about_the_computation(caught)))
         return value
 
     def _cached(self, step: str, fn: Callable, *args, **kwargs):
@@ -70,25 +74,21 @@ class Context:
     @property
     def results(self):
         """:func:`hydrocalc.analysis.analyze` of the site."""
-        from hydrocalc.analysis import analyze
 
         return self._cached("analysis", analyze, self.site)
 
     @property
     def assessment(self):
-        """:func:`hydrocalc.regulations.assess` of the project under its municipality's law."""
-        from hydrocalc.regulations import assess
+        """:func:`hydrocalc.criteria.regulations.assess` of the project under its municipality's law."""
 
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
 
     @property
     def trap_checks(self) -> list:
-        """:meth:`hydrocalc.sediment.SedimentTrap.check` of every trap of the construction
+        """:meth:`hydrocalc.construction.sediment.SedimentTrap.check` of every trap of the construction
         plan (cleanout fraction from the municipality's law, else one half)."""
         if "trap_checks" not in self._cache:
-            from hydrocalc import sediment as sed
-            from hydrocalc.regulations import load_profile
 
             plan = self.site.construction
             traps = sed.plan_traps(plan) if plan is not None else []
@@ -101,7 +101,6 @@ class Context:
     def summary(self) -> dict:
         """:func:`hydrocalc.report.summary.compliance_summary` of the site."""
         if "summary" not in self._cache:
-            from hydrocalc.report.summary import compliance_summary
 
             self._cache["summary"] = compliance_summary(self.results, self.assessment,
                                                         self.trap_checks)
@@ -114,7 +113,8 @@ class Context:
         return out
 
 
-def _dedupe(items: Iterable[str]) -> list[str]:
+def dedupe(items: Iterable[str]) -> list[str]:
+    """The items without repeats, in the order of their first appearance."""
     seen: set[str] = set()
     out = []
     for item in items:
@@ -160,7 +160,6 @@ def summary_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = 
 
 def project_facts_dict(site) -> dict:
     """The project facts as a JSON-ready dict (for results.json)."""
-    from hydrocalc.report.tables import to_jsonable
 
     project = site.project
     facts = project.to_dict() if hasattr(project, "to_dict") else dict(vars(project))

@@ -16,26 +16,26 @@ from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, _when
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.construction import inspections as insp, sediment as sed
+from hydrocalc.criteria.regulations import load_profile
+from hydrocalc.daily_rain import rainfall_for_plan
+from hydrocalc.rainfall import tr55_rainfall_type
 
 
 # -- construction: sediment traps and inspections ----------------------------------------
 def _construction(ctx: Context):
     """(plan, profile, rainfall record or None) of the site's [construction] table."""
-    from hydrocalc.regulations import load_profile
 
     plan = ctx.site.construction
     profile = load_profile(ctx.site.project.municipality)
     rain = None
     if plan is not None and getattr(plan, "rainfall_file", None):
-        from hydrocalc.daily_rain import rainfall_for_plan
 
         rain = ctx._cached("rainfall", rainfall_for_plan, plan)
     return plan, profile, rain
 
 
 def _build_sediment(b: _Builder) -> None:
-    from hydrocalc import sediment as sed
-
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)
     traps = sed.plan_traps(plan) if plan is not None else []
@@ -79,11 +79,10 @@ def _build_sediment(b: _Builder) -> None:
                        if c.cleanout_stage_ft is not None else "."))
     schedules = []
     if rain is not None and any(t.k_factor is not None for t in traps):
-        from hydrocalc.site import _tr55_type
 
         rtype = getattr(plan, "rainfall_type", None)
         if rtype is None:
-            rtype = _tr55_type(ctx.site.storms.distribution)
+            rtype = tr55_rainfall_type(ctx.site.storms.distribution)
             if rtype is None:
                 raise InputError(
                     "construction.rainfall_type must be given for the daily MUSLE peak "
@@ -138,8 +137,6 @@ def _build_sediment(b: _Builder) -> None:
 
 
 def _build_inspections(b: _Builder) -> None:
-    from hydrocalc import inspections as insp
-
     ctx = b.ctx
     plan, profile, rain = _construction(ctx)
     if plan is None:

@@ -22,6 +22,9 @@ from hydrocalc.report.sections.builder import (
 )
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.tc import sheet_flow_n
+from hydrocalc.unit_hydrograph import MIN_TC_HR
+from hydrocalc.report.wording import cover_label, flow_label, surface_label
 
 
 def _scenario_frame(frame: pd.DataFrame, scenario: str) -> pd.DataFrame:
@@ -33,22 +36,26 @@ def _scenario_frame(frame: pd.DataFrame, scenario: str) -> pd.DataFrame:
 def area_listing(subs: pd.DataFrame, covers: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(area listing, soil listing) of one scenario's subcatchments.
 
-    The area listing has one row per cover description and HSG: ``description, hsg,
-    area_ac, cn, subcatchments``; impervious areas are listed as "impervious (connected)"
-    and "impervious (unconnected)" with CN 98, and a subcatchment whose CN is given
+    The area listing has one row per cover description (:func:`hydrocalc.report.wording.
+    cover_label`, TR-55 words) and HSG: ``description, hsg, area_ac, cn, subcatchments``;
+    impervious areas are listed as "Impervious, directly connected" and "Impervious,
+    unconnected" with CN 98, and a subcatchment whose CN is given
     without covers as "CN given". The soil listing gives the area by HSG (``unknown`` for
     given-CN areas without an HSG) and its share of the total.
     """
     rows: list[dict] = []
     for c in covers.to_dict("records"):
-        rows.append({"description": str(c["cover"]), "hsg": str(c["hsg"] or "unknown"),
+        rows.append({"description": cover_label(str(c["cover"])),
+                     "hsg": str(c["hsg"] or "unknown"),
                      "area_ac": float(c["area_ac"]), "cn": float(c["cn"]),
                      "subcatchment": str(c["subcatchment"])})
     with_covers = set(covers["subcatchment"]) if len(covers) else set()
     for sb in subs.to_dict("records"):
         hsg = str(sb.get("impervious_hsg") or "unknown")
-        for key, label in (("impervious_connected_ac", "impervious (connected)"),
-                           ("impervious_unconnected_ac", "impervious (unconnected)")):
+        for key, label in (("impervious_connected_ac",
+                            "Impervious, directly connected (TR-55 Fig. 2-3)"),
+                           ("impervious_unconnected_ac",
+                            "Impervious, unconnected (TR-55 Fig. 2-4)")):
             if float(sb.get(key) or 0.0) > 0:
                 rows.append({"description": label, "hsg": hsg, "area_ac": float(sb[key]),
                              "cn": 98.0, "subcatchment": str(sb["subcatchment"])})
@@ -86,7 +93,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
     (sheet flow); ``velocity_fps`` = length / travel time; ``capacity_cfs`` = V a for a
     channel segment (Manning, TR-55 Eq. 3-4), empty otherwise.
     """
-    from hydrocalc.tc import sheet_flow_n
 
     out = segs.copy()
     n_used = []
@@ -109,7 +115,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
 
 def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
     """Per subcatchment: Tc computed and Tc used by the unit hydrograph, in minutes."""
-    from hydrocalc.unit_hydrograph import MIN_TC_HR
 
     tc_hr = subs["tc_hr"].astype(float)
     return pd.DataFrame({"subcatchment": subs["subcatchment"],
@@ -276,15 +281,22 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                           labels={"cn_method": "CN from", "tc_method": "Tc from"},
                           key_columns=["subcatchment"]))
     if len(covers):
+        shown = covers[["subcatchment", "cover", "hsg", "condition", "area_ac", "cn",
+                        "cn_given"]].copy()
+        shown.insert(1, "description", [cover_label(str(k)) for k in shown["cover"]])
         b.res.add_table(Table("covers", "Land cover, hydrologic soil group and curve number",
-                              covers[["subcatchment", "cover", "hsg", "condition", "area_ac",
-                                      "cn", "cn_given"]],
+                              shown,
                               caption="CN from TR-55 Tables 2-2a to 2-2d unless given "
-                                      "(cn_given); composite CN area-weighted (TR-55 Ch. 2).",
-                              labels={"hsg": "HSG"}, key_columns=["subcatchment", "cover", "hsg"]))
+                                      "(CN given: yes); composite CN area-weighted (TR-55 "
+                                      "Ch. 2). Cover key: the site-file key of the row.",
+                              labels={"hsg": "HSG", "description": "Cover",
+                                      "cover": "Cover key", "cn_given": "CN given"},
+                              key_columns=["subcatchment", "cover", "hsg"]))
     areas, soils = area_listing(subs, covers)
     b.res.add_table(Table("area_listing", "Area listing: cover, HSG, CN and subcatchments",
-                          areas, decimals={"cn": 0}, key_columns=["description", "hsg"]))
+                          areas, decimals={"cn": 0}, key_columns=["description", "hsg"],
+                          labels={"description": "Description", "hsg": "HSG",
+                                  "subcatchments": "Subcatchments"}))
     b.res.add_table(Table("soil_listing", "Soil listing: area by hydrologic soil group",
                           soils, labels={"hsg": "HSG"}, key_columns=["hsg"]))
     if len(segs):
@@ -294,7 +306,9 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                                       "surface key); shallow concentrated flow TR-55 Fig. 3-1 "
                                       "/ App. F; channel flow Manning (Eq. 3-4), capacity = "
                                       "V a.",
-                              labels={"n_used": "n", "p2_in": "P2 [in]"},
+                              labels={"n_used": "Manning's n", "p2_in": "P2 [in]",
+                                      "type": "Flow", "surface": "Surface"},
+                              display={"type": flow_label, "surface": surface_label},
                               decimals={"n_used": 3, "travel_time_min": 2},
                               key_columns=["subcatchment", "segment"]))
     tcs = tc_used_table(subs)

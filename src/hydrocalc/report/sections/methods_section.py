@@ -10,10 +10,18 @@ import sys
 import numpy as np
 import pandas as pd
 
+from hydrocalc.criteria.ny_editions import (
+    applied_edition,
+    design_manual_edition,
+    design_manual_label,
+)
 from hydrocalc.report.sections.builder import _Builder, distribution_label
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc import data, rainfall, runoff
 
+_REFERENCES_SMDM = ("NYSDEC (2015). New York State Stormwater Management Design Manual, "
+                    "Chapter 4: Unified Stormwater Sizing Criteria.")
 _REFERENCES = (
     ("TR-55", "USDA Soil Conservation Service (1986). Urban Hydrology for Small Watersheds, "
               "Technical Release 55, 2nd ed. Washington, DC."),
@@ -27,14 +35,34 @@ _REFERENCES = (
                  "rainfall distribution tables."),
     ("Chow et al. 1988", "Chow, V. T., Maidment, D. R., Mays, L. W. (1988). Applied "
                          "Hydrology. McGraw-Hill, Section 8.2 (level-pool routing)."),
-    ("NYS SMDM", "NYSDEC (2015). New York State Stormwater Management Design Manual, "
-                 "Chapter 4: Unified Stormwater Sizing Criteria."),
+    ("NYS SMDM", _REFERENCES_SMDM),
     ("NYS Blue Book", "NYSDEC / Empire State Chapter SWCS (2016). New York State "
                       "Standards and Specifications for Erosion and Sediment Control."),
     ("Williams 1975", "Williams, J. R. (1975). Sediment-yield prediction with universal "
                       "equation using runoff energy factor. ARS-S-40, USDA, pp. 244-252 "
                       "(MUSLE)."),
 )
+
+
+def _design_manual_row(site) -> tuple[str, str, str]:
+    """The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
+    manual, the justification the site file gives)."""
+    stated = getattr(site.project, "design_manual", None)
+    method = design_manual_label(stated)
+    if stated is not None:
+        method += " (project.design_manual)"
+    why = getattr(site.project, "design_manual_justification", "")
+    if why:
+        method += f"; justification for the {stated} manual: {why}"
+    return ("Design manual", method, f"NYS SMDM ({applied_edition(site.project)})")
+
+
+def _references(site) -> tuple:
+    """:data:`_REFERENCES` with the NYS SMDM entry citing the edition the site uses."""
+    ed = design_manual_edition(applied_edition(site.project))
+    smdm = ("NYS SMDM", _REFERENCES_SMDM if ed["id"] == "2015" else
+            f"{ed['citation']}, Chapter 4: Unified Stormwater Sizing Criteria.")
+    return tuple(smdm if key == "NYS SMDM" else (key, ref) for key, ref in _REFERENCES)
 
 
 def _uses_conveyance(site) -> bool:
@@ -91,7 +119,6 @@ def tables_used(ctx: Context) -> list[str]:
     criteria are evaluated, the sediment-trap criteria and MUSLE factor tables when traps
     are checked, and the municipality's profile.
     """
-    from hydrocalc import data, rainfall, runoff
 
     site, r = ctx.site, ctx.results
     used: list[str] = []
@@ -99,7 +126,7 @@ def tables_used(ctx: Context) -> list[str]:
     if len(covers):
         looked_up = covers[~covers["cn_given"].astype(bool)] if "cn_given" in covers else covers
         if len(looked_up):
-            frame = runoff._cn_frame()
+            frame = runoff.cn_frame()
             keys = set(looked_up["cover"].astype(str))
             used += [t for t in runoff.CN_TABLES
                      if keys & set(frame.loc[frame["table"] == t, "key"])]
@@ -110,9 +137,9 @@ def tables_used(ctx: Context) -> list[str]:
     if any(s.covers for sc in site.scenarios.values() for s in sc.rational):
         used.append("rational_runoff_coefficients")
     used.append("nrcs_dimensionless_uh")
-    key = rainfall._canonical(site.storms.distribution)
+    key = rainfall.canonical_distribution(site.storms.distribution)
     if key is not None:
-        used.append(rainfall._SHIPPED[key][0])
+        used.append(rainfall.SHIPPED_DISTRIBUTIONS[key][0])
     if site.criteria.standard != "none" and not r.criteria.empty:
         used.append("ny_sizing_criteria")
         if site.criteria.rrv_specific_reduction_factor is None:
@@ -129,7 +156,6 @@ def tables_used(ctx: Context) -> list[str]:
 
 def _build_methods(b: _Builder) -> None:
     import hydrocalc
-    from hydrocalc import data
 
     site = b.ctx.site
     opt = site.options
@@ -150,6 +176,7 @@ def _build_methods(b: _Builder) -> None:
         ("Reaches", "translation by a lag time", "NEH 630 Ch. 17"),
         *_conveyance_methods(site),
         ("Sizing criteria", "WQv, RRv, Cpv, Qp, Qf", "NYS SMDM Ch. 4"),
+        _design_manual_row(site),
         ("Sediment traps", "storage per acre of drainage area from the named criteria row; "
                            "MUSLE sediment yield", "NYS Blue Book; Williams 1975"),
     ]
@@ -167,7 +194,7 @@ def _build_methods(b: _Builder) -> None:
                           caption="Full hashes are in results.json (data_tables).",
                           key_columns=["table"]))
     b.res.add_table(Table("references", "References",
-                          pd.DataFrame(_REFERENCES + _conveyance_references(site),
+                          pd.DataFrame(_references(site) + _conveyance_references(site),
                                        columns=["key", "reference"]),
                           key_columns=["key"]))
     versions = [("hydrocalc", hydrocalc.__version__),
@@ -178,12 +205,15 @@ def _build_methods(b: _Builder) -> None:
     b.res.add_table(Table("software", "Software", pd.DataFrame(versions,
                                                              columns=["package", "version"]),
                           key_columns=["package"]))
+    manual_md = ("" if site.criteria.standard == "none" else "Sizing criteria follow the "
+                 f"{md_escape(design_manual_label(getattr(site.project, 'design_manual', None)))}"
+                 ". ")
     b.res.narrative_md = (
         f"Runoff is computed with the NRCS curve-number method (Ia = {opt.ia_ratio:g} S) and "
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
         f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
-        "storage-indication. Every published table this computation read is listed with its "
+        f"storage-indication. {manual_md}Every published table this computation read is listed with its "
         "source and SHA-256, so a reviewer can check the numbers it rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from hydrocalc.analysis.overtopping import overtopping_rows
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import (
     _SCENARIO_TITLE,
@@ -23,6 +24,7 @@ from hydrocalc.report.sections.builder import (
     _fmt,
 )
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.hydraulics.outlets import rating_table
 
 
 # -- ponds -------------------------------------------------------------------------------
@@ -37,7 +39,7 @@ def device_table(pond) -> pd.DataFrame:
     ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
-    A culvert (``hydrocalc.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
+    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
     outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants (form, K, M, c, Y,
     Ks, chart, scale).
     """
@@ -84,12 +86,20 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
       V (199 equal volume steps, linear interpolation of the mass curves).
 
     The outflow is the flow passed downstream; exfiltrated water is not part of it.
+
+    A storm that routes the pond above the top of its structure gives no surface area (the
+    table ends at the top; the routing's vertical-wall extension above it is not a
+    surface) and, for every storm of a pond that overtops in any storm, the columns
+    ``overtopping_depth_ft``, ``overtopping_volume_ft3`` and ``peak_overtopping_cfs`` of
+    :func:`hydrocalc.analysis.overtopping.overtopping_rows` (0 for the storms that stay
+    below the top).
     """
     pr = r.ponds
     rows = pr[(pr["scenario"] == scenario) & (pr["pond"] == pond.id)]
     datum = getattr(pond, "bottom_elevation_ft", None)
     ss = pond.stage_storage
     t = np.asarray(r.time_hr, dtype=float)
+    over = {o["storm"]: o for o in overtopping_rows(r, scenario, pond.id)}
     out = []
     for row in rows.to_dict("records"):
         storm = row["storm"]
@@ -106,7 +116,9 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
                 t_out = np.interp(levels, cout, t)
                 plug = float(np.mean(t_out - t_in))
         stage = float(row["peak_stage_ft"])
-        area = float(np.asarray(ss.area_ft2(stage))) if hasattr(ss, "area_ft2") else math.nan
+        area = math.nan
+        if hasattr(ss, "area_ft2") and not bool(row["overtopped"]):
+            area = float(np.asarray(ss.area_ft2(min(stage, float(row["top_stage_ft"])))))
         out.append({
             "storm": storm,
             ("peak_elevation_ft" if datum is not None else "peak_stage_ft"):
@@ -122,6 +134,10 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
             "inflow_volume_acft": float(row["inflow_volume_ft3"]) / 43560.0,
             "outflow_volume_acft": float(row["outflow_volume_ft3"]) / 43560.0,
         })
+        if over:
+            o = over.get(storm, {})
+            out[-1].update({k: float(o.get(k, 0.0)) for k in (
+                "overtopping_depth_ft", "overtopping_volume_ft3", "peak_overtopping_cfs")})
         if row.get("tailwater") not in (None, "free"):
             # tailwater at the outlets (a constant, a series or the level of the pond
             # downstream for interconnected ponds) and any flow it drove back into the pond
@@ -131,9 +147,22 @@ def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _build_ponds(b: _Builder) -> None:
-    from hydrocalc.outlets import rating_table
+def _overtopping_text(r, scenario: str, pond_id: str) -> str:
+    """Markdown sentences for each storm that routes the pond above its top ("" if none)."""
+    parts = []
+    for o in overtopping_rows(r, scenario, pond_id):
+        parts.append(
+            f" **Overtopped** in {md_escape(o['storm'])}: the routed stage reaches "
+            f"{_fmt(o['peak_stage_ft'])} ft, {_fmt(o['overtopping_depth_ft'])} ft above the "
+            f"top at {_fmt(o['top_stage_ft'])} ft, with {_fmt(o['overtopping_volume_ft3'], 0)}"
+            f" ft³ above the top and up to {_fmt(o['peak_overtopping_cfs'])} cfs over the top "
+            f"for {_fmt(o['time_above_top_hr'])} h. Above the top the stage-storage table is "
+            "continued with vertical walls and no flow over the embankment (an extension, not "
+            "the pond); the design does not hold this storm.")
+    return "".join(parts)
 
+
+def _build_ponds(b: _Builder) -> None:
     ctx = b.ctx
     site, r = ctx.site, ctx.results
     ponds = [(name, p) for name, sc in site.scenarios.items() for p in sc.ponds]
@@ -146,16 +175,16 @@ def _build_ponds(b: _Builder) -> None:
     for name, pond in ponds:
         rows = pr[(pr["scenario"] == name) & (pr["pond"] == pond.id)]
         worst = rows.loc[rows["freeboard_ft"].idxmin()]
-        over = rows[rows["overtopped"]]
         text.append(
             f"{md_escape(pond.id)} ({_SCENARIO_TITLE[name]}): the largest storm routed, "
             f"{md_escape(worst['storm'])}, reaches a stage of {_fmt(worst['peak_stage_ft'])} ft "
             f"(storage {_fmt(worst['peak_storage_ft3'], 0)} ft³) with "
-            f"{_fmt(worst['freeboard_ft'])} ft of freeboard to the top at "
-            f"{_fmt(worst['top_stage_ft'])} ft; peak inflow {_fmt(worst['peak_inflow_cfs'])} "
+            + (f"{_fmt(worst['freeboard_ft'])} ft of freeboard to the top at "
+               if float(worst["freeboard_ft"]) >= 0 else
+               f"no freeboard, {_fmt(-float(worst['freeboard_ft']))} ft above the top at ")
+            + f"{_fmt(worst['top_stage_ft'])} ft; peak inflow {_fmt(worst['peak_inflow_cfs'])} "
             f"cfs is reduced to {_fmt(worst['peak_outflow_cfs'])} cfs."
-            + (f" **Overtopped** in {', '.join(md_escape(s) for s in over['storm'])}."
-               if len(over) else ""))
+            + _overtopping_text(r, name, pond.id))
     b.res.narrative_md = " ".join(text)
     for name, pond in ponds:
         label = f"{pond.id} ({_SCENARIO_TITLE[name]})"
@@ -181,7 +210,7 @@ def _build_ponds(b: _Builder) -> None:
         b.res.add_table(Table(f"{tag}_rating", f"Stage-storage-discharge of {label} (one unit)",
                               rating, decimals={"stage_ft": 2},
                               caption="Orifices Q = Cd A (2 g h)^0.5, weirs Q = Cw L H^1.5 "
-                                      "(hydrocalc.outlets); storage from the geometry.",
+                                      "(hydrocalc.hydraulics.outlets); storage from the geometry.",
                               key_columns=["stage_ft"]))
         rows = pr[(pr["scenario"] == name) & (pr["pond"] == pond.id)]
         cols = ["storm", "peak_inflow_cfs", "peak_outflow_cfs", "time_of_peak_outflow_hr",

@@ -13,7 +13,10 @@ import pandas as pd
 from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
+from hydrocalc.report.summary import confirmation_rows
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.report.summary import summary_tables
+from hydrocalc.site import confirmation_items
 
 
 def _build_project(b: _Builder) -> None:
@@ -65,6 +68,7 @@ def _build_project(b: _Builder) -> None:
     b.res.values["verdict"] = summary["verdict"]
     b.res.values["verdict_status"] = summary["status"]
     b.res.values["verdict_text"] = summary["verdict_text"]
+    b.res.values["verdict_confirm"] = bool(summary.get("confirm"))
     head = [f"**Compliance: {summary['verdict_text']}.**", ""]
     for line in summary["failures"]:
         head.append(f"- {md_escape(line)}")
@@ -72,6 +76,10 @@ def _build_project(b: _Builder) -> None:
         head.append(f"- {md_escape(item['item'])}: not evaluated: {md_escape(item['reason'])}")
     for item in summary["waivers"]:
         head.append(f"- {md_escape(item['item'])}: waived: {md_escape(item['reason'])}")
+    for item in summary.get("values_to_confirm", []):
+        head.append(f"- value to confirm: {md_escape(item['item'])} = "
+                    f"{md_escape(item['value'])} (used for {md_escape(item['used_for'])}); "
+                    "listed under \"Values to confirm before submission\"")
     if len(head) > 2:
         head.append("")
     # the loader's warnings on the inputs (implausible values, slips such as pre/post areas
@@ -83,7 +91,6 @@ def _build_project(b: _Builder) -> None:
         head.append("")
     b.res.values["input_checks"] = notes
     b.res.narrative_md = "\n".join(head + text)
-    from hydrocalc.report.summary import summary_tables
 
     b.res.add_heading("Compliance summary")
     for table in summary_tables(summary):
@@ -130,75 +137,11 @@ def _build_project(b: _Builder) -> None:
     b.res.warnings.extend(f"assessment note: {n}" for n in a.notes)
 
 
-_UNVERIFIED_WORDS = ("unverified", "illustrative", "placeholder", "not verified")
-
-
-def _unverified(text) -> bool:
-    low = str(text or "").lower()
-    return any(w in low for w in _UNVERIFIED_WORDS)
-
-
 def values_to_confirm(ctx: Context) -> pd.DataFrame:
-    """Every value the preparer must confirm before submission, once each.
-
-    One row per item: ``item`` (the key a ``[confirmations]`` entry of the site file uses
-    to clear it), ``value``, ``used_for``, ``basis`` (where the value comes from and why it
-    needs confirming), ``source_entered`` (the preparer's source from ``[confirmations]``,
-    empty if none) and ``status`` (``to confirm`` or ``confirmed by preparer``).
-    Items: illustrative design-storm depths, a 90 % rainfall depth whose source is marked
-    unverified or a placeholder, every criteria value with an unverified status, the RRv
-    specific reduction factors from the shipped table, every sediment-trap criteria row not
-    verified, and a municipal profile whose status is not ``verified``.
-    """
-    site = ctx.site
-    st = site.storms
-    rows: list[dict] = []
-
-    def add(item, value, used_for, basis):
-        if any(r["item"] == item for r in rows):
-            return
-        src = site.confirmations.get(item, "")
-        rows.append({"item": item, "value": value, "used_for": used_for, "basis": basis,
-                     "source_entered": src,
-                     "status": "confirmed by preparer" if src else "to confirm"})
-
-    if st.warnings:
-        add("storm_depths", ", ".join(f"{n} {_fmt(d)} in" for n, d in st.depths_in.items()),
-            "design-storm runoff and peaks", "; ".join(st.warnings))
-    if _unverified(st.wqv_precip_source):
-        add("wqv_precip_in", f"{_fmt(st.wqv_precip_in)} in", "WQv and RRv (90 % rainfall "
-            "depth)", st.wqv_precip_source)
-    crit = ctx.results.criteria
-    if not crit.empty:
-        for row in crit.to_dict("records"):
-            if _unverified(row.get("status")) and row.get("result") != "waived":
-                add(f"criterion_{row['criterion']}", str(row.get("equation") or
-                                                         row.get("symbol")),
-                    f"{row.get('symbol') or row['criterion']} criterion",
-                    f"{row.get('source', '')}, {row.get('location', '')}: "
-                    f"{row.get('status', '')}")
-        cs = site.criteria
-        if cs.rrv_specific_reduction_factor is None and "rrv" not in cs.waived:
-            from hydrocalc.criteria import ny
-
-            f = ny.specific_reduction_factors(cs.rrv_factors)
-            if _unverified(f["status"]):
-                add("rrv_factors", ", ".join(f"{h} {v:g}" for h, v in f["factors"].items()),
-                    "RRv (specific reduction factor S by HSG)",
-                    f"{f['source']}, {f['location']}: {f['status']}")
-    for c in ctx.trap_checks:
-        if str(c.criteria.status).lower() != "verified":
-            cr = c.criteria
-            value = (f"{_fmt(cr.storage_ft3_per_ac, 0)} ft³ per acre drained"
-                     if cr.storage_ft3_per_ac is not None else cr.method)
-            if cr.max_drainage_area_ac is not None:
-                value += f", at most {_fmt(cr.max_drainage_area_ac, 1)} ac"
-            add(f"trap_criteria_{cr.key}", value, f"sediment trap {c.trap_id} storage",
-                f"{cr.manual}, {cr.edition}, {cr.location}: status {cr.status}")
-    prof = ctx.assessment.profile
-    if prof.status and prof.status != "verified":
-        add("regulation_profile", prof.name, "applicability, inspections and notices",
-            f"{prof.status}: {prof.status_note}")
+    """Every value the preparer must confirm before submission, once each
+    (:func:`hydrocalc.report.summary.confirmation_rows` of the context's site, as a frame
+    with columns ``item, value, used_for, basis, source_entered, status``)."""
+    rows = confirmation_rows(ctx.site, ctx.results, ctx.assessment, ctx.trap_checks)
     return pd.DataFrame(rows, columns=["item", "value", "used_for", "basis",
                                        "source_entered", "status"])
 
@@ -206,7 +149,6 @@ def values_to_confirm(ctx: Context) -> pd.DataFrame:
 def _add_confirmations(b: _Builder) -> None:
     frame = values_to_confirm(b.ctx)
     known = set(frame["item"]) | {"sediment_traps"}
-    from hydrocalc.site import confirmation_items
 
     vocabulary = set(confirmation_items())
     for key in b.ctx.site.confirmations:

@@ -10,11 +10,11 @@ Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 from __future__ import annotations
 
 import dataclasses
-import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hydrocalc.errors import InputError
+from hydrocalc._validate import suggest
 
 
 # ======================================================================================
@@ -29,15 +29,6 @@ class SectionSpec:
     notebook: str
     function: str
     fixed: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    def parameters(self, *, site_file: str, out_dir: str, sections: Sequence[str]) -> dict:
-        """The notebook parameters for this section (the function's arguments, in order)."""
-        from hydrocalc.report import sections as package  # the public functions
-
-        fn = getattr(package, self.function)
-        values = {"site_file": site_file, "out_dir": out_dir, "section_keys": list(sections),
-                  **self.fixed}
-        return {name: values[name] for name in inspect.signature(fn).parameters}
 
 
 SECTIONS: dict[str, SectionSpec] = {s.key: s for s in (
@@ -87,7 +78,6 @@ def resolve_sections(names: Iterable[str] | None) -> list[str]:
     """
     if names is None:
         return list(SECTIONS)
-    from hydrocalc._validate import suggest
 
     wanted: set[str] = set()
     for name in names:

@@ -22,7 +22,9 @@ from hydrocalc.report.sections.builder import (
     _q,
     _unit_of,
 )
+from hydrocalc.report.summary import status_text
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.criteria import ny
 
 
 # -- pre/post comparison -----------------------------------------------------------------
@@ -89,8 +91,6 @@ def _build_comparison(b: _Builder) -> None:
 
 # -- NY sizing criteria ------------------------------------------------------------------
 def _build_criteria(b: _Builder) -> None:
-    from hydrocalc.criteria import ny
-
     ctx = b.ctx
     site, r = ctx.site, ctx.results
     crit = r.criteria
@@ -123,7 +123,7 @@ def _build_criteria(b: _Builder) -> None:
                          "passed_all": bool(len(failed) == 0)})
     shown = crit[["symbol", "criterion", "design_point", "storm", "required",
                   "provided", "units", "comparison", "result"]].copy()
-    shown["status"] = [cr["status"] for cr in crit_summary[:len(shown)]]
+    shown["status"] = [status_text(cr) for cr in crit_summary[:len(shown)]]
     shown["comparison"] = shown["comparison"].map(
         lambda c: "needs provided ≤ allowed (the pre-development peak)" if "<=" in str(c)
         else "needs provided ≥ required" if ">=" in str(c) else str(c))

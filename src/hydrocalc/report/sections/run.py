@@ -12,6 +12,7 @@ Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,7 @@ from hydrocalc.report.sections.builder import _Builder
 from hydrocalc.report.sections.computation import (
     Context,
     _about_the_computation,
-    _dedupe,
+    dedupe,
     _warning_text,
     context,
 )
@@ -35,6 +36,9 @@ from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.sections.results_section import _build_comparison, _build_criteria
 from hydrocalc.report.sections.storms_section import _build_storms
 from hydrocalc.report.sections.warnings_section import _build_warnings
+from hydrocalc._validate import suggest
+from hydrocalc.report.summary import summary_tables
+from hydrocalc.criteria.regulations import load_profile
 
 
 def validate_site(site_file: str | os.PathLike, sections: Sequence[str] | None = None):
@@ -75,13 +79,13 @@ def _build(ctx: Context, key: str, *, figures: bool, sections: Sequence[str] | N
         warnings.simplefilter("always")
         b.caught = caught
         if key == "warnings":
-            _build_warnings(b, list(sections or SECTIONS), computed)
+            _build_warnings(b, list(sections or SECTIONS), computed, _build)
         elif key.startswith("hydrology_"):
             _BUILDERS["hydrology"](b, key.split("_", 1)[1])
         else:
             _BUILDERS[key](b)
     b.res.warnings.extend(_warning_text(w) for w in _about_the_computation(caught))
-    b.res.warnings = _dedupe(b.res.warnings)
+    b.res.warnings = dedupe(b.res.warnings)
     return b.res
 
 
@@ -99,7 +103,6 @@ def build_section(key: str, site_file: str | os.PathLike, *,
         Unknown section key or invalid site file.
     """
     if key not in SECTIONS:
-        from hydrocalc._validate import suggest
 
         raise InputError(f"section must be one of {', '.join(SECTIONS)}; got {key!r}"
                          f"{suggest(key, SECTIONS)}")
@@ -129,7 +132,6 @@ def design_storms(site_file: str, out_dir: str) -> SectionResult:
 def hydrology(site_file: str, scenario: str, out_dir: str) -> SectionResult:
     """Subcatchments, covers and CN, Tc segments and runoff results of one scenario."""
     if scenario not in ("pre", "post"):
-        from hydrocalc._validate import suggest
 
         raise InputError(f"scenario must be 'pre' or 'post'; got {scenario!r}"
                          f"{suggest(str(scenario), ('pre', 'post'))}")
@@ -176,13 +178,11 @@ def cover_meta(results: Mapping, site=None) -> dict:
 
     With a compliance summary (``results["summary"]``, else computed from ``site``) it
     carries ``verdict`` (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``),
-    ``verdict_text`` and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
+    ``verdict_text``, ``verdict_confirm`` (values remain to confirm) and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
     """
     project = dict(results.get("project", {}))
     if site is not None:
         try:
-            from hydrocalc.regulations import load_profile
-
             project["municipality"] = load_profile(site.project.municipality).name
         except Exception:  # noqa: BLE001 - the cover falls back to the key
             pass
@@ -197,12 +197,12 @@ def cover_meta(results: Mapping, site=None) -> dict:
     summary = results.get("summary")
     if not summary and site is not None and getattr(site, "path", None) is not None:
         summary = context(site.path).summary
-    from hydrocalc.report.summary import summary_tables
 
     verdict = {}
     if summary:
         verdict = {"verdict": summary.get("status", summary.get("verdict")),
                    "verdict_text": summary["verdict_text"],
+                   "verdict_confirm": bool(summary.get("confirm")),
                    "summary_tables": summary_tables(summary)}
     return {
         **verdict,
@@ -215,4 +215,30 @@ def cover_meta(results: Mapping, site=None) -> dict:
                 "`hydrocalc verify <report folder>`.",
         "footer": f"hydrocalc {results.get('hydrocalc_version', '')} · SWPPP hydrologic "
                   "analysis",
+        "hydrocalc_version": results.get("hydrocalc_version", ""),
     }
+
+
+def section_parameters(key: str, *, site_file: str, out_dir: str,
+                       sections: Sequence[str]) -> dict:
+    """The notebook parameters of section ``key``: its public function's arguments, in order."""
+    spec = SECTIONS[key]
+    fn = _PUBLIC[spec.function]
+    values = {"site_file": site_file, "out_dir": out_dir, "section_keys": list(sections),
+              **spec.fixed}
+    return {name: values[name] for name in inspect.signature(fn).parameters}
+
+
+#: The public section functions by name (:attr:`SectionSpec.function`).
+_PUBLIC: dict[str, Callable] = {
+    "project_summary": project_summary,
+    "design_storms": design_storms,
+    "hydrology": hydrology,
+    "ponds": ponds,
+    "comparison": comparison,
+    "sizing_criteria": sizing_criteria,
+    "sediment_traps": sediment_traps,
+    "inspections": inspections,
+    "methods_references": methods_references,
+    "all_warnings": all_warnings,
+}

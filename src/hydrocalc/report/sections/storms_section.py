@@ -8,14 +8,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from hydrocalc.design_storms import matching_distributions, storm_shape_warning
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, distribution_label
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.rainfall import design_storm, max_window_fraction
+
+#: How the storms table names each depth source (:data:`hydrocalc.design_storms.DEPTH_SOURCES`).
+_SOURCE_LABELS = {"noaa_atlas_14": "NOAA Atlas 14", "nrcc": "NRCC",
+                  "other": "other (see source)"}
 
 
 def _storm_list(site):
-    from hydrocalc.rainfall import design_storm
-
     st = site.storms
     return [design_storm(depth, distribution=st.distribution, dt_hr=st.rain_dt_hr,
                          duration_hr=st.duration_hr, name=name)
@@ -23,20 +27,36 @@ def _storm_list(site):
 
 
 def _build_storms(b: _Builder) -> None:
-    from hydrocalc.rainfall import max_window_fraction
-
     site = b.ctx.site
     st = site.storms
     storms = _storm_list(site)
     one_hr = max_window_fraction(st.distribution, 1.0)
-    rows = [{"storm": h.name, "depth_in": h.depth_in, "distribution": st.distribution,
+    shape_warning = storm_shape_warning(st.source, st.distribution,
+                                        illustrative=st.illustrative,
+                                        suggested=st.suggested_distribution)
+    kind = _SOURCE_LABELS[st.depth_source]
+    family = matching_distributions(st.depth_source)
+    canon = str(st.distribution).strip().upper().replace("-", "_").replace(" ", "_")
+    if shape_warning:
+        shape = "MISMATCH: use " + ", ".join(family)
+    elif family and canon not in family:
+        shape = "another family's shape; the depths' own: " + ", ".join(family)
+    elif family:
+        shape = "matches"
+    else:
+        shape = "not checked (depths not from NOAA Atlas 14 or NRCC)"
+    rows = [{"storm": h.name, "depth_in": h.depth_in, "depth_source": kind,
+             "source": st.source or "(not stated)", "distribution": st.distribution,
+             "shape_vs_depths": shape,
              "duration_hr": st.duration_hr, "max_1hr_depth_in": h.depth_in * one_hr,
-             "peak_intensity_in_hr": float(np.max(h.intensity_in_hr)),
-             "source": st.source or "(not stated)"} for h in storms]
+             "peak_intensity_in_hr": float(np.max(h.intensity_in_hr))} for h in storms]
     table = Table("design_storms", "Design-storm depths", pd.DataFrame(rows),
                   caption=f"Hyetographs at {st.rain_dt_hr:g}-hr steps; peak intensity is the "
                           "largest step's average intensity.",
-                  labels={"max_1hr_depth_in": "Max 1-hr depth [in]"}, key_columns=["storm"])
+                  labels={"max_1hr_depth_in": "Max 1-hr depth [in]",
+                          "depth_source": "Depth source", "distribution": "Storm shape",
+                          "shape_vs_depths": "Shape vs depth source"},
+                  key_columns=["storm"])
     wq = Table("wqv_rainfall", "Water-quality rainfall (90 % rainfall event)",
                pd.DataFrame([{"quantity": "90 % rainfall depth P for WQv",
                               "precip_in": st.wqv_precip_in,
@@ -57,6 +77,8 @@ def _build_storms(b: _Builder) -> None:
     for w in st.warnings:
         b.notice(md_escape(w))
         b.res.warnings.append(w)
+    if shape_warning:
+        b.notice(md_escape(shape_warning))
     b.res.add_table(table)
     b.res.add_table(wq)
     b.figure("hyetographs", "Design-storm hyetographs",

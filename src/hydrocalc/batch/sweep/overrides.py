@@ -1,0 +1,310 @@
+r"""Applying sweep values to a site: :func:`apply_overrides`.
+
+Each ``(target, op, value)`` is checked against the attribute's valid range, combined with
+the base value (``set``, ``add``, ``scale``) and written into a copy of the site
+(``dataclasses.replace``; no file is re-read). Varied ponds are rebuilt through the site's own
+device and storage builders, and rebuilt nodes are shared between scenarios through a
+bounded cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from hydrocalc._validate import fmt_value
+from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.batch.sweep.fields import (
+    _ANALYSIS_ATTRS,
+    _BARREL_ATTRS,
+    _CRITERIA_ATTRS,
+    _POND_ATTRS,
+    _REACH_ATTRS,
+    _STORAGE_ATTRS,
+    _STORM_ATTRS,
+    _SUB_ATTRS,
+    Target,
+)
+from hydrocalc import rainfall, site as site_mod
+
+#: Most rebuilt nodes a :class:`Sweep` keeps for its scenarios (see :func:`apply_overrides`).
+_NODE_CACHE_SIZE = 4096
+
+
+# ----------------------------------------------------------------------------------------
+# applying overrides
+
+
+def _bounds_text(b) -> str:
+    lo, lo_inc, hi, hi_inc, integer = b
+    left = "[" if lo_inc else "("
+    right = "]" if hi is not None and hi_inc else ")"
+    text = f"{left}{fmt_value(lo)}, {'inf' if hi is None else fmt_value(hi)}{right}"
+    return ("an integer in " if integer else "in ") + text
+
+
+def _check(value, b, label: str, how=("set", None, None)) -> float:
+    """``value`` checked against bounds ``b``; ``how`` = (op, base, delta) for the message."""
+    lo, lo_inc, hi, hi_inc, integer = b
+    v = float(value)
+    ok = math.isfinite(v)
+    ok = ok and (v >= lo if lo_inc else v > lo)
+    if hi is not None:
+        ok = ok and (v <= hi if hi_inc else v < hi)
+    if integer:
+        ok = ok and v.is_integer()
+    if not ok:
+        raise InputError(f"{label} must be {_bounds_text(b)}; got {fmt_value(v)}{_how(*how)}")
+    return int(v) if integer else v
+
+
+def _combine(op: str, base, value):
+    if op == "set":
+        return value
+    if isinstance(base, str) or isinstance(value, str) or base is None:
+        raise InputError(f"op {op!r} needs a numeric base value; got {base!r}")
+    return base + value if op == "add" else base * value
+
+
+def _how(op: str, base, value) -> str:
+    if op == "set":
+        return ""
+    word = "+" if op == "add" else "x"
+    return f" ({fmt_value(base)} {word} {fmt_value(value)})"
+
+
+def _outlet_bounds(site_mod, kind: str, key: str):
+    required, optional = site_mod._OUTLET_FIELDS[kind]
+    if key in required:
+        if key == "angle_deg":
+            return (0.0, False, 180.0, False, False)
+        positive = key in site_mod._POSITIVE_OUTLET_KEYS
+        return (0.0, not positive, None, True, False)
+    lo, inc = optional[key]
+    return (float(lo), inc, None, True, key == "end_contractions")
+
+
+def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
+                    node_cache: dict | None = None):
+    """Return a copy of ``site`` with the overrides applied (in order).
+
+    Parameters
+    ----------
+    site : hydrocalc.site.Site
+        The base site (not modified).
+    overrides : sequence of (Target, op, value)
+        ``op`` is ``"set"``, ``"add"`` or ``"scale"``; each applies to the value left by the
+        previous override of the same target.
+    node_cache : dict, optional
+        Rebuilt nodes kept under their base node and the exact changes applied to it (a
+        :class:`Sweep` passes its own): scenarios that vary a node the same way share one
+        node object, built and validated once.
+
+    Returns
+    -------
+    hydrocalc.site.Site
+        Scenarios, storms, options and criteria that no override touches are the same objects
+        as in ``site`` (so batch analysis computes shared scenarios once).
+
+    Raises
+    ------
+    InputError
+        ``<field> must be in <interval>; got <value> (<base> + <delta>)`` for a value outside
+        the range the site loader accepts, or a device/storage that cannot be rebuilt.
+    """
+
+    nodes: dict[tuple[str, str], dict[str, Any]] = {}
+    outlets: dict[tuple[str, str], list[dict]] = {}
+    barrels: dict[tuple[str, str], dict] = {}
+    storages: dict[tuple[str, str], list[dict]] = {}
+    depths: dict[str, float] = {}
+    storms: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    criteria: dict[str, Any] = {}
+
+    for target, op, value in overrides:
+        label = target.label
+        kind = target.kind
+        key = (target.scenario, target.node)
+        if kind == "storm_depth":
+            base = depths.get(target.attr, site.storms.depths_in[target.attr])
+            new = _combine(op, base, value)
+            depths[target.attr] = _check(new, (0.0, False, None, True, False), label,
+                                         (op, base, value))
+        elif kind == "storms":
+            base = storms.get(target.attr, getattr(site.storms, target.attr))
+            new = _combine(op, base, value)
+            if target.attr == "distribution":
+                storms[target.attr] = _check_distribution(new, label)
+            else:
+                storms[target.attr] = _check(new, _STORM_ATTRS[target.attr], label,
+                                             (op, base, value))
+        elif kind in ("analysis", "criteria"):
+            store = options if kind == "analysis" else criteria
+            obj = site.options if kind == "analysis" else site.criteria
+            base = store.get(target.attr, getattr(obj, target.attr))
+            if base is None and op != "set":
+                raise InputError(f"{label} has no value in the base site to {op}; use op = "
+                                 "\"set\"")
+            new = _combine(op, base, value)
+            bounds = (_ANALYSIS_ATTRS if kind == "analysis" else _CRITERIA_ATTRS)[target.attr]
+            store[target.attr] = _check(new, bounds, label, (op, base, value))
+        elif kind == "node":
+            node = site.scenarios[target.scenario].nodes[target.node]
+            changes = nodes.setdefault(key, {})
+            base = changes.get(target.attr, getattr(node, target.attr))
+            if base is None and op != "set":
+                raise InputError(f"{label} has no value in the base site to {op}; use op = "
+                                 "\"set\"")
+            new = _combine(op, base, value)
+            bounds = {"subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS,
+                      "reach": _REACH_ATTRS}[target.node_kind][target.attr]
+            changes[target.attr] = _check(new, bounds, label, (op, base, value))
+        elif kind == "outlet":
+            node = site.scenarios[target.scenario].nodes[target.node]
+            specs = outlets.setdefault(key, [dict(s) for s in node.outlet_spec])
+            spec = specs[target.item]
+            base = spec.get(target.attr)
+            if base is None and op != "set":
+                raise InputError(f"{label} has no value in the base site to {op}; use op = "
+                                 "\"set\"")
+            new = _combine(op, base, value)
+            spec[target.attr] = _check(new, _outlet_bounds(site_mod, spec["type"], target.attr),
+                                       label, (op, base, value))
+        elif kind == "barrel":
+            node = site.scenarios[target.scenario].nodes[target.node]
+            spec = barrels.setdefault(key, dict(node.barrel_spec))
+            base = spec.get(target.attr)
+            if base is None and op != "set":
+                raise InputError(f"{label} has no value in the base site to {op}; use op = "
+                                 "\"set\"")
+            new = _combine(op, base, value)
+            spec[target.attr] = _check(new, _BARREL_ATTRS[target.attr], label,
+                                       (op, base, value))
+        elif kind == "storage":
+            node = site.scenarios[target.scenario].nodes[target.node]
+            specs = storages.setdefault(key, [dict(s) for s in node.storage_spec])
+            spec = specs[target.item]
+            base = spec[target.attr]
+            new = _combine(op, base, value)
+            spec[target.attr] = _check(new, _STORAGE_ATTRS[target.attr], label,
+                                       (op, base, value))
+        else:  # pragma: no cover - resolve_field only makes the kinds above
+            raise AssertionError(kind)
+
+    new_site = site
+    if depths or storms:
+        st = site.storms
+        changes: dict[str, Any] = dict(storms)
+        if depths:
+            changes["depths_in"] = {**st.depths_in, **depths}
+        new_site = dataclasses.replace(new_site, storms=dataclasses.replace(st, **changes))
+    if options:
+        new_site = dataclasses.replace(new_site, options=dataclasses.replace(site.options,
+                                                                             **options))
+    if criteria:
+        new_site = dataclasses.replace(new_site, criteria=dataclasses.replace(site.criteria,
+                                                                              **criteria))
+    touched = {k for k in (*nodes, *outlets, *barrels, *storages)}
+    if not touched:
+        return new_site
+    scenarios = dict(new_site.scenarios)
+    for sc_name in {k[0] for k in touched}:
+        sc = scenarios[sc_name]
+        groups = {}
+        for group, single in (("subcatchments", "subcatchment"), ("ponds", "pond"),
+                              ("reaches", "reach")):
+            items = []
+            for n in getattr(sc, group):
+                k = (sc_name, n.id)
+                if k in touched:
+                    args = (nodes.get(k, {}), outlets.get(k), barrels.get(k), storages.get(k))
+                    ck = None
+                    if node_cache is not None:  # repr: exact for numbers, types included
+                        ck = (sc_name, n.id, id(n), repr(args))
+                        hit = node_cache.get(ck)
+                        if hit is not None and hit[0] is n:
+                            items.append(hit[1])
+                            continue
+                    base = n
+                    n = _rebuild_node(site_mod, n, *args, f"{sc_name}.{single}[{n.id}]")
+                    if ck is not None:
+                        if len(node_cache) >= _NODE_CACHE_SIZE:
+                            node_cache.clear()
+                        node_cache[ck] = (base, n)
+                items.append(n)
+            groups[group] = tuple(items)
+        scenarios[sc_name] = _same_topology(sc, dataclasses.replace(sc, **groups))
+    return dataclasses.replace(new_site, scenarios=scenarios)
+
+
+def _same_topology(base, new):
+    """``new`` with the topology ``base`` has computed (``order``, ``upstream``) when its
+    links are exactly the base's (the same node ids, in the same order, draining to the
+    same nodes): a varied attribute seldom changes a link, and each scenario would otherwise
+    sort its network again. The values are the base's own objects (shared, never modified)."""
+    edges = new.edges
+    if list(edges.items()) != list(base.edges.items()):
+        return new
+    for name in ("order", "upstream"):
+        new.__dict__[name] = getattr(base, name)
+    return new
+
+
+def _check_distribution(value, label: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{label} must be a distribution name such as \"III\"; got {value!r}")
+
+    try:
+        rainfall.design_storm(1.0, distribution=value, dt_hr=0.1)
+    except HydrocalcError as exc:
+        raise InputError(f"{label} must be a known distribution; got {value!r} "
+                         f"({str(exc).splitlines()[0]})") from None
+    return value
+
+
+def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_specs, path):
+    """Apply attribute changes and rebuild devices/storage of one node, re-validating."""
+    new = dataclasses.replace(node, **changes) if changes else node
+    if node.kind == "subcatchment":
+        imp = new.impervious_connected_ac + new.impervious_unconnected_ac
+        if imp > new.area_ac * (1 + 1e-9):
+            raise InputError(f"{path}.impervious_connected_ac plus impervious_unconnected_ac "
+                             f"must be <= area_ac ({fmt_value(new.area_ac)}); got "
+                             f"{fmt_value(imp)}")
+        return new
+    if node.kind != "pond":
+        return new
+    rebuild: dict[str, Any] = {}
+    try:
+        if storage_specs is not None:
+            objs = [site_mod._build_storage(s["type"], s) for s in storage_specs]
+            rebuild["stage_storage"] = site_mod._combine_storage(objs)
+            rebuild["storage_spec"] = tuple(storage_specs)
+        if outlet_specs is not None:  # rebuild only the devices whose spec changed
+            rebuild["outlets"] = tuple(
+                dev if spec == old else site_mod._build_outlet(spec["type"], spec, spec["id"])
+                for dev, spec, old in zip(node.outlets, outlet_specs, node.outlet_spec,
+                                          strict=True))
+            rebuild["outlet_spec"] = tuple(outlet_specs)
+        if barrel_spec is not None:
+            rebuild["barrel"] = site_mod._build_barrel(barrel_spec)
+            rebuild["barrel_spec"] = barrel_spec
+    except (HydrocalcError, TypeError, ValueError) as exc:
+        raise InputError(f"{path} cannot be rebuilt with the varied values: "
+                         f"{str(exc).splitlines()[0]}") from None
+    if rebuild:
+        new = dataclasses.replace(new, **rebuild)
+    top = float(site_mod._top_stage(new.stage_storage))
+    if new.initial_stage_ft > top:
+        raise InputError(f"{path}.initial_stage_ft must be <= the top of the storage "
+                         f"({fmt_value(top)} ft); got {fmt_value(new.initial_stage_ft)}")
+    for spec in new.outlet_spec:
+        lvl = site_mod._device_level(spec)
+        if spec["type"] != "exfiltration" and lvl >= top:
+            k = "invert_ft" if "invert_ft" in spec else "crest_ft"
+            raise InputError(f"{path}.outlet[{spec['id']}].{k} must be below the top of the "
+                             f"storage ({fmt_value(top)} ft); got {fmt_value(lvl)}")
+    return new

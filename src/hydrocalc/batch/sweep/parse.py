@@ -1,0 +1,323 @@
+r"""Reading sweep files: :func:`load_sweep`, :func:`parse_sweep`, :func:`is_sweep_document`.
+
+Every key of the TOML document is validated (problems are collected and reported together),
+value lists are expanded (``values``, ``range``, ``linspace``) or drawn
+(``uniform``, ``normal``, ``choice`` from ``numpy.random.default_rng(seed)`` in file order)
+and each ``field`` is resolved against the base site.
+
+References
+----------
+.. [1] NumPy, "Random Generator" (PCG64 bit generator), numpy.random.default_rng.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import tomllib
+from collections.abc import Mapping
+
+import numpy as np
+
+from hydrocalc._validate import suggest
+from hydrocalc.errors import InputError
+from hydrocalc.batch.sweep.fields import _FIELD_HELP, OPS, resolve_field
+from hydrocalc.batch.sweep.model import Sweep, Variation
+from hydrocalc.site import load_site
+
+_TOP_KEYS = ("base", "name", "description", "combine", "seed", "samples", "storms", "vary")
+_VARY_KEYS = ("field", "op", "values", "range", "linspace", "uniform", "normal", "choice",
+              "group", "label", "description")
+_SOURCES = ("values", "range", "linspace", "uniform", "normal", "choice")
+_RANDOM = ("uniform", "normal", "choice")
+
+
+def is_sweep_document(doc: Mapping) -> bool:
+    """True when a parsed TOML document is a sweep file (``base`` and no ``[project]``)."""
+    return isinstance(doc, Mapping) and "base" in doc and "project" not in doc
+
+
+def _number_list(x, path: str, problems: list[str], *, length: int | None = None) -> list | None:
+    ok = isinstance(x, list) and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                     for v in x)
+    if not ok or (length is not None and len(x) != length) or (length is None and not x):
+        need = f"a list of {length} numbers" if length else "a non-empty list of numbers"
+        problems.append(f"{path} must be {need}; got {x!r}")
+        return None
+    return [float(v) if isinstance(v, float) else v for v in x]
+
+
+def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list):
+    given = [k for k in _SOURCES if k in entry]
+    if len(given) != 1:
+        problems.append(f"{path} must give exactly one of {', '.join(_SOURCES)}; got "
+                        f"{', '.join(given) or 'none'}")
+        return None, None
+    src = given[0]
+    x = entry[src]
+    if src == "values":
+        if isinstance(x, list) and x and all(isinstance(v, str) for v in x):
+            return tuple(x), src
+        vals = _number_list(x, f"{path}.values", problems)
+        return (tuple(vals), src) if vals is not None else (None, None)
+    if src == "range":
+        v = _number_list(x, f"{path}.range", problems, length=3)
+        if v is None:
+            return None, None
+        start, stop, step = (float(a) for a in v)
+        if not step > 0 or stop < start:
+            problems.append(f"{path}.range must be [start, stop, step] with step > 0 and stop >= "
+                            f"start; got {x!r}")
+            return None, None
+        n = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if n > 1_000_000:
+            problems.append(f"{path}.range must give at most 1,000,000 values; got {n}")
+            return None, None
+        return tuple(float(np.round(start + k * step, 12)) for k in range(n)), src
+    if src == "linspace":
+        v = _number_list(x, f"{path}.linspace", problems, length=3)
+        if v is None:
+            return None, None
+        if not (isinstance(v[2], int) and v[2] >= 1 and v[2] <= 1_000_000):
+            problems.append(f"{path}.linspace must be [start, stop, num] with an integer num in "
+                            f"[1, 1000000]; got {x!r}")
+            return None, None
+        return tuple(float(a) for a in np.linspace(float(v[0]), float(v[1]), int(v[2]))), src
+    # random sources: drawn later, in file order, once the seed is known
+    if src == "uniform":
+        v = _number_list(x, f"{path}.uniform", problems, length=2)
+        if v is None or not v[0] < v[1]:
+            if v is not None:
+                problems.append(f"{path}.uniform must be [low, high] with low < high; got {x!r}")
+            return None, None
+    elif src == "normal":
+        v = _number_list(x, f"{path}.normal", problems, length=2)
+        if v is None or not v[1] >= 0:
+            if v is not None:
+                problems.append(f"{path}.normal must be [mean, standard deviation >= 0]; got "
+                                f"{x!r}")
+            return None, None
+    else:  # choice
+        if isinstance(x, list) and x and all(isinstance(s, str) for s in x):
+            v = list(x)
+        else:
+            v = _number_list(x, f"{path}.choice", problems)
+            if v is None:
+                return None, None
+    rng_spec.append((src, v))
+    return ("random", len(rng_spec) - 1), src
+
+
+def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
+                base_dir: pathlib.Path | str | None = None,
+                path: pathlib.Path | None = None, site=None) -> Sweep:
+    """Validate a parsed sweep document and resolve it against its base site.
+
+    Parameters
+    ----------
+    doc : mapping
+        The parsed TOML document.
+    where : str
+        File name used as the prefix of each problem.
+    base_dir : path-like, optional
+        Folder that ``base`` is relative to (default: the working directory).
+    path : pathlib.Path, optional
+        The sweep file (stored on the result).
+    site : hydrocalc.site.Site, optional
+        The already loaded base site (default: loaded from ``base``).
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    InputError
+        Listing every problem, one per line (``sweep.toml: vary[1].field ...``); a base site
+        with problems raises the site loader's error.
+    """
+
+    problems: list[str] = []
+    if not isinstance(doc, Mapping):
+        raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")
+    for k in doc:
+        if k not in _TOP_KEYS:
+            problems.append(f"{where}: unknown key {k}{suggest(str(k), _TOP_KEYS)}")
+    base_raw = doc.get("base")
+    if not isinstance(base_raw, str) or not base_raw:
+        problems.append(f"{where}: base must be the path of the site file (relative to the sweep "
+                        f"file); got {base_raw!r}")
+    bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+    name = doc.get("name", path.stem if path is not None else "sweep")
+    if not isinstance(name, str) or not name:
+        problems.append(f"{where}: name must be a non-empty string; got {name!r}")
+    combine = doc.get("combine", "grid")
+    if combine not in ("grid", "zip"):
+        problems.append(f"{where}: combine must be \"grid\" or \"zip\"; got {combine!r}")
+    seed = doc.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        problems.append(f"{where}: seed must be a non-negative integer; got {seed!r}")
+    samples = doc.get("samples")
+    if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool)
+                                or samples < 1):
+        problems.append(f"{where}: samples must be a positive integer; got {samples!r}")
+    storm_sel = doc.get("storms")
+    if storm_sel is not None and not (isinstance(storm_sel, list) and storm_sel
+                                      and all(isinstance(s, str) for s in storm_sel)):
+        problems.append(f"{where}: storms must be a non-empty list of storm names; got "
+                        f"{storm_sel!r}")
+        storm_sel = None
+    description = doc.get("description", "")
+    vary = doc.get("vary", [])
+    if not isinstance(vary, list) or not all(isinstance(v, Mapping) for v in vary):
+        problems.append(f"{where}: vary must be an array of tables ([[vary]]); got {vary!r}")
+        vary = []
+    if problems:
+        raise InputError("\n".join(problems))
+
+    base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
+        else pathlib.Path(base_raw)
+    if site is None:
+        if not base_path.is_file():
+            raise InputError(f"{where}: base must be an existing site file (relative to the "
+                             f"sweep file); got {base_raw!r}")
+        site = load_site(base_path)
+    if storm_sel is not None:
+        for s in storm_sel:
+            if s not in site.storms.depths_in:
+                problems.append(f"{where}: storms must name storms of the base site; got {s!r}"
+                                f"{suggest(s, site.storms.names)} Available: "
+                                f"{', '.join(site.storms.names)}")
+
+    rng_spec: list = []
+    entries = []
+    labels_seen: set[str] = set()
+    for i, e in enumerate(vary):
+        p = f"{where}: vary[{i}]"
+        for k in e:
+            if k not in _VARY_KEYS:
+                problems.append(f"{p}: unknown key {k}{suggest(str(k), _VARY_KEYS)}")
+        field = e.get("field")
+        targets = None
+        if not isinstance(field, str):
+            problems.append(f"{p}.field must be {_FIELD_HELP}; got {field!r}")
+        else:
+            try:
+                targets = tuple(resolve_field(site, field))
+            except InputError as exc:
+                problems.append(f"{p}.field: {exc}")
+        op = e.get("op", "set")
+        if op not in OPS:
+            problems.append(f"{p}.op must be one of {', '.join(OPS)}; got {op!r}"
+                            f"{suggest(str(op), OPS)}")
+        vals, src = _values_of(e, p, problems, rng_spec)
+        is_random = src in _RANDOM
+        group = e.get("group", "random" if is_random else f"#{i}")
+        if not isinstance(group, str) or not group:
+            problems.append(f"{p}.group must be a non-empty string; got {group!r}")
+        label = e.get("label")
+        if label is None and isinstance(field, str):
+            label = field if op == "set" else f"{field}:{op}"
+        if not isinstance(label, str) or not label:
+            problems.append(f"{p}.label must be a non-empty string; got {label!r}")
+        elif label in labels_seen:
+            problems.append(f"{p}.label must be unique; got {label!r} twice (give label = ...)")
+        else:
+            labels_seen.add(label)
+        if vals is not None and src in ("values", "choice"):
+            text = all(isinstance(x, str) for x in e[src])
+            if text and (op != "set" or targets is None or
+                         any(t.attr != "distribution" for t in targets)):
+                problems.append(f"{p}.{src} may hold text only for storms.distribution with "
+                                f"op = \"set\"; got {e[src]!r}")
+        entries.append((field, op, vals, group, label, targets, src))
+    if rng_spec:
+        if seed is None:
+            problems.append(f"{where}: seed is required when a [[vary]] entry is random "
+                            "(uniform, normal or choice); add seed = <integer>")
+        if samples is None:
+            problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
+                            "add samples = <number of draws>")
+    if problems:
+        raise InputError("\n".join(problems))
+
+    draws = []
+    if rng_spec:
+        rng = np.random.default_rng(seed)
+        for kind, spec in rng_spec:  # file order: adding an entry never changes earlier draws
+            if kind == "uniform":
+                d = rng.uniform(spec[0], spec[1], samples)
+            elif kind == "normal":
+                d = rng.normal(spec[0], spec[1], samples)
+            else:
+                d = np.asarray(spec, dtype=object)[rng.integers(0, len(spec), samples)]
+            draws.append(tuple(x if isinstance(x, str) else float(x) for x in d))
+    variations = []
+    for field, op, vals, group, label, targets, src in entries:
+        if vals[0] == "random" and len(vals) == 2 and isinstance(vals[1], int) and src in _RANDOM:
+            vals = draws[vals[1]]
+        if combine == "zip":
+            group = "zip"
+        variations.append(Variation(field=field, op=op, values=tuple(vals), group=group,
+                                    label=label, targets=targets, source=src))
+    sizes: dict[str, set] = {}
+    for v in variations:
+        sizes.setdefault(v.group, set()).add(len(v.values))
+    for g, s in sizes.items():
+        if len(s) > 1:
+            what = "with combine = \"zip\", all entries" if combine == "zip" else \
+                f"entries of group {g!r}"
+            problems.append(f"{where}: {what} must have the same number of values; got "
+                            f"{', '.join(str(n) for n in sorted(s))}")
+    if problems:
+        raise InputError("\n".join(problems))
+    sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
+                  combine=combine, seed=seed, samples=samples,
+                  storms=tuple(storm_sel) if storm_sel else None,
+                  description=description if isinstance(description, str) else "",
+                  where=where)
+    if sweep.n_scenarios > 10_000_000:
+        raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
+                         f"{sweep.n_scenarios:,}. Use fewer values or random sampling")
+    return sweep
+
+
+def load_sweep(path, *, site=None) -> Sweep:
+    """Read and validate the sweep file ``path`` (see the module docstring).
+
+    Parameters
+    ----------
+    path : path-like
+        The sweep TOML file; ``base`` resolves against its folder.
+    site : hydrocalc.site.Site, optional
+        The already loaded base site (skips reading it again).
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    InputError
+        Listing every problem of the sweep file, or the base site's problems.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> sw = load_sweep(pathlib.Path("tests/fixtures/batch/sweep_small.toml"))  # doctest: +SKIP
+    >>> sw.n_scenarios                                                           # doctest: +SKIP
+    12
+    """
+    p = pathlib.Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"sweep file must be a readable file; got {str(path)!r} "
+                         f"({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p.name}: must be UTF-8 text; byte {exc.start} is not") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{p.name}: TOML syntax error: {exc}") from None
+    return parse_sweep(doc, where=p.name, base_dir=p.parent, path=p, site=site)

@@ -1,0 +1,354 @@
+"""Pond files (TOML) and the export of a pond to an EPA SWMM 5 input file.
+
+:func:`pond_from_mapping` and :func:`load_pond` read a pond (storage + outlets);
+:func:`to_swmm_inp` writes a pond (with an optional fixed-stage or time-series tailwater at its
+outfalls) as a SWMM 5 ``.inp`` text for an independent check of a route.
+
+References
+----------
+.. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+   Hydraulics*, EPA/600/R-17/111, 2017.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from hydrocalc._validate import check_choice, suggest
+from hydrocalc.errors import InputError
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.hydraulics.outlets import (
+    Barrel,
+    BroadCrestedWeir,
+    CircularOrifice,
+    Exfiltration,
+    OutletStructure,
+    RectangularOrifice,
+    RectangularWeir,
+    Riser,
+    VNotchWeir,
+    as_structure,
+)
+from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydraulics.routing.reservoir import tailwater_series
+from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
+
+__all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
+
+
+# =========================================================================================
+# Pond files
+# =========================================================================================
+_DEVICE_TYPES = {
+    "circular_orifice": (CircularOrifice, ("diameter_in", "invert_ft"), ("cd",)),
+    "rectangular_orifice": (RectangularOrifice, ("width_in", "height_in", "invert_ft"), ("cd",)),
+    "rectangular_weir": (RectangularWeir, ("length_ft", "crest_ft"), ("cw", "end_contractions")),
+    "vnotch_weir": (VNotchWeir, ("angle_deg", "crest_ft"), ("cw",)),
+    "broad_crested_weir": (BroadCrestedWeir, ("length_ft", "crest_ft"), ("cw",)),
+    "riser": (Riser, ("diameter_in", "crest_ft"), ("cw", "cd")),
+    "exfiltration": (Exfiltration, ("rate_in_hr",), ("over",)),
+}
+_BARREL_KEYS = (("diameter_in", "invert_ft", "length_ft", "slope_ftft"), ("n", "ke", "cd"))
+
+
+@dataclass(frozen=True)
+class Pond:
+    """A pond read from a file: its stage-storage and outlet structure."""
+
+    name: str
+    stage_storage: StageStorage
+    outlets: OutletStructure
+
+
+def _storage_from(spec: Mapping, where: str, problems: list[str]):
+    kinds = [k for k in ("area_ft2", "storage_ft3", "basin", "drywell") if k in spec]
+    if len(kinds) != 1:
+        problems.append(f"{where}: [storage] must give exactly one of area_ft2, storage_ft3, "
+                        f"[storage.basin] or [storage.drywell]; got {kinds or 'none'}")
+        return None
+    try:
+        if kinds[0] == "area_ft2":
+            return StageStorage.from_areas(spec.get("stage_ft"), spec["area_ft2"],
+                                           method=spec.get("method", "conic"))
+        if kinds[0] == "storage_ft3":
+            return StageStorage.from_volumes(spec.get("stage_ft"), spec["storage_ft3"])
+        if kinds[0] == "basin":
+            return StageStorage.basin(**spec["basin"])
+        return StageStorage.drywell(**spec["drywell"])
+    except InputError as exc:
+        problems.append(f"{where}: storage: {exc}")
+    except TypeError as exc:
+        problems.append(f"{where}: storage: {exc}")
+    return None
+
+
+def _device_from(spec: Mapping, label: str, problems: list[str]):
+    kind = spec.get("type")
+    if kind not in _DEVICE_TYPES:
+        problems.append(f"{label}.type must be one of {', '.join(_DEVICE_TYPES)}; got "
+                        f"{kind!r}{suggest(str(kind), _DEVICE_TYPES)}")
+        return None
+    cls, required, optional = _DEVICE_TYPES[kind]
+    allowed = set(required) | set(optional) | {"type", "name", "into_barrel"}
+    for key in spec:
+        if key not in allowed:
+            problems.append(f"{label}: unknown key {key!r}{suggest(key, allowed)}")
+    missing = [k for k in required if k not in spec]
+    if missing:
+        problems.append(f"{label}: missing {', '.join(missing)}")
+        return None
+    try:
+        return cls(*[spec[k] for k in required],
+                   **{k: spec[k] for k in optional if k in spec}, name=spec.get("name", ""))
+    except InputError as exc:
+        problems.append(f"{label}: {exc}")
+    return None
+
+
+def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
+    """A :class:`Pond` from a mapping (a parsed TOML pond file).
+
+    Layout::
+
+        name = "Pond A"
+        [storage]                 # exactly one of the four forms
+        stage_ft = [0, 1, 2, 3]
+        area_ft2 = [1000, 1400, 1900, 2500]
+        method = "conic"          # or "average_end_area"
+        # storage_ft3 = [...]     (with stage_ft)
+        # [storage.basin]   bottom_length_ft, bottom_width_ft, depth_ft, side_slope_h_per_v
+        # [storage.drywell] diameter_ft, depth_ft, stone_porosity_frac, stone_width_ft, ...
+        [[outlet]]
+        type = "circular_orifice" # circular_orifice, rectangular_orifice, rectangular_weir,
+        diameter_in = 6           # vnotch_weir, broad_crested_weir, riser, exfiltration
+        invert_ft = 0
+        into_barrel = true        # optional: discharges through [barrel]
+        [barrel]                  # optional
+        diameter_in = 18; invert_ft = 0; length_ft = 60; slope_ftft = 0.01
+
+    Raises
+    ------
+    InputError
+        Listing every problem found, one per line.
+    """
+    problems: list[str] = []
+    allowed = {"name", "storage", "outlet", "barrel"}
+    for key in mapping:
+        if key not in allowed:
+            problems.append(f"{where}: unknown key {key!r}{suggest(key, allowed)}")
+    ss = _storage_from(mapping.get("storage", {}), where, problems)
+    devices, into = [], []
+    specs = mapping.get("outlet", [])
+    if not specs:
+        problems.append(f"{where}: at least one [[outlet]] is required; got none")
+    for i, spec in enumerate(specs):
+        dev = _device_from(spec, f"{where}: outlet[{i}]", problems)
+        if dev is not None:
+            (into if spec.get("into_barrel") else devices).append(dev)
+    barrel = None
+    if "barrel" in mapping:
+        b = dict(mapping["barrel"])
+        req, opt = _BARREL_KEYS
+        missing = [k for k in req if k not in b]
+        if missing:
+            problems.append(f"{where}: barrel: missing {', '.join(missing)}")
+        else:
+            try:
+                barrel = Barrel(*[b[k] for k in req], **{k: b[k] for k in opt if k in b})
+            except InputError as exc:
+                problems.append(f"{where}: barrel: {exc}")
+    elif into:
+        problems.append(f"{where}: outlets marked into_barrel need a [barrel]; got none")
+    if problems:
+        raise InputError("\n".join(problems))
+    parts = list(devices)
+    if into:
+        parts.insert(0, OutletStructure(into, barrel=barrel, name="riser"))
+    elif barrel is not None:
+        parts.append(barrel)
+    name = str(mapping.get("name", ""))
+    structure = OutletStructure(parts, name=name or "outlets")
+
+    try:
+        check_devices(structure.bind(ss), ss)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    return Pond(name, ss, structure)
+
+
+def load_pond(path) -> Pond:
+    """Read a pond TOML file (layout in :func:`pond_from_mapping`).
+
+    Raises
+    ------
+    InputError
+        If the file is missing, is not valid TOML, or describes an invalid pond.
+    """
+    p = pathlib.Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"pond file must be readable; got {str(p)!r} ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{p.name} must be valid TOML; got: {exc}") from None
+    return pond_from_mapping(data, where=p.name)
+
+
+# =========================================================================================
+# Export to EPA SWMM 5 (independent check)
+# =========================================================================================
+def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
+                initial_stage_ft: float = 0.0, routing_step_s: float = 1.0,
+                flow_routing: str = "DYNWAVE", duration_hr: float | None = None,
+                storage_points: int = 200, tailwater_ft=None) -> str:
+    """The pond as an EPA SWMM 5 input file (text), for an independent check of a route.
+
+    The inflow is an external inflow time series on a storage unit ``SU1`` (tabular
+    depth-area curve; SWMM integrates it by average end areas [3]_). Each device is one link
+    to its own free outfall (``OUT<i>``, fixed stage 100 ft below the pond bottom, so there is
+    never tailwater); because every device's flow rises with stage, the peak total outflow
+    is the sum of the outfalls' peak flows. Coefficient conventions, identical to hydrocalc's:
+
+    * CircularOrifice / RectangularOrifice -> SIDE orifice (CIRCULAR / RECT_CLOSED), Qcoeff =
+      cd; SWMM: Q = cd A sqrt(2 g h) submerged, cd A sqrt(2 g D/2) f^1.5 partly submerged.
+    * RectangularWeir -> TRANSVERSE weir, Qcoeff = cw (US units), EndCon = end_contractions.
+    * BroadCrestedWeir -> TRANSVERSE weir, Qcoeff = cw (same equation, no contractions).
+    * VNotchWeir -> V-NOTCH weir on a TRIANGULAR section whose top width is
+      2 height tan(theta/2), Qcoeff = cw (SWMM: Q = Cw S H^2.5, S = tan(theta/2)).
+
+    Weir openings are made 100 ft high so SWMM never switches them to orifice flow. Risers,
+    barrels and exfiltration have no exact SWMM equivalent here and raise InputError.
+
+    Parameters
+    ----------
+    inflow : Hydrograph
+    stage_storage : StageStorage
+        Exported as a depth-area curve: the table points plus ``storage_points`` even stages
+        (exact for ``from_areas(..., method="average_end_area")``), extended at the largest
+        area to three times the top (SWMM's maximum depth) so a small overtopping is routed
+        the same way hydrocalc routes it.
+    outlets : Device, list or OutletStructure (without barrel)
+    initial_stage_ft : float
+    routing_step_s : float, default 1
+        SWMM routing step (fixed, no variable step). [s]
+    flow_routing : {"DYNWAVE", "KINWAVE"}
+    duration_hr : float, optional
+        Simulation length (default: the inflow's span). [h]
+    storage_points : int, default 200
+    tailwater_ft : None, float or (time_hr, level) pair, optional
+        Tailwater in the devices' frame (as :func:`hydrocalc.hydraulics.routing.route_reservoir`): the
+        outfalls become FIXED-stage (a constant) or TIMESERIES (a series) outfalls at that
+        level; None keeps free outfalls. A pond with a ``datum_ft`` is exported in stages
+        (SWMM storage invert 0 = the pond bottom).
+
+    Returns
+    -------
+    str
+        The .inp text. Run it with pyswmm; read ``SU1``'s maximum depth and the outfalls'
+        peak flows.
+
+    References
+    ----------
+    .. [3] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
+       Hydraulics*, EPA/600/R-17/111, 2017.
+    """
+    import datetime
+
+    check_choice(flow_routing, "flow_routing", ("DYNWAVE", "KINWAVE"))
+
+    structure = to_stage_frame(as_structure(outlets), stage_storage)
+    if structure.barrel is not None:
+        raise InputError("to_swmm_inp supports devices in parallel only; got a structure with "
+                         "a barrel")
+    leaves = structure.leaves()
+    top = stage_storage.top_stage_ft
+    h, area = swmm_curve(stage_storage, storage_points)
+    t = np.asarray(inflow.time_hr, dtype=float)
+    q = np.asarray(inflow.flow_cfs, dtype=float)
+    t_end = float(t[-1]) if duration_hr is None else float(t[0]) + float(duration_hr)
+    start = datetime.datetime(2020, 1, 1)
+    end = start + datetime.timedelta(hours=t_end)
+    lines = [
+        "[TITLE]", "hydrocalc pond export", "",
+        "[OPTIONS]", "FLOW_UNITS CFS", "INFILTRATION HORTON", f"FLOW_ROUTING {flow_routing}",
+        "LINK_OFFSETS DEPTH", "START_DATE 01/01/2020", "START_TIME 00:00:00",
+        "REPORT_START_DATE 01/01/2020", "REPORT_START_TIME 00:00:00",
+        f"END_DATE {end:%m/%d/%Y}", f"END_TIME {end:%H:%M:%S}",
+        "DRY_DAYS 0", "REPORT_STEP 00:15:00", "WET_STEP 00:15:00", "DRY_STEP 01:00:00",
+        f"ROUTING_STEP {routing_step_s:g}", "ALLOW_PONDING NO", "INERTIAL_DAMPING PARTIAL",
+        "VARIABLE_STEP 0.00", "LENGTHENING_STEP 0", "MIN_SURFAREA 0",
+        "NORMAL_FLOW_LIMITED BOTH", "SKIP_STEADY_STATE NO", "MAX_TRIALS 20",
+        "HEAD_TOLERANCE 0.00001", "SYS_FLOW_TOL 5", "LAT_FLOW_TOL 5", "MINIMUM_STEP 0.1",
+        "THREADS 1", "",
+        "[STORAGE]",
+        f"SU1 0 {3.0 * top:.6f} {float(initial_stage_ft):.6f} TABULAR SC1 0 0", "",
+        "[OUTFALLS]",
+    ]
+    tw_lines = []
+    if tailwater_ft is None:
+        lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
+    elif np.ndim(tailwater_ft) == 0:
+        tw = float(tailwater_series(tailwater_ft, np.zeros(1), stage_storage)[0])
+        lines += [f"OUT{i + 1} -100 FIXED {tw:.8f} NO" for i in range(len(leaves))]
+    else:
+        t_tw = np.asarray(tailwater_ft[0], dtype=float)
+        tw = tailwater_series(tailwater_ft, t_tw, stage_storage)
+        lines += [f"OUT{i + 1} -100 TIMESERIES TSTW NO" for i in range(len(leaves))]
+        tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}" for ti, v in zip(t_tw, tw)]
+    orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
+    for i, dev in enumerate(leaves):
+        swmm_link(dev, f"L{i + 1}", "SU1", f"OUT{i + 1}", orifices, weirs, xsect)
+    lines += orifices + weirs + xsect
+    lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
+    lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
+    lines += tw_lines
+    lines += ["", "[CURVES]"]
+    lines += [f"SC1 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
+              for i, (hi, ai) in enumerate(zip(h, area))]
+    lines += ["", "[REPORT]", "INPUT NO", "CONTROLS NO", ""]
+    return "\n".join(lines)
+
+
+
+
+def swmm_curve(stage_storage: StageStorage, storage_points: int):
+    """Depth-area curve points (depth, area) of a pond for SWMM (see :func:`to_swmm_inp`)."""
+    top = stage_storage.top_stage_ft
+    h = np.unique(np.concatenate([stage_storage._h, np.linspace(0.0, top, storage_points)]))
+    area = stage_storage._area_ext(h)
+    if stage_storage.method != "average_end_area":
+        # midpoint areas reproduce the stage-storage's own volume between points best
+        area = np.concatenate([[area[0]], np.diff(stage_storage._storage_ext(h)) / np.diff(h)])
+        area = np.concatenate([[area[1]], (area[1:-1] + area[2:]) / 2.0, [area[-1]]])
+    a_ext = stage_storage.extension_area_ft2
+    return np.concatenate([h, [3.0 * top]]), np.concatenate([area, [a_ext]])
+
+
+def swmm_link(dev, link: str, n1: str, n2: str, orifices: list, weirs: list,
+               xsect: list) -> None:
+    """Append the SWMM lines of one device as link ``link`` from node n1 to node n2."""
+    if isinstance(dev, CircularOrifice):
+        orifices.append(f"{link} {n1} {n2} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
+        xsect.append(f"{link} CIRCULAR {dev.height_ft:.8f} 0 0 0")
+    elif isinstance(dev, RectangularOrifice):
+        orifices.append(f"{link} {n1} {n2} SIDE {dev.invert_ft:.6f} {dev.cd:g} NO 0")
+        xsect.append(f"{link} RECT_CLOSED {dev.height_ft:.8f} {dev.width_in / 12.0:.8f} 0 0")
+    elif isinstance(dev, (RectangularWeir, BroadCrestedWeir)):
+        nc = getattr(dev, "end_contractions", 0)
+        weirs.append(f"{link} {n1} {n2} TRANSVERSE {dev.crest_ft:.6f} {dev.cw:g} NO {nc} 0 NO")
+        xsect.append(f"{link} RECT_OPEN 100 {dev.length_ft:.8f} 0 0")
+    elif isinstance(dev, VNotchWeir):
+        width = 2.0 * 100.0 * math.tan(math.radians(dev.angle_deg) / 2.0)
+        weirs.append(f"{link} {n1} {n2} V-NOTCH {dev.crest_ft:.6f} {dev.cw:g} NO 0 0 NO")
+        xsect.append(f"{link} TRIANGULAR 100 {width:.8f} 0 0")
+    else:
+        raise InputError(f"to_swmm_inp supports orifices and weirs; got "
+                         f"{type(dev).__name__} '{dev.name}'")

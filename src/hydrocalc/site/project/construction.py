@@ -1,0 +1,517 @@
+"""``[construction]``: the construction plan (period, rainfall record, milestones, traps).
+
+:class:`Milestone`, :class:`TrapPlan` and :class:`ConstructionPlan` with their checks
+(:func:`trap_problems`, :func:`construction_problems`), and :func:`parse_construction`,
+which returns ``(plan_or_None, problems)`` and never raises on bad content.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import pathlib
+from collections.abc import Mapping
+from typing import Any
+
+from hydrocalc._validate import number_problem, suggest, text_problem
+from hydrocalc.errors import InputError
+from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
+from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
+from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
+from hydrocalc.site.project.facts import MUNICIPALITIES
+from hydrocalc._validate import confined_path, excerpt
+
+
+@dataclasses.dataclass(frozen=True)
+class Milestone:
+    """A construction milestone (Pelham 48-hour notices). ``when`` is a date or a datetime."""
+
+    key: str
+    when: _dt.date | _dt.datetime
+
+    def __post_init__(self):
+        bad = text_problem(self.key, required=True, max_chars=100)
+        if bad:
+            raise InputError(f"Milestone key {bad}")
+        if not isinstance(self.when, _dt.date):
+            raise InputError(f"Milestone {self.key} when must be a date or datetime; got "
+                             f"{self.when!r}"[:200])
+
+
+@dataclasses.dataclass(frozen=True)
+class TrapPlan:
+    """One ``[[construction.trap]]`` entry: a sediment trap or basin and its MUSLE inputs.
+
+    Geometry is either a rectangular/trapezoidal basin (``bottom_length_ft``,
+    ``bottom_width_ft``, ``depth_ft``, ``side_slope_h_per_v``) or a stage-area table
+    (``stage_ft``, ``area_ft2``), or absent (no provided-volume check). The MUSLE inputs are
+    all given or all absent (``None``); ``ls_factor`` is either given or computed from
+    ``slope_length_ft`` and ``slope_pct``.
+    """
+
+    id: str
+    drainage_area_ac: float
+    criteria: str
+    bottom_length_ft: float | None = None
+    bottom_width_ft: float | None = None
+    depth_ft: float | None = None
+    side_slope_h_per_v: float | None = None
+    stage_ft: tuple[float, ...] | None = None
+    area_ft2: tuple[float, ...] | None = None
+    k_factor: float | None = None
+    slope_length_ft: float | None = None
+    slope_pct: float | None = None
+    ls_factor: float | None = None
+    c_factor: float | None = None
+    p_factor: float | None = None
+    cn: float | None = None
+    tc_hr: float | None = None
+    dry_unit_weight_lb_ft3: float | None = None
+    trap_efficiency_frac: float | None = None
+    design_precip_in: float | None = None
+
+    def __post_init__(self):
+        problems = trap_problems(self)
+        if problems:
+            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
+
+    @property
+    def geometry(self) -> str | None:
+        """``"trapezoidal"``, ``"stage_area"`` or ``None``."""
+        if self.bottom_length_ft is not None:
+            return "trapezoidal"
+        if self.stage_ft is not None:
+            return "stage_area"
+        return None
+
+    @property
+    def has_musle(self) -> bool:
+        """True when the MUSLE inputs are given (cleanout schedule possible)."""
+        return self.k_factor is not None
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstructionPlan:
+    """The ``[construction]`` table: period, rainfall record, milestones and traps."""
+
+    start_date: _dt.date
+    end_date: _dt.date
+    rainfall_file: pathlib.Path | None = None
+    rainfall_station: str | None = None
+    rainfall_units: str = "auto"
+    rainfall_shift_years: int = 0
+    rainfall_type: str | None = None
+    inspection_threshold_in: float | None = None
+    inspection_interval_days: int | None = None
+    inspection_clock: str = "fixed"
+    storm_event: str = "multi_day"
+    milestones: tuple[Milestone, ...] = ()
+    traps: tuple[TrapPlan, ...] = ()
+
+    def __post_init__(self):
+        problems = construction_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ConstructionPlan: {p}" for p in problems))
+
+    @property
+    def duration_days(self) -> int:
+        """Calendar days from start to end, both included."""
+        return (self.end_date - self.start_date).days + 1
+
+
+def construction_problems(plan) -> list[str]:
+    """Every rule a :class:`ConstructionPlan` breaks (the rules of ``[construction]``)."""
+    out: list[str] = []
+    start, end = plan.start_date, plan.end_date
+    for key, v in (("start_date", start), ("end_date", end)):
+        if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+            out.append(f"{key} must be a date (YYYY-MM-DD); got {v!r}"[:200])
+    if not out and end < start:
+        out.append(f"end_date must be on or after start_date ({start.isoformat()}); got "
+                   f"{end.isoformat()}")
+    if plan.inspection_threshold_in is not None:
+        bad = number_problem(plan.inspection_threshold_in, lower=0.0, lower_inclusive=False)
+        if bad:
+            out.append(f"inspection_threshold_in {bad}")
+    iv = plan.inspection_interval_days
+    if iv is not None and (isinstance(iv, bool) or not isinstance(iv, int) or iv < 1):
+        out.append(f"inspection_interval_days must be a whole number of days >= 1; got {iv!r}")
+    for key, value, valid in (("inspection_clock", plan.inspection_clock, INSPECTION_CLOCKS),
+                              ("storm_event", plan.storm_event, STORM_EVENT_READINGS),
+                              ("rainfall_units", plan.rainfall_units, ("auto", "in", "mm"))):
+        if value not in valid:
+            out.append(f"{key} must be one of {', '.join(valid)}; got {value!r}"[:200])
+    if plan.rainfall_type is not None and plan.rainfall_type not in RAINFALL_TYPES:
+        out.append(f"rainfall_type must be one of {', '.join(RAINFALL_TYPES)}; got "
+                   f"{plan.rainfall_type!r}"[:200])
+    sh = plan.rainfall_shift_years
+    if isinstance(sh, bool) or not isinstance(sh, int):
+        out.append(f"rainfall_shift_years must be a whole number of years; got {sh!r}")
+    return out
+
+_TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
+_TRAP_GEOMETRY_TABLE = ("stage_ft", "area_ft2")
+_TRAP_MUSLE = (
+    "k_factor",
+    "c_factor",
+    "p_factor",
+    "dry_unit_weight_lb_ft3",
+    "trap_efficiency_frac",
+)
+_TRAP_HYDRO = ("cn", "tc_hr", "design_precip_in")
+_TRAP_LS = ("slope_length_ft", "slope_pct", "ls_factor")
+_TRAP_KEYS = (
+    "id",
+    "drainage_area_ac",
+    "criteria",
+    *_TRAP_GEOMETRY_TRAP,
+    *_TRAP_GEOMETRY_TABLE,
+    *_TRAP_MUSLE,
+    *_TRAP_LS,
+    *_TRAP_HYDRO,
+)
+_CONSTRUCTION_KEYS = (
+    "start_date",
+    "end_date",
+    "rainfall_file",
+    "rainfall_station",
+    "rainfall_units",
+    "rainfall_shift_years",
+    "rainfall_type",
+    "inspection_threshold_in",
+    "inspection_interval_days",
+    "inspection_clock",
+    "storm_event",
+    "milestone",
+    "trap",
+)
+#: TR-55 rainfall distribution types accepted for the daily peak discharge (Table F-1).
+RAINFALL_TYPES = ("I", "IA", "II", "III")
+#: How the 7-day inspection clock runs (see hydrocalc.construction.inspections).
+INSPECTION_CLOCKS = ("fixed", "rolling")
+#: Readings of the laws' "storm event" (see hydrocalc.construction.inspections): ``"multi_day"`` (default:
+#: a run of consecutive wet days is one event) or ``"calendar_day"`` (each day alone).
+STORM_EVENT_READINGS = ("multi_day", "calendar_day")
+_MILESTONE_KEYS = ("key", "date")
+
+
+def _all_milestone_keys() -> tuple[str, ...] | None:
+    keys: list[str] = []
+    for m in MUNICIPALITIES:
+        got = _profile_keys(m, "milestone")
+        if got is None:
+            return None
+        keys.extend(k for k in got if k not in keys)
+    return tuple(keys)
+
+
+def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
+    n0 = len(col.problems)
+    if not isinstance(entry, Mapping):
+        col.add(prefix, f"must be a table; got {entry!r}")
+        return None
+    col.unknown_keys(entry, _TRAP_KEYS, prefix)
+    tid = col.text(entry, "id", prefix, required=True)
+    area = col.number(entry, "drainage_area_ac", prefix, required=True, lower=0.0,
+                      lower_inclusive=False)
+    criteria = col.text(entry, "criteria", prefix, required=True)
+    if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
+        col.add(
+            f"{prefix}.criteria",
+            f"must be a key of the sediment criteria table; got "
+            f"{_choices(criteria, criteria_keys)}",
+        )
+    values: dict[str, Any] = {}
+
+    has_trap = [k for k in _TRAP_GEOMETRY_TRAP if k in entry]
+    has_table = [k for k in _TRAP_GEOMETRY_TABLE if k in entry]
+    if has_trap and has_table:
+        col.add(
+            prefix,
+            "geometry must be either bottom_length_ft/bottom_width_ft/depth_ft/"
+            "side_slope_h_per_v or stage_ft/area_ft2; got both. Keep one.",
+        )
+    elif has_trap:
+        for k in _TRAP_GEOMETRY_TRAP:
+            if k == "side_slope_h_per_v":
+                values[k] = col.number(entry, k, prefix, required=True, lower=0.0)
+            else:
+                values[k] = col.number(entry, k, prefix, required=True, lower=0.0,
+                                       lower_inclusive=False)
+    elif has_table:
+        arrays = {}
+        for k in _TRAP_GEOMETRY_TABLE:
+            if k not in entry:
+                col.add(f"{prefix}.{k}", "is required with a stage-area table; got nothing.")
+                continue
+            raw = entry[k]
+            if (
+                not isinstance(raw, list)
+                or len(raw) < 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
+            ):
+                col.add(
+                    f"{prefix}.{k}",
+                    f"must be a list of at least 2 numbers; got {raw!r}",
+                )
+                continue
+            arrays[k] = tuple(float(v) for v in raw)
+        if len(arrays) == 2:
+            st, ar = arrays["stage_ft"], arrays["area_ft2"]
+            if len(st) != len(ar):
+                col.add(
+                    f"{prefix}.area_ft2",
+                    f"must have as many values as stage_ft ({len(st)}); got {len(ar)}",
+                )
+            elif any(b <= a for a, b in zip(st, st[1:], strict=False)):
+                col.add(f"{prefix}.stage_ft", f"must be strictly increasing; got {list(st)}")
+            elif any(a < 0 for a in ar):
+                col.add(f"{prefix}.area_ft2", f"must be >= 0; got {list(ar)}")
+            else:
+                values.update(arrays)
+
+    bounds = TRAP_NUMBER_RULES
+    for k in _TRAP_HYDRO:
+        values[k] = col.number(entry, k, prefix, **bounds[k])
+    if "design_precip_in" in entry and "cn" not in entry:
+        col.add(f"{prefix}.cn", "is required with design_precip_in; got nothing.")
+    musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
+    if musle_given:
+        missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
+        if missing:
+            col.add(
+                prefix,
+                "MUSLE inputs must be complete when any is given; missing "
+                f"{', '.join(missing)}. Add them or remove the MUSLE keys.",
+            )
+        for k in _TRAP_MUSLE:
+            if k in entry:
+                values[k] = col.number(entry, k, prefix, **bounds[k])
+        if "ls_factor" in entry:
+            if "slope_length_ft" in entry or "slope_pct" in entry:
+                col.add(
+                    f"{prefix}.ls_factor",
+                    "must not be given together with slope_length_ft/slope_pct; got both. "
+                    "Keep one.",
+                )
+            values["ls_factor"] = col.number(entry, "ls_factor", prefix, lower=0.0)
+        else:
+            values["slope_length_ft"] = col.number(
+                entry, "slope_length_ft", prefix, required=True, lower=0.0,
+                lower_inclusive=False,
+            )
+            values["slope_pct"] = col.number(
+                entry, "slope_pct", prefix, required=True, lower=0.0, upper=100.0
+            )
+    if len(col.problems) > n0:
+        return None
+    return TrapPlan(id=tid, drainage_area_ac=area, criteria=criteria, **values)
+
+
+def parse_construction(
+    mapping: Mapping[str, Any] | None,
+    *,
+    where: str = "site.toml",
+    base_dir: pathlib.Path | str | None = None,
+    municipality: str | None = None,
+    allow_outside_paths: bool = False,
+) -> tuple[ConstructionPlan | None, list[str]]:
+    """Validate a ``[construction]`` table and build :class:`ConstructionPlan`.
+
+    Parameters
+    ----------
+    mapping : mapping or None
+        The parsed ``[construction]`` TOML table. None (section absent) gives ``(None, [])``.
+    where : str
+        File name used as the prefix of every problem line.
+    base_dir : path-like, optional
+        Folder that ``rainfall_file`` is relative to (the site file's folder). Default: the
+        current directory. The file must exist.
+    municipality : str, optional
+        When given, milestone keys are checked against that profile; otherwise against the
+        milestone keys of all profiles.
+    allow_outside_paths : bool, default False
+        Accept a ``rainfall_file`` outside ``base_dir`` (by default it must lie inside).
+
+    Returns
+    -------
+    plan : ConstructionPlan or None
+        None when the section is absent or any problem was found.
+    problems : list of str
+        Every problem, one line each.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> plan, problems = parse_construction({
+    ...     "start_date": datetime.date(2027, 4, 1), "end_date": datetime.date(2027, 10, 29)})
+    >>> problems, plan.duration_days
+    ([], 212)
+    >>> _, problems = parse_construction({"start_date": datetime.date(2027, 4, 1)})
+    >>> print(problems[0])  # doctest: +ELLIPSIS
+    site.toml: construction.end_date is required; got nothing. Add it as a TOML date, e.g. ...
+    """
+    col = _Collector(where)
+    prefix = "construction"
+    if mapping is None:
+        return None, []
+    if not isinstance(mapping, Mapping):
+        col.add(prefix, f"must be a table; got {mapping!r}")
+        return None, col.problems
+    col.unknown_keys(mapping, _CONSTRUCTION_KEYS, prefix)
+    base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+
+    start = col.date(mapping, "start_date", prefix, required=True)
+    end = col.date(mapping, "end_date", prefix, required=True)
+    if start is not None and end is not None and end < start:
+        col.add(
+            f"{prefix}.end_date",
+            f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
+        )
+    rain = None
+    if "rainfall_file" in mapping:
+        raw = col.text(mapping, "rainfall_file", prefix, required=True)
+        if raw is not None:
+
+            try:
+                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
+                                     allow_outside=allow_outside_paths)
+            except InputError as exc:
+                col.problems.append(f"{where}: {exc}")
+                rain = None
+            if rain is not None and not rain.is_file():
+                col.add(
+                    f"{prefix}.rainfall_file",
+                    f"must be an existing file (relative to the site file's folder); got "
+                    f"{excerpt(raw, 80)!r}",
+                )
+                rain = None
+    station = col.text(mapping, "rainfall_station", prefix, required=False)
+    units = "auto"
+    if "rainfall_units" in mapping:
+        units = mapping["rainfall_units"]
+        if units not in ("auto", "in", "mm"):
+            col.add(
+                f"{prefix}.rainfall_units",
+                f"must be one of auto, in, mm; got {units!r}",
+            )
+            units = "auto"
+    shift = 0
+    if "rainfall_shift_years" in mapping:
+        raw_sh = mapping["rainfall_shift_years"]
+        if isinstance(raw_sh, bool) or not isinstance(raw_sh, int):
+            col.add(
+                f"{prefix}.rainfall_shift_years",
+                f"must be a whole number of years; got {raw_sh!r}",
+            )
+        else:
+            shift = raw_sh
+    rtype = None
+    if "rainfall_type" in mapping:
+        raw_t = mapping["rainfall_type"]
+        key = str(raw_t).strip().upper()
+        for token in ("TYPE", "_", " ", "-"):
+            key = key.replace(token, "")
+        if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
+            col.add(
+                f"{prefix}.rainfall_type",
+                f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
+                f"got {raw_t!r}",
+            )
+        else:
+            rtype = key
+    threshold = col.number(
+        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
+    )
+    interval = None
+    if "inspection_interval_days" in mapping:
+        raw_iv = mapping["inspection_interval_days"]
+        if isinstance(raw_iv, bool) or not isinstance(raw_iv, int) or raw_iv < 1:
+            col.add(
+                f"{prefix}.inspection_interval_days",
+                f"must be a whole number of days >= 1; got {raw_iv!r}",
+            )
+        else:
+            interval = int(raw_iv)
+    clock = mapping.get("inspection_clock", "fixed")
+    if clock not in INSPECTION_CLOCKS:
+        col.add(
+            f"{prefix}.inspection_clock",
+            f"must be one of {', '.join(INSPECTION_CLOCKS)}; got {clock!r}"
+            f"{suggest(str(clock), INSPECTION_CLOCKS)}",
+        )
+        clock = "fixed"
+
+    storm_event = mapping.get("storm_event", "multi_day")
+    if storm_event not in STORM_EVENT_READINGS:
+        col.add(
+            f"{prefix}.storm_event",
+            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
+            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
+        )
+        storm_event = "multi_day"
+
+    milestones: list[Milestone] = []
+    raw_ms = mapping.get("milestone", [])
+    if not isinstance(raw_ms, list):
+        col.add(f"{prefix}.milestone",
+                f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
+        raw_ms = []
+    if municipality is not None:
+        valid_ms = _profile_keys(municipality, "milestone")
+    else:
+        valid_ms = _all_milestone_keys()
+    for i, entry in enumerate(raw_ms):
+        p = f"{prefix}.milestone[{i}]"
+        if not isinstance(entry, Mapping):
+            col.add(p, f"must be a table; got {entry!r}")
+            continue
+        n0 = len(col.problems)
+        col.unknown_keys(entry, _MILESTONE_KEYS, p)
+        key = col.text(entry, "key", p, required=True)
+        when = col.date(entry, "date", p, required=True, allow_time=True)
+        if key is not None and valid_ms is not None and key not in valid_ms:
+            scope = f"the {municipality} profile" if municipality else "a regulation profile"
+            col.add(
+                f"{p}.key",
+                f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
+            )
+        if len(col.problems) == n0:
+            milestones.append(Milestone(key=key, when=when))
+
+    criteria_keys = sediment_criteria_keys()
+    traps: list[TrapPlan] = []
+    raw_traps = mapping.get("trap", [])
+    if not isinstance(raw_traps, list):
+        col.add(f"{prefix}.trap",
+                f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
+        raw_traps = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw_traps):
+        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys)
+        if trap is not None:
+            if trap.id in seen:
+                col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
+            seen.add(trap.id)
+            traps.append(trap)
+
+    if col.problems:
+        return None, col.problems
+    return (
+        ConstructionPlan(
+            start_date=start,
+            end_date=end,
+            rainfall_file=rain,
+            rainfall_station=station,
+            rainfall_units=units,
+            rainfall_shift_years=shift,
+            rainfall_type=rtype,
+            inspection_threshold_in=threshold,
+            inspection_interval_days=interval,
+            inspection_clock=clock,
+            storm_event=storm_event,
+            milestones=tuple(milestones),
+            traps=tuple(traps),
+        ),
+        [],
+    )

@@ -1,0 +1,406 @@
+"""``[project]``: the facts that decide which rules of a local law apply to a project.
+
+:class:`ProjectFacts` (areas held in acres and square feet, municipality, project type,
+receiving water, exemptions), :func:`project_problems` / :func:`project_warnings` (the checks
+shared by the dataclass and the site-file path), and :func:`parse_project`, which returns
+``(facts_or_None, problems)`` and never raises on bad content.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from hydrocalc._validate import MAX_PROJECT_AREA_AC, fmt_value, number_problem, suggest, text_problem
+from hydrocalc.criteria.ny_editions import edition_problems
+from hydrocalc.errors import InputError
+from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
+from hydrocalc.units import FT2_PER_AC
+from hydrocalc.criteria.state_permit import parse_state_permit
+
+
+#: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
+_PROJECT_NUMBER_RULES = {
+    "disturbed_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "disturbed_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+    "new_impervious_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
+    "new_impervious_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
+}
+
+#: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
+MUNICIPALITIES = ("shelter_island", "pelham", "nys_generic")
+
+#: Allowed ``project.project_type`` values.
+PROJECT_TYPES = (
+    "subdivision",
+    "single_family_residence",
+    "commercial",
+    "redevelopment",
+    "agricultural",
+    "linear",
+    "institutional",
+    "other",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectFacts:
+    """Facts about a project that decide which rules of a local law apply.
+
+    Each area is held in both units. Give one of each pair (the other is derived in
+    ``__post_init__``); the given value is kept exactly, so a threshold stated in square feet
+    (Pelham) is compared with the square-foot value the user typed, not with a value
+    converted back from acres.
+    """
+
+    name: str
+    municipality: str
+    receiving_water: str
+    drains_to_impaired_water: bool
+    project_type: str
+    disturbed_area_ac: float | None = None
+    disturbed_area_ft2: float | None = None
+    new_impervious_area_ft2: float | None = None
+    new_impervious_area_ac: float | None = None
+    part_of_larger_common_plan: bool = False
+    exemptions_claimed: tuple[str, ...] = ()
+    exemption_approved_on: Mapping[str, _dt.date] = dataclasses.field(default_factory=dict)
+    address: str = ""
+    tax_map: str = ""
+    owner: str = ""
+    preparer: str = ""
+    impairment: str = ""
+    #: ``[project.state_permit]`` (:class:`hydrocalc.criteria.state_permit.StatePermitPlan`) or None.
+    state_permit: Any = None
+    #: NYS SMDM edition of the sizing criteria, ``"2015"`` or ``"2024"``; None when the site
+    #: file names none (the 2015 edition is then applied with a warning,
+    #: :mod:`hydrocalc.criteria.ny_editions`).
+    design_manual: str | None = None
+    #: Why the 2015 manual is used (required under GP-0-25-001; only with ``"2015"``).
+    design_manual_justification: str = ""
+
+    def __post_init__(self):
+        problems = project_problems(self)
+        if problems:
+            raise InputError("\n".join(f"ProjectFacts: {p}" for p in problems))
+        for ac, ft2 in (
+            ("disturbed_area_ac", "disturbed_area_ft2"),
+            ("new_impervious_area_ac", "new_impervious_area_ft2"),
+        ):
+            v_ac, v_ft2 = getattr(self, ac), getattr(self, ft2)
+            if v_ac is None:
+                object.__setattr__(self, ac, float(v_ft2) / FT2_PER_AC)
+            elif v_ft2 is None:
+                object.__setattr__(self, ft2, float(v_ac) * FT2_PER_AC)
+            else:
+                object.__setattr__(self, ac, float(v_ac))
+                object.__setattr__(self, ft2, float(v_ft2))
+        object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
+        object.__setattr__(self, "exemption_approved_on",
+                           dict(self.exemption_approved_on or {}))
+
+    def to_dict(self) -> dict:
+        """Plain dict (JSON-serialisable) of the facts."""
+        out = dataclasses.asdict(self)
+        out["exemptions_claimed"] = list(self.exemptions_claimed)
+        out["exemption_approved_on"] = {k: v.isoformat()
+                                        for k, v in self.exemption_approved_on.items()}
+        if self.state_permit is None:
+            out.pop("state_permit")
+        else:
+            out["state_permit"] = {k: v.isoformat() if isinstance(v, _dt.date) else v
+                                   for k, v in out["state_permit"].items()}
+        return out
+
+
+def project_problems(facts) -> list[str]:
+    """Every rule a :class:`ProjectFacts` (or the same fields) breaks, one line each.
+
+    The single rule set of the project facts: :func:`parse_project` (the site file) and
+    ``ProjectFacts(...)`` (the API) both apply it. Rules: text fields are non-empty strings
+    without control characters; ``municipality`` and ``project_type`` are known keys; flags
+    are ``True``/``False``; each area is given in one unit at least, finite, ``>= 0`` and at
+    most :data:`MAX_PROJECT_AREA_AC`; when both units are given they agree within 0.1 %.
+    Implausible but possible facts are :func:`project_warnings`.
+    """
+    get = (facts.get if isinstance(facts, Mapping) else
+           lambda k, d=None: getattr(facts, k, d))
+    out: list[str] = []
+    for key in _PROJECT_REQUIRED:
+        if key == "drains_to_impaired_water":
+            continue
+        bad = text_problem(get(key), required=True)
+        if bad:
+            out.append(f"{key} {bad}")
+    for key in _PROJECT_OPTIONAL_TEXT:
+        value = get(key, "")
+        if value not in (None, ""):
+            bad = text_problem(value)
+            if bad:
+                out.append(f"{key} {bad}")
+    muni, ptype = get("municipality"), get("project_type")
+    if isinstance(muni, str) and muni.strip() and muni not in MUNICIPALITIES:
+        out.append(f"municipality must be one of {', '.join(MUNICIPALITIES)}; got {muni!r}"
+                   f"{suggest(muni, MUNICIPALITIES)}")
+    if isinstance(ptype, str) and ptype.strip() and ptype not in PROJECT_TYPES:
+        out.append(f"project_type must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
+                   f"{suggest(ptype, PROJECT_TYPES)}")
+    out.extend(edition_problems(get("design_manual"),
+                                get("design_manual_justification", "") or None))
+    for key in ("drains_to_impaired_water", "part_of_larger_common_plan"):
+        value = get(key, False)
+        if not isinstance(value, bool):
+            out.append(f"{key} must be true or false; got {value!r}")
+    ex = get("exemptions_claimed", ())
+    if isinstance(ex, str) or not isinstance(ex, list | tuple) or not all(
+            isinstance(e, str) for e in ex):
+        out.append(f"exemptions_claimed must be a list of strings; got {ex!r}")
+    dates = get("exemption_approved_on", {}) or {}
+    if not isinstance(dates, Mapping):
+        out.append(f"exemption_approved_on must be a table of exemption key = date; got "
+                   f"{dates!r}"[:200])
+    else:
+        for k, v in dates.items():
+            if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
+                out.append(f"exemption_approved_on.{str(k)[:40]} must be a date (YYYY-MM-DD); got "
+                           f"{v!r}"[:200])
+            elif isinstance(ex, list | tuple) and k not in ex:
+                out.append(f"exemption_approved_on.{str(k)[:40]} must name a claimed exemption "
+                           f"(exemptions_claimed); got {k!r}")
+    values: dict[str, float] = {}
+    for ac, ft2 in (("disturbed_area_ac", "disturbed_area_ft2"),
+                    ("new_impervious_area_ac", "new_impervious_area_ft2")):
+        v_ac, v_ft2 = get(ac), get(ft2)
+        if v_ac is None and v_ft2 is None:
+            out.append(f"{ac} or {ft2} must be given; got neither")
+            continue
+        ok = True
+        for key, v in ((ac, v_ac), (ft2, v_ft2)):
+            if v is None:
+                continue
+            bad = number_problem(v, **_PROJECT_NUMBER_RULES[key])
+            if bad:
+                out.append(f"{key} {bad}")
+                ok = False
+        if not ok:
+            continue
+        a = float(v_ac) if v_ac is not None else float(v_ft2) / FT2_PER_AC
+        if v_ac is not None and v_ft2 is not None and not math.isclose(
+                float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3, abs_tol=1.0):
+            out.append(f"{ac} and {ft2} must agree; got {fmt_value(v_ac)} ac = "
+                       f"{fmt_value(float(v_ac) * FT2_PER_AC)} ft2 and {fmt_value(v_ft2)} ft2. "
+                       "Give one of them")
+            continue
+        values[ac] = a
+    return out
+
+
+def project_warnings(facts: ProjectFacts) -> list[str]:
+    """Implausible (not impossible) project facts, one line each, with how to silence them.
+
+    New impervious area larger than the disturbed area is possible (a cantilevered deck or
+    roof over undisturbed ground) but is far more often two areas swapped or a unit slip, and
+    it decides whether a SWPPP is required: it is warned, not refused. Silence it with
+    ``[checks] accept = ["impervious_exceeds_disturbed"]`` in the site file.
+    """
+    dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
+    if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
+        return [
+            f"impervious_exceeds_disturbed: project.new_impervious_area ({fmt_value(round(imp, 1))} "
+            f"ft2) is larger than project.disturbed_area ({fmt_value(round(dist, 1))} ft2); new "
+            "impervious cover is normally built on disturbed soil. Check both areas and their "
+            "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
+        ]
+    return []
+
+
+# ----------------------------------------------------------------------------------------
+# the ``[project]`` table
+
+_PROJECT_REQUIRED = (
+    "name",
+    "municipality",
+    "receiving_water",
+    "drains_to_impaired_water",
+    "project_type",
+)
+_PROJECT_OPTIONAL_TEXT = ("address", "tax_map", "owner", "preparer", "impairment")
+_PROJECT_ALTERNATIVES = (
+    ("disturbed_area_ac", "disturbed_area_ft2"),
+    ("new_impervious_area_ft2", "new_impervious_area_ac"),
+)
+_PROJECT_KEYS = (
+    *_PROJECT_REQUIRED,
+    *_PROJECT_OPTIONAL_TEXT,
+    *(k for pair in _PROJECT_ALTERNATIVES for k in pair),
+    "part_of_larger_common_plan",
+    "exemptions_claimed",
+    "exemption_approved_on",
+    "state_permit",
+    "design_manual",
+    "design_manual_justification",
+)
+
+
+def parse_project(
+    mapping: Mapping[str, Any] | None, *, where: str = "site.toml"
+) -> tuple[ProjectFacts | None, list[str]]:
+    """Validate a ``[project]`` table and build :class:`ProjectFacts`.
+
+    Parameters
+    ----------
+    mapping : mapping or None
+        The parsed ``[project]`` TOML table (None when the section is missing).
+    where : str
+        File name used as the prefix of every problem line.
+
+    Returns
+    -------
+    facts : ProjectFacts or None
+        None when any problem was found.
+    problems : list of str
+        Every problem, one line each, e.g.
+        ``site.toml: project.disturbed_area_ac must be >= 0; got -3``.
+
+    Examples
+    --------
+    >>> facts, problems = parse_project({
+    ...     "name": "Lot 4", "municipality": "pelham", "receiving_water": "Hutchinson River",
+    ...     "drains_to_impaired_water": True, "disturbed_area_ft2": 2500,
+    ...     "new_impervious_area_ft2": 800, "project_type": "single_family_residence"})
+    >>> problems
+    []
+    >>> round(facts.disturbed_area_ft2)
+    2500
+    >>> parse_project({"name": "x", "municiplaity": "pelham"})[1][0]
+    "site.toml: unknown key project.municiplaity; did you mean 'municipality'?"
+    """
+    col = _Collector(where)
+    prefix = "project"
+    if mapping is None:
+        col.problems.append(
+            f"{where}: [project] section is required; got nothing. Add a [project] table with "
+            "name, municipality, receiving_water, drains_to_impaired_water, project_type and "
+            "the disturbed and new impervious areas."
+        )
+        return None, col.problems
+    if not isinstance(mapping, Mapping):
+        col.problems.append(f"{where}: [project] must be a table; got {mapping!r}")
+        return None, col.problems
+    col.unknown_keys(mapping, _PROJECT_KEYS, prefix)
+
+    name = col.text(mapping, "name", prefix, required=True)
+    municipality = col.text(mapping, "municipality", prefix, required=True)
+    if municipality is not None and municipality not in MUNICIPALITIES:
+        col.add(
+            f"{prefix}.municipality",
+            f"must be one of {', '.join(MUNICIPALITIES)}; got {municipality!r}"
+            f"{suggest(municipality, MUNICIPALITIES)}",
+        )
+        municipality = None
+    receiving = col.text(mapping, "receiving_water", prefix, required=True)
+    impaired = col.boolean(mapping, "drains_to_impaired_water", prefix, required=True)
+    ptype = col.text(mapping, "project_type", prefix, required=True)
+    if ptype is not None and ptype not in PROJECT_TYPES:
+        col.add(
+            f"{prefix}.project_type",
+            f"must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
+            f"{suggest(ptype, PROJECT_TYPES)}",
+        )
+        ptype = None
+    larger = col.boolean(
+        mapping, "part_of_larger_common_plan", prefix, required=False, default=False
+    )
+    texts = {k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT}
+    manual = mapping.get("design_manual")
+    justification = mapping.get("design_manual_justification")
+    for line in edition_problems(manual, justification):
+        col.add(f"{prefix}.{line.split(' ', 1)[0]}", line.split(" ", 1)[1])
+
+    areas: dict[str, float | None] = {}
+    for k_main, k_alt in _PROJECT_ALTERNATIVES:
+        has_main, has_alt = k_main in mapping, k_alt in mapping
+        if has_main and has_alt:
+            col.add(
+                f"{prefix}.{k_main}",
+                f"and {prefix}.{k_alt} must not both be given; got both. Keep one.",
+            )
+            areas[k_main] = None
+        elif not (has_main or has_alt):
+            col.add(
+                f"{prefix}.{k_main}",
+                f"(or {k_alt}) is required; got nothing. Add one of them.",
+            )
+        else:
+            key = k_main if has_main else k_alt
+            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
+
+    exemptions: tuple[str, ...] = ()
+    if "exemptions_claimed" in mapping:
+        raw = mapping["exemptions_claimed"]
+        if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
+            col.add(f"{prefix}.exemptions_claimed", f"must be a list of strings; got {raw!r}")
+        else:
+            exemptions = tuple(raw)
+            if len(set(exemptions)) != len(exemptions):
+                col.add(
+                    f"{prefix}.exemptions_claimed",
+                    f"must not repeat a key; got {list(raw)!r}",
+                )
+            valid = _profile_keys(municipality, "exemption") if municipality else None
+            if valid is not None:
+                for i, e in enumerate(exemptions):
+                    if e not in valid:
+                        col.add(
+                            f"{prefix}.exemptions_claimed[{i}]",
+                            f"must be an exemption key of the {municipality} profile; got "
+                            f"{_choices(e, valid)}",
+                        )
+
+    state_permit = None
+    if "state_permit" in mapping:
+
+        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
+
+    approved_on: dict[str, _dt.date] = {}
+    if "exemption_approved_on" in mapping:
+        raw_d = mapping["exemption_approved_on"]
+        if not isinstance(raw_d, Mapping):
+            col.add(f"{prefix}.exemption_approved_on",
+                    "must be a table of exemption key = date, e.g. { approved_building_permit "
+                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
+        else:
+            for k in raw_d:
+                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
+                if d is not None:
+                    approved_on[str(k)] = d
+    if not col.problems:  # the cross-field rules of the one shared rule set
+        for line in project_problems({
+            "name": name, "municipality": municipality, "receiving_water": receiving,
+            "drains_to_impaired_water": impaired, "project_type": ptype,
+            "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
+            "exemption_approved_on": approved_on, **areas, **texts,
+            "design_manual": manual, "design_manual_justification": justification,
+        }):
+            col.problems.append(f"{where}: {prefix}.{line}")
+    if col.problems:
+        return None, col.problems
+    facts = ProjectFacts(
+        name=name,
+        municipality=municipality,
+        receiving_water=receiving,
+        drains_to_impaired_water=impaired,
+        **areas,
+        project_type=ptype,
+        part_of_larger_common_plan=larger,
+        exemptions_claimed=exemptions,
+        exemption_approved_on=approved_on,
+        state_permit=state_permit,
+        design_manual=manual,
+        design_manual_justification=(justification or "").strip(),
+        **texts,
+    )
+    return facts, []
