@@ -98,8 +98,10 @@ class BatchResult:
         return self.n_failed == 0
 
     def errors(self):
-        """The failed rows (source, scenario, error): errors, and the rows an interrupt left
-        not completed (``status = "interrupted"``)."""
+        """The failed rows (source, scenario, error).
+
+        Errors, and the rows an interrupt left not completed (``status = "interrupted"``).
+        """
         s = self.summary
         return s.loc[s["status"] != "ok", ["source", "scenario", "error"]]
 
@@ -127,8 +129,9 @@ class BatchResult:
 
 
 class BatchInterrupted(KeyboardInterrupt):
-    """Raised by :func:`hydrocalc.batch.run_batch` when Ctrl-C or SIGTERM stopped the batch
-    after its partial summary was written (every unfinished row ``status =
+    """Raised by :func:`hydrocalc.batch.run_batch` when Ctrl-C or SIGTERM stopped the batch.
+
+    Raised after its partial summary was written (every unfinished row ``status =
     "interrupted"``, ``batch.json`` ``"interrupted": true``).
 
     A :class:`KeyboardInterrupt`, so code that stops on Ctrl-C still stops.
@@ -317,14 +320,14 @@ _STAGING_MARKER = ".hydrocalc-staging"  # "<pid> <host>" of the batch that made 
 
 
 def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
-    """Remove the staging folders (``.batch.partial-*``) of batches that were killed before
-    moving their files into ``out_dir``.
+    """Remove the staging folders (``.batch.partial-*``) of killed batches in ``out_dir``.
+
+    A staging folder stays when a batch is killed before moving its files into ``out_dir``.
 
     Only folders holding the marker file hydrocalc writes, made on this machine by a process
     that is no longer running, are removed (and empty ones, of a batch killed before it
     wrote the marker). Returns the folders removed.
     """
-
     out_dir = pathlib.Path(out_dir)
     removed: list[pathlib.Path] = []
     if not out_dir.is_dir():
@@ -358,8 +361,8 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
     The three files are written in a staging folder inside ``out_dir`` and moved into place
     (three renames, batch.json last) only when all are complete: a batch killed while
     writing (even by SIGKILL) leaves the previous files as they were. ``batch.json``
-    records the SHA-256 of the two tables it describes (``sha256``)."""
-
+    records the SHA-256 of the two tables it describes (``sha256``).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_batch_staging(out_dir)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out_dir))

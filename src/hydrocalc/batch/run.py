@@ -335,8 +335,11 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
             task_cpu_s=math.nan, interrupted: int | bool = False, restarts=(),
             paths=None) -> BatchResult:
-    """The summary table and its files; ``interrupted``: the number of units an interrupt
-    left not completed (True: interrupted, none left), or False."""
+    """The summary table and its files.
+
+    ``interrupted``: the number of units an interrupt left not completed (True:
+    interrupted, none left), or False.
+    """
     import hydrocalc
 
     extra: list[str] = []

@@ -141,8 +141,10 @@ def _load_results(path: pathlib.Path, label: str) -> dict:
 
 
 def _check_table_shape(table: dict, where: str) -> None:
-    """A stored table's ``columns`` (a list of texts), ``rows`` (a list of lists) and
-    ``key_columns`` (a list of texts) have their shapes; InputError naming the field if not."""
+    """Check the shape of a stored table; InputError naming the field if it is wrong.
+
+    ``columns`` and ``key_columns`` are lists of texts, ``rows`` a list of lists.
+    """
     for field in ("columns", "key_columns"):
         value = table.get(field, [])
         if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):

@@ -23,8 +23,10 @@ F = TypeVar("F", bound=Callable)
 
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises ``KeyboardInterrupt("terminated")`` in the main
-    thread (elsewhere, or where signals cannot be set, the block runs unchanged)."""
+    """Within the block, SIGTERM raises ``KeyboardInterrupt("terminated")``.
+
+    Main thread only: elsewhere, or where signals cannot be set, the block runs unchanged.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -129,16 +129,21 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
 
 
 def document_date(results: Mapping) -> datetime.datetime:
-    """The document date of a report: ``timestamps.document_utc`` of its results, or for
-    results without one, :func:`hydrocalc.report.reproducible.document_datetime`."""
+    """The document date of a report.
+
+    ``timestamps.document_utc`` of its results, or for results without one,
+    :func:`hydrocalc.report.reproducible.document_datetime`.
+    """
     text = (results.get("timestamps") or {}).get("document_utc")
     return datetime.datetime.fromisoformat(text) if text else document_datetime()
 
 
 def write_file_or_fail(path: pathlib.Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it, moved into place when
-    complete; a full disk (or any OSError) removes the temporary file and is one
-    ReportError line naming the file."""
+    """Write ``data`` to ``path`` through a temporary file beside it.
+
+    The file is moved into place when complete; a full disk (or any OSError) removes the
+    temporary file and is one ReportError line naming the file.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with open(tmp, "wb") as fh:
@@ -242,8 +247,11 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
 
 @contextlib.contextmanager
 def _unraisable_ignored():
-    """Within the block, errors Python cannot raise (in ``__del__`` or a generator being
-    closed) are dropped instead of printed (``sys.unraisablehook``)."""
+    """Within the block, errors Python cannot raise are dropped instead of printed.
+
+    Such errors arise in ``__del__`` or in a generator being closed
+    (``sys.unraisablehook``).
+    """
     old = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: None
     try:
