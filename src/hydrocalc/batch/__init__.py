@@ -21,7 +21,7 @@ volume_change_pct   %        100 (post - pre) / pre
 post_le_pre         -        post peak <= pre peak
 wqv_pass ...        -        NY SMDM criteria (``wqv, rrv, cpv, qp, qf``) pass/fail, empty
                              when not evaluated; ``criteria_pass`` all of them
-status              -        ``"ok"`` or ``"error"``
+status              -        ``"ok"``, ``"error"`` or ``"interrupted"`` (Ctrl-C/SIGTERM)
 error               -        the error message of a failed input/scenario (lines joined by
                              ``" | "``), empty otherwise
 <varied field>      (field)  one column per ``[[vary]]`` entry of a sweep: the value used
@@ -124,7 +124,10 @@ from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
 )
 from hydrocalc.batch.output import (  # noqa: F401 (re-exported)
     _atomic_write,
+    BatchInterrupted,
     BatchResult,
+    clean_stale_batch_staging,
+    STAGING_PREFIX,
     _BOOL,
     _csv_column,
     SUMMARY_COLUMNS,
@@ -138,6 +141,7 @@ from hydrocalc.batch.output import (  # noqa: F401 (re-exported)
 from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
     _finish,
     _held_interrupts,
+    INTERRUPTED,
     _LOCAL,
     _run,
     run_batch,
@@ -146,4 +150,5 @@ from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
 
 __all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
            "summary_frame", "default_task_memory_mb", "worker_malloc_env", "WORKER_MALLOC_ENV",
-           "WorkerPool", "current_rss_mb"]
+           "WorkerPool", "current_rss_mb", "BatchInterrupted", "INTERRUPTED",
+           "clean_stale_batch_staging"]

@@ -1,8 +1,8 @@
 """The batch's outputs: :class:`BatchResult`, the summary table and its files.
 
 :func:`summary_frame` orders the rows into the summary table (:data:`SUMMARY_COLUMNS`, then
-the varied fields); the CSV and ``batch.json`` are written atomically (a temporary file
-beside the target, then ``os.replace``).
+the varied fields); the CSV, the Parquet file and ``batch.json`` are written in a staging
+folder and moved into place only when all three are complete.
 
 Part of :mod:`hydrocalc.batch`; every name is importable from there.
 """
@@ -10,15 +10,20 @@ Part of :mod:`hydrocalc.batch`; every name is importable from there.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import math
 import os
 import pathlib
+import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
 from hydrocalc.batch.tasks import RowBlock
+
+from hydrocalc._process import pid_alive
 
 #: Fixed columns of the summary table, in order (varied-field columns follow).
 SUMMARY_COLUMNS = (
@@ -61,6 +66,10 @@ class BatchResult:
         Sweep scenarios computed by the summary arrays (``summary_arrays``) and by the full
         analysis (``full_analysis``), and ``reasons``: why scenarios took the full
         analysis, with their counts (also ``sweep_paths`` in ``batch.json``).
+    n_interrupted : int
+        Units (site files + sweep scenarios) not completed because the batch was
+        interrupted (Ctrl-C or SIGTERM); their rows have ``status = "interrupted"``. They
+        are counted in ``n_failed`` too.
     """
 
     summary: Any
@@ -76,6 +85,7 @@ class BatchResult:
     parent_peak_rss_mb: float
     task_cpu_s: float = math.nan
     paths: dict = dataclasses.field(default_factory=dict)
+    n_interrupted: int = 0
 
     @property
     def scenarios_per_s(self) -> float:
@@ -88,9 +98,12 @@ class BatchResult:
         return self.n_failed == 0
 
     def errors(self):
-        """The failed rows (source, scenario, error)."""
+        """The failed rows (source, scenario, error).
+
+        Errors, and the rows an interrupt left not completed (``status = "interrupted"``).
+        """
         s = self.summary
-        return s.loc[s["status"] == "error", ["source", "scenario", "error"]]
+        return s.loc[s["status"] != "ok", ["source", "scenario", "error"]]
 
     def describe(self) -> str:
         """A few lines for the terminal."""
@@ -113,6 +126,25 @@ class BatchResult:
             if kind in self.files:
                 lines.append(f"  {self.files[kind]}")
         return "\n".join(lines)
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """Raised by :func:`hydrocalc.batch.run_batch` when Ctrl-C or SIGTERM stopped the batch.
+
+    Raised after its partial summary was written (every unfinished row ``status =
+    "interrupted"``, ``batch.json`` ``"interrupted": true``).
+
+    A :class:`KeyboardInterrupt`, so code that stops on Ctrl-C still stops.
+
+    Attributes
+    ----------
+    result : BatchResult
+        What was completed, and the files written.
+    """
+
+    def __init__(self, result: BatchResult, why: str = "interrupted"):
+        super().__init__(why)
+        self.result = result
 
 
 def summary_frame(rows: Sequence[dict], extra_columns: Sequence[str] = ()):
@@ -282,10 +314,89 @@ def _write_csv_columns(columns, path: pathlib.Path) -> None:
         fh.writelines(",".join(row) + "\n" for row in zip(*cols, strict=True))
 
 
+#: Prefix of the staging folders of a batch's files inside its output folder.
+STAGING_PREFIX = ".batch.partial-"
+_STAGING_MARKER = ".hydrocalc-staging"  # "<pid> <host>" of the batch that made the folder
+
+
+def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
+    """Remove the staging folders (``.batch.partial-*``) of killed batches in ``out_dir``.
+
+    A staging folder stays when a batch is killed before moving its files into ``out_dir``.
+
+    Only folders holding the marker file hydrocalc writes, made on this machine by a process
+    that is no longer running, are removed (and empty ones, of a batch killed before it
+    wrote the marker). Returns the folders removed.
+    """
+    out_dir = pathlib.Path(out_dir)
+    removed: list[pathlib.Path] = []
+    if not out_dir.is_dir():
+        return removed
+    host = socket.gethostname()
+    for folder in out_dir.glob(STAGING_PREFIX + "*"):
+        marker = folder / _STAGING_MARKER
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        if not marker.is_file():
+            if not any(folder.iterdir()):  # killed before its marker: empty, remove it
+                folder.rmdir()
+                removed.append(folder)
+            continue
+        try:
+            pid_text, owner = marker.read_text(encoding="utf-8").split()[:2]
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if owner != host or (pid != os.getpid() and pid_alive(pid)):
+            continue  # another machine's batch, or one still running
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
 def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
                    parallel: bool = True) -> dict:
-    files = {"csv": out_dir / "summary.csv", "parquet": out_dir / "summary.parquet",
-             "json": out_dir / "batch.json"}
+    """Write summary.csv, summary.parquet and batch.json into ``out_dir``.
+
+    The three files are written in a staging folder inside ``out_dir`` and moved into place
+    (three renames, batch.json last) only when all are complete: a batch killed while
+    writing (even by SIGKILL) leaves the previous files as they were. ``batch.json``
+    records the SHA-256 of the two tables it describes (``sha256``).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clean_stale_batch_staging(out_dir)
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out_dir))
+    (staging / _STAGING_MARKER).write_text(f"{os.getpid()} {socket.gethostname()}\n",
+                                           encoding="utf-8")
+    names = {"csv": "summary.csv", "parquet": "summary.parquet", "json": "batch.json"}
+    staged = {k: staging / v for k, v in names.items()}
+    files = {k: out_dir / v for k, v in names.items()}
+    try:
+        _write_tables(frame, staged, parallel=parallel)
+        meta = {**meta, "files": dict(names),
+                "sha256": {names[k]: _sha256(staged[k]) for k in ("csv", "parquet")}}
+        staged["json"].write_text(json.dumps(meta, indent=1, sort_keys=True, default=str)
+                                  + "\n", encoding="utf-8")
+        umask = os.umask(0)
+        os.umask(umask)
+        for key in ("csv", "parquet", "json"):  # batch.json, which describes them, last
+            os.chmod(staged[key], 0o666 & ~umask)
+            os.replace(staged[key], files[key])
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return files
+
+
+def _sha256(path: pathlib.Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _write_tables(frame, staged: dict, *, parallel: bool) -> None:
+    """The CSV and Parquet files of the summary at ``staged["csv"]``/``staged["parquet"]``."""
     columns = [(c, frame[c]) for c in frame.columns]  # the frame is only read from here on
 
     def parquet(p):
@@ -298,18 +409,14 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
         except ImportError:
             parallel = False
     if not parallel:  # e.g. after an interrupt: everything in this thread
-        _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
-        _atomic_write(files["parquet"], parquet)
-    else:
-        from concurrent.futures import ThreadPoolExecutor
+        _write_csv_columns(columns, staged["csv"])
+        parquet(staged["parquet"])
+        return
+    from concurrent.futures import ThreadPoolExecutor
 
-        # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text
-        # is formatted; each file appears only when complete
-        with ThreadPoolExecutor(1) as ex:
-            done = ex.submit(_atomic_write, files["parquet"], parquet)
-            _atomic_write(files["csv"], lambda p: _write_csv_columns(columns, p))
-            done.result()
-    meta = {**meta, "files": {k: v.name for k, v in files.items()}}
-    _atomic_write(files["json"], lambda p: p.write_text(
-        json.dumps(meta, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8"))
-    return files
+    # the Parquet file is written (pyarrow, mostly without the GIL) while the CSV text is
+    # formatted
+    with ThreadPoolExecutor(1) as ex:
+        done = ex.submit(parquet, staged["parquet"])
+        _write_csv_columns(columns, staged["csv"])
+        done.result()

@@ -1,7 +1,8 @@
 """The entry point :func:`run_batch`: plan, run, collect, write.
 
 Interrupts (Ctrl-C, SIGTERM) are held while planning and turn into an incomplete summary
-written before the run stops.
+(unfinished rows ``status = "interrupted"``) written before :class:`BatchInterrupted` is
+raised.
 
 Part of :mod:`hydrocalc.batch`; every name is importable from there.
 """
@@ -15,7 +16,12 @@ import pathlib
 import time
 from collections.abc import Callable, Sequence
 
-from hydrocalc.batch.output import BatchResult, _write_outputs, summary_frame_of
+from hydrocalc.batch.output import (
+    BatchInterrupted,
+    BatchResult,
+    _write_outputs,
+    summary_frame_of,
+)
 from hydrocalc.batch.plan import plan_tasks
 from hydrocalc.batch.tasks import _error_row, _message, _peak_rss_mb
 from hydrocalc.batch.workers import (
@@ -33,6 +39,8 @@ from hydrocalc.batch.workers import (
 from hydrocalc.errors import InputError
 
 _LOCAL = ("processes", "threads", "synchronous")
+#: ``status`` of the summary rows an interrupt (Ctrl-C, SIGTERM) left not completed.
+INTERRUPTED = "interrupted"
 #: Set this environment variable (to anything but "" or "0") to print the batch's timeline
 #: (start, planning, each task's start and end per worker, the writing) on stderr.
 TRACE_ENV = "HYDROCALC_BATCH_TRACE"
@@ -108,6 +116,10 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
     InputError
         For no inputs, an unknown scheduler name or a non-positive worker count (problems of
         the inputs themselves are rows of the summary, never raised).
+    BatchInterrupted
+        (a KeyboardInterrupt) when Ctrl-C or SIGTERM stopped the batch, after the partial
+        summary was written: the rows not completed have ``status = "interrupted"``,
+        ``batch.json`` has ``"interrupted": true``; its ``result`` is the BatchResult.
     """
     t0 = time.perf_counter()
     _T0[0] = time.time()
@@ -220,23 +232,18 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:
             _stop_pool(pool)
         rows = [dict(_error_row(str(src), "", "not completed: interrupted while planning"),
-                     _input=i, _index=0) for i, src in enumerate(inputs)]
+                     _input=i, _index=0, status=INTERRUPTED) for i, src in enumerate(inputs)]
         info = {i: {"source": str(src), "kind": "unplanned", "n": 1, "columns": []}
                 for i, src in enumerate(inputs)}
-        _finish(rows, info, out_dir, inputs, scheduler if isinstance(scheduler, str) else
-                "distributed client", workers, [], t0, len(inputs), {}, interrupted=True)
-        raise
+        result = _finish(rows, info, out_dir, inputs, scheduler if isinstance(scheduler, str)
+                         else "distributed client", workers, [], t0, len(inputs), {},
+                         interrupted=len(inputs))
+        raise BatchInterrupted(result) from None
     except BaseException:
         if pool is not None:
             _stop_pool(pool)
         raise
     _trace(f"planned: {len(tasks)} tasks")
-    if server and tasks:
-        if out_dir is not None:  # while the fork server may still be warming up
-            _import_writers()
-            _trace("writers imported")
-        pool = _start_pool(workers)
-        _trace("pool started")
     total = sum(i["n"] for i in info.values())
     bar = _Progress(total, progress)
     done_tasks: set[int] = set()
@@ -244,6 +251,7 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
     cpu = [0.0]
     paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
     restarts: list[int] = []
+    unfinished = [0]  # units an interrupt left not completed
     failed = sum(1 for _ in rows)
     bar.update(failed, chunk=False)
 
@@ -273,29 +281,44 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         n = task.get("stop", 1) - task.get("start", 0)
         what = "" if task["kind"] == "site" else \
             f"scenarios {task['start']} to {task['stop'] - 1} "
-        rows.append(dict(_error_row(task["source"], "", f"{what}not completed: "
-                                    f"{_message(exc)}"), _input=task["input"],
-                         _index=task.get("start", 0)))
+        stopped = isinstance(exc, KeyboardInterrupt)
+        why = f"{exc}" if stopped else _message(exc)
+        rows.append(dict(_error_row(task["source"], "", f"{what}not completed: {why}"),
+                         _input=task["input"], _index=task.get("start", 0),
+                         status=INTERRUPTED if stopped else "error"))
         failed += n
+        if stopped:
+            unfinished[0] += n
         bar.update(n)
 
     label = scheduler if isinstance(scheduler, str) else \
         getattr(getattr(client, "scheduler", None), "address", None) or "distributed client"
     try:
+        if server and tasks:  # here, so that an interrupt now is handled as one mid-run
+            if out_dir is not None:  # while the fork server may still be warming up
+                _import_writers()
+                _trace("writers imported")
+            pool = _start_pool(workers)
+            _trace("pool started")
         if distributed:
             _run_distributed(tasks, client, on_result, on_failure,
                              worker_wait_s=worker_wait_s)
         else:
             _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts,
                        pool=pool)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        why = "terminated (SIGTERM)" if str(exc) == "terminated" else "interrupted"
+        if pool is not None:  # the workers stop first: nothing more is computed
+            _stop_pool(pool)
+            pool = None
         for t in tasks:
             if t["task"] not in done_tasks:
-                on_failure(t, KeyboardInterrupt("interrupted"))
+                on_failure(t, KeyboardInterrupt(why))
         bar.close()
-        _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-                cpu[0], interrupted=True, restarts=restarts, paths=paths)
-        raise
+        result = _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed,
+                         peaks, cpu[0], interrupted=unfinished[0] or True, restarts=restarts,
+                         paths=paths)
+        raise BatchInterrupted(result, why) from None
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
             if t["task"] not in done_tasks:
@@ -310,7 +333,13 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,
-            task_cpu_s=math.nan, interrupted=False, restarts=(), paths=None) -> BatchResult:
+            task_cpu_s=math.nan, interrupted: int | bool = False, restarts=(),
+            paths=None) -> BatchResult:
+    """The summary table and its files.
+
+    ``interrupted``: the number of units an interrupt left not completed (True:
+    interrupted, none left), or False.
+    """
     import hydrocalc
 
     extra: list[str] = []
@@ -328,7 +357,9 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
         "inputs": [{"source": info[i]["source"], "kind": info[i]["kind"],
                     "scenarios": info[i]["n"]} for i in sorted(info)],
         "scheduler": label, "workers": workers, "tasks": len(tasks), "scenarios": n_units,
-        "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": interrupted,
+        "failed": failed, "elapsed_s": round(elapsed, 3), "interrupted": bool(interrupted),
+        # units not completed because of the interrupt (their rows: status "interrupted")
+        "not_completed_interrupted": int(interrupted) if interrupted is not True else 0,
         "complete": failed == 0 and not interrupted,
         # local process pools replaced after a lost worker, with the tasks each re-ran
         "pool_restarts": list(restarts),
@@ -344,4 +375,5 @@ def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peak
                        n_failed=failed, elapsed_s=time.perf_counter() - t0, files=files,
                        scheduler=str(label), workers=workers, n_tasks=len(tasks),
                        worker_peak_rss_mb=peaks, parent_peak_rss_mb=_peak_rss_mb(),
-                       task_cpu_s=task_cpu_s, paths=paths or {})
+                       task_cpu_s=task_cpu_s, paths=paths or {},
+                       n_interrupted=int(interrupted) if interrupted is not True else 0)

@@ -14,6 +14,7 @@ import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import threading
 import time
@@ -160,7 +161,17 @@ def _worker_init() -> None:
     and load the compiled routing loop (already done when the worker was forked from the
     warmed-up fork server, see :func:`warm_up`)."""
     _follow_parent()
+    _ignore_interrupts()
     warm_up()
+
+
+def _ignore_interrupts() -> None:
+    """Ignore SIGINT in a worker: Ctrl-C reaches the whole process group, and the batch
+    itself stops its workers (a worker that died of it would look like a lost worker)."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # pragma: no cover - not the main thread of the worker
+        pass
 
 
 _WARM = False

@@ -9,6 +9,9 @@ import click
 
 from hydrocalc.commands._output import check_dir
 
+#: Exit status of an interrupted batch (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
+
 
 @click.command("batch")
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False))
@@ -46,16 +49,29 @@ def batch(ctx, inputs, out_dir, scheduler, workers, chunk_size, memory_mb, storm
     into its scenarios. One summary row per input or scenario, design point and storm;
     a failing input is a row with its error and the others continue. Exit 0 when all
     succeed, 1 when any failed (the summary is written either way, batch.json then says
-    "complete": false). Lost workers' tasks are re-run; an interrupted batch stops every
-    worker process it started.
+    "complete": false). Lost workers' tasks are re-run; an interrupted batch (Ctrl-C,
+    SIGTERM) stops every worker process it started, writes the partial summary (unfinished
+    rows status "interrupted") and exits 130.
     """
-    from hydrocalc.batch import run_batch
+    from hydrocalc.batch import BatchInterrupted, run_batch
 
     check_dir(out_dir, "--out")
-    result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
-                       chunk_size=chunk_size, storms=list(storms) or None, progress=not quiet,
-                       task_memory_mb=memory_mb, worker_wait_s=worker_wait_s,
-                       summary_arrays=not full_analysis)
+    try:
+        result = run_batch(inputs, out_dir=out_dir, scheduler=scheduler, workers=workers,
+                           chunk_size=chunk_size, storms=list(storms) or None,
+                           progress=not quiet, task_memory_mb=memory_mb,
+                           worker_wait_s=worker_wait_s, summary_arrays=not full_analysis)
+    except BatchInterrupted as exc:
+        r = exc.result
+        click.echo(f"error: batch {exc}: {r.n_interrupted} of {r.n_scenarios} run(s) not "
+                   f"completed; the partial summary (unfinished rows status "
+                   f"\"interrupted\", batch.json \"interrupted\": true) is in {out_dir}",
+                   err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo(f"error: batch interrupted before any summary was written; {out_dir} is "
+                   "unchanged", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
     click.echo(result.describe())
     if not result.ok:
         errors = result.errors()

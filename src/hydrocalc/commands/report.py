@@ -47,8 +47,15 @@ def report(site_file, out, sections, formats, jobs, notebooks, fresh_kernels, qu
     from hydrocalc.report.execute import run_report
 
     check_dir(out, "--out")
-    run = run_report(site_file, out, sections=sections or None, formats=formats, jobs=jobs,
-                     progress=not quiet, notebooks=notebooks, fresh_kernels=fresh_kernels)
+    try:
+        run = run_report(site_file, out, sections=sections or None, formats=formats,
+                         jobs=jobs, progress=not quiet, notebooks=notebooks,
+                         fresh_kernels=fresh_kernels)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (see run_report)
+        how = "terminated (SIGTERM)" if str(exc) == "terminated" else "interrupted"
+        click.echo(f"error: report {how}; nothing was written (a previous report in "
+                   f"{out or 'the output folder'} is unchanged)", err=True)
+        click.get_current_context().exit(130)
     click.echo(str(run))
     for name in ("report.html", "report.pdf", "tables.xlsx", "results.json"):
         if name in run.files:

@@ -24,6 +24,9 @@ from hydrocalc.errors import InputError
 # DDF files (TOML)
 # --------------------------------------------------------------------------------------
 
+#: The format this loader reads (the ``format`` key of a DDF file).
+DDF_FORMAT = "hydrocalc-ddf-1"
+
 _TOP_KEYS = {
     "format", "site", "source", "series", "units", "latitude_deg", "longitude_deg",
     "illustrative", "warning", "suggested_distribution", "return_period_yr", "depth_in",
@@ -36,6 +39,10 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
     for key in doc:
         if key not in _TOP_KEYS:
             problems.append(f"{where}: unknown key {key!r}{suggest(key, _TOP_KEYS)}")
+    fmt = doc.get("format", DDF_FORMAT)
+    if fmt != DDF_FORMAT:
+        problems.append(f"{where}: format must be {DDF_FORMAT!r} (the format this version of "
+                        f"hydrocalc reads); got {_excerpt(repr(fmt))}")
     source = doc.get("source")
     if not isinstance(source, str) or not source.strip():
         problems.append(f"{where}: source must name where the depths come from; got {source!r}")
@@ -203,7 +210,7 @@ def write_depth_file(table: DepthFrequencyTable, path, *, overwrite: bool = Fals
     lines = [
         "# Depth-duration-frequency table for hydrocalc (see design_storms/README.md).",
         "# Depths in inches; one array per duration, in return_period_yr order.",
-        'format = "hydrocalc-ddf-1"',
+        f'format = "{DDF_FORMAT}"',
     ]
     if table.site:
         lines.append(f"site = {_toml_str(table.site)}")

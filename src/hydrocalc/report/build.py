@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import multiprocessing
+import multiprocessing.connection
 import os
 import pathlib
 import pickle
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 
 from hydrocalc.errors import InputError, ReportError
@@ -166,10 +169,29 @@ def run_in_figure_pool(func, *args):
     return queue.submit_task(func, *args) if queue is not None else None
 
 
+def _exit_with_parent() -> bool:
+    """Exit this figure worker as soon as the report run that forked it ends (even one
+    killed by SIGKILL): a daemon thread waits on :func:`multiprocessing.parent_process`'s
+    ``sentinel``. Returns True when the watch was started."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return False
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="hydrocalc-follow-parent", daemon=True).start()
+    return True
+
+
 def _warm_worker() -> None:
     """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
-    a pool worker before its first task arrives."""
+    a pool worker before its first task arrives; the worker exits with the report run
+    (:func:`_exit_with_parent`)."""
     import gc
+
+    _exit_with_parent()
 
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.figure  # noqa: F401

@@ -29,6 +29,7 @@ alone.
 
 from __future__ import annotations
 
+import datetime
 import os
 import pathlib
 import re
@@ -373,7 +374,7 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
 
 def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
               attachments: Mapping[str, bytes] | None = None,
-              keep_source: bool = False) -> int:
+              keep_source: bool = False, timestamp: datetime.datetime | None = None) -> int:
     """Typeset the report PDF at ``path``; return its page count.
 
     Parameters
@@ -388,6 +389,10 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
         Attachment name (``results.json``, ``inputs/site.toml`` ...) -> file bytes.
     keep_source : bool, default False
         Also write the typst source beside the PDF (``report.typ``, for debugging layout).
+    timestamp : datetime, optional
+        The PDF's creation date (timezone-aware); the document date of a report
+        (:func:`hydrocalc.report.reproducible.document_datetime`) makes the PDF
+        byte-reproducible. Default: typst's (the current time).
 
     Raises
     ------
@@ -420,7 +425,7 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
         tmp = path.with_name(f".{path.name}.tmp")
         try:
             typst.compile(str(work / "report.typ"), output=str(tmp), root=str(work),
-                          ignore_system_fonts=True)
+                          ignore_system_fonts=True, timestamp=timestamp)
         except Exception as exc:  # typst.TypstError and friends
             raise ReportError(f"the PDF could not be typeset: {str(exc).splitlines()[0]}"
                               ) from None

@@ -121,6 +121,8 @@ def _load_results(path: pathlib.Path, label: str) -> dict:
                                                    for t in tables.values()):
             raise InputError(f"{label} section {key!r} field 'tables' must map names to "
                              "tables")
+        for name, table in tables.items():
+            _check_table_shape(table, f"{label} sections.{key}.tables.{name}")
     for key in ("inputs", "artifacts", "data_tables"):
         for rel, digest in doc.get(key, {}).items():
             if not isinstance(digest, str):
@@ -136,6 +138,31 @@ def _load_results(path: pathlib.Path, label: str) -> dict:
             raise InputError(f"{label} parameters.{key} must be a list of texts; got "
                              f"{params[key]!r:.60}")
     return doc
+
+
+def _check_table_shape(table: dict, where: str) -> None:
+    """Check the shape of a stored table; InputError naming the field if it is wrong.
+
+    ``columns`` and ``key_columns`` are lists of texts, ``rows`` a list of lists.
+    """
+    for field in ("columns", "key_columns"):
+        value = table.get(field, [])
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise InputError(f"{where}.{field} must be a list of column names (texts); got "
+                             f"{_excerpt_json(value)}")
+    rows = table.get("rows", [])
+    if not isinstance(rows, list):
+        raise InputError(f"{where}.rows must be a list of rows (lists); got "
+                         f"{_excerpt_json(rows)}")
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise InputError(f"{where}.rows[{i}] must be a list of values; got "
+                             f"{_excerpt_json(row)}")
+
+
+def _excerpt_json(value, width: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _symlinks(base: pathlib.Path) -> list[str]:

@@ -30,6 +30,9 @@ MAX_CSV_LINE_CHARS = 10_000
 MAX_CSV_ROWS = 100_000
 
 
+_CSV_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """Header and ``(line number, row)`` pairs of a CSV; ``#`` lines are comments.
 
@@ -60,7 +63,11 @@ def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[
     except UnicodeDecodeError as exc:
         raise InputError(f"{path.name}: must be UTF-8 text; byte {exc.start} is not. Save the "
                          "CSV as UTF-8.") from None
-    lines = text.splitlines()
+    # CSV records end at \n, \r\n or \r only: str.splitlines() would also split at
+    # characters that are valid inside a cell (U+2028, U+0085, form feed ...)
+    lines = _CSV_LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
     if len(lines) > MAX_CSV_ROWS + 1:
         raise InputError(f"{path.name}: must have at most {MAX_CSV_ROWS:,} rows; got "
                          f"{len(lines):,}")

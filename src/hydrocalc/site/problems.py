@@ -68,7 +68,8 @@ def key_lines(text: str) -> dict[str, int]:
     blocks = [root]
     cur = root
     in_multiline = None
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    # TOML lines end at \n or \r\n only (str.splitlines() also splits at U+2028 ...)
+    for lineno, raw in enumerate(text.split("\n"), 1):
         s = raw.strip()
         if in_multiline:
             if in_multiline in s:

@@ -84,17 +84,6 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if file_info is None and own is None and "file" not in m:
         P.add(f"{prefix}.depths_in", "is required (or storms.file); got nothing. Add "
                                      "[storms.depths_in] with e.g. \"10yr\" = 5.0")
-    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
-        use = m["use"]                                           # failure is reported
-        if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
-            P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
-        else:
-            missing = [u for u in use if u not in depths]
-            for u in missing:
-                P.add(f"{prefix}.use", f"must name storms that have a depth; got {u!r}"
-                                       f"{suggest(u, depths)} Available: {', '.join(depths)}")
-            if not missing:
-                depths = {u: depths[u] for u in use}
     clean: dict[str, float] = {}
     for k, v in depths.items():
         path = f"{prefix}.depths_in.{k}"
@@ -108,6 +97,17 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
                         f"got {fmt_value(x)}. Check the units (inches)")
         elif x is not None:
             clean[k] = x
+    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
+        use = m["use"]                                           # failure is reported
+        if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
+            P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
+        else:
+            missing = [u for u in use if u not in depths]
+            for u in missing:
+                P.add(f"{prefix}.use", f"must name storms that have a depth; got {u!r}"
+                                       f"{suggest(u, depths)} Available: {', '.join(depths)}")
+            if not missing:  # every depth is validated above, used or not
+                clean = {u: clean[u] for u in use if u in clean}
     dist = m.get("distribution")
     if dist is None and file_info is not None:
         dist = file_info["distribution"]

@@ -62,6 +62,10 @@ from __future__ import annotations
 # Names the single module imported stay reachable as its attributes.
 from hydrocalc.errors import InputError, ReportError  # noqa: F401 (re-exported)
 
+from hydrocalc.report.execute.interrupts import (  # noqa: F401 (re-exported)
+    interrupt_on_terminate,
+    terminate_as_interrupt,
+)
 from hydrocalc.report.execute.kernels import (  # noqa: F401 (re-exported)
     close_thread_loop,
     ENGINE_NAME,

@@ -8,11 +8,13 @@ Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import pathlib
 import queue
 import threading
+import uuid
 
 from hydrocalc.errors import ReportError
 
@@ -159,7 +161,11 @@ class KernelPool:
         from jupyter_client.manager import AsyncKernelManager
         from jupyter_core.utils import run_sync
 
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME)
+        # the connection file (ports and key) in the run's staging folder, not in the
+        # temporary folder: a run killed before it could stop its kernel leaves it where
+        # the next run removes it (with the stale staging folder)
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, connection_file=str(
+            self.cwd / f".kernel-{uuid.uuid4().hex[:12]}.json"))
         run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS),
                                   env=kernel_env())
         with self._lock:
@@ -273,4 +279,6 @@ class KernelPool:
                 run_sync(km.shutdown_kernel)(now=True)
             except Exception:  # noqa: BLE001 - best effort at the end of a run
                 pass
+            with contextlib.suppress(OSError):  # removed by the shutdown, unless it failed
+                pathlib.Path(km.connection_file).unlink(missing_ok=True)
         self._managers.clear()

@@ -10,18 +10,25 @@ Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import gc
+import io
 import json
 import os
 import pathlib
 import re
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
 
+from hydrocalc.errors import ReportError
 from hydrocalc.report.execute.staging import sha256_file
 from hydrocalc import data
 from hydrocalc.report import sections as S
 from hydrocalc.report.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from hydrocalc.report.reproducible import document_datetime, normalized_ooxml
 from hydrocalc.report.tables import canonical_json
 from hydrocalc.report.typeset import write_pdf
 
@@ -111,13 +118,42 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
         t = time.perf_counter()
         try:
             future.set_result(write_pdf(list(computed.values()), meta,
-                                        staging / "report.pdf", attachments=attachments))
+                                        staging / "report.pdf", attachments=attachments,
+                                        timestamp=document_date(results)))
         except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
             future.set_exception(exc)
         stages["pdf_s"] = round(time.perf_counter() - t, 3)
 
     threading.Thread(target=work, daemon=True, name="hydrocalc-typst").start()
     return future
+
+
+def document_date(results: Mapping) -> datetime.datetime:
+    """The document date of a report.
+
+    ``timestamps.document_utc`` of its results, or for results without one,
+    :func:`hydrocalc.report.reproducible.document_datetime`.
+    """
+    text = (results.get("timestamps") or {}).get("document_utc")
+    return datetime.datetime.fromisoformat(text) if text else document_datetime()
+
+
+def write_file_or_fail(path: pathlib.Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it.
+
+    The file is moved into place when complete; a full disk (or any OSError) removes the
+    temporary file and is one ReportError line naming the file.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ReportError(f"{path.name} could not be written to {path.parent}: "
+                          f"{exc.strerror or exc}. Free some disk space or choose another "
+                          "--out folder") from None
 
 
 #: Sheet-name prefix of a section whose key is long (Excel allows 31 characters a name).
@@ -189,8 +225,43 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
     """One Excel workbook: a contents sheet, then one sheet per table (full precision).
 
     Every text cell is written as text: a name or description starting with ``=``, ``+``,
-    ``-`` or ``@`` is shown as typed, never evaluated as a formula.
+    ``-`` or ``@`` is shown as typed, never evaluated as a formula. The workbook is built
+    in memory and written in one piece with fixed metadata (byte-reproducible). A full disk
+    (openpyxl also writes temporary sheet files) is one ReportError line; the half-built
+    workbook's streams are closed at once, without "Exception ignored" messages.
     """
+    failure = None
+    with _unraisable_ignored():
+        try:
+            data = _workbook_bytes(results)
+        except Exception as exc:  # noqa: BLE001 - a full disk reaches openpyxl as OSError
+            failure = f"{type(exc).__name__}: {str(exc)[:200]}"  # or lxml's IO_ENOSPC
+        if failure is not None:
+            gc.collect()  # the failed workbook's open streams are finalized here, quietly
+    if failure is not None:
+        raise ReportError(f"{path.name} could not be written: {failure}. Free some disk "
+                          "space (also in the temporary folder) or choose another --out "
+                          "folder")
+    write_file_or_fail(path, normalized_ooxml(data, document_date(results)))
+
+
+@contextlib.contextmanager
+def _unraisable_ignored():
+    """Within the block, errors Python cannot raise are dropped instead of printed.
+
+    Such errors arise in ``__del__`` or in a generator being closed
+    (``sys.unraisablehook``).
+    """
+    old = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        yield
+    finally:
+        sys.unraisablehook = old
+
+
+def _workbook_bytes(results: dict) -> bytes:
+    """The workbook of :func:`_write_workbook` as .xlsx bytes (metadata not yet fixed)."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -224,9 +295,9 @@ def _write_workbook(path: pathlib.Path, results: dict) -> None:
         row(ws, table["columns"], bold)
         for values in table["rows"]:
             row(ws, values)
-    tmp = path.with_name(f".{path.name}.tmp")
-    wb.save(tmp)
-    os.replace(tmp, path)
+    buf = io.BytesIO()  # in memory: a full disk cannot interrupt the zip writer
+    wb.save(buf)
+    return buf.getvalue()
 
 
 def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:

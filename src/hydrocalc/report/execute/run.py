@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from hydrocalc.errors import InputError, ReportError
+from hydrocalc.report.execute.interrupts import interrupt_on_terminate
 from hydrocalc.report.execute.kernels import KernelPool, close_thread_loop
 from hydrocalc.report.execute.notebooks import (
     check_notebook_parameters,
@@ -47,6 +48,7 @@ from hydrocalc.report.execute.staging import (
 )
 from hydrocalc._validate import suggest
 from hydrocalc.report import build, sections as S
+from hydrocalc.report.reproducible import document_datetime
 
 FORMATS = ("html", "pdf", "xlsx")
 
@@ -107,6 +109,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
     return jobs
 
 
+@interrupt_on_terminate
 def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
                sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
                progress: bool = True, notebooks: str | os.PathLike | None = None,
@@ -162,6 +165,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
 
     t0 = time.perf_counter()
     started = _utc_now()
+    doc_date = document_datetime()  # the date every deliverable carries (reproducible)
     say = echo or (lambda msg: None)
     site_path = pathlib.Path(site_file)
     if not site_path.is_file():
@@ -271,7 +275,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         def finish_documents() -> tuple[dict, dict]:
             sections_out = {key: documents[key] for key in keys if key in documents}
             results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                       sections_out, {"started_utc": started})
+                                       sections_out,
+                                       {"document_utc": doc_date.isoformat()})
             return results, S.cover_meta(results, site)
 
         def workbook(results) -> None:
@@ -366,6 +371,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         results["timestamps"]["sections_seconds"] = section_seconds
         shutil.rmtree(staging / build.PICKLE_DIR)
         results["artifacts"] = artifact_hashes(staging)
+        results["timestamps"]["started_utc"] = started  # after the PDF embedded results
         results["timestamps"]["finished_utc"] = _utc_now()
         results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
         results["timestamps"]["stages_seconds"] = stages

@@ -73,10 +73,13 @@ def _swap_into_place(staging: pathlib.Path, target: pathlib.Path) -> None:
     if target.exists():
         old = target.parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
         os.rename(target, old)
+        # marked, so that the next run removes it if this one is killed before it does
+        _mark(old)
     try:
         os.rename(staging, target)
     except OSError:
         if old is not None:
+            (old / STAGING_MARKER).unlink(missing_ok=True)
             os.rename(old, target)
         raise
     if old is not None:
@@ -107,11 +110,16 @@ def _make_staging(target: pathlib.Path) -> pathlib.Path:
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes it private; a report is not
+    _mark(staging)
+    return staging
+
+
+def _mark(folder: pathlib.Path) -> None:
+    """Write the :data:`STAGING_MARKER` of this process into ``folder``."""
     import socket
 
-    (staging / STAGING_MARKER).write_text(f"{os.getpid()} {socket.gethostname()}\n",
-                                          encoding="utf-8")
-    return staging
+    (folder / STAGING_MARKER).write_text(f"{os.getpid()} {socket.gethostname()}\n",
+                                         encoding="utf-8")
 
 
 def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:

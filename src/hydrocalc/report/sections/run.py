@@ -187,12 +187,12 @@ def cover_meta(results: Mapping, site=None) -> dict:
         except Exception:  # noqa: BLE001 - the cover falls back to the key
             pass
     name = project.get("name", "")
-    ts = results.get("timestamps", {}).get("started_utc", "")
+    ts = str(results.get("timestamps", {}).get("document_utc", ""))[:10]  # YYYY-MM-DD
     rows = [("Municipality", project.get("municipality", "")),
             ("Address", project.get("address", "")), ("Tax map", project.get("tax_map", "")),
             ("Owner", project.get("owner", "")), ("Preparer", project.get("preparer", "")),
             ("Receiving water", project.get("receiving_water", "")),
-            ("Report generated (UTC)", ts),
+            ("Report date (UTC)", ts),
             ("hydrocalc version", results.get("hydrocalc_version", ""))]
     summary = results.get("summary")
     if not summary and site is not None and getattr(site, "path", None) is not None:
