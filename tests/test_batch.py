@@ -15,6 +15,8 @@ from click.testing import CliRunner
 
 from hydrocalc.hydraulics.routing import table as routing_table_mod
 from hydrocalc import batch
+import hydrocalc.batch.output  # noqa: F401 (batch.output below)
+import hydrocalc.batch.tasks  # noqa: F401 (batch.tasks below)
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
@@ -245,7 +247,7 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
-        batch._atomic_write(target, fail)
+        batch.output._atomic_write(target, fail)
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["summary.csv"]
 
@@ -304,10 +306,10 @@ def test_cached_sweep_reloads_when_the_base_site_changes(tmp_path):
     sweep_file = tmp_path / "s.toml"
     sweep_file.write_text('base = "lot_a.toml"\n[[vary]]\nfield = "post.subcatchment[P-1].cn"'
                           '\nop = "add"\nvalues = [1.0]\n')
-    first = batch._cached_sweep(str(sweep_file))
-    assert batch._cached_sweep(str(sweep_file)) is first
+    first = batch.tasks._cached_sweep(str(sweep_file))
+    assert batch.tasks._cached_sweep(str(sweep_file)) is first
     site.write_text(site.read_text().replace("cn = 88", "cn = 80.5"))
-    second = batch._cached_sweep(str(sweep_file))
+    second = batch.tasks._cached_sweep(str(sweep_file))
     assert second is not first
     assert second.scenario(0).post.nodes["P-1"].cn == 81.5
 
@@ -570,7 +572,7 @@ def test_summary_csv_is_the_bytes_pandas_writes(tmp_path):
          "error": "bad | worse", "x": None},
     ]
     frame = batch.summary_frame(rows, ["x"])
-    batch._write_csv(frame, tmp_path / "a.csv")
+    batch.output._write_csv(frame, tmp_path / "a.csv")
     frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
 
@@ -590,7 +592,7 @@ def test_summary_csv_is_the_bytes_pandas_writes_for_many_rows(tmp_path):
             "status": "ok", "error": "" if i % 11 else "line\nbreak, and more",
             "x": -0.0 if i == 17 else float(i % 4)})
     frame = batch.summary_frame(rows, ["x"])
-    batch._write_csv(frame, tmp_path / "a.csv")
+    batch.output._write_csv(frame, tmp_path / "a.csv")
     frame.to_csv(tmp_path / "b.csv", index=False, float_format="%.10g", lineterminator="\n")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
     # and the same frame as DataFrame(list of dicts) builds it

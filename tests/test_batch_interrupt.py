@@ -22,6 +22,7 @@ import time
 import pytest
 
 from hydrocalc import batch
+import hydrocalc.batch.tasks  # noqa: F401 (batch.tasks below)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -162,7 +163,7 @@ def test_stale_batch_staging_of_dead_processes_is_removed_and_live_ones_kept(tmp
 
 
 def test_interrupted_rows_count_as_failed_rows(tmp_path):
-    rows = [dict(batch._error_row("a.toml", "", "not completed: interrupted"),
+    rows = [dict(batch.tasks._error_row("a.toml", "", "not completed: interrupted"),
                  status=batch.INTERRUPTED),
             {"source": "b.toml", "status": "ok", "error": ""}]
     res = batch.BatchResult(summary=batch.summary_frame(rows), n_inputs=2, n_scenarios=2,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from hydrocalc import batch
+import hydrocalc.batch.workers  # noqa: F401 (batch.workers below)
 
 
 class _Clock:
@@ -19,7 +20,7 @@ class _Clock:
 def test_rate_is_measured_from_the_first_chunk(monkeypatch):
     clock = _Clock()
     monkeypatch.setattr(batch.time, "perf_counter", clock)
-    p = batch._Progress(100, enabled=False)
+    p = batch.workers._Progress(100, enabled=False)
     p.update(3, chunk=False)  # refused before any chunk ran: starts no clock
     assert p.first is None
     clock.t = 130.0  # a slow first chunk (worker start-up)
@@ -39,7 +40,7 @@ def test_rate_is_measured_from_the_first_chunk(monkeypatch):
 def test_tqdm_bar_shows_counts_and_rate_but_no_eta(monkeypatch, capsys):
     clock = _Clock()
     monkeypatch.setattr(batch.time, "perf_counter", clock)
-    p = batch._Progress(40, enabled=True)
+    p = batch.workers._Progress(40, enabled=True)
     clock.t = 110.0
     p.update(10)
     clock.t = 115.0
@@ -56,7 +57,7 @@ def test_tqdm_bar_shows_counts_and_rate_but_no_eta(monkeypatch, capsys):
 def test_disabled_progress_writes_nothing(monkeypatch, capsys):
     clock = _Clock()
     monkeypatch.setattr(batch.time, "perf_counter", clock)
-    p = batch._Progress(20, enabled=False)
+    p = batch.workers._Progress(20, enabled=False)
     assert p.bar is None
     p.update(5)
     clock.t = 102.0

@@ -294,7 +294,7 @@ def test_edited_xlsx_cell_and_a_formula_are_named(report_copy):
 def test_text_starting_with_equals_is_written_as_text_in_excel(tmp_path):
     from openpyxl import load_workbook
 
-    from hydrocalc.report.execute import _write_workbook
+    from hydrocalc.report.execute.outputs import _write_workbook
 
     rows = [['=HYPERLINK("http://x","y")', 1.5], ["+cmd|' /C calc'!A0", 2.0]]
     doc = {"project": {"name": "=1+1"}, "inputs": {}, "sections": {"s": {"tables": {"t": {

@@ -73,25 +73,11 @@ import time  # noqa: F401 (re-exported: hydrocalc.batch.time, the progress clock
 from hydrocalc.errors import InputError  # noqa: F401 (re-exported)
 
 from hydrocalc.batch.tasks import (  # noqa: F401 (re-exported)
-    _cached_sweep,
     current_rss_mb,
-    _error_row,
-    _fingerprint,
-    _message,
-    _ok_rows,
-    _peak_rss_mb,
-    _proc_status_mb,
     RowBlock,
     run_task,
-    _site_rows,
-    _stat_key,
-    _summary_block,
-    _sweep_blob,
-    _sweep_rows,
-    _SWEEPS,
 )
 from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
-    _bytes_per_variant,
     default_task_memory_mb,
     MAX_CHUNK,
     plan_tasks,
@@ -100,52 +86,27 @@ from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
     TASK_MEMORY_MB_NUMPY,
 )
 from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
-    _connect,
     CONNECT_TIMEOUT_S,
-    _follow_parent,
-    _is_client,
-    _n_workers,
-    _noop,
-    _NoWorkers,
     POOL_RESTARTS,
-    _Progress,
-    _run_distributed,
-    _run_local,
-    _start_pool,
-    _stop_pool,
     start_server,
     worker_malloc_env,
     WORKER_MALLOC_ENV,
     WorkerPool,
-    _wait_for_workers,
     warm_up,
-    _worker_init,
     WORKER_WAIT_S,
 )
 from hydrocalc.batch.output import (  # noqa: F401 (re-exported)
-    _atomic_write,
     BatchInterrupted,
     BatchResult,
     clean_stale_batch_staging,
     STAGING_PREFIX,
-    _BOOL,
-    _csv_column,
     SUMMARY_COLUMNS,
     summary_frame,
     summary_frame_of,
-    _TEXT,
-    _write_csv,
-    _write_csv_columns,
-    _write_outputs,
 )
 from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
-    _finish,
-    _held_interrupts,
     INTERRUPTED,
-    _LOCAL,
-    _run,
     run_batch,
-    _terminate_as_interrupt,
 )
 
 __all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",

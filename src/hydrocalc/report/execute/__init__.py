@@ -69,12 +69,9 @@ from hydrocalc.report.execute.interrupts import (  # noqa: F401 (re-exported)
 from hydrocalc.report.execute.kernels import (  # noqa: F401 (re-exported)
     close_thread_loop,
     ENGINE_NAME,
-    _KERNEL_ARGS,
     kernel_env,
     KERNEL_NAME,
     KernelPool,
-    _register_engine,
-    _RESET,
 )
 from hydrocalc.report.execute.notebooks import (  # noqa: F401 (re-exported)
     check_notebook_parameters,
@@ -87,17 +84,12 @@ from hydrocalc.report.execute.staging import (  # noqa: F401 (re-exported)
     clean_stale_staging,
     copy_inputs,
     default_report_dir,
-    _keep_failed,
-    _make_staging,
     sha256_file,
     STAGING_MARKER,
-    _swap_into_place,
-    _utc_now,
 )
 from hydrocalc.report.execute.outputs import (  # noqa: F401 (re-exported)
     ARTIFACT_GLOBS,
     artifact_hashes,
-    _canonical,
     dump_results,
     pdf_attachments,
     results_document,
@@ -105,20 +97,11 @@ from hydrocalc.report.execute.outputs import (  # noqa: F401 (re-exported)
     sheet_name,
     SHEET_NAME_MAX,
     SHEET_SECTION_LABELS,
-    _start_pdf,
-    _text_cell,
-    _verify_atol,
-    _verify_rtol,
-    _write_workbook,
 )
 from hydrocalc.report.execute.run import (  # noqa: F401 (re-exported)
-    _Aborted,
-    _drain,
-    _execute_all,
     FORMATS,
     plan_jobs,
     ReportRun,
-    _resolve_formats,
     run_report,
 )
 
