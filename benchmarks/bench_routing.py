@@ -37,10 +37,15 @@ import warnings
 
 import numpy as np
 
-from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.hydraulics.outlets import CircularOrifice, OutletStructure, RectangularWeir, VNotchWeir
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydraulics.outlets import (
+    CircularOrifice,
+    OutletStructure,
+    RectangularWeir,
+    VNotchWeir,
+)
 from hydrocalc.hydraulics.pond_file import to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydrograph import Hydrograph
 
 DT_HR = 0.01
 DURATION_HR = 24.0

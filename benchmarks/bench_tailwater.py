@@ -37,10 +37,10 @@ if str(HERE) not in sys.path:
 
 from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds
 
-from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.hydraulics.routing import tailwater_series, route_reservoir, route_reservoirs
+from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs, tailwater_series
 from hydrocalc.hydraulics.routing.reservoir import _prepare
 from hydrocalc.hydraulics.routing.tailwater import route_with_tailwater_series_exact
+from hydrocalc.hydrograph import Hydrograph
 
 TARGET = 2.0
 

@@ -16,10 +16,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc import analysis
-
-from hydrocalc.hydraulics import routing
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.errors import InputError
+from hydrocalc.hydraulics import routing
 from hydrocalc.hydrograph import Hydrograph, runoff_hydrographs
 from hydrocalc.rainfall import design_storm
 from hydrocalc.site import load_site

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from hydrocalc.criteria import regulations
 from hydrocalc._validate import confined_path, excerpt, number_problem, text_problem
+from hydrocalc.criteria import regulations
 from hydrocalc.errors import InputError
 from hydrocalc.site.project import ProjectFacts, parse_project, project_problems
 

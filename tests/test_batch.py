@@ -13,14 +13,14 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc.hydraulics.routing import table as routing_table_mod
-from hydrocalc import batch
 import hydrocalc.batch.output  # noqa: F401 (batch.output below)
 import hydrocalc.batch.tasks  # noqa: F401 (batch.tasks below)
+from hydrocalc import batch
 from hydrocalc.analysis import analyze
+from hydrocalc.batch.sweep import load_sweep
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
-from hydrocalc.batch.sweep import load_sweep
+from hydrocalc.hydraulics.routing import table as routing_table_mod
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 SITES = [FIX / "lot_a.toml", FIX / "lot_b.toml", FIX / "broken.toml", FIX / "lot_c.toml"]
@@ -391,8 +391,8 @@ def test_batch_routing_is_independent_of_its_time_blocks(monkeypatch):
 def test_batch_routing_matches_single_routes_above_the_table():
     import warnings
 
-    from hydrocalc.hydrograph import Hydrograph
     from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs
+    from hydrocalc.hydrograph import Hydrograph
 
     q, ponds, outlets, t = _overtopping_batch()
     with warnings.catch_warnings():
@@ -461,9 +461,8 @@ def test_analyze_many_node_series_equal_analyze_and_pickle_per_variant():
 def test_compiled_routing_loop_equals_the_numpy_loop_bit_for_bit(monkeypatch):
     import warnings
 
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
-
     from hydrocalc.hydraulics import routing
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     if not _route_kernel.available():
         pytest.skip("numba is not installed (the batch extra)")
@@ -523,9 +522,9 @@ def test_default_blocks_keep_a_task_small():
 
 
 def test_batch_workers_reuse_the_table_of_an_identical_pond_only(monkeypatch):
-    from hydrocalc.hydraulics.routing import kernel as _route_kernel
     from hydrocalc.hydraulics import routing
     from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, as_structure
+    from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
     built = []
 

@@ -21,8 +21,8 @@ import time
 
 import pytest
 
-from hydrocalc import batch
 import hydrocalc.batch.tasks  # noqa: F401 (batch.tasks below)
+from hydrocalc import batch
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from hydrocalc import batch
 import hydrocalc.batch.workers  # noqa: F401 (batch.workers below)
+from hydrocalc import batch
 
 
 class _Clock:

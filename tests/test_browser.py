@@ -47,8 +47,9 @@ except ImportError:
     pytest.skip("browser tests skipped: the playwright package is not installed "
                 "(pip install -e '.[test]')", allow_module_level=True)
 
-from hydrocalc.cli import main
 from hydrocalc.importers.hydrocad_site import import_hydrocad
+
+from hydrocalc.cli import main
 from hydrocalc.review import review_site
 
 #: Largest median time from a key press on a slider to the redrawn explorer plot. [ms]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.conveyance import (
     CircularSection,
     Conveyance,
@@ -20,7 +21,6 @@ from hydrocalc.hydraulics.conveyance import (
     UserSection,
     route_conveyance,
 )
-from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydrograph import Hydrograph
 
 T = np.arange(0.0, 12.0 + 0.005, 0.01)

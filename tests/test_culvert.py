@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.hydraulics.outlets import culvert as C
 from hydrocalc import hydraulics
-from hydrocalc.hydraulics.conveyance import CircularSection, Conveyance
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.units import GRAVITY_FT_S2
-from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.hydraulics.conveyance import CircularSection, Conveyance
 from hydrocalc.hydraulics.outlets import Barrel, Culvert, OutletStructure, Riser, rating_table
+from hydrocalc.hydraulics.outlets import culvert as C
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.units import GRAVITY_FT_S2
 
 M_TO_FT = 1.0 / 0.3048
 M3S_TO_CFS = M_TO_FT**3

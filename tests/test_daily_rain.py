@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.daily_rain import read_daily_rainfall, rainfall_for_plan
+from hydrocalc.daily_rain import rainfall_for_plan, read_daily_rainfall
 from hydrocalc.errors import InputError
 
 CDO_HEADER = '"STATION","NAME","DATE","PRCP","TMAX"\n'

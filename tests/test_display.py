@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from hydrocalc import display
-from hydrocalc.hydrograph import runoff_hydrograph, runoff_hydrographs
 from hydrocalc.hydraulics.outlets import BroadCrestedWeir, CircularOrifice, RectangularWeir
-from hydrocalc.rainfall import design_storm
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import runoff_hydrograph, runoff_hydrographs
+from hydrocalc.rainfall import design_storm
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

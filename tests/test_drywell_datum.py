@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-from numpy.testing import assert_allclose
-
 from hydrocalc.stage_storage import StageStorage
+from numpy.testing import assert_allclose
 
 
 def test_stage_zero_is_the_bottom_of_the_stone_below():

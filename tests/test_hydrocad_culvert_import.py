@@ -17,8 +17,9 @@ import pathlib
 
 import pytest
 
-from hydrocalc.hydraulics.outlets import culvert
 from hydrocalc.errors import InputError
+from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.review import review_site
 from hydrocalc.review.importers.hydrocad import parse_report, read_report
 from hydrocalc.review.importers.hydrocad_site import (
     CULVERT_INLETS,
@@ -28,7 +29,6 @@ from hydrocalc.review.importers.hydrocad_site import (
     device_check,
     import_hydrocad,
 )
-from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
 EUGENE1000 = FIX / "eugene_tentpud_postdev_hc1000.txt"

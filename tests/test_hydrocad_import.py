@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError
+from hydrocalc.review import review_site
 from hydrocalc.review.importers.hydrocad import parse_report, read_report
 from hydrocalc.review.importers.hydrocad_site import import_hydrocad
-from hydrocalc.review import review_site
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "hydrocad"
 CHAN710 = FIX / "chanhassen_1237_predev_hc710.txt"

@@ -14,10 +14,13 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
-from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.hydraulics.routing.interconnected import route_interconnected, to_swmm_inp_interconnected
 from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.routing.interconnected import (
+    route_interconnected,
+    to_swmm_inp_interconnected,
+)
+from hydrocalc.hydrograph import Hydrograph
 
 T = np.arange(0.0, 24.0 + 0.005, 0.01)
 

@@ -17,14 +17,14 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError
-from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 from hydrocalc.hydraulics.routing.interconnected import (
     route_interconnected,
     route_interconnected_chain,
     to_swmm_inp_interconnected_chain,
 )
-from hydrocalc.hydraulics.outlets import CircularOrifice, Exfiltration, RectangularWeir
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import Hydrograph
 
 T = np.arange(0.0, 24.0 + 0.005, 0.01)
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import check_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from conftest import check_container
 from hydrocalc import hydraulics
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import (

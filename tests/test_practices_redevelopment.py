@@ -10,10 +10,10 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from hydrocalc.criteria import practices as gi
 from hydrocalc.analysis import analyze
 from hydrocalc.cli import main
 from hydrocalc.criteria import ny_redevelopment as rd
+from hydrocalc.criteria import practices as gi
 from hydrocalc.errors import InputError
 from hydrocalc.site import load_site, parse_site
 

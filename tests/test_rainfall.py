@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import check_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
@@ -20,8 +21,6 @@ from hydrocalc.rainfall import (
     hyetograph_from_cumulative,
     rainfall_distribution,
 )
-
-from conftest import check_container
 
 ALL = rainfall.distribution_names()
 

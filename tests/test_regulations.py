@@ -12,12 +12,12 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from conftest import SHARED_SEEDS as SEEDS  # noqa: E402
 
 from hydrocalc.criteria import regulations
 from hydrocalc.errors import InputError
 from hydrocalc.site.project import ProjectFacts
 
-from conftest import SHARED_SEEDS as SEEDS  # noqa: E402
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "construction"
 
 

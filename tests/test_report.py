@@ -24,8 +24,8 @@ from nbformat.v4 import new_code_cell
 from hydrocalc.cli import main
 from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report import sections as S
-from hydrocalc.report.sections import builder as builder_mod
 from hydrocalc.report.execute import copy_inputs, notebook_dir, run_report
+from hydrocalc.report.sections import builder as builder_mod
 from hydrocalc.report.tables import sha256_json
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -7,13 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import check_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from conftest import check_container
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import (
     Barrel,
     CircularOrifice,
@@ -33,6 +32,7 @@ from hydrocalc.hydraulics.routing import (
     route_reservoirs,
 )
 from hydrocalc.hydraulics.sizing import size_orifice, size_weir
+from hydrocalc.hydrograph import Hydrograph
 
 G = 32.2
 
@@ -579,9 +579,9 @@ def test_cli_rating_and_route(tmp_path):
 def test_absurd_routing_step_count_is_refused_not_allocated():
     import numpy as np
 
-    from hydrocalc.hydrograph import Hydrograph
     from hydrocalc.hydraulics.outlets import CircularOrifice
     from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+    from hydrocalc.hydrograph import Hydrograph
 
     inflow = Hydrograph(np.arange(0, 10.01, 0.1), np.full(101, 1.0))
     pond = StageStorage.from_areas([0, 2, 4], [1000, 1500, 2000])

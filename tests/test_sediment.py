@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import check_container
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from conftest import check_container
 from hydrocalc.construction import sediment
 from hydrocalc.data import load_table
 from hydrocalc.errors import InputError, OutOfRangeError
@@ -353,8 +353,9 @@ def test_cleanout_schedule_errors():
 
 
 def test_plan_schedules_need_rainfall_type_and_coverage():
-    from hydrocalc.site.project import parse_construction
     import tomllib
+
+    from hydrocalc.site.project import parse_construction
 
     doc = tomllib.loads((FIXTURES / "shelter_island_site.toml").read_text())
     plan, problems = parse_construction(doc["construction"], base_dir=FIXTURES)

@@ -12,10 +12,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc import runoff, tc
-
-from hydrocalc.site import network
 from hydrocalc.errors import InputError
-from hydrocalc.site import Site, check_site, key_lines, load_site
+from hydrocalc.site import Site, check_site, key_lines, load_site, network
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "sites"
 EXAMPLES = pathlib.Path(__file__).parents[1] / "examples"

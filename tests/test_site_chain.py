@@ -12,8 +12,8 @@ from test_site import BASE
 from test_site_hydraulics import STAGE_POND
 
 from hydrocalc.analysis import analyze
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.routing.interconnected import route_interconnected_chain
+from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.site import check_site, load_site
 
 

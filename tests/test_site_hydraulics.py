@@ -8,13 +8,13 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from test_site import BASE
 
 from hydrocalc.analysis import analyze
 from hydrocalc.errors import RangeWarning
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.routing import route_reservoir
+from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.site import check_site, load_site
-from test_site import BASE
 
 STAGE_POND = """
 [[post.pond]]

@@ -15,8 +15,8 @@ from hydrocalc.analysis import analyze
 from hydrocalc.design_storms import read_pfds_csv
 from hydrocalc.errors import InputError
 from hydrocalc.rational import intensity_in_hr, modified_rational_hydrograph, rational_peak_cfs
-from hydrocalc.site.rational import idf_intensity_in_hr
 from hydrocalc.site import load_site
+from hydrocalc.site.rational import idf_intensity_in_hr
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "storm_sewer" / "site.toml"

@@ -12,8 +12,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from hydrocalc.analysis import analyze
-from hydrocalc.hydraulics.conveyance import Conveyance, TrapezoidalSection, route_conveyance
 from hydrocalc.errors import InputError
+from hydrocalc.hydraulics.conveyance import Conveyance, TrapezoidalSection, route_conveyance
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.site import Reach, load_site
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hydrocalc.criteria import regulations
-
-from hydrocalc.criteria import state_permit
+from hydrocalc.criteria import regulations, state_permit
 from hydrocalc.errors import InputError
 from hydrocalc.site.project import parse_project
 

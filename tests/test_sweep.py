@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from hydrocalc.batch.sweep import apply_overrides, load_sweep, parse_sweep, resolve_field
 from hydrocalc.errors import InputError
 from hydrocalc.site import load_site
-from hydrocalc.batch.sweep import apply_overrides, load_sweep, parse_sweep, resolve_field
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from hydrocalc import batch
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.analysis import summary as sweep_summary
-from hydrocalc.cli import main
 from hydrocalc.batch.sweep import load_sweep
+from hydrocalc.cli import main
 
 FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
 PELHAM = pathlib.Path(__file__).parents[1] / "examples" / "sweeps" / "pelham_sweep.toml"

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import (
     BroadCrestedWeir,
     CircularOrifice,
@@ -22,8 +21,9 @@ from hydrocalc.hydraulics.outlets import (
     RectangularWeir,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 from hydrocalc.hydraulics.pond_file import to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydrograph import Hydrograph
 
 pyswmm = pytest.importorskip("pyswmm")
 

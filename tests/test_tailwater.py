@@ -15,7 +15,6 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics import villemonte_factor
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
@@ -25,8 +24,9 @@ from hydrocalc.hydraulics.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
 from hydrocalc.hydraulics.pond_file import to_swmm_inp
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, route_reservoirs
+from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import GRAVITY_FT_S2
 
 

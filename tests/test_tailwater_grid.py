@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
@@ -24,13 +23,14 @@ from hydrocalc.hydraulics.outlets import (
     Riser,
     VNotchWeir,
 )
-from hydrocalc.hydraulics.routing import StageStorage, tailwater_series, route_reservoir
+from hydrocalc.hydraulics.routing import StageStorage, route_reservoir, tailwater_series
 from hydrocalc.hydraulics.routing.reservoir import _prepare
 from hydrocalc.hydraulics.routing.tailwater import (
     _tailwater_grid,
     route_with_tailwater_series,
     route_with_tailwater_series_exact,
 )
+from hydrocalc.hydrograph import Hydrograph
 
 
 def _inflow(peak_cfs=20.0, tp_hr=1.0, dt=0.01, end=24.0):

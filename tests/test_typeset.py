@@ -7,8 +7,13 @@ import pytest
 
 from hydrocalc.report.result import SectionResult
 from hydrocalc.report.tables import Table
-from hydrocalc.report.typeset import (markdown_to_typst, pdf_attachments_of, table_typst,
-                                      typst_string, write_pdf)
+from hydrocalc.report.typeset import (
+    markdown_to_typst,
+    pdf_attachments_of,
+    table_typst,
+    typst_string,
+    write_pdf,
+)
 
 HOSTILE = ('Lot #7 ]) #set page(width: 1pt) $x^2$ @ref <lbl> *bold* _i_ \\ " '
            '#read("/etc/passwd") = Heading')

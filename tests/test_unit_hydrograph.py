@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import check_container
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
@@ -14,8 +15,6 @@ from hydrocalc import unit_hydrograph as uhm
 from hydrocalc.data import load_table
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.unit_hydrograph import nrcs_unit_hydrograph
-
-from conftest import check_container
 
 TABLE_16_1 = load_table("nrcs_dimensionless_uh")
 

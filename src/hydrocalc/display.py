@@ -133,7 +133,8 @@ def text(obj) -> str:
 # -- HTML reprs -----------------------------------------------------------------------------
 def html(obj) -> str:
     """HTML display of a hydrocalc object: summary table(s) with units and, where it
-    helps, a small inline figure."""
+    helps, a small inline figure.
+    """
     kind = _name(obj)
     handler = _HANDLERS.get(kind)
     if handler is None and hasattr(obj, "leaves") and hasattr(obj, "discharge_cfs"):

@@ -54,10 +54,9 @@ import numpy as np
 import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, fmt_value
-from hydrocalc.errors import InputError
-from hydrocalc.timeseries import Hydrograph, HydrographSet, lag_hydrograph, parabolic_peak
-from hydrocalc.errors import RangeWarning
+from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.rainfall import Hyetograph
+from hydrocalc.timeseries import Hydrograph, HydrographSet, lag_hydrograph, parabolic_peak
 from hydrocalc.unit_hydrograph import (
     LAG_OVER_TC,
     effective_tc_hr,
@@ -565,7 +564,6 @@ def runoff_hydrograph(
     >>> round(h.runoff_in, 4)        # TR-55 Eq. 2-3: P = 5 in, CN 80 -> Q = 4.5**2 / 7 in
     2.8929
     """
-
     for key, value in (("area_ac", area_ac), ("cn", cn), ("tc_hr", tc_hr)):
         if np.ndim(value) != 0:
             raise InputError(

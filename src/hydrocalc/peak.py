@@ -55,11 +55,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc import data
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
 from hydrocalc.runoff import runoff_depth
-from hydrocalc import data
 
 __all__ = [
     "unit_peak_discharge",
@@ -305,7 +305,6 @@ def pond_swamp_factor(pond_swamp_pct: npt.ArrayLike, *, method: str = "linear") 
     >>> pond_swamp_factor(2.0)          # halfway between 0.87 (1 %) and 0.75 (3 %)
     0.81
     """
-
     pct = as_float_array(pond_swamp_pct, "pond_swamp_pct", lower=0.0)
     if method not in ("linear", "nearest"):
         raise InputError(

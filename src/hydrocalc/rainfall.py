@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
-from hydrocalc.errors import InputError
 from hydrocalc.data import load_table, table_info
+from hydrocalc.errors import InputError
 
 __all__ = [
     "Hyetograph",
@@ -375,7 +375,7 @@ class Hyetograph:
         t = as_float_array(time_hr, "time_hr")
         return like(np.interp(t, self.time_hr, self.cumulative_in, left=0.0), time_hr)
 
-    def resampled(self, dt_hr: float) -> "Hyetograph":
+    def resampled(self, dt_hr: float) -> Hyetograph:
         """The same storm on another step (linear interpolation of the mass curve)."""
         return hyetograph_from_cumulative(
             self.time_hr, self.cumulative_in, dt_hr=dt_hr, name=self.name
@@ -630,7 +630,7 @@ def max_window_fraction(
 
 def rank_distributions(
     ratio_1hr_24hr: float, *, candidates: Sequence[str] | None = None
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """Shipped distributions ranked by how well they match a 1-h/24-h depth ratio.
 
     A *suggestion* only: the distribution of a project is always an explicit setting. NRCS

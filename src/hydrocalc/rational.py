@@ -43,10 +43,10 @@ import numpy as np
 import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
+from hydrocalc.data import load_table
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
-from hydrocalc.data import load_table
 
 __all__ = ["rational_peak_cfs", "composite_c", "runoff_coefficient_range", "intensity_in_hr",
            "modified_rational_hydrograph", "modified_rational_storage"]
@@ -136,7 +136,6 @@ def runoff_coefficient_range(cover: str) -> tuple[float, float]:
     >>> runoff_coefficient_range("business_downtown")
     (0.7, 0.95)
     """
-
     table = load_table("rational_runoff_coefficients")
     keys = table["key"].tolist()
     if cover not in keys:

@@ -45,9 +45,8 @@ from scipy import optimize, signal
 
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
-from hydrocalc.units import MANNING_KU
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.units import S_PER_HR
+from hydrocalc.units import MANNING_KU, S_PER_HR
 
 __all__ = [
     "reach_lag",

@@ -38,10 +38,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc import data
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc import data
 
 __all__ = [
     "runoff_depth",
@@ -357,7 +357,8 @@ def _describe(row: pd.Series) -> str:
 @functools.cache
 def cn_frame() -> pd.DataFrame:
     """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame,
-    with the table each row comes from (read once per process)."""
+    with the table each row comes from (read once per process).
+    """
     frames = []
     for name in CN_TABLES:
         table = data.load_table(name)

@@ -40,12 +40,12 @@ import functools
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import data
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.peak import rainfall_types_array as _types  # one canonicalizer for both modules
 from hydrocalc.units import AC_PER_MI2, IN_PER_FT
-from hydrocalc import data
 
 __all__ = [
     "estimate_storage_volume",

@@ -42,12 +42,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc import data
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError
-from hydrocalc.units import MANNING_KU
-from hydrocalc.units import S_PER_HR
-from hydrocalc import data
+from hydrocalc.units import MANNING_KU, S_PER_HR
 
 __all__ = [
     "sheet_flow_time",

@@ -123,13 +123,13 @@ class Hydrograph:
         return self.volume_ft3 / (self.area_ac * FT2_PER_AC) * IN_PER_FT
 
     # -- operations -----------------------------------------------------------------------
-    def on_time_base(self, time_hr) -> "Hydrograph":
+    def on_time_base(self, time_hr) -> Hydrograph:
         """Linearly interpolate onto ``time_hr`` (zero outside this hydrograph's span)."""
         t = as_float_array(time_hr, "time_hr")
         q = np.interp(t, self.time_hr, self.flow_cfs, left=0.0, right=0.0)
         return Hydrograph(t, q, area_ac=self.area_ac, name=self.name)
 
-    def __add__(self, other: "Hydrograph") -> "Hydrograph":
+    def __add__(self, other: Hydrograph) -> Hydrograph:
         """Sum two hydrographs on a common time base (the union span, the finer step)."""
         if not isinstance(other, Hydrograph):
             return NotImplemented
@@ -150,7 +150,7 @@ class Hydrograph:
             return self
         return NotImplemented
 
-    def lagged(self, hours: float) -> "Hydrograph":
+    def lagged(self, hours: float) -> Hydrograph:
         """Translate the hydrograph later by ``hours`` (pure lag, shape unchanged). [h]
 
         Raises

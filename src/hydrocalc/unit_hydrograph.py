@@ -59,10 +59,10 @@ import numpy as np
 import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, fmt_value, like
-from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.units import AC_PER_MI2, FT2_PER_MI2, IN_PER_FT, S_PER_HR
-from hydrocalc.timeseries import Hydrograph
 from hydrocalc.data import load_table
+from hydrocalc.errors import InputError, RangeWarning
+from hydrocalc.timeseries import Hydrograph
+from hydrocalc.units import AC_PER_MI2, FT2_PER_MI2, IN_PER_FT, S_PER_HR
 
 __all__ = [
     "PEAK_RATE_FACTOR",

@@ -60,29 +60,29 @@ References
 
 from __future__ import annotations
 
-from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
-    simulation_end_hr,
-)
-from hydrocalc.analysis.tables import (  # noqa: F401 (re-exported)
-    criteria_pass_by_point,
-)
 from hydrocalc.analysis.export import (  # noqa: F401 (re-exported)
     INLINE_MAX_ORDINATES,
     read_hydrographs,
     round_significant,
-    write_series,
     with_suppress_unlink,
+    write_series,
+)
+from hydrocalc.analysis.hydrology import (  # noqa: F401 (re-exported)
+    Hydrology,
 )
 from hydrocalc.analysis.results import (  # noqa: F401 (re-exported)
     RESULTS_FORMAT,
     SiteResults,
 )
-from hydrocalc.analysis.hydrology import (  # noqa: F401 (re-exported)
-    Hydrology,
-)
 from hydrocalc.analysis.run import (  # noqa: F401 (re-exported)
     analyze,
     analyze_many,
+)
+from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
+    simulation_end_hr,
+)
+from hydrocalc.analysis.tables import (  # noqa: F401 (re-exported)
+    criteria_pass_by_point,
 )
 
 __all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT",

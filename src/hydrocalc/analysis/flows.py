@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from hydrocalc.analysis.ponds import _backwater_group, _route_batch, _route_group
-from hydrocalc.units import S_PER_HR
 from hydrocalc.hydraulics.conveyance import route_conveyance
 from hydrocalc.hydrograph import Hydrograph, runoff_hydrographs
 from hydrocalc.site.rational import rational_flows
+from hydrocalc.units import S_PER_HR
 
 
 def _shift(flow: np.ndarray, lag_hr: float, dt_hr: float) -> np.ndarray:
@@ -191,7 +191,8 @@ class _Net:
 
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
         """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
-        inflows are now complete. Ponds already routed pass their routed outflow."""
+        inflows are now complete. Ponds already routed pass their routed outflow.
+        """
         if final:
             needed = None
             self.inn = {t: self._zeros() for t in self.targets}
@@ -267,7 +268,6 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
     the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
     """
-
     conv = reach.conveyance
     m, nt = q.shape
     dt = float(time_hr[1] - time_hr[0])
@@ -312,7 +312,6 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
     level for every pond of that level in both scenarios and all variants. Identical scenario
     objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
     """
-
     opt = sites[0].options
     dt = float(opt.dt_hr)
     uniq: dict[str, list] = {}
@@ -400,7 +399,8 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
 
 def _rational_into(net, owners, hyetos, names, time_hr) -> None:
     """Hydrographs and rows of the rational subcatchments of every variant of a scenario
-    (:func:`hydrocalc.site.rational.rational_flows`)."""
+    (:func:`hydrocalc.site.rational.rational_flows`).
+    """
     if not net.first.rational:
         return
 

@@ -9,9 +9,11 @@ time; ponds that feel each other's level (``backwater``) together by
 from __future__ import annotations
 
 import numpy as np
+
 from hydrocalc.hydraulics import routing
 from hydrocalc.hydraulics.outlets import unique_names
-from hydrocalc.hydraulics.routing import RoutingResult, interp_ext as interp
+from hydrocalc.hydraulics.routing import RoutingResult
+from hydrocalc.hydraulics.routing import interp_ext as interp
 from hydrocalc.hydraulics.routing.interconnected import (
     route_interconnected,
     route_interconnected_chain,
@@ -74,7 +76,8 @@ def _device_flows(xs, table, scale, count):
 
 def _backwater_group(first, root_id: str) -> list[str]:
     """Ponds routed together with pond ``root_id``: every pond whose ``backwater`` outlets
-    discharge into it or into another pond of the group, upstream first, the root last."""
+    discharge into it or into another pond of the group, upstream first, the root last.
+    """
     group, k = [root_id], 0
     while k < len(group):
         group += [p.id for p in first.ponds if p.backwater and p.to == group[k]]
@@ -87,7 +90,8 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
     the group last) together, storm by storm and variant by variant, and replace their
     series (site-file ponds are in stages; they are put back in elevations so the devices
     see the right relative levels). Two ponds: :func:`route_interconnected` (unless the
-    downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`."""
+    downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`.
+    """
     import warnings
 
 
@@ -198,7 +202,8 @@ def _single_device_flows(results, scale, count):
 def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
     """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
     by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage frame); their series
-    replace the batch's (free-outfall) ones."""
+    replace the batch's (free-outfall) ones.
+    """
     import dataclasses
     import warnings
 
@@ -243,7 +248,6 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
     :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
     never looks at device flows skips them).
     """
-
     m, nt = items[0][1].shape
     k = len(items)
     q = np.empty((m, k, nt))

@@ -130,7 +130,8 @@ class SiteResults:
     @property
     def passed(self) -> bool:
         """True when every design point's post peaks are at or below the pre peaks and every
-        evaluated criterion passes (waived criteria count as passed)."""
+        evaluated criterion passes (waived criteria count as passed).
+        """
         return (all(r["post_le_pre"] for r in self._comparison_rows)
                 and all(r["passed"] for r in self._criteria_rows))
 
@@ -177,7 +178,6 @@ class SiteResults:
 
     def hydrograph(self, scenario: str, storm: str, node: str, *, which: str = "outflow"):
         """A node's hydrograph as a :class:`hydrocalc.hydrograph.Hydrograph`."""
-
         run = self._run(scenario)
         area = float(run.upstream_area_ac[self._node_index(run, node)])
         q = self.flow_cfs(scenario, storm, node, which=which)
@@ -202,7 +202,8 @@ class SiteResults:
 
     def pond_arrays(self, scenario: str, pond: str) -> dict:
         """Arrays (storm, time) of a pond: ``stage_ft``, ``storage_ft3``, ``primary_cfs``,
-        ``discarded_cfs`` and ``device_cfs`` (dict by device id), all units combined."""
+        ``discarded_cfs`` and ``device_cfs`` (dict by device id), all units combined.
+        """
         run = self._run(scenario)
         if pond not in run.ponds:
             raise InputError(f"pond must be a pond of scenario {scenario}; got {pond!r}")
@@ -232,7 +233,8 @@ class SiteResults:
         """One row per scenario, storm and routed pipe/channel reach: ``section,
         peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
         max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
-        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches."""
+        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches.
+        """
         import pandas as pd
 
         return pd.DataFrame(self._rows["conveyance"], columns=_CONVEYANCE_COLUMNS)
@@ -242,7 +244,8 @@ class SiteResults:
         """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
         return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
         peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.site.rational`). Empty
-        without such subcatchments."""
+        without such subcatchments.
+        """
         import pandas as pd
 
         return pd.DataFrame(self._rows["rational"], columns=_RATIONAL_COLUMNS)
@@ -281,14 +284,16 @@ class SiteResults:
     def values_to_confirm(self) -> list[dict]:
         """Unverified numbers the engineer entered with their source (redevelopment option
         fractions, practice factors): rows ``name, value, units, source, verified``. JSON:
-        ``values_to_confirm``."""
+        ``values_to_confirm``.
+        """
         extras = getattr(self, "_criteria_extras", {})
         return [dict(r) for r in extras.get("values_to_confirm", [])]
 
     @property
     def practices(self):
         """One row per runoff-reduction practice (:func:`hydrocalc.criteria.practices.evaluate_practice`):
-        storage, drain-down, captured volume and RRv credit. JSON: ``practices``."""
+        storage, drain-down, captured volume and RRv credit. JSON: ``practices``.
+        """
         import pandas as pd
 
         return pd.DataFrame(getattr(self, "_criteria_extras", {}).get("practices", []))
@@ -481,7 +486,8 @@ class SiteResults:
 
     def to_csv(self, directory, *, hydrographs: bool = True) -> list[pathlib.Path]:
         """Write :meth:`to_frames` as CSV files into ``directory`` (atomically: a temporary
-        folder beside it is filled, then moved into place). Returns the file paths."""
+        folder beside it is filled, then moved into place). Returns the file paths.
+        """
         target = pathlib.Path(directory)
         frames = self.to_frames(hydrographs=hydrographs)
         target.parent.mkdir(parents=True, exist_ok=True)

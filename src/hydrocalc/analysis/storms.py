@@ -32,7 +32,8 @@ def _storms(site, names: Sequence[str]) -> list:
 
 def _conveyance_travel_hr(reach) -> float:
     """Allowance for a routed pipe/channel reach in the automatic simulation end: three
-    travel times at the full-flow velocity (0 for a lag reach). [h]"""
+    travel times at the full-flow velocity (0 for a lag reach). [h]
+    """
     conv = reach.conveyance
     if conv is None:
         return 0.0
@@ -45,8 +46,8 @@ def _conveyance_travel_hr(reach) -> float:
 def _max_effective_tc_hr(tcs_hr: tuple) -> float:
     """Largest :func:`hydrocalc.unit_hydrograph.effective_tc_hr` of ``tcs_hr`` (kept per
     distinct tuple: the variants of a sweep share a few; called only for Tc values that
-    raise no warning, so a cached value hides none). [h]"""
-
+    raise no warning, so a cached value hides none). [h]
+    """
     return float(np.max(effective_tc_hr(np.array(tcs_hr))))
 
 

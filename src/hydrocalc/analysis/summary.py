@@ -106,7 +106,8 @@ class _VariantRun:
 
     def unrouted(self, i_storm: int, node: str) -> np.ndarray:
         """Sum of the runoff of every subcatchment upstream of ``node``, without routing
-        (the subcatchments in file order, as the full analysis sums them)."""
+        (the subcatchments in file order, as the full analysis sums them).
+        """
         rows = [f(i_storm, self._v) for sid, f in self._subs if sid in self._up[node]]
         if not rows:
             return np.zeros(self._dp[next(iter(self._dp))].shape[-1])
@@ -137,7 +138,8 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
 
 class _BlockHydrology(Hydrology):
     """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic functions of
-    the frozen pond object) are computed once per pond object."""
+    the frozen pond object) are computed once per pond object.
+    """
 
     #: (scenario, node) -> peaks (m,) of the variant (set per variant)
     peaks: ClassVar[dict] = {}
@@ -196,7 +198,8 @@ class SummaryRows(list):
 
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
     """Why the summary arrays cannot compute ``site`` for storms ``names`` (None when they
-    can); ``analyze_many(..., detail="summary")`` then runs the full analysis for it."""
+    can); ``analyze_many(..., detail="summary")`` then runs the full analysis for it.
+    """
     for n in names:
         if n not in site.storms.depths_in:
             return f"storm {n!r} is not a storm of the site"
@@ -400,7 +403,8 @@ _RUNOFF_MEMO_SIZE = 2
 
 def _runoff(ks, hyetos, dt, prf, ia_ratio, end_hr, runoff_hydrographs):
     """``runoff_hydrographs`` of the (area, CN, Tc) ``ks`` in ``hyetos``, reused when a
-    recent block had the same inputs (the same call: the same arrays, made read-only)."""
+    recent block had the same inputs (the same call: the same arrays, made read-only).
+    """
     key = (tuple(ks), float(dt), repr(prf), repr(ia_ratio), repr(end_hr))
     for k, storms, hs in _RUNOFF_MEMO:
         if k == key and len(storms) == len(hyetos) and all(
@@ -563,7 +567,8 @@ _TABLE_MEMO_SIZE = 1024
 
 def _pond_table(pond, dt_s: float, routing):
     """The routing table of ``pond`` at step ``dt_s``, built as
-    :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object."""
+    :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object.
+    """
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
     if hit is not None and hit[0] is pond:
@@ -586,7 +591,8 @@ def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series
     """:func:`_route`'s routing and split by :func:`hydrocalc.hydraulics.routing.kernel.route_split`
     (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
     ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``), the
-    ``engine="numba"`` path."""
+    ``engine="numba"`` path.
+    """
     m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
     index: dict[int, int] = {}
@@ -635,7 +641,6 @@ def _split_numpy(out_q, storage_ft3, tables, noise, routing, series):
 
 def _rows(site, names, red, v, crit_rows) -> list[dict]:
     """The rows of ``SiteResults.summary_rows`` from the reduced arrays of variant ``v``."""
-
     crit = criteria_pass_by_point(crit_rows)
     out = []
     for dp in site.design_point_ids:

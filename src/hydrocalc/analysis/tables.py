@@ -78,7 +78,8 @@ def _input_rows(site) -> dict:
 def _pond_hydraulics(pond, res):
     """Row fields of a pond's water levels and tailwater for storm ``i``: bottom, peak and
     top elevations (None for a pond given by stage only), the tailwater kind ("free",
-    "constant", "series") and its peak level in the file's frame, and reverse flow."""
+    "constant", "series") and its peak level in the file's frame, and reverse flow.
+    """
     datum = getattr(pond, "bottom_elevation_ft", None)
     tw = getattr(pond, "tailwater", None)
     kind = getattr(pond, "tailwater_kind", "free")
@@ -242,7 +243,8 @@ def _comparison_rows(site, runs, names) -> list[dict]:
 def criteria_pass_by_point(crit_rows) -> dict[str, dict[str, bool | None]]:
     """Pass/fail per design point and criterion family (``wqv``, ``qp``...) from the
     criteria rows: a family passes when every one of its rows passes; None when its rows
-    were not evaluated."""
+    were not evaluated.
+    """
     crit: dict[str, dict[str, bool | None]] = {}
     for r in crit_rows:
         key = r["criterion"].split("_")[0]

@@ -70,44 +70,43 @@ from __future__ import annotations
 # Names the single module imported stay reachable as its attributes.
 import time  # noqa: F401 (re-exported: hydrocalc.batch.time, the progress clock)
 
-from hydrocalc.errors import InputError  # noqa: F401 (re-exported)
-
-from hydrocalc.batch.tasks import (  # noqa: F401 (re-exported)
-    current_rss_mb,
-    RowBlock,
-    run_task,
-)
-from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
-    default_task_memory_mb,
-    MAX_CHUNK,
-    plan_tasks,
-    SUMMARY_BATCH,
-    TASK_MEMORY_MB,
-    TASK_MEMORY_MB_NUMPY,
-)
-from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
-    CONNECT_TIMEOUT_S,
-    POOL_RESTARTS,
-    start_server,
-    worker_malloc_env,
-    WORKER_MALLOC_ENV,
-    WorkerPool,
-    warm_up,
-    WORKER_WAIT_S,
-)
 from hydrocalc.batch.output import (  # noqa: F401 (re-exported)
+    STAGING_PREFIX,
+    SUMMARY_COLUMNS,
     BatchInterrupted,
     BatchResult,
     clean_stale_batch_staging,
-    STAGING_PREFIX,
-    SUMMARY_COLUMNS,
     summary_frame,
     summary_frame_of,
+)
+from hydrocalc.batch.plan import (  # noqa: F401 (re-exported)
+    MAX_CHUNK,
+    SUMMARY_BATCH,
+    TASK_MEMORY_MB,
+    TASK_MEMORY_MB_NUMPY,
+    default_task_memory_mb,
+    plan_tasks,
 )
 from hydrocalc.batch.run import (  # noqa: F401 (re-exported)
     INTERRUPTED,
     run_batch,
 )
+from hydrocalc.batch.tasks import (  # noqa: F401 (re-exported)
+    RowBlock,
+    current_rss_mb,
+    run_task,
+)
+from hydrocalc.batch.workers import (  # noqa: F401 (re-exported)
+    CONNECT_TIMEOUT_S,
+    POOL_RESTARTS,
+    WORKER_MALLOC_ENV,
+    WORKER_WAIT_S,
+    WorkerPool,
+    start_server,
+    warm_up,
+    worker_malloc_env,
+)
+from hydrocalc.errors import InputError  # noqa: F401 (re-exported)
 
 __all__ = ["run_batch", "BatchResult", "SUMMARY_COLUMNS", "plan_tasks", "run_task",
            "summary_frame", "default_task_memory_mb", "worker_malloc_env", "WORKER_MALLOC_ENV",

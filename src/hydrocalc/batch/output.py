@@ -21,9 +21,9 @@ import socket
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
-from hydrocalc.batch.tasks import RowBlock
 
 from hydrocalc._process import pid_alive
+from hydrocalc.batch.tasks import RowBlock
 
 #: Fixed columns of the summary table, in order (varied-field columns follow).
 SUMMARY_COLUMNS = (
@@ -191,7 +191,8 @@ def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
     column blocks (what the tasks send back), in scenario order: the pieces stably sorted by
     their ``(input, index)``; the rows of a block are in order and blocks of one input
     cover disjoint ranges. The same table as :func:`summary_frame` of the rows one by one
-    sorted by ``(_input, _index)``."""
+    sorted by ``(_input, _index)``.
+    """
 
     def key(p):
         return p.key if isinstance(p, RowBlock) else (p.get("_input", 0), p.get("_index", 0))
@@ -242,7 +243,8 @@ def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -
 
 def _csv_column(series) -> list[str]:
     """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes
-    it: floats with 10 significant digits, missing values empty, booleans True/False."""
+    it: floats with 10 significant digits, missing values empty, booleans True/False.
+    """
     import numpy as np
     import pandas as pd
 
@@ -270,7 +272,8 @@ def _csv_column(series) -> list[str]:
 def _write_csv(frame, path: pathlib.Path) -> None:
     """``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\\n")``, the
     same bytes column by column (the csv module's minimal quoting, as pandas uses): about
-    twice as fast for a sweep's summary, whose floats pandas formats one call at a time."""
+    twice as fast for a sweep's summary, whose floats pandas formats one call at a time.
+    """
     _write_csv_columns([(c, frame[c]) for c in frame.columns], path)
 
 
@@ -279,7 +282,8 @@ def _write_csv_columns(columns, path: pathlib.Path) -> None:
 
     Fields that may need quoting (a delimiter, quote, line break or blank) are quoted by
     the csv module itself, one distinct value at a time; the others are joined as they are
-    (what the csv module writes for them)."""
+    (what the csv module writes for them).
+    """
     import csv
     import io
 

@@ -13,10 +13,10 @@ import pathlib
 import tomllib
 from collections.abc import Sequence
 
-from hydrocalc.batch.tasks import _cached_sweep, _error_row, _message, _sweep_blob
 from hydrocalc import analysis
-from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc.batch.sweep import is_sweep_document
+from hydrocalc.batch.tasks import _cached_sweep, _error_row, _message, _sweep_blob
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
 #: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
 #: see :func:`default_task_memory_mb`. [MB]
@@ -51,13 +51,11 @@ def default_task_memory_mb(workers: int) -> float:
     amortized over the chunk, and :data:`TASK_MEMORY_MB_NUMPY` (larger chunks, more memory)
     is used. ``--memory-mb`` overrides either.
     """
-
     return TASK_MEMORY_MB if _route_kernel.installed() else TASK_MEMORY_MB_NUMPY
 
 
 def _bytes_per_variant(site) -> float:
     """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
-
     try:
         end_hr = analysis.simulation_end_hr(site, float(site.storms.duration_hr))
     except Exception:  # noqa: BLE001 - only an estimate

@@ -49,7 +49,8 @@ _T0 = [0.0]
 
 def _trace(what: str) -> None:
     """One line of the timeline on stderr (seconds since :func:`run_batch` began) when
-    :data:`TRACE_ENV` is set; nothing otherwise."""
+    :data:`TRACE_ENV` is set; nothing otherwise.
+    """
     if os.environ.get(TRACE_ENV, "0") not in ("", "0"):
         import sys
 
@@ -161,7 +162,8 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
 
 def _import_writers() -> None:
     """Import the summary writers' libraries now (pandas' Parquet support and pyarrow's
-    writer): done while the workers' fork server starts, not in the serial end."""
+    writer): done while the workers' fork server starts, not in the serial end.
+    """
     with contextlib.suppress(ImportError):
         import pandas.io.parquet  # noqa: F401
         import pyarrow.parquet  # noqa: F401
@@ -169,7 +171,8 @@ def _import_writers() -> None:
 
 def _terminate_as_interrupt() -> Callable[[], None]:
     """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
-    terminated batch stops its workers and writes its partial summary; returns the undo."""
+    terminated batch stops its workers and writes its partial summary; returns the undo.
+    """
     import signal
     import threading
 
@@ -190,7 +193,8 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 def _held_interrupts():
     """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
     then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
-    (a module left half-imported could not write the summary)."""
+    (a module left half-imported could not write the summary).
+    """
     import signal
     import threading
 

@@ -17,6 +17,7 @@ import os
 import sys
 import time
 from typing import Any
+
 from hydrocalc.analysis import analyze, analyze_many
 from hydrocalc.batch.sweep import load_sweep
 from hydrocalc.site import load_site
@@ -111,7 +112,8 @@ class RowBlock:
     @classmethod
     def from_rows(cls, rows: list) -> RowBlock:
         """Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
-        order (a stable sort: the rows of one scenario keep their order)."""
+        order (a stable sort: the rows of one scenario keep their order).
+        """
         blocks = [r for r in rows if isinstance(r, RowBlock)]
         if len(blocks) == len(rows):  # blocks of disjoint scenario ranges: concatenated
             blocks.sort(key=lambda b: b.key)
@@ -193,7 +195,6 @@ def _cached_sweep(path: str, preload: bytes | None = None):
     files (same paths, sizes and modification times), so a worker does not parse and
     validate the site again; otherwise the files are loaded.
     """
-
     hit = _SWEEPS.get(path)
     if hit is not None and hit[0] == _fingerprint(path, hit[1]):
         return hit[1]
@@ -330,7 +331,8 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
 
 def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
     """Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
-    arrays where ``arrays``, else from the full analysis); returns the failures."""
+    arrays where ``arrays``, else from the full analysis); returns the failures.
+    """
     sites = [s for _, s in block]
     if arrays:
         results = analyze_many(sites, storms=storms, detail="summary", errors="collect",
@@ -365,7 +367,8 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
 
 def _block_columns(block, results, sw, spec) -> RowBlock:
     """The rows of a summary block as a :class:`RowBlock` (the row dicts of
-    :func:`_summary_block`'s callers, built column by column)."""
+    :func:`_summary_block`'s callers, built column by column).
+    """
     source = spec["source"]
     first = next((res[0] for res in results if res), None)
     if first is None:

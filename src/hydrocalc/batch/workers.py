@@ -24,10 +24,10 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from hydrocalc.batch.tasks import run_task
-from hydrocalc.errors import InputError
 from hydrocalc import rainfall
+from hydrocalc.batch.tasks import run_task
 from hydrocalc.criteria import ny
+from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
 try:
@@ -159,7 +159,8 @@ def _follow_parent() -> bool:
 def _worker_init() -> None:
     """Initializer of the local worker processes: exit with the batch; import the analysis
     and load the compiled routing loop (already done when the worker was forked from the
-    warmed-up fork server, see :func:`warm_up`)."""
+    warmed-up fork server, see :func:`warm_up`).
+    """
     _follow_parent()
     _ignore_interrupts()
     warm_up()
@@ -167,7 +168,8 @@ def _worker_init() -> None:
 
 def _ignore_interrupts() -> None:
     """Ignore SIGINT in a worker: Ctrl-C reaches the whole process group, and the batch
-    itself stops its workers (a worker that died of it would look like a lost worker)."""
+    itself stops its workers (a worker that died of it would look like a lost worker).
+    """
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):  # pragma: no cover - not the main thread of the worker
@@ -310,7 +312,8 @@ class WorkerPool(ProcessPoolExecutor):
 
 def _start_pool(workers: int) -> WorkerPool:
     """A local process pool whose workers start now (forked from the warmed-up server, or
-    spawned and initialized in parallel with whatever the caller does next)."""
+    spawned and initialized in parallel with whatever the caller does next).
+    """
     return WorkerPool(workers, _pool_context())
 
 
@@ -331,7 +334,8 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
     (scenario order), and collected as they finish (what dask's multiprocessing scheduler
     does with independent tasks, without the workers importing dask to unpickle its task
     wrapper: half a second of every worker's start). ``"threads"`` and ``"synchronous"``:
-    dask's local schedulers."""
+    dask's local schedulers.
+    """
     attempt = 0
     while True:
         todo = [t for t in tasks if t["task"] not in done]
@@ -361,7 +365,8 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
 
 def _run_pool(todo, pool, on_result: Callable[[dict], None]) -> None:
     """Submit ``todo`` to the process pool in order; ``on_result`` of each as it finishes
-    (in this thread). A task's exception (a lost worker: BrokenProcessPool) is raised."""
+    (in this thread). A task's exception (a lost worker: BrokenProcessPool) is raised.
+    """
     from concurrent.futures import as_completed
 
     futures = [pool.submit(run_task, t) for t in todo]
@@ -393,7 +398,8 @@ def _run_dask_local(todo, scheduler: str, workers: int,
 
 def _local_get(scheduler: str) -> Callable:
     """The function of dask's local scheduler ``scheduler`` (``"threads"`` or
-    ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose."""
+    ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose.
+    """
     if scheduler == "threads":
         import dask.threaded
 
@@ -449,7 +455,8 @@ def _run_distributed(tasks, client, on_result: Callable[[dict], None],
                      worker_wait_s: float = WORKER_WAIT_S, poll_s: float = 1.0) -> None:
     """Submit every task; lost workers' tasks are re-run by the scheduler (up to its
     ``distributed.scheduler.allowed-failures``); tasks still pending when the cluster has
-    had no worker for ``worker_wait_s`` fail with that message."""
+    had no worker for ``worker_wait_s`` fail with that message.
+    """
     from distributed import wait
 
     stamp = f"{os.getpid()}-{time.monotonic_ns()}"

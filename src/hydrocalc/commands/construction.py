@@ -20,9 +20,8 @@ from hydrocalc.errors import InputError
 
 def _read_site(path: str, *, with_doc: bool = False):
     """(ProjectFacts, ConstructionPlan | None) from a site TOML; every problem in one error."""
+    from hydrocalc.site import outside_paths_default, read_site_file
     from hydrocalc.site.project import parse_construction, parse_project
-
-    from hydrocalc.site import read_site_file, outside_paths_default
 
     p, _text, doc, _files = read_site_file(path)  # size limit, UTF-8, TOML (one line on failure)
     where = p.name
@@ -327,8 +326,8 @@ def trap(area_ac, criteria_key, runoff_in, list_, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def cleanout(site, rain, station, units, shift_years, figure_dir, as_json):
     """Trap checks (required vs provided storage) and predicted cleanout dates for SITE."""
-    from hydrocalc.criteria import regulations
     from hydrocalc.construction import sediment
+    from hydrocalc.criteria import regulations
     from hydrocalc.daily_rain import rainfall_for_plan
 
     check_dir(figure_dir, "--figure-dir")

@@ -75,11 +75,11 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from hydrocalc._validate import as_float_array, fmt_value, suggest
-from hydrocalc.errors import InputError
 from hydrocalc import display
+from hydrocalc._validate import as_float_array, fmt_value, suggest
 from hydrocalc.criteria.profiles import citation, load_profile
 from hydrocalc.daily_rain import as_daily_series
+from hydrocalc.errors import InputError
 
 __all__ = [
     "MEASURABLE_IN",
@@ -149,7 +149,6 @@ def storm_days(precip_in: pd.Series, threshold_in: float = 0.5) -> pd.Series:
     >>> storm_days(p).index.strftime("%m-%d").tolist()
     ['04-02', '04-03']
     """
-
     thr = float(as_float_array(threshold_in, "threshold_in", lower=0.0, lower_inclusive=False))
     daily = as_daily_series(precip_in, allow_gaps=True)
     return daily[daily.to_numpy() >= thr - _TOL_IN]
@@ -510,7 +509,6 @@ def schedule_for_profile(
     InputError
         When the profile has no verified value and none is given.
     """
-
     prof = load_profile(profile)
     thr = threshold_in if threshold_in is not None else prof.inspection_threshold_in
     iv = interval_days if interval_days is not None else prof.inspection_interval_days

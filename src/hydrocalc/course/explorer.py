@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import inspect
 import warnings
+
 from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
 from hydrocalc.hydrograph import runoff_hydrograph
@@ -116,7 +117,6 @@ def compute(precip_in: float = 5.0, cn: float = 70.0, impervious_pct: float = 40
     -------
     ExplorerResult
     """
-
     inputs = dict(precip_in=precip_in, cn=cn, impervious_pct=impervious_pct, tc_hr=tc_hr,
                   orifice_diameter_in=orifice_diameter_in, weir_length_ft=weir_length_ft,
                   area_ac=area_ac, pre_tc_hr=pre_tc_hr, distribution=distribution,
@@ -165,7 +165,6 @@ def table(result: ExplorerResult):
 
 def figure(result: ExplorerResult):
     """Pre/post/routed hydrographs (top) and pond stage (bottom), a report Figure."""
-
     r = result.routed
     fig, axes = F.new_figure(4.2, nrows=2, sharex=True)
     top, bottom = axes[0, 0], axes[1, 0]
@@ -329,7 +328,8 @@ def panel_html(result: ExplorerResult, plot: str | None = None) -> str:
 def preview_html(result: ExplorerResult) -> str:
     """What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
     verdict, plot (as an image, which a notebook shows even before it is trusted) and table
-    at the starting values."""
+    at the starting values.
+    """
     import base64
     import html
 
@@ -358,7 +358,8 @@ def _kernel_running() -> bool:
 
 def _bundle(self, **kwargs) -> dict:
     """The widget's display bundle: the widget view, and for a notebook that cannot show
-    it yet (not run, not trusted) the one-line hint and a static preview."""
+    it yet (not run, not trusted) the one-line hint and a static preview.
+    """
     data = super(type(self), self)._repr_mimebundle_(**kwargs)
     data["text/plain"] = HINT
     data["text/html"] = self.preview_html

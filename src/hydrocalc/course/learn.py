@@ -23,6 +23,7 @@ import os
 import pathlib
 import sys
 from collections.abc import Callable
+
 from hydrocalc.construction.inspections import schedule_for_profile
 from hydrocalc.construction.sediment import required_storage_ft3
 from hydrocalc.criteria.ny import runoff_coefficient, water_quality_volume
@@ -186,7 +187,8 @@ def agrees(what: str, computed, reference, *, rtol: float, source: str) -> bool:
 @dataclasses.dataclass(frozen=True)
 class Exercise:
     """An exercise: the question, a function computing the answer with the package, the
-    tolerance accepted [absolute, in ``unit``] and a hint shown on a wrong answer."""
+    tolerance accepted [absolute, in ``unit``] and a hint shown on a wrong answer.
+    """
 
     question: str
     answer: Callable[[], float]
@@ -456,7 +458,8 @@ def run_lesson(path: str | os.PathLike, *, timeout_s: int = 300, kernel_name: st
 
 def checked_outputs(nb) -> list[str]:
     """Text printed by the cells that call :func:`published` or :func:`agrees` (the checked
-    worked examples)."""
+    worked examples).
+    """
     out = []
     for cell in nb.cells:
         if cell.cell_type == "code" and ("published(" in cell.source

@@ -63,12 +63,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from hydrocalc import data
 from hydrocalc._typing import FloatOrArray
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, OutOfRangeError, RangeWarning
-from hydrocalc.units import FT2_PER_AC, GRAVITY_FT_S2, IN_PER_FT, S_PER_HR
-from hydrocalc import data
 from hydrocalc.storage_estimate import storage_ratio
+from hydrocalc.units import FT2_PER_AC, GRAVITY_FT_S2, IN_PER_FT, S_PER_HR
 
 __all__ = [
     "MIN_RV",
@@ -425,7 +425,6 @@ def channel_protection_storage(
     >>> round(qo * 24 * 3600 / 43560, 6) == round(vs, 6)      # qo empties Vs in 24 h
     True
     """
-
     qi = as_float_array(inflow_peak_cfs, "inflow_peak_cfs", lower=0.0, lower_inclusive=False)
     vr = as_float_array(runoff_volume_ft3, "runoff_volume_ft3", lower=0.0)
     t_hr = float(as_float_array(detention_hr, "detention_hr", lower=0.0, lower_inclusive=False))
@@ -591,7 +590,6 @@ def criteria_table() -> pd.DataFrame:
     >>> criteria_table().set_index("key").loc["qp", "design_event"]
     '10-year 24-hour'
     """
-
     return data.load_table("ny_sizing_criteria")
 
 

@@ -75,7 +75,8 @@ def load_design_manual_editions() -> dict:
 
 def applied_edition(project) -> str:
     """The edition a project's criteria use: its ``design_manual``, else
-    :data:`ASSUMED_EDITION` (a file that names none, with a warning)."""
+    :data:`ASSUMED_EDITION` (a file that names none, with a warning).
+    """
     return getattr(project, "design_manual", None) or ASSUMED_EDITION
 
 

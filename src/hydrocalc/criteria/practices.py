@@ -76,9 +76,9 @@ import dataclasses
 import math
 from collections.abc import Mapping
 
-from hydrocalc.units import FT2_PER_AC
 from hydrocalc._validate import suggest
 from hydrocalc.criteria import ny
+from hydrocalc.units import FT2_PER_AC
 
 __all__ = ["PRACTICE_KINDS", "Practice", "storage_ft3", "drain_down_hr", "evaluate_practice",
            "parse_practices"]
@@ -254,7 +254,8 @@ def evaluate_practice(p: Practice, precip_in: float) -> dict:
 
 def values_to_confirm(p: Practice) -> list[dict]:
     """The practice's manual factors as rows ``key, name, value, units, source, verified``
-    (``key``: a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``)."""
+    (``key``: a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``).
+    """
     rows = [dict(key=f"practice_{p.id}_rrv_credit_fraction",
                  name=f"practice {p.id}: RRv credit fraction ({p.kind})",
                  value=p.rrv_credit_fraction, units="-", source=p.rrv_credit_source,

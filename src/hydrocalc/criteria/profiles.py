@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from importlib.resources import files
 from typing import Any
 
-
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError
 
@@ -78,7 +77,8 @@ _REQUIRED_WHEN = ("always", "any_condition", "undetermined")
 def citation(section: str, inferred: bool) -> str:
     """``§ 83-8A``; a section whose number is not known from the published text is cited by
     its chapter alone (``Ch. 83``), the number left out (the profile's ``section_note`` says
-    how sections are cited)."""
+    how sections are cited).
+    """
     if not section:
         return "(no section)"
     if inferred:

@@ -378,7 +378,8 @@ class DepthFrequencyTable:
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: ``duration``, ``duration_hr``, ``return_period_yr``, ``depth_in``
-        and, when present, ``upper_in`` and ``lower_in``."""
+        and, when present, ``upper_in`` and ``lower_in``.
+        """
         long = self.depth_in.stack().rename("depth_in").reset_index()
         long.insert(1, "duration_hr", [parse_duration(d)[1] for d in long["duration"]])
         for key in ("upper_in", "lower_in"):

@@ -12,8 +12,8 @@ import pathlib
 import re
 from collections.abc import Mapping
 
-from hydrocalc.errors import InputError
 from hydrocalc._validate import excerpt
+from hydrocalc.errors import InputError
 
 # --------------------------------------------------------------------------------------
 # reading downloaded files: common helpers

@@ -78,9 +78,9 @@ import numpy as np
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
+from hydrocalc.hydraulics.outlets.culvert import adverse_reach_levels_ft, critical_depth_section
 from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import IN_PER_FT, S_PER_HR
-from hydrocalc.hydraulics.outlets.culvert import critical_depth_section, adverse_reach_levels_ft
 
 __all__ = ["CircularSection", "RectangularSection", "TrapezoidalSection", "UserSection",
            "Conveyance", "ConveyanceResult", "route_conveyance"]
@@ -397,7 +397,6 @@ class Conveyance:
 
     def _adverse_rating(self, q_top: float):
         """(flow grid, upstream level, storage) of an adverse reach. [ft3/s, ft, ft3]"""
-
         sec, length, rise = self.section, self.length_ft, -self.slope_ftft
         q = np.concatenate([[0.0], q_top * np.geomspace(1e-5, 1.0, 300)])
         y = adverse_reach_levels_ft(sec._geometry, sec.max_depth_ft, sec.closed, q,
@@ -432,7 +431,8 @@ class Conveyance:
     @property
     def full_flow_capacity_cfs(self) -> float:
         """Manning capacity: the pipe flowing full, or the channel bank-full; for an adverse
-        reach the outflow when the upstream end reaches the crown or bank-full. [ft3/s]"""
+        reach the outflow when the upstream end reaches the crown or bank-full. [ft3/s]
+        """
         d = self.section.max_depth_ft
         if self.adverse:
             return self._adverse_capacity_cfs()

@@ -22,7 +22,6 @@ import numpy as np
 
 from hydrocalc._validate import check_choice, suggest
 from hydrocalc.errors import InputError
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import (
     Barrel,
     BroadCrestedWeir,
@@ -35,9 +34,10 @@ from hydrocalc.hydraulics.outlets import (
     VNotchWeir,
     as_structure,
 )
-from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.hydraulics.routing.reservoir import tailwater_series
 from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
+from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydrograph import Hydrograph
 
 __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
 

@@ -16,11 +16,11 @@ import numpy.typing as npt
 
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import CircularOrifice, Device, OutletStructure, RectangularWeir
-from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.hydraulics.routing.batch import route_reservoirs
 from hydrocalc.hydraulics.routing.reservoir import route_reservoir
+from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydrograph import Hydrograph
 
 __all__ = ["SizingResult", "size_outlet", "size_orifice", "size_weir"]
 
@@ -194,7 +194,6 @@ def size_outlet(inflows, stage_storage: StageStorage, make_device: Callable[[flo
     >>> round(peak, 2)      # the 2-year target, met to the search's tolerance
     3.0
     """
-
     inflows, t, q, dt, names = _common_inflows(inflows, dt_hr)
     m = len(inflows)
     target = np.broadcast_to(as_float_array(target_peak_cfs, "target_peak_cfs", lower=0.0),

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import display
 from hydrocalc._validate import as_float_array, check_choice, fmt_value, like
 from hydrocalc.errors import InputError
-from hydrocalc import display
 
 __all__ = ["StageStorage"]
 
@@ -107,7 +107,8 @@ class StageStorage:
     @staticmethod
     def _levels(stage_ft, elevation: bool, datum_ft) -> tuple[np.ndarray, float | None]:
         """Stages from the bottom and the datum, from stages or (``elevation=True``)
-        elevations."""
+        elevations.
+        """
         if not elevation:
             return StageStorage._check_stages(stage_ft), _datum(datum_ft)
         e = as_float_array(stage_ft, "elevation_ft")
@@ -154,7 +155,7 @@ class StageStorage:
     @classmethod
     def from_areas(cls, stage_ft: npt.ArrayLike, area_ft2: npt.ArrayLike, *,
                    method: str = "conic", name: str = "", elevation: bool = False,
-                   datum_ft: float | None = None) -> "StageStorage":
+                   datum_ft: float | None = None) -> StageStorage:
         r"""Stage-storage from a stage-area table (contour areas).
 
         Parameters
@@ -226,7 +227,7 @@ class StageStorage:
     @classmethod
     def from_volumes(cls, stage_ft: npt.ArrayLike, storage_ft3: npt.ArrayLike, *,
                      name: str = "", elevation: bool = False,
-                     datum_ft: float | None = None) -> "StageStorage":
+                     datum_ft: float | None = None) -> StageStorage:
         """Stage-storage from a stage-storage table (storage linear between points).
 
         Parameters
@@ -281,7 +282,7 @@ class StageStorage:
     @classmethod
     def basin(cls, bottom_length_ft: float, bottom_width_ft: float, depth_ft: float, *,
               side_slope_h_per_v: float = 0.0, porosity_frac: float = 1.0,
-              name: str = "", datum_ft: float | None = None) -> "StageStorage":
+              name: str = "", datum_ft: float | None = None) -> StageStorage:
         r"""Rectangular (vertical walls) or trapezoidal basin with equal side slopes.
 
         Parameters
@@ -344,7 +345,7 @@ class StageStorage:
                 stone_porosity_frac: float | None = None, stone_width_ft: float = 0.0,
                 stone_depth_below_ft: float = 0.0, wall_thickness_ft: float = 0.0,
                 count: int = 1, name: str = "",
-                datum_ft: float | None = None) -> "StageStorage":
+                datum_ft: float | None = None) -> StageStorage:
         r"""Cylindrical drywell / leaching pool with an optional stone envelope.
 
         Parameters
@@ -425,7 +426,7 @@ class StageStorage:
     leaching_pool = drywell
 
     # -- combination ----------------------------------------------------------------------
-    def raised(self, by_ft: float) -> "StageStorage":
+    def raised(self, by_ft: float) -> StageStorage:
         """The same storage with its bottom ``by_ft`` above the system's bottom (stage 0).
 
         Raises
@@ -468,7 +469,7 @@ class StageStorage:
         w_b = np.where(inside | above, wb, 0.0)
         return (s_a, s_b, np.where(inside, aa, 0.0), np.where(inside, ab, 0.0), w_a, w_b)
 
-    def __add__(self, other: "StageStorage") -> "StageStorage":
+    def __add__(self, other: StageStorage) -> StageStorage:
         if not isinstance(other, StageStorage):
             return NotImplemented
         h = np.unique(np.concatenate([self._h, other._h]))
@@ -493,7 +494,7 @@ class StageStorage:
             return self
         return NotImplemented
 
-    def __mul__(self, count) -> "StageStorage":
+    def __mul__(self, count) -> StageStorage:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             return NotImplemented
         k = int(count)
@@ -565,7 +566,8 @@ class StageStorage:
 
     def area_ft2(self, stage_ft: npt.ArrayLike):
         """Plan (water-surface) area at ``stage_ft`` in [0, top]; at a table breakpoint the
-        area just above it. [ft2]"""
+        area just above it. [ft2]
+        """
         h = self._check(stage_ft)
         return like(self._area_ext(h), stage_ft)
 
@@ -620,7 +622,7 @@ class StageStorage:
         """Elevation of a stage above the bottom (stage + ``bottom_elevation_ft``). [ft]"""
         return like(as_float_array(stage_ft, "stage_ft") + self.bottom_elevation_ft, stage_ft)
 
-    def with_datum(self, datum_ft: float | None) -> "StageStorage":
+    def with_datum(self, datum_ft: float | None) -> StageStorage:
         """The same storage with another bottom elevation (None: stage only)."""
         return StageStorage(self._h, self._s, self._alo, self._ahi, self._w, name=self.name,
                             method=self.method, _allow_flat=True, datum_ft=datum_ft)

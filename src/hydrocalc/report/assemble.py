@@ -33,7 +33,8 @@ def markdown_to_html(text: str) -> str:
 @functools.lru_cache(maxsize=1)
 def _markdown():
     """The Markdown renderer (made once per process; rendering keeps no state between
-    calls)."""
+    calls).
+    """
     import mistune
 
     return mistune.create_markdown(escape=True, plugins=["table", "strikethrough"])

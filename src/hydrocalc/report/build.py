@@ -104,7 +104,8 @@ def section_done(res) -> bool:
 
 def finish_section(res):
     """``res`` with the figures drawn in a :func:`figure_pool` in place (waits for them;
-    a drawing error is raised here)."""
+    a drawing error is raised here).
+    """
     from hydrocalc.report import sections as S
 
     pending = S.PENDING_FIGURES.pop(id(res), [])
@@ -172,7 +173,8 @@ def run_in_figure_pool(func, *args):
 def _exit_with_parent() -> bool:
     """Exit this figure worker as soon as the report run that forked it ends (even one
     killed by SIGKILL): a daemon thread waits on :func:`multiprocessing.parent_process`'s
-    ``sentinel``. Returns True when the watch was started."""
+    ``sentinel``. Returns True when the watch was started.
+    """
     parent = multiprocessing.parent_process()
     if parent is None or parent.sentinel is None:
         return False
@@ -188,7 +190,8 @@ def _exit_with_parent() -> bool:
 def _warm_worker() -> None:
     """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
     a pool worker before its first task arrives; the worker exits with the report run
-    (:func:`_exit_with_parent`)."""
+    (:func:`_exit_with_parent`).
+    """
     import gc
 
     _exit_with_parent()

@@ -107,13 +107,15 @@ class FigureQueue:
     def submit_task(self, func, *args):
         """A future of ``func(*args)`` run by the pool's worker (not a figure: it goes to
         the worker as soon as the figures already handed to it are drawn, and the caller
-        never takes it back). ``func`` must be a module-level function (it is pickled)."""
+        never takes it back). ``func`` must be a module-level function (it is pickled).
+        """
         return self.executor.submit(func, *args)
 
     def take_last(self):
         """The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
         has it; the caller draws it with :func:`_draw_in_worker` and sets the future's
-        result), or None."""
+        result), or None.
+        """
         with self._lock:
             return self._waiting.pop() if self._waiting else None
 
@@ -449,7 +451,8 @@ def routing_figure(name: str, title: str,
                    series: Sequence[tuple[str, np.ndarray, np.ndarray]], *, caption: str = "",
                    xlim=None) -> Figure:
     """Pond inflow and outflow: ``series`` alternates (inflow, outflow) per storm; one
-    colour per storm, inflow dashed and thin, outflow solid."""
+    colour per storm, inflow dashed and thin, outflow solid.
+    """
     fig, axes = new_figure(3.0)
     ax = axes[0, 0]
     for k in range(0, len(series), 2):
@@ -473,7 +476,8 @@ def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
                             caption: str = "") -> Figure:
     """Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
     :func:`hydrograph_comparison_figure`; two panels per row, each with its own axes.
-    ``window(series)`` may return x limits for a panel."""
+    ``window(series)`` may return x limits for a panel.
+    """
     if not panels:
         raise ValueError(f"figure {name!r} needs at least one panel; got none")
     n = len(panels)
@@ -565,7 +569,8 @@ def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str
                      ) -> dict:
     """What a routing-diagram panel draws: ``{"nodes": [(id, kind, x, y), ...],
     "arrows": [(from_id, to_id), ...]}`` (every node given, every link between two of them;
-    positions by :func:`network_layout`)."""
+    positions by :func:`network_layout`).
+    """
     pos = network_layout(nodes, edges)
     return {"nodes": [(n, k, *pos[n]) for n, k in nodes],
             "arrows": [(a, b) for a, b in edges if a in pos and b in pos]}

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from hydrocalc.report.assemble import markdown_to_html
 from hydrocalc.report.figures import Figure
 from hydrocalc.report.tables import Table, canonical_json, to_jsonable
 from hydrocalc.report.view import HTMLBlock, MarkdownBlock
-from hydrocalc.report.assemble import markdown_to_html
 
 __all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
 
@@ -104,7 +104,6 @@ class SectionResult:
 
     def body(self) -> HTMLBlock:
         """Sub-headings, notes, tables and figures in presentation order."""
-
         parts = []
         for n, (kind, value) in enumerate(self.blocks):
             if kind == "h3":
@@ -147,7 +146,8 @@ class SectionResult:
 
         ``document`` is this section's :meth:`to_dict` already passed through
         :func:`~hydrocalc.report.tables.canonical_json` and parsed back (a caller that needs
-        it too computes it once)."""
+        it too computes it once).
+        """
         out = pathlib.Path(out_dir)
         for sub in ("sections", "tables", "figures"):
             (out / sub).mkdir(parents=True, exist_ok=True)

@@ -433,7 +433,8 @@ def _rests_on(row: Mapping, items: Sequence[str]) -> list[str]:
 
 def _mark_unconfirmed(rows: list[dict], items: Sequence[str]) -> None:
     """Name, on every row that meets while resting on a value still to confirm, the values
-    it rests on."""
+    it rests on.
+    """
     for r in rows:
         # a row that meets is only as good as the values it rests on; a failing row fails
         # whatever they are
@@ -640,7 +641,8 @@ def summary_tables(summary: Mapping) -> list:
 
 def format_summary_text(summary: Mapping) -> str:
     """Plain-text summary for the console: the verdict line, then every failing item,
-    item not evaluated and waiver."""
+    item not evaluated and waiver.
+    """
     lines = [f"COMPLIANCE: {summary['verdict_text']}"]
     for f in summary.get("failures", []):
         lines.append(f"  - {f}")

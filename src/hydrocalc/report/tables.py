@@ -104,7 +104,8 @@ _LONG_TOKEN = re.compile(r"\S{18,}")
 
 def _breakable(text: str) -> str:
     """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens
-    (identifiers, URLs) so narrow table columns wrap instead of overflowing the page."""
+    (identifiers, URLs) so narrow table columns wrap instead of overflowing the page.
+    """
     out, pos = [], 0
     for m in _LONG_TOKEN.finditer(text):
         out.append(html.escape(text[pos:m.start()]))
@@ -220,7 +221,8 @@ class Table:
     # -- display ---------------------------------------------------------------------
     def _format_cell(self, col: str, value) -> tuple[str, bool]:
         """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`); a text cell
-        of a column with a display function (``display``) shows its words."""
+        of a column with a display function (``display``) shows its words.
+        """
         if col in self.display and isinstance(value, str):
             return str(self.display[col](value)), False
         return format_cell(value, self.decimals.get(col, default_decimals(col)))

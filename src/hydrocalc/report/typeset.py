@@ -37,10 +37,9 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 
-from hydrocalc.errors import ReportError
-from hydrocalc.errors import InputError
-from hydrocalc.report.tables import column_label
+from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
+from hydrocalc.report.tables import column_label
 
 __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
            "pdf_attachments_of"]
@@ -192,7 +191,8 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
              numeric: Sequence[bool]) -> list[int]:
     """Relative column widths from the content: a number column is as wide as its widest
     number (numbers never wrap), a text column as its longer texts (capped, they wrap);
-    neither narrower than the longest word of its header."""
+    neither narrower than the longest word of its header.
+    """
     out = []
     for j, label in enumerate(labels):
         head = max((len(w) for w in str(label).split()), default=1)
@@ -207,8 +207,8 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 
 def table_typst(table) -> str:
     """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
-    the table's reporting precision, header repeated on every page the table spans)."""
-
+    the table's reporting precision, header repeated on every page the table spans).
+    """
     cols = table.columns
     numeric = table._numeric_columns
     labels = [table.labels.get(c, column_label(c)) for c in cols]

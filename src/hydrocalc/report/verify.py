@@ -34,19 +34,20 @@ import pathlib
 import re
 import tempfile
 
+from hydrocalc import data
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.report import sections as S
+from hydrocalc.report import verify_artifacts as VA
 from hydrocalc.report.compare import (  # noqa: F401 (re-exported: public names of verify)
-    _Counter,
     _MISSING,
     _SKIP_SECTION_KEYS,
-    compare_values,
     DEFAULT_ATOL,
     DEFAULT_RTOL,
     Difference,
     Verification,
+    _Counter,
+    compare_values,
 )
-from hydrocalc import data
-from hydrocalc.report import sections as S, verify_artifacts as VA
 from hydrocalc.report.execute.staging import sha256_file
 from hydrocalc.report.typeset import pdf_attachments_of
 
@@ -208,8 +209,8 @@ def verify_report(report: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
 def verify_pdf(pdf: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
                atol: float = DEFAULT_ATOL) -> Verification:
     """Verify a report PDF on its own: extract its attachments (``results.json``,
-    ``inputs/...``) into an empty temporary folder, recompute from them alone, compare."""
-
+    ``inputs/...``) into an empty temporary folder, recompute from them alone, compare.
+    """
     pdf = pathlib.Path(pdf)
     attachments = pdf_attachments_of(pdf)
     if "results.json" not in attachments:

@@ -35,9 +35,9 @@ import pathlib
 import re
 from collections.abc import Mapping
 
-from hydrocalc.report.compare import _MISSING, Difference, compare_values
 from hydrocalc.errors import InputError
 from hydrocalc.report.assemble import markdown_to_html
+from hydrocalc.report.compare import _MISSING, Difference, compare_values
 from hydrocalc.report.execute.outputs import artifact_hashes
 from hydrocalc.report.typeset import pdf_attachments_of
 
@@ -374,7 +374,8 @@ def _check_pdf_text(path: pathlib.Path, fresh_sections) -> list[Difference]:
 def check_artifacts(base: pathlib.Path, reported: Mapping, fresh_sections: Mapping, *,
                     rtol: float, atol: float) -> list[Difference]:
     """Every human-readable file of a report folder against the re-computation (see the
-    module docstring); returns the differences."""
+    module docstring); returns the differences.
+    """
     out: list[Difference] = []
     formats = reported.get("parameters", {}).get("formats", [])
     for fmt, name in _OUTPUTS.items():

@@ -45,7 +45,7 @@ FLOW_WORDS = {"sheet": "Sheet flow", "shallow": "Shallow concentrated flow",
 
 @functools.lru_cache(maxsize=1)
 def _covers() -> dict[str, tuple[str, str, str]]:
-    """cover key -> (printed description, TR-55 table number, condition or "")."""
+    """Cover key -> (printed description, TR-55 table number, condition or "")."""
     t = curve_number_table()
     return {str(r.key): (str(r.description), str(r.location),
                          r.condition if isinstance(r.condition, str) else "")
@@ -116,7 +116,8 @@ def surface_label(key) -> str:
 
 def flow_label(kind) -> str:
     """A Tc segment type in TR-55 / HydroCAD words (``shallow`` -> "Shallow concentrated
-    flow"); unchanged when unknown."""
+    flow"); unchanged when unknown.
+    """
     return FLOW_WORDS.get(str(kind), str(kind))
 
 

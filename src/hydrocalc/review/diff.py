@@ -26,8 +26,8 @@ import math
 import pathlib
 import tomllib
 
-from hydrocalc.errors import InputError
 from hydrocalc.analysis import analyze
+from hydrocalc.errors import InputError
 from hydrocalc.review.rerun import load_submitted
 from hydrocalc.site import load_site
 

@@ -74,15 +74,15 @@ import textwrap
 
 import pandas as pd
 
-from hydrocalc.errors import InputError
 from hydrocalc.analysis import analyze
+from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import parabolic_peak
+from hydrocalc.report.tables import Table
+from hydrocalc.review.importers.hydrocad_audit import InputAudit, audit_submitted
 from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
+from hydrocalc.review.review_page import review_html
 from hydrocalc.site import load_site
 from hydrocalc.unit_hydrograph import MIN_TC_HR
-from hydrocalc.review.importers.hydrocad_audit import InputAudit, audit_submitted
-from hydrocalc.review.review_page import review_html
-from hydrocalc.report.tables import Table
 
 __all__ = [
     "COARSE_DT_MAX_PCT",
@@ -246,7 +246,8 @@ class Review:
     def to_html(self) -> str:
         """A self-contained HTML page of the review, styled as the report: verdict first,
         findings to paste into a comment letter, every compared value, then the input audit
-        (:func:`hydrocalc.review.review_page.review_html`)."""
+        (:func:`hydrocalc.review.review_page.review_html`).
+        """
         return review_html(self, tolerances=(
             f"Tolerances: peaks {PEAK_RTOL:.0%}; depths and volumes half a unit of the printed "
             f"precision; time of peak max(HydroCAD dt, {MIN_TIME_TOL_HR} h) + half a printed "
@@ -254,7 +255,8 @@ class Review:
 
     def _audit_html(self) -> str:
         """The input audit as a report table (node, item, printed, recomputed, reference,
-        one sentence) a reviewer can paste into a comment letter, and what was not checked."""
+        one sentence) a reviewer can paste into a comment letter, and what was not checked.
+        """
         e = html.escape
         a = self.input_audit
         frame = pd.DataFrame(

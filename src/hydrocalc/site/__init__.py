@@ -77,32 +77,6 @@ References
 
 from __future__ import annotations
 
-from hydrocalc.site.model import (  # noqa: F401 (re-exported)
-    AnalysisOptions,
-    Cover,
-    CriteriaSettings,
-    DesignPoint,
-    HSGS,
-    Pond,
-    Reach,
-    SCENARIOS,
-    Scenario,
-    Site,
-    Storms,
-    Subcatchment,
-    TcSegment,
-)
-from hydrocalc.site.problems import (  # noqa: F401 (re-exported)
-    key_lines,
-)
-from hydrocalc.site.files import (  # noqa: F401 (re-exported)
-    MAX_CSV_BYTES,
-    MAX_CSV_LINE_CHARS,
-    MAX_CSV_ROWS,
-    MAX_SITE_FILE_BYTES,
-    outside_paths_default,
-    read_site_file,
-)
 from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
     OUTLET_FIELDS,
     POSITIVE_OUTLET_KEYS,
@@ -113,16 +87,42 @@ from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
     device_level_ft,
     storage_top_ft,
 )
-from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
-    CONFIRMABLE_CRITERIA,
-    CONFIRMATION_ITEMS,
-    confirmation_items,
+from hydrocalc.site.files import (  # noqa: F401 (re-exported)
+    MAX_CSV_BYTES,
+    MAX_CSV_LINE_CHARS,
+    MAX_CSV_ROWS,
+    MAX_SITE_FILE_BYTES,
+    outside_paths_default,
+    read_site_file,
 )
 from hydrocalc.site.load import (  # noqa: F401 (re-exported)
     check_site,
     load_site,
     parse_site,
     site_problems,
+)
+from hydrocalc.site.model import (  # noqa: F401 (re-exported)
+    HSGS,
+    SCENARIOS,
+    AnalysisOptions,
+    Cover,
+    CriteriaSettings,
+    DesignPoint,
+    Pond,
+    Reach,
+    Scenario,
+    Site,
+    Storms,
+    Subcatchment,
+    TcSegment,
+)
+from hydrocalc.site.problems import (  # noqa: F401 (re-exported)
+    key_lines,
+)
+from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
+    CONFIRMABLE_CRITERIA,
+    CONFIRMATION_ITEMS,
+    confirmation_items,
 )
 
 __all__ = [

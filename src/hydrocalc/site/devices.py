@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc.errors import HydrocalcError, RangeWarning
-from hydrocalc.site.problems import _msg
 from hydrocalc.hydraulics import outlets, routing
 from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.site.problems import _msg
 
 #: Site-file keys of each outlet type: (required keys, in the order of the outlet class's
 #: positional arguments; {optional key: (lower bound, lower bound allowed)}).
@@ -42,7 +42,8 @@ POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "ra
 
 def device_level_ft(spec: Mapping) -> float:
     """The stage at which an outlet of the site file starts to pass flow: its ``invert_ft``,
-    ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0. [ft]"""
+    ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0. [ft]
+    """
     for k in ("invert_ft", "crest_ft", "inlet_invert_ft"):
         if k in spec:
             return float(spec[k])
@@ -77,7 +78,6 @@ _CULVERT_KEYS = ("type", "id", "shape", "inlet", "diameter_in", "span_ft", "rise
 
 def _parse_culvert(P, o: Mapping, path: str, index: int, *, default_id: str):
     """A culvert device table (``type = "culvert"``): (spec, Culvert) or None."""
-
     n0 = len(P.items)
     P.unknown_keys(o, _CULVERT_KEYS, path)
     spec: dict[str, Any] = {"type": "culvert"}
@@ -146,7 +146,8 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 def build_barrel(spec: Mapping):
     """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table
-    (``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``)."""
+    (``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``).
+    """
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 

@@ -17,19 +17,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
-from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
 from hydrocalc.criteria.ny_editions import design_manual_warnings, rrv_factor_problem
 from hydrocalc.criteria.state_permit import start_date_problem
 from hydrocalc.design_storms import storm_shape_warning
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.site import plausibility
+from hydrocalc.site import project as project_mod
+from hydrocalc.site import rational as rational_site
 from hydrocalc.site.files import (
     _ALLOW_OUTSIDE,
     _Ctx,
-    read_site_file,
     _register_input,
     _resolve,
     _where,
     outside_paths_default,
+    read_site_file,
 )
 from hydrocalc.site.model import SCENARIOS, Site
 from hydrocalc.site.problems import _Problems, key_lines
@@ -42,7 +44,7 @@ from hydrocalc.site.settings import (
     _parse_criteria,
     _parse_storms,
 )
-from hydrocalc.site import plausibility, project as project_mod, rational as rational_site
+from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
 
 # ----------------------------------------------------------------------------------------
 # entry points
@@ -239,8 +241,8 @@ site_problems.__doc__ = _site_problems.__doc__
 
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
     """``[rational]`` settings; required by (and only with) rational subcatchments, which
-    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers)."""
-
+    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
+    """
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
     if "rational" in doc and storms is not None:

@@ -15,13 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc.site import network
+from hydrocalc import display
 from hydrocalc._validate import fmt_value, number_problem, suggest
 from hydrocalc.design_storms.shape import depth_source_kind
 from hydrocalc.errors import InputError
-from hydrocalc.site.devices import device_level_ft
-from hydrocalc import display
 from hydrocalc.hydraulics.outlets import OutletStructure
+from hydrocalc.site import network
+from hydrocalc.site.devices import device_level_ft
 
 #: The two scenarios every site file has.
 SCENARIOS = ("pre", "post")
@@ -171,7 +171,8 @@ class Pond:
 
     def tailwater_level_ft(self, stage_ft):
         """A stage (array) above the pond bottom as a level in the file's frame (elevation
-        when the pond has ``bottom_elevation_ft``)."""
+        when the pond has ``bottom_elevation_ft``).
+        """
         return stage_ft + (self.bottom_elevation_ft or 0.0)
 
     def structure(self):
@@ -179,7 +180,6 @@ class Pond:
 
         Devices other than exfiltration discharge through ``barrel`` when one is given.
         """
-
         primary = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
                    if t != "exfiltration"]
         discarded = [d for d, t in zip(self.outlets, self.outlet_types, strict=True)
@@ -329,7 +329,8 @@ class Storms:
     @property
     def depth_source(self) -> str:
         """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``
-        (:func:`hydrocalc.design_storms.depth_source_kind`)."""
+        (:func:`hydrocalc.design_storms.depth_source_kind`).
+        """
         return depth_source_kind(self.source, illustrative=self.illustrative)
 
     @property

@@ -44,8 +44,8 @@ import re
 from collections.abc import Mapping
 
 from hydrocalc._validate import fmt_value, suggest
-from hydrocalc.units import FT2_PER_AC
 from hydrocalc.site.project import project_warnings
+from hydrocalc.units import FT2_PER_AC
 
 __all__ = [
     "CHECK_KEYS",

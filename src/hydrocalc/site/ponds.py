@@ -14,15 +14,15 @@ from hydrocalc.errors import HydrocalcError
 from hydrocalc.site.devices import (
     _BARREL_OPTIONAL,
     _BARREL_REQUIRED,
+    _STORAGE_TYPES,
     OUTLET_FIELDS,
     POSITIVE_OUTLET_KEYS,
-    _STORAGE_TYPES,
+    _parse_culvert,
     build_barrel,
     build_outlet,
     build_storage,
     combine_storage,
     device_level_ft,
-    _parse_culvert,
     storage_top_ft,
 )
 from hydrocalc.site.files import _Ctx, _two_column_csv
@@ -357,7 +357,8 @@ def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
     Such ponds form chains or trees (several may back into one pond) routed together with
     the pond they end in (see hydrocalc.hydraulics.routing.interconnected): every pond of the group in
     elevations and a single unit, no tailwater_ft on a backwater pond (the downstream
-    pond's level is its tailwater), at most a constant tailwater where the group ends."""
+    pond's level is its tailwater), at most a constant tailwater where the group ends.
+    """
     by_id = {p.id: p for p in ponds}
     for p in ponds:
         if not p.backwater:

@@ -46,18 +46,18 @@ from typing import Any
 
 import numpy as np
 
-from hydrocalc.errors import HydrocalcError, InputError
-from hydrocalc.site.files import _register_input, _site_path
-from hydrocalc.site.model import TcSegment
-from hydrocalc.site.problems import _msg, _short, _to
-from hydrocalc.site.subcatchments import _parse_segment, _segment_travel_times
 from hydrocalc import design_storms
+from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.rational import (
     composite_c,
     intensity_in_hr,
     rational_peak_cfs,
     runoff_coefficient_range,
 )
+from hydrocalc.site.files import _register_input, _site_path
+from hydrocalc.site.model import TcSegment
+from hydrocalc.site.problems import _msg, _short, _to
+from hydrocalc.site.subcatchments import _parse_segment, _segment_travel_times
 
 __all__ = ["RationalSettings", "RationalSubcatchment", "idf_intensity_in_hr",
            "rational_flows"]
@@ -366,8 +366,8 @@ def peak_window_end_hr(hyeto, duration_hr: float) -> float:
 def rational_flows(sub: RationalSubcatchment, settings: RationalSettings, storm_names,
                    hyetos, time_hr: np.ndarray) -> tuple[np.ndarray, list[dict]]:
     """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm
-    (C, i, A, Tc, Q and the sources of i and C); see the module docstring."""
-
+    (C, i, A, Tc, Q and the sources of i and C); see the module docstring.
+    """
     dt = float(time_hr[1] - time_hr[0])
     out = np.zeros((len(storm_names), time_hr.size))
     rows = []

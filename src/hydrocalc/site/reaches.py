@@ -12,10 +12,10 @@ from typing import Any
 
 from hydrocalc._validate import fmt_value
 from hydrocalc.errors import HydrocalcError
+from hydrocalc.hydraulics import conveyance as cv
 from hydrocalc.site.files import _Ctx, _two_column_csv
 from hydrocalc.site.model import Reach
 from hydrocalc.site.problems import _msg, _Problems, _short, _to
-from hydrocalc.hydraulics import conveyance as cv
 
 _REACH_KEYS = ("id", "to", "lag_hr", "description", "section", "diameter_in",
                "bottom_width_ft", "depth_ft", "side_slope_h_per_v", "station_ft",
@@ -32,7 +32,8 @@ _REACH_GEOMETRY_ALL = ("diameter_in", "bottom_width_ft", "depth_ft", "side_slope
 
 def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None:
     """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section`` with
-    ``length_ft``, ``slope_ftft`` (or both invert elevations) and Manning's ``n``."""
+    ``length_ft``, ``slope_ftft`` (or both invert elevations) and Manning's ``n``.
+    """
     k0 = len(P.items)
     P.unknown_keys(e, _REACH_KEYS, path)
     rid = P.text(e, "id", path, required=True)

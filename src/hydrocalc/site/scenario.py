@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc.site import network
 from hydrocalc._validate import suggest
+from hydrocalc.site import network
+from hydrocalc.site import rational as rational_site
 from hydrocalc.site.files import _Ctx
 from hydrocalc.site.model import _ID_RE, DesignPoint, Scenario
 from hydrocalc.site.ponds import _check_backwater, _parse_pond
 from hydrocalc.site.problems import _label, _Problems, _short
 from hydrocalc.site.reaches import _parse_reach
 from hydrocalc.site.subcatchments import _parse_subcatchment, _subcatchments_from_csv
-from hydrocalc.site import rational as rational_site
 
 # -- scenario -----------------------------------------------------------------------------
 

@@ -13,16 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
-from hydrocalc.errors import HydrocalcError
-from hydrocalc.site.files import _register_input, _site_path
-from hydrocalc.site.model import _STORM_RE, HSGS, AnalysisOptions, CriteriaSettings, Storms
-from hydrocalc.site.problems import _msg, _Problems
 from hydrocalc.construction.sediment import criteria_table
+from hydrocalc.criteria.ny import rrv_factor_sets
 from hydrocalc.criteria.ny_redevelopment import parse_redevelopment
 from hydrocalc.criteria.practices import parse_practices
 from hydrocalc.design_storms import load_depth_file
-from hydrocalc.criteria.ny import rrv_factor_sets
+from hydrocalc.errors import HydrocalcError
 from hydrocalc.rainfall import design_storm
+from hydrocalc.site.files import _register_input, _site_path
+from hydrocalc.site.model import _STORM_RE, HSGS, AnalysisOptions, CriteriaSettings, Storms
+from hydrocalc.site.problems import _msg, _Problems
 
 # ----------------------------------------------------------------------------------------
 # sections
@@ -39,7 +39,6 @@ def _load_storm_file(path: pathlib.Path) -> dict:
     Uses :func:`hydrocalc.design_storms.load_depth_file`; the 24-hour depths become the
     storms ``"<T>yr"``. The file's warning (e.g. illustrative depths) is kept for reports.
     """
-
     table = load_depth_file(path, warn=False)
     depths = table.storm_depths_in("24-hr")
     warnings = [f"{path.name}: {table.warning}"] if table.warning else []
@@ -306,14 +305,14 @@ def confirmation_items() -> tuple[str, ...]:
     >>> "criterion_rrv" in confirmation_items() and "storm_depths" in confirmation_items()
     True
     """
-
     return (CONFIRMATION_ITEMS + tuple(f"criterion_{c}" for c in CONFIRMABLE_CRITERIA)
             + tuple(f"trap_criteria_{k}" for k in criteria_table().index))
 
 
 def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[str]:
     """A warning for each ``[confirmations]`` key that names no item (a typo would otherwise
-    leave the item silently unconfirmed)."""
+    leave the item silently unconfirmed).
+    """
     if not confirmations:
         return []
     known = confirmation_items()
@@ -325,7 +324,8 @@ def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[st
 def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
     """``[confirmations]``: item key -> the source the preparer checked the value against
     (see ``docs/site_file.md``; the keys are those of the report's "Values to confirm
-    before submission" table)."""
+    before submission" table).
+    """
     if m is None:
         return {}
     if not isinstance(m, Mapping):

@@ -12,14 +12,17 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from hydrocalc import tc
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.errors import HydrocalcError, InputError
-from hydrocalc.runoff import IMPERVIOUS_CN  # CN 98, TR-55 Table 2-2a (all HSGs)
+from hydrocalc.runoff import (
+    IMPERVIOUS_CN,  # CN 98, TR-55 Table 2-2a (all HSGs)
+    curve_number,
+    impervious_composite_cn,
+)
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
 from hydrocalc.site.model import HSGS, Cover, Subcatchment, TcSegment
 from hydrocalc.site.problems import _msg, _Problems, _to
-from hydrocalc import tc
-from hydrocalc.runoff import curve_number, impervious_composite_cn
 
 # ----------------------------------------------------------------------------------------
 # dependency adapters (layer 1/2 modules of the other topics)

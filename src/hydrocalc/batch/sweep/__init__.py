@@ -84,25 +84,24 @@ from __future__ import annotations
 
 # Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
 from hydrocalc._validate import fmt_value, suggest  # noqa: F401 (re-exported)
-from hydrocalc.errors import HydrocalcError, InputError  # noqa: F401 (re-exported)
-
 from hydrocalc.batch.sweep.fields import (  # noqa: F401 (re-exported)
     OPS,
-    resolve_field,
     Target,
-)
-from hydrocalc.batch.sweep.overrides import (  # noqa: F401 (re-exported)
-    apply_overrides,
+    resolve_field,
 )
 from hydrocalc.batch.sweep.model import (  # noqa: F401 (re-exported)
     Sweep,
     Variation,
+)
+from hydrocalc.batch.sweep.overrides import (  # noqa: F401 (re-exported)
+    apply_overrides,
 )
 from hydrocalc.batch.sweep.parse import (  # noqa: F401 (re-exported)
     is_sweep_document,
     load_sweep,
     parse_sweep,
 )
+from hydrocalc.errors import HydrocalcError, InputError  # noqa: F401 (re-exported)
 
 __all__ = [
     "Variation",

@@ -13,9 +13,9 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 
+from hydrocalc import site as site_mod
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError
-from hydrocalc import site as site_mod
 
 #: Ways a varied value combines with the base value.
 OPS = ("set", "add", "scale")
@@ -175,7 +175,6 @@ def resolve_field(site, field: str) -> list[Target]:
         For a malformed path, an unknown node/device id (with suggestions) or a key that
         cannot be varied.
     """
-
     where = f"field {field!r}"
     toks = _tokens(field) if isinstance(field, str) else None
     if not toks:

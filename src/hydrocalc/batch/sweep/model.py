@@ -13,9 +13,9 @@ import math
 import pathlib
 from typing import Any
 
-from hydrocalc.errors import InputError
 from hydrocalc.batch.sweep.fields import Target
 from hydrocalc.batch.sweep.overrides import apply_overrides
+from hydrocalc.errors import InputError
 
 # ----------------------------------------------------------------------------------------
 # the sweep file
@@ -106,7 +106,8 @@ class Sweep:
     @functools.cached_property
     def _value_plan(self) -> tuple[tuple[str, int, tuple], ...]:
         """``(column, group position, values)`` giving :meth:`values` its entries in order:
-        a column's value comes from the last variation of that name in group order."""
+        a column's value comes from the last variation of that name in group order.
+        """
         source: dict[str, tuple[int, tuple]] = {}
         for g, (_, ix) in enumerate(self.groups):
             for j in ix:

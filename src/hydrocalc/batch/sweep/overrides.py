@@ -14,8 +14,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from hydrocalc import rainfall
+from hydrocalc import site as site_mod
 from hydrocalc._validate import fmt_value
-from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.batch.sweep.fields import (
     _ANALYSIS_ATTRS,
     _BARREL_ATTRS,
@@ -27,7 +28,7 @@ from hydrocalc.batch.sweep.fields import (
     _SUB_ATTRS,
     Target,
 )
-from hydrocalc import rainfall, site as site_mod
+from hydrocalc.errors import HydrocalcError, InputError
 
 #: Most rebuilt nodes a :class:`Sweep` keeps for its scenarios (see :func:`apply_overrides`).
 _NODE_CACHE_SIZE = 4096
@@ -114,7 +115,6 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
         ``<field> must be in <interval>; got <value> (<base> + <delta>)`` for a value outside
         the range the site loader accepts, or a device/storage that cannot be rebuilt.
     """
-
     nodes: dict[tuple[str, str], dict[str, Any]] = {}
     outlets: dict[tuple[str, str], list[dict]] = {}
     barrels: dict[tuple[str, str], dict] = {}
@@ -244,7 +244,8 @@ def _same_topology(base, new):
     """``new`` with the topology ``base`` has computed (``order``, ``upstream``) when its
     links are exactly the base's (the same node ids, in the same order, draining to the
     same nodes): a varied attribute seldom changes a link, and each scenario would otherwise
-    sort its network again. The values are the base's own objects (shared, never modified)."""
+    sort its network again. The values are the base's own objects (shared, never modified).
+    """
     edges = new.edges
     if list(edges.items()) != list(base.edges.items()):
         return new

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from hydrocalc._validate import suggest
-from hydrocalc.errors import InputError
 from hydrocalc.batch.sweep.fields import _FIELD_HELP, OPS, resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
+from hydrocalc.errors import InputError
 from hydrocalc.site import load_site
 
 _TOP_KEYS = ("base", "name", "description", "combine", "seed", "samples", "storms", "vary")
@@ -136,7 +136,6 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         Listing every problem, one per line (``sweep.toml: vary[1].field ...``); a base site
         with problems raises the site loader's error.
     """
-
     problems: list[str] = []
     if not isinstance(doc, Mapping):
         raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")

@@ -85,6 +85,11 @@ from hydrocalc.construction.sediment.basin import (  # noqa: F401 (re-exported)
     trapezoidal_basin_stage,
     trapezoidal_basin_volume,
 )
+from hydrocalc.construction.sediment.cleanout import (  # noqa: F401 (re-exported)
+    CleanoutSchedule,
+    cleanout_schedule,
+    plan_cleanout_schedules,
+)
 from hydrocalc.construction.sediment.musle import (  # noqa: F401 (re-exported)
     M3_PER_ACFT,
     M3_S_PER_CFS,
@@ -112,11 +117,6 @@ from hydrocalc.construction.sediment.traps import (  # noqa: F401 (re-exported)
     SedimentTrap,
     TrapCheck,
     plan_traps,
-)
-from hydrocalc.construction.sediment.cleanout import (  # noqa: F401 (re-exported)
-    CleanoutSchedule,
-    cleanout_schedule,
-    plan_cleanout_schedules,
 )
 
 __all__ = [

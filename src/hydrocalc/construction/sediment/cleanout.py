@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.construction.sediment.musle import musle_yield_tons, sediment_volume_ft3
 from hydrocalc.construction.sediment.traps import SedimentTrap, TrapCheck, plan_traps
 from hydrocalc.daily_rain import as_daily_series
+from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.peak import graphical_peak_discharge
 from hydrocalc.runoff import runoff_depth
 
@@ -142,7 +142,6 @@ def cleanout_schedule(
     and P are constant through the period; Ia/P outside the Table F-1 range uses the
     limiting value (TR-55) and is reported in ``warnings``.
     """
-
     trap.require_musle()
     chk = trap.check(cleanout_frac=cleanout_frac)
 

@@ -14,9 +14,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
+from hydrocalc.data import load_table
 from hydrocalc.errors import InputError, OutOfRangeError
 from hydrocalc.units import FT2_PER_AC
-from hydrocalc.data import load_table
 
 # ----------------------------------------------------------------------------------------
 # criteria table

@@ -22,9 +22,13 @@ from hydrocalc._validate import (
     number_problem,
     text_problem,
 )
-from hydrocalc.errors import InputError
 from hydrocalc.construction.sediment.musle import ls_factor
-from hydrocalc.construction.sediment.trap_criteria import SedimentCriteria, criteria, required_storage_ft3
+from hydrocalc.construction.sediment.trap_criteria import (
+    SedimentCriteria,
+    criteria,
+    required_storage_ft3,
+)
+from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.routing import StageStorage
 from hydrocalc.runoff import runoff_depth
 
@@ -121,7 +125,7 @@ class TrapCheck:
 
     @property
     def ok(self) -> bool | None:
-        """provided >= required (None without geometry)."""
+        """Provided >= required (None without geometry)."""
         if self.provided_ft3 is None:
             return None
         return self.provided_ft3 >= self.required_ft3 * (1 - 1e-12)
@@ -211,7 +215,6 @@ class SedimentTrap:
         uses ``StageStorage.from_areas(..., method="conic")`` (frustum formula between rows),
         with stages shifted so the first row is 0.
         """
-
         if self.geometry == "trapezoidal":
             return StageStorage.basin(self.bottom_length_ft, self.bottom_width_ft,
                                       self.depth_ft, side_slope_h_per_v=self.side_slope_h_per_v,

@@ -82,34 +82,34 @@ References
 
 from __future__ import annotations
 
+from hydrocalc.hydraulics.outlets.barrel import (  # noqa: F401 (re-exported)
+    Barrel,
+)
+from hydrocalc.hydraulics.outlets.culvert import Culvert  # noqa: F401 (re-exported)
 from hydrocalc.hydraulics.outlets.device import (  # noqa: F401 (re-exported)
     Device,
+)
+from hydrocalc.hydraulics.outlets.exfiltration import (  # noqa: F401 (re-exported)
+    Exfiltration,
 )
 from hydrocalc.hydraulics.outlets.orifices import (  # noqa: F401 (re-exported)
     CircularOrifice,
     RectangularOrifice,
+)
+from hydrocalc.hydraulics.outlets.rating import (  # noqa: F401 (re-exported)
+    rating_figure,
+    rating_table,
+)
+from hydrocalc.hydraulics.outlets.structure import (  # noqa: F401 (re-exported)
+    OutletStructure,
+    as_structure,
+    unique_names,
 )
 from hydrocalc.hydraulics.outlets.weirs import (  # noqa: F401 (re-exported)
     BroadCrestedWeir,
     RectangularWeir,
     Riser,
     VNotchWeir,
-)
-from hydrocalc.hydraulics.outlets.barrel import (  # noqa: F401 (re-exported)
-    Barrel,
-)
-from hydrocalc.hydraulics.outlets.exfiltration import (  # noqa: F401 (re-exported)
-    Exfiltration,
-)
-from hydrocalc.hydraulics.outlets.structure import (  # noqa: F401 (re-exported)
-    as_structure,
-    OutletStructure,
-    unique_names,
-)
-from hydrocalc.hydraulics.outlets.culvert import Culvert  # noqa: F401 (re-exported)
-from hydrocalc.hydraulics.outlets.rating import (  # noqa: F401 (re-exported)
-    rating_figure,
-    rating_table,
 )
 
 __all__ = [

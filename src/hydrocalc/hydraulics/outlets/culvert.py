@@ -96,12 +96,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import data
 from hydrocalc._validate import as_float_array, fmt_value, like, suggest
 from hydrocalc.errors import InputError, RangeWarning
 from hydrocalc.hydraulics.equations import MANNING_KU
 from hydrocalc.hydraulics.outlets.device import Device, _nonneg
 from hydrocalc.units import GRAVITY_FT_S2, IN_PER_FT
-from hydrocalc import data
 
 __all__ = [
     "SHAPES",
@@ -240,7 +240,8 @@ class _Barrel:
 
     def geometry(self, y):
         """Area, wetted perimeter, top width at depth y (full section at and above the
-        crown, top width 0 there). [ft2, ft, ft]"""
+        crown, top width 0 there). [ft2, ft, ft]
+        """
         d = self.rise_ft
         yc = np.clip(y, 0.0, d)
         if self.shape == "circular":
@@ -455,7 +456,8 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
 def _friction_slope(n: float, q, area, perim):
     """Friction slope S_f = (Q / K)^2 with the conveyance K = (1.49 / n) A R^(2/3)
     (Manning's equation with the TR-55 Eq. 3-4 constant).
-    [ft/ft]; infinite where the section is dry."""
+    [ft/ft]; infinite where the section is dry.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(perim > 0, area / np.where(perim > 0, perim, 1.0), 0.0)
         conv = MANNING_KU / n * area * r ** (2.0 / 3.0)
@@ -467,7 +469,8 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
     """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
     barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
     Returns the depth (pressure head above the invert once full) at the inlet, NaN where the
-    profile would fall to critical depth (no subcritical profile: supercritical barrel)."""
+    profile would fall to critical depth (no subcritical profile: supercritical barrel).
+    """
     # x measured upstream from the outlet; steps refined near the outlet (cubic spacing)
     xs = length * (np.linspace(0.0, 1.0, _GVF_STEPS + 1) ** 3)
     y = np.asarray(y_start, dtype=float).copy()
@@ -501,7 +504,8 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
 
 def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
     """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry``
-    (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]"""
+    (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]
+    """
     target = q * q / _G
     lo, hi = np.zeros_like(q), np.full_like(q, y_hi)
     for _ in range(60):
@@ -564,7 +568,8 @@ def _outlet_hw(bar: _Barrel, q: np.ndarray, *, length: float, slope: float, n: f
                ke: float, tw_depth: float | None) -> np.ndarray:
     """Outlet control headwater above the inlet invert for flows q (one barrel); tw_depth is
     the tailwater above the outlet invert (None: free). NaN where outlet control cannot
-    govern (supercritical barrel)."""
+    govern (supercritical barrel).
+    """
     d, a_full = bar.rise_ft, bar.area_ft2
     r_full = a_full / bar.perimeter_ft
     v = q / a_full
@@ -930,7 +935,7 @@ class Culvert(Device):
         return {"form": c["form"], "K": c["K"], "M": c["M"], "c": c["c"], "Y": c["Y"],
                 "Ks": c["Ks"], "chart": str(c["chart"]), "scale": str(c["scale"])}
 
-    def shifted(self, by_ft: float) -> "Culvert":
+    def shifted(self, by_ft: float) -> Culvert:
         import dataclasses
 
         with warnings.catch_warnings():   # an adverse barrel was announced once already
@@ -957,7 +962,8 @@ class Culvert(Device):
     def headwater_ft(self, flow_cfs, tailwater_ft=None):
         """Controlling headwater above the inlet invert at ``flow_cfs`` (all barrels), with
         an optional tailwater level in the device's frame. Returns the dict of
-        :func:`culvert_headwater_ft`."""
+        :func:`culvert_headwater_ft`.
+        """
         tw = None if tailwater_ft is None else float(tailwater_ft) - self.outlet_invert_ft
         kw = dict(shape=self.shape, inlet=self.inlet, length_ft=self.length_ft, n=self.n,
                   ke=self.ke, slope_ftft=self.slope_ftft, barrels=self.barrels,

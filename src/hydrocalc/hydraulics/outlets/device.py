@@ -12,10 +12,10 @@ import dataclasses
 import numpy as np
 import numpy.typing as npt
 
+from hydrocalc import display
 from hydrocalc._validate import as_float_array, fmt_value, like
 from hydrocalc.errors import InputError
 from hydrocalc.units import GRAVITY_FT_S2
-from hydrocalc import display
 
 _SQRT_2G = float(np.sqrt(2.0 * GRAVITY_FT_S2))
 
@@ -90,13 +90,15 @@ class Device:
 
     def _flow_tw(self, stage: np.ndarray, tw: np.ndarray) -> np.ndarray:
         """Discharge with a tailwater ``tw`` (stage frame); default: the free rating when the
-        tailwater is below the device, else a refusal (device without a submerged rule)."""
+        tailwater is below the device, else a refusal (device without a submerged rule).
+        """
         raise InputError(f"{type(self).__name__} '{self.name}' has no tailwater rule; got a "
                          "tailwater. Route it with a free outfall")
 
-    def shifted(self, by_ft: float) -> "Device":
+    def shifted(self, by_ft: float) -> Device:
         """A copy with every invert and crest moved by ``by_ft`` (e.g. from elevations to
-        stages above the pond bottom: ``by_ft = -bottom elevation``)."""
+        stages above the pond bottom: ``by_ft = -bottom elevation``).
+        """
         changes = {k: getattr(self, k) + by_ft for k in ("invert_ft", "crest_ft")
                    if hasattr(self, k)}
         return dataclasses.replace(self, **changes) if changes else self
@@ -111,24 +113,25 @@ class Device:
         """Stages where the rating changes form (inverts, crowns, crests). [ft]"""
         return (self.lowest_ft,)
 
-    def bind(self, stage_storage) -> "Device":
+    def bind(self, stage_storage) -> Device:
         """Return the device bound to a pond's stage-storage (only Exfiltration needs it)."""
         return self
 
-    def leaves(self) -> list["Device"]:
+    def leaves(self) -> list[Device]:
         """The elementary devices (itself for a simple device)."""
         return [self]
 
-    def _components(self, stage: np.ndarray) -> list[tuple["Device", np.ndarray]]:
+    def _components(self, stage: np.ndarray) -> list[tuple[Device, np.ndarray]]:
         """(device, flow) for every elementary device, after any series cap."""
         return [(self, self._flow(stage))]
 
     def _components_tw(self, stage: np.ndarray,
-                       tw: np.ndarray) -> list[tuple["Device", np.ndarray]]:
+                       tw: np.ndarray) -> list[tuple[Device, np.ndarray]]:
         """(device, flow) with a tailwater ``tw`` (stage frame). On a 2-D grid the rows
         (first axis) hold one tailwater each and every row the same stages; rows whose
         tailwater is at or below :attr:`free_below_ft` take the free rating,
-        which is then identical, so only the rows the tailwater reaches are evaluated."""
+        which is then identical, so only the rows the tailwater reaches are evaluated.
+        """
         free_below = self.free_below_ft
         if np.ndim(stage) == 2 and stage.shape[0] > 1:
             wet = tw[:, 0] > free_below

@@ -75,7 +75,7 @@ class Exfiltration(Device):
         """Exfiltration starts with water in the pond (stage 0). [ft]"""
         return 0.0
 
-    def bind(self, stage_storage) -> "Exfiltration":
+    def bind(self, stage_storage) -> Exfiltration:
         """Return a copy bound to ``stage_storage`` (its stage-area relation)."""
         return dataclasses.replace(self, stage_storage=stage_storage)
 

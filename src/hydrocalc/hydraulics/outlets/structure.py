@@ -94,11 +94,11 @@ class OutletStructure(Device):
             pts += list(self.barrel.breakpoints_ft)
         return tuple(pts)
 
-    def bind(self, stage_storage) -> "OutletStructure":
+    def bind(self, stage_storage) -> OutletStructure:
         return OutletStructure([d.bind(stage_storage) for d in self.devices],
                                barrel=self.barrel, name=self.name)
 
-    def shifted(self, by_ft: float) -> "OutletStructure":
+    def shifted(self, by_ft: float) -> OutletStructure:
         return OutletStructure([d.shifted(by_ft) for d in self.devices],
                                barrel=None if self.barrel is None else self.barrel.shifted(by_ft),
                                name=self.name)
@@ -106,7 +106,8 @@ class OutletStructure(Device):
     def _components_tw(self, stage, tw):
         """(device, flow) with a tailwater ``tw``. Devices feeding a barrel see the same
         tailwater (the box level is taken as the tailwater); series rule on magnitudes:
-        |Q| = min(|sum of devices|, |barrel|), both signed by the pond-tailwater difference."""
+        |Q| = min(|sum of devices|, |barrel|), both signed by the pond-tailwater difference.
+        """
         parts = [pair for d in self.devices for pair in d._components_tw(stage, tw)]
         if self.barrel is None:
             return parts

@@ -324,7 +324,8 @@ class Riser(Device):
 def _submerged_weir(dev, stage, tw, exponent):
     """Weir flow with a tailwater: the free equation at the higher level's head times
     Villemonte's factor [1 - (H2/H1)^n]^0.385 (Villemonte 1947; SWMM 5 ``weir_getInflow``),
-    negative (back into the pond) when the tailwater is the higher level."""
+    negative (back into the pond) when the tailwater is the higher level.
+    """
     h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
     sign = np.where(stage >= tw, 1.0, -1.0)
     return (sign * dev._flow(h1)

@@ -65,34 +65,17 @@ from __future__ import annotations
 import importlib
 import warnings
 
-# Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
-from hydrocalc.hydraulics.routing import kernel as _route_kernel  # noqa: F401 (re-exported)
 from hydrocalc._validate import as_float_array, check_choice, fmt_value  # noqa: F401
 from hydrocalc.errors import InputError, RangeWarning  # noqa: F401 (re-exported)
-from hydrocalc.hydrograph import Hydrograph  # noqa: F401 (re-exported)
 from hydrocalc.hydraulics.outlets import (  # noqa: F401 (re-exported)
     Device,
     OutletStructure,
     as_structure,
     unique_names,
 )
-from hydrocalc.hydraulics.stage_storage import (  # noqa: F401 (re-exported)
-    StageStorage,
-)
-from hydrocalc.units import S_PER_HR  # noqa: F401 (re-exported)
 
-from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
-    check_devices,
-    interp_ext,
-    OvertoppingWarning,
-    TABLE_POINTS,
-    to_stage_frame,
-)
-from hydrocalc.hydraulics.routing.reservoir import (  # noqa: F401 (re-exported)
-    route_reservoir,
-    RoutingResult,
-    tailwater_series,
-)
+# Names the single module imported stay reachable as its attributes (e.g. routing.S_PER_HR).
+from hydrocalc.hydraulics.routing import kernel as _route_kernel  # noqa: F401 (re-exported)
 from hydrocalc.hydraulics.routing.batch import (  # noqa: F401 (re-exported)
     BatchRoutingResult,
     route_reservoirs,
@@ -104,6 +87,23 @@ from hydrocalc.hydraulics.routing.kernel import (  # noqa: F401 (re-exported)
     resolve_engine,
     route_split,
 )
+from hydrocalc.hydraulics.routing.reservoir import (  # noqa: F401 (re-exported)
+    RoutingResult,
+    route_reservoir,
+    tailwater_series,
+)
+from hydrocalc.hydraulics.routing.table import (  # noqa: F401 (re-exported)
+    TABLE_POINTS,
+    OvertoppingWarning,
+    check_devices,
+    interp_ext,
+    to_stage_frame,
+)
+from hydrocalc.hydraulics.stage_storage import (  # noqa: F401 (re-exported)
+    StageStorage,
+)
+from hydrocalc.hydrograph import Hydrograph  # noqa: F401 (re-exported)
+from hydrocalc.units import S_PER_HR  # noqa: F401 (re-exported)
 
 __all__ = [
     "StageStorage",

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc._validate import as_float_array, check_choice, fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import Device, as_structure
+from hydrocalc.hydraulics.routing import kernel as _route_kernel
 from hydrocalc.hydraulics.routing.reservoir import RoutingResult, _result
 from hydrocalc.hydraulics.routing.table import (
     _BUCKETS,
@@ -514,7 +514,8 @@ def tailwater_stages_ft(tailwater_ft, stage_storages) -> list:
 
 def _locate(x, j, lo, hi, flat_si):
     """Interval j with flat_si[j] <= x < flat_si[j + 1], clipped to [lo, hi] (the pond's own
-    table), from a bucket guess: step up, and down for round-off, until exact."""
+    table), from a bucket guess: step up, and down for round-off, until exact.
+    """
     while True:
         up = (j < hi) & (flat_si[j + 1] <= x)
         if not up.any():

@@ -295,7 +295,8 @@ def _fused_arrays(tb, h0: float) -> dict:
     """The arrays :func:`route_split` derives from one table and initial stage ``h0``:
     dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the
     initial 2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's
-    interval slopes."""
+    interval slopes.
+    """
     import numpy as np
 
     key = (id(tb), h0)

@@ -22,19 +22,18 @@ import numpy as np
 
 from hydrocalc._validate import as_float_array, check_choice, fmt_value
 from hydrocalc.errors import InputError
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import as_structure
 from hydrocalc.hydraulics.routing.result import RoutingResult, _result
-from hydrocalc.hydraulics.routing.tailwater import route_with_tailwater_series
 from hydrocalc.hydraulics.routing.table import (
     TABLE_POINTS,
     _build_table,
     check_devices,
     to_stage_frame,
 )
+from hydrocalc.hydraulics.routing.tailwater import route_with_tailwater_series
 from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
-
 
 
 def _inflow_series(inflow, dt_hr, duration_hr):

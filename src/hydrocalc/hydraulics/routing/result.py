@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hydrocalc import display
 from hydrocalc._validate import check_choice, fmt_value
 from hydrocalc.errors import RangeWarning
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.routing.table import (
     OvertoppingWarning,
-    interp_ext,
     _stability,
     _Table,
+    interp_ext,
 )
+from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.units import S_PER_HR
-from hydrocalc import display
 
 __all__ = ["RoutingResult"]
 
@@ -125,7 +125,8 @@ class RoutingResult:
 
     def outflow_hydrograph(self, which: str = "total") -> Hydrograph:
         """The outflow as a Hydrograph: ``which`` = "total" (default), "primary" (to the
-        downstream system; use this to route on) or "discarded" (exfiltration)."""
+        downstream system; use this to route on) or "discarded" (exfiltration).
+        """
         check_choice(which, "which", ("total", "primary", "discarded"))
         q = {"total": self.outflow_cfs, "primary": self.primary_cfs,
              "discarded": self.discarded_cfs}[which]

@@ -60,7 +60,8 @@ class _Table:
     def bucket(self) -> np.ndarray:
         """Table interval at the lower edge of each of the ``_BUCKETS`` buckets of
         2S/dt + O normalized by its value at the top (route_reservoirs' interval guess);
-        kept with the table, which a batch worker reuses."""
+        kept with the table, which a batch worker reuses.
+        """
         sc = self.si[self.n_inside - 1]
         return np.clip(np.searchsorted(self.si / sc, np.arange(_BUCKETS) / _BUCKETS,
                                        side="left") - 1, 0, self.si.size - 2)
@@ -83,7 +84,8 @@ def _table_stages(ss: StageStorage, structure: OutletStructure, points: int) -> 
 
 def _components(structure: OutletStructure, h: np.ndarray, tailwater, flap_gate: bool):
     """(device, flow) at stages ``h`` with a free outfall (tailwater None) or a tailwater
-    (scalar or array broadcastable with ``h``, stage frame); a flap gate stops reverse flow."""
+    (scalar or array broadcastable with ``h``, stage frame); a flap gate stops reverse flow.
+    """
     if tailwater is None:
         return structure._components(h)
     hh, tw = np.broadcast_arrays(h, np.asarray(tailwater, dtype=float))

@@ -59,7 +59,12 @@ from hydrocalc._validate import fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import OutletStructure, unique_names
 from hydrocalc.hydraulics.routing.result import _result
-from hydrocalc.hydraulics.routing.table import _all_devices, _build_table, _components, _table_stages
+from hydrocalc.hydraulics.routing.table import (
+    _all_devices,
+    _build_table,
+    _components,
+    _table_stages,
+)
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
 
@@ -173,7 +178,8 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
 
 def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -> np.ndarray:
     """Tailwater levels of the grid (stage frame): the routing stages strictly between the
-    lowest and highest tailwater, both extremes and every device breakpoint in between."""
+    lowest and highest tailwater, both extremes and every device breakpoint in between.
+    """
     lo, hi = float(tw.min()), float(tw.max())
     bps = [p for d in _all_devices(structure) for p in (*d.breakpoints_ft, d.free_below_ft)]
     pts = np.concatenate([[lo, hi], h[(h > lo) & (h < hi)], [p for p in bps if lo < p < hi]])
@@ -303,7 +309,8 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
 
     def solve(x, mi, w, j):
         """Interval j and weight of ``x`` in the blended row (linear beyond the last
-        point, held at the first point below it) and the outflow there."""
+        point, held at the first point below it) and the outflow there.
+        """
         r0, r1 = rows[mi], rows[mi + 1]
         lo = r0[j] + w * (r1[j] - r0[j])
         hi = r0[j + 1] + w * (r1[j + 1] - r0[j + 1])

@@ -61,17 +61,16 @@ from __future__ import annotations
 
 # Names the single module imported stay reachable as its attributes.
 from hydrocalc.errors import InputError, ReportError  # noqa: F401 (re-exported)
-
 from hydrocalc.report.execute.interrupts import (  # noqa: F401 (re-exported)
     interrupt_on_terminate,
     terminate_as_interrupt,
 )
 from hydrocalc.report.execute.kernels import (  # noqa: F401 (re-exported)
-    close_thread_loop,
     ENGINE_NAME,
-    kernel_env,
     KERNEL_NAME,
     KernelPool,
+    close_thread_loop,
+    kernel_env,
 )
 from hydrocalc.report.execute.notebooks import (  # noqa: F401 (re-exported)
     check_notebook_parameters,
@@ -80,29 +79,29 @@ from hydrocalc.report.execute.notebooks import (  # noqa: F401 (re-exported)
     notebook_parameters,
     parameterize_safely,
 )
-from hydrocalc.report.execute.staging import (  # noqa: F401 (re-exported)
-    clean_stale_staging,
-    copy_inputs,
-    default_report_dir,
-    sha256_file,
-    STAGING_MARKER,
-)
 from hydrocalc.report.execute.outputs import (  # noqa: F401 (re-exported)
     ARTIFACT_GLOBS,
+    RESULTS_SCHEMA,
+    SHEET_NAME_MAX,
+    SHEET_SECTION_LABELS,
     artifact_hashes,
     dump_results,
     pdf_attachments,
     results_document,
-    RESULTS_SCHEMA,
     sheet_name,
-    SHEET_NAME_MAX,
-    SHEET_SECTION_LABELS,
 )
 from hydrocalc.report.execute.run import (  # noqa: F401 (re-exported)
     FORMATS,
-    plan_jobs,
     ReportRun,
+    plan_jobs,
     run_report,
+)
+from hydrocalc.report.execute.staging import (  # noqa: F401 (re-exported)
+    STAGING_MARKER,
+    clean_stale_staging,
+    copy_inputs,
+    default_report_dir,
+    sha256_file,
 )
 
 __all__ = [

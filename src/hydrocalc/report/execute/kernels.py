@@ -41,7 +41,8 @@ _RESET = "get_ipython().reset(new_session=True)"
 @functools.cache
 def _register_engine() -> None:
     """Register the pooled-kernel engine with papermill (``papermill_engines.register``,
-    papermill's public registry; once per process)."""
+    papermill's public registry; once per process).
+    """
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
     from papermill.utils import merge_kwargs, remove_args
@@ -116,7 +117,8 @@ def close_thread_loop() -> None:
 def kernel_env() -> dict:
     """The kernel's environment: this process's, with the folder holding the running
     hydrocalc package first on ``PYTHONPATH`` (so the kernel presents with the very code that
-    computed the sections, also when this process found it through a relative path)."""
+    computed the sections, also when this process found it through a relative path).
+    """
     import hydrocalc
 
     env = dict(os.environ)
@@ -231,7 +233,8 @@ class KernelPool:
 
     def client(self, km):
         """The connected client this pool keeps for kernel ``km`` (None for a fresh kernel,
-        or once the pool is closed): pass it to :func:`execute_notebook` with ``km``."""
+        or once the pool is closed): pass it to :func:`execute_notebook` with ``km``.
+        """
         with self._lock:
             return self._clients.get(id(km))
 
@@ -246,7 +249,8 @@ class KernelPool:
     def close_in_background(self) -> threading.Thread:
         """Stop the kernels in a thread (returned, started; join it before moving their
         working folder). Stopping waits for each kernel process to exit, about 0.1 s of
-        idle time that the caller can spend on its last files meanwhile."""
+        idle time that the caller can spend on its last files meanwhile.
+        """
         def stop() -> None:
             try:
                 self.close()

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from importlib.resources import files
 
 from hydrocalc.errors import ReportError
+from hydrocalc.report import sections as S
 from hydrocalc.report.execute.kernels import (
     _KERNEL_ARGS,
     ENGINE_NAME,
     KERNEL_NAME,
     _register_engine,
 )
-from hydrocalc.report import sections as S
 
 
 # --------------------------------------------------------------------------------------
@@ -167,8 +167,8 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
 def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir: str,
                         sections: Sequence[str]) -> dict:
     """The parameters a section notebook receives: ``site_file``, ``results_file``,
-    ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``)."""
-
+    ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``).
+    """
     params = S.section_parameters(key, site_file=site_file, out_dir=out_dir,
                                         sections=list(sections))
     out = {"site_file": params.pop("site_file"), "results_file": results_file}

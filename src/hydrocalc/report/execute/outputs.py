@@ -23,11 +23,11 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
-from hydrocalc.errors import ReportError
-from hydrocalc.report.execute.staging import sha256_file
 from hydrocalc import data
+from hydrocalc.errors import ReportError
 from hydrocalc.report import sections as S
 from hydrocalc.report.compare import DEFAULT_ATOL, DEFAULT_RTOL
+from hydrocalc.report.execute.staging import sha256_file
 from hydrocalc.report.reproducible import document_datetime, normalized_ooxml
 from hydrocalc.report.tables import canonical_json
 from hydrocalc.report.typeset import write_pdf
@@ -105,7 +105,8 @@ def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
 def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
                stages: dict, computed: Mapping):
     """Typeset report.pdf in a background thread (typst releases the GIL); returns a
-    future of the page count, or None when no PDF is wanted."""
+    future of the page count, or None when no PDF is wanted.
+    """
     if "pdf" not in fmts:
         return None
     from concurrent.futures import Future
@@ -196,7 +197,8 @@ def sheet_name(section: str, table: str, used: set[str]) -> str:
 
 def _shorten_words(name: str, limit: int) -> str:
     """``name`` shortened to ``limit`` characters by taking one letter at a time off its
-    longest word (words: runs between ``.``, ``_``, ``-`` and spaces)."""
+    longest word (words: runs between ``.``, ``_``, ``-`` and spaces).
+    """
     parts = re.split(r"([._\- ])", name)
     words = list(range(0, len(parts), 2))
     while sum(len(x) for x in parts) > limit:
@@ -302,7 +304,8 @@ def _workbook_bytes(results: dict) -> bytes:
 
 def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:
     """:func:`_write_workbook`, returning the seconds it took (module-level, so a report run
-    can hand it to its figure worker; see :func:`hydrocalc.report.build.run_in_figure_pool`)."""
+    can hand it to its figure worker; see :func:`hydrocalc.report.build.run_in_figure_pool`).
+    """
     t = time.perf_counter()
     _write_workbook(path, results)
     return time.perf_counter() - t

@@ -18,7 +18,10 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
+from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError, ReportError
+from hydrocalc.report import build
+from hydrocalc.report import sections as S
 from hydrocalc.report.execute.interrupts import interrupt_on_terminate
 from hydrocalc.report.execute.kernels import KernelPool, close_thread_loop
 from hydrocalc.report.execute.notebooks import (
@@ -46,8 +49,6 @@ from hydrocalc.report.execute.staging import (
     copy_inputs,
     default_report_dir,
 )
-from hydrocalc._validate import suggest
-from hydrocalc.report import build, sections as S
 from hydrocalc.report.reproducible import document_datetime
 
 FORMATS = ("html", "pdf", "xlsx")
@@ -92,8 +93,8 @@ def _resolve_formats(formats) -> tuple[str, ...]:
 def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
               results_file: str = "") -> list[dict]:
     """One job per section: notebook, parameters and output name (``results_file`` may
-    hold ``{key}``, replaced by the section key)."""
-
+    hold ``{key}``, replaced by the section key).
+    """
     jobs = []
     for n, key in enumerate(section_keys, start=1):
         spec = S.SECTIONS[key]
@@ -162,7 +163,6 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
     ReportError
         If a section fails (the previous report is left untouched).
     """
-
     t0 = time.perf_counter()
     started = _utc_now()
     doc_date = document_datetime()  # the date every deliverable carries (reproducible)
@@ -413,7 +413,8 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
 
     With ``next_ready`` (a callable returning the key of the next section ready to present,
     blocking until there is one) the notebooks run in the order their sections become
-    ready; otherwise in the order of ``job_list``."""
+    ready; otherwise in the order of ``job_list``.
+    """
     from tqdm.auto import tqdm
 
     failed_dir = target.parent / f".{target.name}.failed"

@@ -45,7 +45,8 @@ def copy_inputs(site, site_path: pathlib.Path, inputs_dir: pathlib.Path
     """Copy the site file and every input it reads under ``inputs_dir``, keeping their
     relative layout (relative to the site file's folder, or to the common folder of all
     inputs when one lies outside it). Returns (site file relative to the staging folder,
-    {path relative to ``inputs/``: sha256})."""
+    {path relative to ``inputs/``: sha256}).
+    """
     base = site_path.parent
     declared = dict(getattr(site, "input_files", {}) or {})
     paths = {site_path.resolve()}
@@ -95,7 +96,7 @@ def _keep_failed(staging: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
 
 
 def _utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
 # --------------------------------------------------------------------------------------

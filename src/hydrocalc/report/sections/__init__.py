@@ -60,30 +60,19 @@ from hydrocalc.errors import InputError  # noqa: F401 (re-exported)
 from hydrocalc.report import figures as F  # noqa: F401 (re-exported)
 from hydrocalc.report.figures import Figure  # noqa: F401 (re-exported)
 from hydrocalc.report.result import SectionResult  # noqa: F401 (re-exported)
-from hydrocalc.report.tables import Table, column_unit, md_escape  # noqa: F401 (re-exported)
-
-from hydrocalc.report.sections.registry import (  # noqa: F401 (re-exported)
-    ALIASES,
-    resolve_sections,
-    SECTIONS,
-    SectionSpec,
+from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
+    PENDING_FIGURES,
+    distribution_label,
+    echo_table,
+    warning_sections,
 )
 from hydrocalc.report.sections.computation import (  # noqa: F401 (re-exported)
-    analysis_dict,
     Context,
+    analysis_dict,
     context,
     dedupe,
     project_facts_dict,
     summary_dict,
-)
-from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
-    distribution_label,
-    echo_table,
-    PENDING_FIGURES,
-    warning_sections,
-)
-from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
-    values_to_confirm,
 )
 from hydrocalc.report.sections.hydrology_section import (  # noqa: F401 (re-exported)
     area_listing,
@@ -93,29 +82,39 @@ from hydrocalc.report.sections.hydrology_section import (  # noqa: F401 (re-expo
     tc_segment_table,
     tc_used_table,
 )
+from hydrocalc.report.sections.methods_section import (  # noqa: F401 (re-exported)
+    tables_used,
+)
 from hydrocalc.report.sections.ponds_section import (  # noqa: F401 (re-exported)
     device_table,
     pond_summary,
 )
-from hydrocalc.report.sections.methods_section import (  # noqa: F401 (re-exported)
-    tables_used,
+from hydrocalc.report.sections.project_section import (  # noqa: F401 (re-exported)
+    values_to_confirm,
+)
+from hydrocalc.report.sections.registry import (  # noqa: F401 (re-exported)
+    ALIASES,
+    SECTIONS,
+    SectionSpec,
+    resolve_sections,
 )
 from hydrocalc.report.sections.run import (  # noqa: F401 (re-exported)
     all_warnings,
     build_section,
     comparison,
     cover_meta,
-    section_parameters,
     design_storms,
     hydrology,
     inspections,
     methods_references,
     ponds,
     project_summary,
+    section_parameters,
     sediment_traps,
     sizing_criteria,
     validate_site,
 )
+from hydrocalc.report.tables import Table, column_unit, md_escape  # noqa: F401 (re-exported)
 
 __all__ = [
     "SECTIONS",

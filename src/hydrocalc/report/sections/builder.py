@@ -110,7 +110,8 @@ def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
                exclude: Sequence[str] = ()) -> Table:
     """The inputs under ``paths`` of the site file exactly as entered: ``input`` (the key in
     words, :func:`hydrocalc.report.wording.field_label`), ``value_as_entered``, ``unit`` and
-    ``site_file_key`` (the dotted path)."""
+    ``site_file_key`` (the dotted path).
+    """
     rows: list = []
     for path in paths:
         node: Any = raw

@@ -19,10 +19,10 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from hydrocalc.errors import InputError
 from hydrocalc.analysis import analyze
 from hydrocalc.construction import sediment as sed
 from hydrocalc.criteria.regulations import assess, load_profile
+from hydrocalc.errors import InputError
 from hydrocalc.report.summary import compliance_summary
 from hydrocalc.report.tables import to_jsonable
 from hydrocalc.site import load_site
@@ -74,20 +74,19 @@ class Context:
     @property
     def results(self):
         """:func:`hydrocalc.analysis.analyze` of the site."""
-
         return self._cached("analysis", analyze, self.site)
 
     @property
     def assessment(self):
         """:func:`hydrocalc.criteria.regulations.assess` of the project under its municipality's law."""
-
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
 
     @property
     def trap_checks(self) -> list:
         """:meth:`hydrocalc.construction.sediment.SedimentTrap.check` of every trap of the construction
-        plan (cleanout fraction from the municipality's law, else one half)."""
+        plan (cleanout fraction from the municipality's law, else one half).
+        """
         if "trap_checks" not in self._cache:
 
             plan = self.site.construction
@@ -144,7 +143,8 @@ def context(site_file: str | os.PathLike) -> Context:
 
 def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
     """Every number of :func:`hydrocalc.analysis.analyze` (no hydrograph ordinates) as JSON
-    values, for results.json; ``site_file`` relative to ``base`` when given."""
+    values, for results.json; ``site_file`` relative to ``base`` when given.
+    """
     import json
 
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
@@ -153,14 +153,14 @@ def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None =
 
 def summary_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
     """The compliance summary (:func:`hydrocalc.report.summary.compliance_summary`) of a
-    site file, for results.json; ``site_file`` relative to ``base`` when given."""
+    site file, for results.json; ``site_file`` relative to ``base`` when given.
+    """
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
     return context(path).summary
 
 
 def project_facts_dict(site) -> dict:
     """The project facts as a JSON-ready dict (for results.json)."""
-
     project = site.project
     facts = project.to_dict() if hasattr(project, "to_dict") else dict(vars(project))
     return to_jsonable(facts)

@@ -11,21 +11,21 @@ import pathlib
 
 import pandas as pd
 
+from hydrocalc.construction import inspections as insp
+from hydrocalc.construction import sediment as sed
+from hydrocalc.criteria.regulations import load_profile
+from hydrocalc.daily_rain import rainfall_for_plan
 from hydrocalc.errors import InputError
+from hydrocalc.rainfall import tr55_rainfall_type
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, _when
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc.construction import inspections as insp, sediment as sed
-from hydrocalc.criteria.regulations import load_profile
-from hydrocalc.daily_rain import rainfall_for_plan
-from hydrocalc.rainfall import tr55_rainfall_type
 
 
 # -- construction: sediment traps and inspections ----------------------------------------
 def _construction(ctx: Context):
     """(plan, profile, rainfall record or None) of the site's [construction] table."""
-
     plan = ctx.site.construction
     profile = load_profile(ctx.site.project.municipality)
     rain = None

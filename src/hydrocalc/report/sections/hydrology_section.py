@@ -22,9 +22,9 @@ from hydrocalc.report.sections.builder import (
 )
 from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.tables import Table, md_escape
+from hydrocalc.report.wording import cover_label, flow_label, surface_label
 from hydrocalc.tc import sheet_flow_n
 from hydrocalc.unit_hydrograph import MIN_TC_HR
-from hydrocalc.report.wording import cover_label, flow_label, surface_label
 
 
 def _scenario_frame(frame: pd.DataFrame, scenario: str) -> pd.DataFrame:
@@ -93,7 +93,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
     (sheet flow); ``velocity_fps`` = length / travel time; ``capacity_cfs`` = V a for a
     channel segment (Manning, TR-55 Eq. 3-4), empty otherwise.
     """
-
     out = segs.copy()
     n_used = []
     for row in out.itertuples(index=False):
@@ -115,7 +114,6 @@ def tc_segment_table(segs: pd.DataFrame) -> pd.DataFrame:
 
 def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
     """Per subcatchment: Tc computed and Tc used by the unit hydrograph, in minutes."""
-
     tc_hr = subs["tc_hr"].astype(float)
     return pd.DataFrame({"subcatchment": subs["subcatchment"],
                          "tc_method": subs["tc_method"],
@@ -125,7 +123,8 @@ def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
 
 def conveyance_input_table(sc) -> pd.DataFrame:
     """One row per routed pipe/channel reach of a scenario: section, size, length, slope,
-    Manning's n and full-flow capacity (empty without such reaches)."""
+    Manning's n and full-flow capacity (empty without such reaches).
+    """
     rows = []
     for rch in sc.reaches:
         if rch.conveyance is None:
@@ -154,7 +153,8 @@ def conveyance_input_table(sc) -> pd.DataFrame:
 
 def conveyance_result_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Reach results per storm (from :attr:`SiteResults.conveyance` of one scenario): peak
-    inflow and outflow, maximum depth and velocity, capacity and surcharge ("yes"/"no")."""
+    inflow and outflow, maximum depth and velocity, capacity and surcharge ("yes"/"no").
+    """
     out = frame[["reach", "storm", "peak_inflow_cfs", "peak_outflow_cfs",
                  "time_of_peak_outflow_hr", "max_depth_ft", "max_velocity_fps",
                  "full_flow_capacity_cfs", "surcharged"]].copy()
@@ -174,7 +174,8 @@ def _rational_sentence(sc) -> str:
 
 def rational_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Rational-method rows (from :attr:`SiteResults.rational` of one scenario): C, i, A,
-    Tc, Q and the sources of i and C."""
+    Tc, Q and the sources of i and C.
+    """
     return frame[["subcatchment", "storm", "c", "intensity_in_hr", "area_ac", "tc_hr",
                   "peak_cfs", "intensity_source", "c_source"]].reset_index(drop=True)
 

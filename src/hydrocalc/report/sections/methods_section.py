@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from hydrocalc import data, rainfall, runoff
 from hydrocalc.criteria.ny_editions import (
     applied_edition,
     design_manual_edition,
@@ -18,7 +19,6 @@ from hydrocalc.criteria.ny_editions import (
 from hydrocalc.report.sections.builder import _Builder, distribution_label
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc import data, rainfall, runoff
 
 _REFERENCES_SMDM = ("NYSDEC (2015). New York State Stormwater Management Design Manual, "
                     "Chapter 4: Unified Stormwater Sizing Criteria.")
@@ -46,7 +46,8 @@ _REFERENCES = (
 
 def _design_manual_row(site) -> tuple[str, str, str]:
     """The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
-    manual, the justification the site file gives)."""
+    manual, the justification the site file gives).
+    """
     stated = getattr(site.project, "design_manual", None)
     method = design_manual_label(stated)
     if stated is not None:
@@ -72,7 +73,8 @@ def _uses_conveyance(site) -> bool:
 
 def _conveyance_methods(site) -> list[tuple[str, str, str]]:
     """Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
-    the site has them."""
+    the site has them.
+    """
     rows = []
     if any(sc.rational for sc in site.scenarios.values()):
         rows.append(("Rational method", "Q = C i A for the subcatchments marked rational; "
@@ -119,7 +121,6 @@ def tables_used(ctx: Context) -> list[str]:
     criteria are evaluated, the sediment-trap criteria and MUSLE factor tables when traps
     are checked, and the municipality's profile.
     """
-
     site, r = ctx.site, ctx.results
     used: list[str] = []
     covers = r.covers

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from hydrocalc.analysis.overtopping import overtopping_rows
+from hydrocalc.hydraulics.outlets import rating_table
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import (
     _SCENARIO_TITLE,
@@ -24,7 +25,6 @@ from hydrocalc.report.sections.builder import (
     _fmt,
 )
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc.hydraulics.outlets import rating_table
 
 
 # -- ponds -------------------------------------------------------------------------------

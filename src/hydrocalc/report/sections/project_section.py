@@ -13,9 +13,8 @@ import pandas as pd
 from hydrocalc.report.sections.builder import _Builder, _fmt
 from hydrocalc.report.sections.computation import Context
 from hydrocalc.report.sections.registry import SECTIONS
-from hydrocalc.report.summary import confirmation_rows
+from hydrocalc.report.summary import confirmation_rows, summary_tables
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc.report.summary import summary_tables
 from hydrocalc.site import confirmation_items
 
 
@@ -140,7 +139,8 @@ def _build_project(b: _Builder) -> None:
 def values_to_confirm(ctx: Context) -> pd.DataFrame:
     """Every value the preparer must confirm before submission, once each
     (:func:`hydrocalc.report.summary.confirmation_rows` of the context's site, as a frame
-    with columns ``item, value, used_for, basis, source_entered, status``)."""
+    with columns ``item, value, used_for, basis, source_entered, status``).
+    """
     rows = confirmation_rows(ctx.site, ctx.results, ctx.assessment, ctx.trap_checks)
     return pd.DataFrame(rows, columns=["item", "value", "used_for", "basis",
                                        "source_entered", "status"])

@@ -13,8 +13,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hydrocalc.errors import InputError
 from hydrocalc._validate import suggest
+from hydrocalc.errors import InputError
 
 
 # ======================================================================================

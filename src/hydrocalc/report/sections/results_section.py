@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from hydrocalc.criteria import ny
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import (
     _SCENARIO_TITLE,
@@ -24,7 +25,6 @@ from hydrocalc.report.sections.builder import (
 )
 from hydrocalc.report.summary import status_text
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc.criteria import ny
 
 
 # -- pre/post comparison -----------------------------------------------------------------

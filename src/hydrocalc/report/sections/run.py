@@ -17,15 +17,17 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
+from hydrocalc._validate import suggest
+from hydrocalc.criteria.regulations import load_profile
 from hydrocalc.errors import InputError
 from hydrocalc.report.result import SectionResult
 from hydrocalc.report.sections.builder import _Builder
 from hydrocalc.report.sections.computation import (
     Context,
     _about_the_computation,
-    dedupe,
     _warning_text,
     context,
+    dedupe,
 )
 from hydrocalc.report.sections.construction_section import _build_inspections, _build_sediment
 from hydrocalc.report.sections.hydrology_section import _build_hydrology
@@ -36,9 +38,7 @@ from hydrocalc.report.sections.registry import SECTIONS
 from hydrocalc.report.sections.results_section import _build_comparison, _build_criteria
 from hydrocalc.report.sections.storms_section import _build_storms
 from hydrocalc.report.sections.warnings_section import _build_warnings
-from hydrocalc._validate import suggest
 from hydrocalc.report.summary import summary_tables
-from hydrocalc.criteria.regulations import load_profile
 
 
 def validate_site(site_file: str | os.PathLike, sections: Sequence[str] | None = None):

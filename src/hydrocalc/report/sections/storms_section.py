@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from hydrocalc.design_storms import matching_distributions, storm_shape_warning
+from hydrocalc.rainfall import design_storm, max_window_fraction
 from hydrocalc.report import figures as F
 from hydrocalc.report.sections.builder import _Builder, _fmt, distribution_label
 from hydrocalc.report.tables import Table, md_escape
-from hydrocalc.rainfall import design_storm, max_window_fraction
 
 #: How the storms table names each depth source (:data:`hydrocalc.design_storms.DEPTH_SOURCES`).
 _SOURCE_LABELS = {"noaa_atlas_14": "NOAA Atlas 14", "nrcc": "NRCC",

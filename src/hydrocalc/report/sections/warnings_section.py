@@ -23,8 +23,8 @@ def _build_warnings(b: _Builder, sections: Sequence[str],
     (the section builder of :mod:`~hydrocalc.report.sections.run`, passed in so that the
     imports run one way); a section in ``computed`` (already built from the same context,
     e.g. by a report run) is reused when drawing its figures raised no warning, since its
-    warnings are then the same."""
-
+    warnings are then the same.
+    """
     keys = [k for k in (sections or list(SECTIONS)) if k != "warnings" and k in SECTIONS]
     where: dict[str, list[str]] = {}
     for note in b.ctx.site.notes:

@@ -521,7 +521,8 @@ def _audit_area_listing(audit: InputAudit, listings: dict) -> None:
 
 def _audit_covers(audit: InputAudit, nid: str, tables: list) -> None:
     """Each distinct printed cover row and weighted CN of a node's area tables (one table is
-    printed per storm: a value differing in one copy is checked in that copy)."""
+    printed per storm: a value differing in one copy is checked in that copy).
+    """
     seen: set = set()
     for table in tables:
         for c in table["covers"]:

@@ -53,9 +53,9 @@ import shutil
 import tempfile
 
 from hydrocalc.errors import InputError
-from hydrocalc.review.importers.hydrocad import HydroCADReport, read_report
 from hydrocalc.hydraulics import outlets
 from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.review.importers.hydrocad import HydroCADReport, read_report
 from hydrocalc.review.importers.hydrocad_audit import audit_submitted
 from hydrocalc.site import load_site
 
@@ -97,7 +97,8 @@ class ImportResult:
     def message(self) -> str:
         """One summary line, one line per node not imported, per pond whose conversion is
         not exact (``note:``) and per device checked at HydroCAD's printed head (``check:``,
-        :func:`device_check`)."""
+        :func:`device_check`).
+        """
         nodes = self.submitted["nodes"]
         n_imp = sum(1 for n in nodes.values() if n["imported"])
         head = (f"imported {n_imp} of {len(nodes)} node(s), "
@@ -406,7 +407,6 @@ def _culvert(desc: str) -> tuple[dict | None, str | None]:
     Returns the culvert fields (``inlet_invert_ft``/``outlet_invert_ft`` are elevations here)
     with ``_differences``: what HydroCAD computes differently (recorded in the import).
     """
-
     m = _CULVERT_RE.match(desc)
     if not m:
         if "Culvert" in desc:
@@ -568,7 +568,6 @@ def device_check(node: dict) -> list[dict]:
         ``storm``, ``device``, ``hw_elev_ft``, ``printed_cfs`` (as printed), ``decimals``,
         ``hydrocalc_cfs``, ``difference_pct`` (None when the printed flow is 0).
     """
-
     devices = {d["device"]: d for d in node.get("devices", [])}
     out = []
     for om in node.get("outflow_max", []):

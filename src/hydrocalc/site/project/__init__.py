@@ -44,6 +44,17 @@ References
 
 from __future__ import annotations
 
+from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
+    INSPECTION_CLOCKS,
+    RAINFALL_TYPES,
+    STORM_EVENT_READINGS,
+    ConstructionPlan,
+    Milestone,
+    TrapPlan,
+    construction_problems,
+    parse_construction,
+    trap_problems,
+)
 from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
     MAX_PROJECT_AREA_AC,
     MUNICIPALITIES,
@@ -52,17 +63,6 @@ from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
     parse_project,
     project_problems,
     project_warnings,
-)
-from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
-    ConstructionPlan,
-    INSPECTION_CLOCKS,
-    Milestone,
-    RAINFALL_TYPES,
-    STORM_EVENT_READINGS,
-    TrapPlan,
-    construction_problems,
-    parse_construction,
-    trap_problems,
 )
 
 __all__ = [

@@ -11,9 +11,8 @@ import datetime as _dt
 from collections.abc import Mapping
 
 from hydrocalc._validate import number_problem, suggest, text_problem
-from hydrocalc.errors import InputError
 from hydrocalc.criteria.profiles import load_profile
-
+from hydrocalc.errors import InputError
 
 # ----------------------------------------------------------------------------------------
 # parsing helpers (every check appends to ``problems`` and returns a usable value or None)
