@@ -394,6 +394,215 @@ def _read_limited(path: pathlib.Path, name: str) -> bytes:
     return raw
 
 
+def _rain_header(reader, name: str, units: str) -> tuple:
+    """Header of a rainfall CSV: (header, format, units, column indices by role)."""
+    header = None
+    for row in reader:
+        if any(c.strip() for c in row):
+            header = [c.strip() for c in row]
+            header_line = reader.line_num
+            break
+    if header is None:
+        raise InputError(f"rainfall file {name} must contain a header and data rows; got an "
+                         "empty file")
+    upper = [h.upper() for h in header]
+    fmt = "cdo_daily_summaries"
+    if "DATE" in upper and "PRCP" in upper:
+        i_date, i_prcp = upper.index("DATE"), upper.index("PRCP")
+        if "PRCP_ATTRIBUTES" in upper:
+            fmt = "ghcnd_custom_csv"
+        file_units = units
+    elif "DATE" in upper and ("PRECIP_IN" in upper or "PRECIP_MM" in upper):
+        fmt = "simple"
+        i_date = upper.index("DATE")
+        i_prcp = upper.index("PRECIP_IN") if "PRECIP_IN" in upper else upper.index("PRECIP_MM")
+        file_units = "in" if upper[i_prcp] == "PRECIP_IN" else "mm"
+    else:
+        raise InputError(
+            f"rainfall file {name} line {header_line}: header must have DATE and PRCP columns "
+            f"(NOAA CDO Daily Summaries / GHCN-Daily CSV) or date and precip_in; got "
+            f"{_printable(', '.join(header[:8]))}{', ...' if len(header) > 8 else ''}"
+        )
+    cols = {
+        "date": i_date,
+        "prcp": i_prcp,
+        "attr": upper.index("PRCP_ATTRIBUTES") if "PRCP_ATTRIBUTES" in upper else None,
+        "station": upper.index("STATION") if "STATION" in upper else None,
+        "name": upper.index("NAME") if "NAME" in upper else None,
+    }
+    return header, fmt, file_units, cols
+
+
+def _rain_rows(reader, header: list, cols: dict, name: str) -> list:
+    """Data rows as (line, station, name, date, raw_value, attributes); blank lines skipped."""
+    i_date, i_prcp, i_attr = cols["date"], cols["prcp"], cols["attr"]
+    i_station, i_name = cols["station"], cols["name"]
+    rows = []  # (line, station, name, date, raw_value, attributes)
+    for row in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(
+                f"rainfall file {name} line {line}: row must have {len(header)} fields like the "
+                f"header; got {len(row)}. Check for a stray comma or a truncated line."
+            )
+        rows.append((
+            line,
+            row[i_station].strip() if i_station is not None else "",
+            row[i_name].strip() if i_name is not None else "",
+            row[i_date].strip(),
+            row[i_prcp].strip(),
+            row[i_attr] if i_attr is not None else "",
+        ))
+    if not rows:
+        raise InputError(f"rainfall file {name} must contain data rows; got only the header")
+    return rows
+
+
+def _one_station(rows: list, station: str | None, name: str) -> list:
+    """The rows of the chosen station; an error when several are present and none chosen."""
+    stations: dict[str, int] = {}
+    for r in rows:
+        stations[r[1]] = stations.get(r[1], 0) + 1
+    if station is not None:
+        if station not in stations:
+            raise InputError(
+                f"station must be a STATION id in {name}; got {station!r}"
+                f"{suggest(station, stations)} Stations: {', '.join(stations)}"
+            )
+        rows = [r for r in rows if r[1] == station]
+    elif len(stations) > 1:
+        listing = ", ".join(f"{s} ({n} rows)" for s, n in stations.items())
+        raise InputError(
+            f"rainfall file {name} must hold one station or station= must choose one; got "
+            f"{len(stations)} stations: {listing}"
+        )
+    return rows
+
+
+def _rain_value(raw_val: str, qflag: str, d, line: int, name: str, flagged: str) -> str | None:
+    """Checked raw PRCP text of one row; None when blank or quality-flagged under 'missing'."""
+    if raw_val == "":
+        return None
+    try:
+        v = float(raw_val)
+    except ValueError:
+        raise InputError(
+            f"rainfall file {name} line {line}: PRCP must be a number (a daily depth); "
+            f"got {_printable(raw_val, 40)!r} on {d.isoformat()}"
+        ) from None
+    if not np.isfinite(v):
+        raise InputError(
+            f"rainfall file {name} line {line}: PRCP must be a finite number; got "
+            f"{_printable(raw_val, 40)!r} on {d.isoformat()}"
+        )
+    if v < 0:
+        hint = (" -9999 is NOAA's missing-value code: leave PRCP blank instead."
+                if v in (-9999.0, -999.0, -99.99) else " Correct or delete the row.")
+        raise InputError(
+            f"rainfall file {name} line {line}: PRCP must be >= 0; got {raw_val} on "
+            f"{d.isoformat()}.{hint}"
+        )
+    if qflag:
+        if flagged == "error":
+            raise InputError(
+                f"rainfall file {name} line {line}: PRCP must pass NOAA quality checks; "
+                f"got {raw_val} on {d.isoformat()} with QFLAG {qflag!r}. Pass "
+                "flagged='missing' to treat flagged values as missing days."
+            )
+        return None
+    return raw_val
+
+
+def _rain_values(rows: list, name: str, flagged: str) -> tuple:
+    """Dates, raw values (None: missing), lines, trace days and quality-flagged count."""
+    dates, values, lines = [], [], []
+    trace = 0
+    n_flagged = 0
+    for line, _st, _nm, raw_date, raw_val, attrs in rows:
+        d = _parse_date(raw_date)
+        if d is None:
+            raise InputError(
+                f"rainfall file {name} line {line}: DATE must be a calendar date YYYY-MM-DD; "
+                f"got {_printable(raw_date, 40)!r} (sub-daily values: YYYY-MM-DDTHH:MM)"
+            )
+        flags = attrs.split(",") if attrs else []
+        mflag = flags[0].strip() if len(flags) > 0 else ""
+        qflag = flags[1].strip() if len(flags) > 1 else ""
+        values.append(_rain_value(raw_val, qflag, d, line, name, flagged))
+        if raw_val != "":
+            if qflag:
+                n_flagged += 1
+            if mflag == "T":
+                trace += 1
+        dates.append(d)
+        lines.append(line)
+    return dates, values, lines, trace, n_flagged
+
+
+def _first_lines(dates: list, lines: list, name: str) -> dict:
+    """Line of every date; an error naming both lines when a date repeats."""
+    seen: dict[_dt.date, int] = {}
+    for d, line in zip(dates, lines, strict=True):
+        if d in seen:
+            raise InputError(
+                f"rainfall file {name} line {line}: DATE must not repeat; got {d.isoformat()} "
+                f"again (first on line {seen[d]}). Remove the duplicate row."
+            )
+        seen[d] = line
+    return seen
+
+
+def _cdo_units(values: list, units: str, name: str) -> str:
+    """PRCP units of a NOAA file: as given, or inches when every value has two decimals."""
+    if units != "auto":
+        return units
+    raw_present = [v for v in values if v is not None]
+    decs = {_decimals(v) for v in raw_present}
+    if decs == {2}:
+        return "in"
+    shown = sorted(decs)
+    raise InputError(
+        f"rainfall file {name}: PRCP units must be stated when the file does not "
+        "print every value with two decimals (NOAA standard units, inches); got "
+        f"values with {shown} decimals. Pass units='in' or units='mm' "
+        "(rainfall_units in the site file)."
+    )
+
+
+def _depth_in(values: list, file_units: str, dates: list, lines: list, name: str) -> np.ndarray:
+    """Daily depths in inches (NaN: missing), checked against MAX_DAILY_PRECIP_IN."""
+    factor = 1.0 if file_units == "in" else 1.0 / _MM_PER_IN
+    depth = np.array([np.nan if v is None else float(v) * factor for v in values])
+    too_big = np.flatnonzero(np.nan_to_num(depth) > MAX_DAILY_PRECIP_IN)
+    if too_big.size:
+        i = int(too_big[0])
+        raise InputError(
+            f"rainfall file {name} line {lines[i]}: PRCP must be <= "
+            f"{fmt_value(MAX_DAILY_PRECIP_IN)} in per day; got {values[i]} {file_units} on "
+            f"{dates[i].isoformat()}. If the file is in millimetres pass units='mm'."
+        )
+    return depth
+
+
+def _check_no_gaps(series: pd.Series, absent, dates: list, values: list, seen: dict,
+                   name: str) -> None:
+    """Raise InputError naming the first missing day (absent or blank) of a daily record."""
+    blank = [d for d, v in zip(dates, values, strict=True) if v is None]
+    if len(absent) or blank:
+        n = len(absent) + len(blank)
+        first = min([t.date() for t in absent[:1]] + sorted(blank)[:1])
+        how = ("absent from the file" if len(absent) and first == absent[0].date()
+               else f"blank PRCP on line {seen[first]}")
+        raise InputError(
+            f"rainfall file {name}: the record must have a value for every day; got {n} "
+            f"missing day(s) between {series.index[0].date()} and "
+            f"{series.index[-1].date()}, first {first.isoformat()} ({how}). Fill them from "
+            "a nearby station or pass allow_gaps=True."
+        )
+
+
 def read_daily_rainfall(
     path: str | pathlib.Path,
     *,
@@ -450,169 +659,20 @@ def read_daily_rainfall(
     except UnicodeDecodeError:
         text = raw_bytes.decode("latin-1")
     reader = csv.reader(io.StringIO(text))
-    header = None
-    for row in reader:
-        if any(c.strip() for c in row):
-            header = [c.strip() for c in row]
-            header_line = reader.line_num
-            break
-    if header is None:
-        raise InputError(f"rainfall file {name} must contain a header and data rows; got an "
-                         "empty file")
-    upper = [h.upper() for h in header]
-    fmt = "cdo_daily_summaries"
-    if "DATE" in upper and "PRCP" in upper:
-        i_date, i_prcp = upper.index("DATE"), upper.index("PRCP")
-        if "PRCP_ATTRIBUTES" in upper:
-            fmt = "ghcnd_custom_csv"
-        file_units = units
-    elif "DATE" in upper and ("PRECIP_IN" in upper or "PRECIP_MM" in upper):
-        fmt = "simple"
-        i_date = upper.index("DATE")
-        i_prcp = upper.index("PRECIP_IN") if "PRECIP_IN" in upper else upper.index("PRECIP_MM")
-        file_units = "in" if upper[i_prcp] == "PRECIP_IN" else "mm"
-    else:
-        raise InputError(
-            f"rainfall file {name} line {header_line}: header must have DATE and PRCP columns "
-            f"(NOAA CDO Daily Summaries / GHCN-Daily CSV) or date and precip_in; got "
-            f"{_printable(', '.join(header[:8]))}{', ...' if len(header) > 8 else ''}"
-        )
-    i_attr = upper.index("PRCP_ATTRIBUTES") if "PRCP_ATTRIBUTES" in upper else None
-    i_station = upper.index("STATION") if "STATION" in upper else None
-    i_name = upper.index("NAME") if "NAME" in upper else None
-
-    rows = []  # (line, station, name, date, raw_value, attributes)
-    for row in reader:
-        line = reader.line_num
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise InputError(
-                f"rainfall file {name} line {line}: row must have {len(header)} fields like the "
-                f"header; got {len(row)}. Check for a stray comma or a truncated line."
-            )
-        rows.append((
-            line,
-            row[i_station].strip() if i_station is not None else "",
-            row[i_name].strip() if i_name is not None else "",
-            row[i_date].strip(),
-            row[i_prcp].strip(),
-            row[i_attr] if i_attr is not None else "",
-        ))
-    if not rows:
-        raise InputError(f"rainfall file {name} must contain data rows; got only the header")
-
-    stations: dict[str, int] = {}
-    for r in rows:
-        stations[r[1]] = stations.get(r[1], 0) + 1
-    if station is not None:
-        if station not in stations:
-            raise InputError(
-                f"station must be a STATION id in {name}; got {station!r}"
-                f"{suggest(station, stations)} Stations: {', '.join(stations)}"
-            )
-        rows = [r for r in rows if r[1] == station]
-    elif len(stations) > 1:
-        listing = ", ".join(f"{s} ({n} rows)" for s, n in stations.items())
-        raise InputError(
-            f"rainfall file {name} must hold one station or station= must choose one; got "
-            f"{len(stations)} stations: {listing}"
-        )
+    header, fmt, file_units, cols = _rain_header(reader, name, units)
+    rows = _one_station(_rain_rows(reader, header, cols, name), station, name)
     # control characters (ESC, ...) in the station fields never reach a report: escaped
     st_id = _printable(rows[0][1], 200)
     st_name = _printable(rows[0][2], 200)
 
-    dates, values, lines = [], [], []
-    trace = 0
     notes: list[str] = []
-    n_flagged = 0
-    for line, _st, _nm, raw_date, raw_val, attrs in rows:
-        d = _parse_date(raw_date)
-        if d is None:
-            raise InputError(
-                f"rainfall file {name} line {line}: DATE must be a calendar date YYYY-MM-DD; "
-                f"got {_printable(raw_date, 40)!r} (sub-daily values: YYYY-MM-DDTHH:MM)"
-            )
-        flags = attrs.split(",") if attrs else []
-        mflag = flags[0].strip() if len(flags) > 0 else ""
-        qflag = flags[1].strip() if len(flags) > 1 else ""
-        if raw_val == "":
-            values.append(None)
-        else:
-            try:
-                v = float(raw_val)
-            except ValueError:
-                raise InputError(
-                    f"rainfall file {name} line {line}: PRCP must be a number (a daily depth); "
-                    f"got {_printable(raw_val, 40)!r} on {d.isoformat()}"
-                ) from None
-            if not np.isfinite(v):
-                raise InputError(
-                    f"rainfall file {name} line {line}: PRCP must be a finite number; got "
-                    f"{_printable(raw_val, 40)!r} on {d.isoformat()}"
-                )
-            if v < 0:
-                hint = (" -9999 is NOAA's missing-value code: leave PRCP blank instead."
-                        if v in (-9999.0, -999.0, -99.99) else " Correct or delete the row.")
-                raise InputError(
-                    f"rainfall file {name} line {line}: PRCP must be >= 0; got {raw_val} on "
-                    f"{d.isoformat()}.{hint}"
-                )
-            if qflag:
-                if flagged == "error":
-                    raise InputError(
-                        f"rainfall file {name} line {line}: PRCP must pass NOAA quality checks; "
-                        f"got {raw_val} on {d.isoformat()} with QFLAG {qflag!r}. Pass "
-                        "flagged='missing' to treat flagged values as missing days."
-                    )
-                n_flagged += 1
-                values.append(None)
-            else:
-                values.append(raw_val)
-            if mflag == "T":
-                trace += 1
-        dates.append(d)
-        lines.append(line)
+    dates, values, lines, trace, n_flagged = _rain_values(rows, name, flagged)
     if n_flagged:
         notes.append(f"{n_flagged} quality-flagged value(s) set missing")
-
-    # duplicates
-    seen: dict[_dt.date, int] = {}
-    for d, line in zip(dates, lines, strict=True):
-        if d in seen:
-            raise InputError(
-                f"rainfall file {name} line {line}: DATE must not repeat; got {d.isoformat()} "
-                f"again (first on line {seen[d]}). Remove the duplicate row."
-            )
-        seen[d] = line
-
-    # units
-    raw_present = [v for v in values if v is not None]
+    seen = _first_lines(dates, lines, name)
     if fmt != "simple":
-        if units == "auto":
-            decs = {_decimals(v) for v in raw_present}
-            if decs == {2}:
-                file_units = "in"
-            else:
-                shown = sorted(decs)
-                raise InputError(
-                    f"rainfall file {name}: PRCP units must be stated when the file does not "
-                    "print every value with two decimals (NOAA standard units, inches); got "
-                    f"values with {shown} decimals. Pass units='in' or units='mm' "
-                    "(rainfall_units in the site file)."
-                )
-        else:
-            file_units = units
-    factor = 1.0 if file_units == "in" else 1.0 / _MM_PER_IN
-    depth = np.array([np.nan if v is None else float(v) * factor for v in values])
-    too_big = np.flatnonzero(np.nan_to_num(depth) > MAX_DAILY_PRECIP_IN)
-    if too_big.size:
-        i = int(too_big[0])
-        raise InputError(
-            f"rainfall file {name} line {lines[i]}: PRCP must be <= "
-            f"{fmt_value(MAX_DAILY_PRECIP_IN)} in per day; got {values[i]} {file_units} on "
-            f"{dates[i].isoformat()}. If the file is in millimetres pass units='mm'."
-        )
+        file_units = _cdo_units(values, units, name)
+    depth = _depth_in(values, file_units, dates, lines, name)
 
     if any(isinstance(d, _dt.datetime) for d in dates):  # sub-daily values: daily totals
         stamps = pd.DatetimeIndex(pd.to_datetime([pd.Timestamp(d) for d in dates]))
@@ -631,18 +691,7 @@ def read_daily_rainfall(
     series = series.reindex(full)
     series.name = "precip_in"
     if not allow_gaps:
-        blank = [d for d, v in zip(dates, values, strict=True) if v is None]
-        if len(absent) or blank:
-            n = len(absent) + len(blank)
-            first = min([t.date() for t in absent[:1]] + sorted(blank)[:1])
-            how = ("absent from the file" if len(absent) and first == absent[0].date()
-                   else f"blank PRCP on line {seen[first]}")
-            raise InputError(
-                f"rainfall file {name}: the record must have a value for every day; got {n} "
-                f"missing day(s) between {series.index[0].date()} and "
-                f"{series.index[-1].date()}, first {first.isoformat()} ({how}). Fill them from "
-                "a nearby station or pass allow_gaps=True."
-            )
+        _check_no_gaps(series, absent, dates, values, seen, name)
     elif series.isna().any():
         notes.append(f"{int(series.isna().sum())} missing day(s) kept as NaN")
     return DailyRainfall(

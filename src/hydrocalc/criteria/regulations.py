@@ -413,6 +413,145 @@ def _applies(rule_applies: str, swppp: bool, post: bool | None, met: tuple[str, 
     raise InputError(f"applies must be one of {APPLIES} or condition:X; got {rule_applies!r}")
 
 
+def _thresholds(prof, facts) -> tuple[bool, tuple[str, ...]]:
+    """Whether any applicability clause is met (a land development activity), and why."""
+    law = prof.applicability
+    law_cite = citation(law.get("section", ""), False)
+    clause_results = []
+    for clause in law["any_of"]:
+        met, parts = _all_of(facts, clause)
+        text = " and ".join(parts)
+        if clause.get("unverified"):
+            text += " (clause unverified for this profile)"
+        clause_results.append((met, text))
+    land_dev = any(m for m, _ in clause_results)
+    if land_dev:
+        threshold_reasons = tuple(
+            f"{t} ({law_cite})" for m, t in clause_results if m
+        )
+    else:
+        threshold_reasons = (
+            "below the applicability thresholds: " + "; ".join(t for _, t in clause_results)
+            + f" ({law_cite})",
+        )
+    return land_dev, threshold_reasons
+
+
+def _exemption(prof, facts, claimed: str) -> dict:
+    """One claimed exemption: accepted or rejected against its area limit, and why."""
+    ex = prof.exemption(claimed)
+    accepted, reason = True, (
+        f"claimed: {ex.text} The facts of this exemption are the preparer's statement; "
+        "hydrocalc cannot verify them."
+    )
+    if ex.disturbed_area_ac_less_than is not None:
+        ok, text = _p_ac_less_than(facts, ex.disturbed_area_ac_less_than)
+        if not ok:
+            accepted = False
+            reason = f"rejected: the exemption requires disturbance of less than " \
+                     f"{fmt_value(ex.disturbed_area_ac_less_than)} ac; {text}"
+    if ex.disturbed_area_ft2_less_than is not None:
+        ok, text = _p_ft2_less_than(facts, ex.disturbed_area_ft2_less_than)
+        if not ok:
+            accepted = False
+            reason = f"rejected: the exemption requires disturbance of less than " \
+                     f"{ex.disturbed_area_ft2_less_than:,.0f} sq ft; {text}"
+    checked = None
+    if accepted and "effective date" in ex.text:  # date-dependent: recorded as unchecked
+        dates = getattr(facts, "exemption_approved_on", {}) or {}
+        when = dates.get(ex.key) or dates.get(ex.letter)
+        stated = (f" Approval date stated: {when.isoformat()}." if when is not None else
+                  " No approval date given (project.exemption_approved_on).")
+        reason += (f"{stated} UNCHECKED: the law's effective date is not recorded in the "
+                   f"{prof.key} profile, so hydrocalc cannot check that the approval came on "
+                   "or before it; the reviewer must.")
+        checked = False
+    if accepted and ex.note:
+        reason += f" Note: {ex.note}"
+    return dict(key=ex.key, letter=ex.letter, citation=ex.citation,
+                accepted=accepted, reason=f"{reason} ({ex.citation})",
+                date_checked=checked)
+
+
+def _swppp_required(prof, accepted_ex, land_dev, threshold_reasons) -> tuple:
+    """Whether a SWPPP is required (an accepted exemption removes it), and why."""
+    if accepted_ex:
+        effect = prof.exemptions_effect.get("text", "exempt")
+        return False, tuple(
+            f"exempt under {e['citation']} ({e['key']}): {effect}" for e in accepted_ex
+        )
+    if land_dev:
+        return True, threshold_reasons
+    return False, threshold_reasons
+
+
+def _conditions(prof, facts, swppp: bool) -> tuple[list[dict], tuple[str, ...]]:
+    """The profile's conditions, evaluated only when a SWPPP is required; the keys met."""
+    conditions = []
+    met_keys = []
+    for c in prof.conditions:
+        if not swppp:
+            conditions.append(dict(key=c.key, citation=c.citation, met=False,
+                                   reason="not evaluated: no SWPPP is required",
+                                   text=c.text))
+            continue
+        ok, parts = _all_of(facts, c.all_of)
+        conditions.append(dict(key=c.key, citation=c.citation, met=ok,
+                               reason=("met: " if ok else "not met: ") + "; ".join(parts),
+                               text=c.text))
+        if ok:
+            met_keys.append(c.key)
+    return conditions, tuple(met_keys)
+
+
+def _post_construction(prof, swppp: bool, met: tuple[str, ...]) -> tuple:
+    """Whether post-construction controls are required (None: undetermined), and why."""
+    pc = prof.post_construction
+    pc_cite = prof.cite("post_construction")
+    if not swppp:
+        post, post_reasons = False, ("no SWPPP is required",)
+    elif pc["required_when"] == "always":
+        post, post_reasons = True, (f"{pc['text']} ({pc_cite})",)
+    elif pc["required_when"] == "any_condition":
+        post = bool(met)
+        if post:
+            post_reasons = (f"Condition(s) {', '.join(met)} met ({pc_cite})",)
+        else:
+            post_reasons = (f"no Condition A, B or C is met ({pc_cite})",)
+    else:
+        post, post_reasons = None, (pc["text"],)
+    return post, post_reasons
+
+
+def _inspections(prof, swppp: bool, met: tuple[str, ...]) -> tuple:
+    """Whether qualified inspections are required (None: undetermined), and why."""
+    ins = prof.inspections
+    ins_cite = prof.cite("inspections")
+    if not swppp:
+        insp, insp_reasons = False, ("no SWPPP is required",)
+    elif ins["required_when"] == "always":
+        insp, insp_reasons = True, (f"{ins['text']} ({ins_cite})",)
+    elif ins["required_when"] == "any_condition":
+        insp = bool(met)
+        insp_reasons = (
+            (f"Condition(s) {', '.join(met)} met: {ins['text']} ({ins_cite})",)
+            if insp
+            else (f"no Condition A, B or C is met, so {ins_cite} does not apply",)
+        )
+    else:
+        insp, insp_reasons = None, (ins["text"],)
+    return insp, insp_reasons
+
+
+def _duties(rules, swppp: bool, post, met: tuple[str, ...]) -> tuple[dict, ...]:
+    """Certification or recordkeeping duties, each with whether it applies."""
+    return tuple(
+        dict(id=r.id, citation=r.citation, applies=_applies(r.applies, swppp, post, met),
+             text=r.text, quote=r.quote)
+        for r in rules
+    )
+
+
 def assess(profile: str | RegulationProfile, project) -> Assessment:
     """Apply a municipality's stormwater law to a project.
 
@@ -475,129 +614,26 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
     """
     prof = load_profile(profile)
     facts = _coerce_project(project)
-    law = prof.applicability
-    law_cite = citation(law.get("section", ""), False)
 
     # 1. thresholds
-    clause_results = []
-    for clause in law["any_of"]:
-        met, parts = _all_of(facts, clause)
-        text = " and ".join(parts)
-        if clause.get("unverified"):
-            text += " (clause unverified for this profile)"
-        clause_results.append((met, text))
-    land_dev = any(m for m, _ in clause_results)
-    if land_dev:
-        threshold_reasons = tuple(
-            f"{t} ({law_cite})" for m, t in clause_results if m
-        )
-    else:
-        threshold_reasons = (
-            "below the applicability thresholds: " + "; ".join(t for _, t in clause_results)
-            + f" ({law_cite})",
-        )
+    land_dev, threshold_reasons = _thresholds(prof, facts)
 
     # 2. exemptions
-    exemptions = []
-    for claimed in facts.exemptions_claimed:
-        ex = prof.exemption(claimed)
-        accepted, reason = True, (
-            f"claimed: {ex.text} The facts of this exemption are the preparer's statement; "
-            "hydrocalc cannot verify them."
-        )
-        if ex.disturbed_area_ac_less_than is not None:
-            ok, text = _p_ac_less_than(facts, ex.disturbed_area_ac_less_than)
-            if not ok:
-                accepted = False
-                reason = f"rejected: the exemption requires disturbance of less than " \
-                         f"{fmt_value(ex.disturbed_area_ac_less_than)} ac; {text}"
-        if ex.disturbed_area_ft2_less_than is not None:
-            ok, text = _p_ft2_less_than(facts, ex.disturbed_area_ft2_less_than)
-            if not ok:
-                accepted = False
-                reason = f"rejected: the exemption requires disturbance of less than " \
-                         f"{ex.disturbed_area_ft2_less_than:,.0f} sq ft; {text}"
-        checked = None
-        if accepted and "effective date" in ex.text:  # date-dependent: recorded as unchecked
-            dates = getattr(facts, "exemption_approved_on", {}) or {}
-            when = dates.get(ex.key) or dates.get(ex.letter)
-            stated = (f" Approval date stated: {when.isoformat()}." if when is not None else
-                      " No approval date given (project.exemption_approved_on).")
-            reason += (f"{stated} UNCHECKED: the law's effective date is not recorded in the "
-                       f"{prof.key} profile, so hydrocalc cannot check that the approval came on "
-                       "or before it; the reviewer must.")
-            checked = False
-        if accepted and ex.note:
-            reason += f" Note: {ex.note}"
-        exemptions.append(dict(key=ex.key, letter=ex.letter, citation=ex.citation,
-                               accepted=accepted, reason=f"{reason} ({ex.citation})",
-                               date_checked=checked))
+    exemptions = [_exemption(prof, facts, claimed) for claimed in facts.exemptions_claimed]
     accepted_ex = [e for e in exemptions if e["accepted"]]
     exempt = bool(accepted_ex)
 
     # SWPPP
-    if exempt:
-        swppp = False
-        effect = prof.exemptions_effect.get("text", "exempt")
-        swppp_reasons = tuple(
-            f"exempt under {e['citation']} ({e['key']}): {effect}" for e in accepted_ex
-        )
-    elif land_dev:
-        swppp = True
-        swppp_reasons = threshold_reasons
-    else:
-        swppp = False
-        swppp_reasons = threshold_reasons
+    swppp, swppp_reasons = _swppp_required(prof, accepted_ex, land_dev, threshold_reasons)
 
     # 3. conditions
-    conditions = []
-    met_keys = []
-    for c in prof.conditions:
-        if not swppp:
-            conditions.append(dict(key=c.key, citation=c.citation, met=False,
-                                   reason="not evaluated: no SWPPP is required",
-                                   text=c.text))
-            continue
-        ok, parts = _all_of(facts, c.all_of)
-        conditions.append(dict(key=c.key, citation=c.citation, met=ok,
-                               reason=("met: " if ok else "not met: ") + "; ".join(parts),
-                               text=c.text))
-        if ok:
-            met_keys.append(c.key)
-    met = tuple(met_keys)
+    conditions, met = _conditions(prof, facts, swppp)
 
     # 4. post-construction
-    pc = prof.post_construction
-    pc_cite = prof.cite("post_construction")
-    if not swppp:
-        post, post_reasons = False, ("no SWPPP is required",)
-    elif pc["required_when"] == "always":
-        post, post_reasons = True, (f"{pc['text']} ({pc_cite})",)
-    elif pc["required_when"] == "any_condition":
-        post = bool(met)
-        if post:
-            post_reasons = (f"Condition(s) {', '.join(met)} met ({pc_cite})",)
-        else:
-            post_reasons = (f"no Condition A, B or C is met ({pc_cite})",)
-    else:
-        post, post_reasons = None, (pc["text"],)
+    post, post_reasons = _post_construction(prof, swppp, met)
 
     # 5. inspections
-    ins = prof.inspections
-    ins_cite = prof.cite("inspections")
-    if not swppp:
-        insp, insp_reasons = False, ("no SWPPP is required",)
-    elif ins["required_when"] == "always":
-        insp, insp_reasons = True, (f"{ins['text']} ({ins_cite})",)
-    elif ins["required_when"] == "any_condition":
-        insp = bool(met)
-        insp_reasons = (
-            (f"Condition(s) {', '.join(met)} met: {ins['text']} ({ins_cite})",)
-            if insp
-            else (f"no Condition A, B or C is met, so {ins_cite} does not apply",)
-        )
-    else:
-        insp, insp_reasons = None, (ins["text"],)
+    insp, insp_reasons = _inspections(prof, swppp, met)
 
     checklist = []
     for item in prof.checklist:
@@ -607,14 +643,6 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
             produced_by=item.produced_by, report_sections=item.report_sections,
             note=item.note,
         ))
-
-    def duties(rules):
-        return tuple(
-            dict(id=r.id, citation=r.citation, applies=_applies(r.applies, swppp, post, met),
-                 text=r.text, quote=r.quote)
-            for r in rules
-        )
-
 
     state = assess_state_permit(facts)
     notes = list(prof.notes)
@@ -637,8 +665,8 @@ def assess(profile: str | RegulationProfile, project) -> Assessment:
         inspections_required=insp,
         inspection_reasons=insp_reasons,
         checklist=tuple(checklist),
-        certifications=duties(prof.certifications),
-        recordkeeping=duties(prof.recordkeeping),
+        certifications=_duties(prof.certifications, swppp, post, met),
+        recordkeeping=_duties(prof.recordkeeping, swppp, post, met),
         notes=tuple(notes + state["notes"]),
         state_permit=state,
     )

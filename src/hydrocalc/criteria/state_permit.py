@@ -246,50 +246,29 @@ def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[
     return False
 
 
-def assess_state_permit(facts) -> dict:
-    """Is NYS construction-permit coverage needed, and does the phasing respect 5 acres?
-
-    Parameters
-    ----------
-    facts : hydrocalc.site.project.ProjectFacts
-        ``disturbed_area_ac``/``_ft2``, ``part_of_larger_common_plan`` and ``state_permit``
-        (a :class:`StatePermitPlan` or None).
-
-    Returns
-    -------
-    dict
-        ``coverage_required`` (True, False, or None when it depends on an unknown fact),
-        ``coverage_reasons`` (each with its quote's source), ``edition`` (named or None),
-        ``edition_note``, ``disturbance_limit`` (``limit_ac``, ``max_disturbed_at_one_time_ac``,
-        ``passed`` True/False/None, ``reason``, ``quote``, ``source``,
-        ``verified_for_edition``), ``values_to_confirm`` (rows ``key, name, value,
-        units, source, verified``) and ``notes``.
-    """
-    rules = load_permit_rules()
-    cov = rules["coverage"]
-    plan = getattr(facts, "state_permit", None) or StatePermitPlan()
-    ac = float(facts.disturbed_area_ac)
+def _coverage_required(cov: dict, plan: StatePermitPlan, facts, ac: float,
+                       reasons: list[str], confirm: list[dict]) -> bool | None:
+    """Whether permit coverage is needed (None: depends on an unknown fact); appends why."""
     one_ac = float(cov["disturbed_area_ac_at_least"])
-    reasons: list[str] = []
-    confirm: list[dict] = []
-    notes: list[str] = []
     if ac >= one_ac * (1 - _EPS):
-        required = True
         reasons.append(f"disturbs {fmt_value(ac)} ac, one acre or more: \"{cov['quote']}\" "
                        f"({cov['source']})")
-    elif facts.part_of_larger_common_plan and ac > 0:
+        return True
+    if facts.part_of_larger_common_plan and ac > 0:
         lcp = cov["larger_common_plan"]
-        required = True
         reasons.append(f"disturbs {fmt_value(ac)} ac, less than one acre, as part of a larger "
                        f"common plan of development or sale: \"{lcp['quote']}\" "
                        f"({lcp['source']})")
         confirm.append(dict(key="state_permit_larger_common_plan",
                             name="state permit: larger-common-plan clause", value=one_ac,
                             units="ac", source=lcp["source"], verified=bool(lcp["verified"])))
-    else:
-        required = _small_site_coverage(cov, plan, facts, reasons, confirm)
+        return True
+    return _small_site_coverage(cov, plan, facts, reasons, confirm)
 
-    # edition
+
+def _edition_note(rules: dict, plan: StatePermitPlan, required: bool | None,
+                  confirm: list[dict]) -> str:
+    """The permit edition named (or not) and its dates; appends what to confirm."""
     ed = _edition(rules, plan.edition)
     if plan.edition is None:
         edition_note = ("no permit edition named: set project.state_permit.edition "
@@ -307,19 +286,15 @@ def assess_state_permit(facts) -> dict:
                                 name=f"state permit edition {ed['id']} dates",
                                 value=f"{ed['effective']} to {ed['expires']}", units="",
                                 source=ed["source"], verified=False))
+    return edition_note
 
-    # soil disturbed at one time
-    lim = rules["disturbance_limit"]
+
+def _disturbance_check(lim: dict, plan: StatePermitPlan, required: bool | None, ac: float,
+                       basis: str) -> tuple[bool | None, str]:
+    """Soil disturbed at one time against the limit: passed (None: not checked), reason."""
     limit_ac = float(lim["max_disturbed_at_one_time_ac"])
-    verified_for = plan.edition is not None and plan.edition in lim["verified_editions"]
     most = plan.max_disturbed_at_one_time_ac
-    if most is not None and most > ac * (1 + _EPS):
-        notes.append(f"project.state_permit.max_disturbed_at_one_time_ac "
-                     f"({fmt_value(most)} ac) exceeds the total disturbed area "
-                     f"({fmt_value(ac)} ac)")
     at_once = most if most is not None else ac
-    basis = ("the construction plan's largest area disturbed at one time"
-             if most is not None else "the total disturbed area (no phasing given)")
     if required is False:
         passed, reason = None, "not applicable: no state permit coverage is needed"
     elif at_once <= limit_ac * (1 + _EPS):
@@ -354,6 +329,52 @@ def assess_state_permit(facts) -> dict:
         reason = (f"{basis}, {fmt_value(at_once)} ac, exceeds {fmt_value(limit_ac)} ac without "
                   "prior written authorization (set project.state_permit.written_authorization "
                   "or phase the work)")
+    return passed, reason
+
+
+def assess_state_permit(facts) -> dict:
+    """Is NYS construction-permit coverage needed, and does the phasing respect 5 acres?
+
+    Parameters
+    ----------
+    facts : hydrocalc.site.project.ProjectFacts
+        ``disturbed_area_ac``/``_ft2``, ``part_of_larger_common_plan`` and ``state_permit``
+        (a :class:`StatePermitPlan` or None).
+
+    Returns
+    -------
+    dict
+        ``coverage_required`` (True, False, or None when it depends on an unknown fact),
+        ``coverage_reasons`` (each with its quote's source), ``edition`` (named or None),
+        ``edition_note``, ``disturbance_limit`` (``limit_ac``, ``max_disturbed_at_one_time_ac``,
+        ``passed`` True/False/None, ``reason``, ``quote``, ``source``,
+        ``verified_for_edition``), ``values_to_confirm`` (rows ``key, name, value,
+        units, source, verified``) and ``notes``.
+    """
+    rules = load_permit_rules()
+    cov = rules["coverage"]
+    plan = getattr(facts, "state_permit", None) or StatePermitPlan()
+    ac = float(facts.disturbed_area_ac)
+    reasons: list[str] = []
+    confirm: list[dict] = []
+    notes: list[str] = []
+    required = _coverage_required(cov, plan, facts, ac, reasons, confirm)
+
+    # edition
+    edition_note = _edition_note(rules, plan, required, confirm)
+
+    # soil disturbed at one time
+    lim = rules["disturbance_limit"]
+    limit_ac = float(lim["max_disturbed_at_one_time_ac"])
+    verified_for = plan.edition is not None and plan.edition in lim["verified_editions"]
+    most = plan.max_disturbed_at_one_time_ac
+    if most is not None and most > ac * (1 + _EPS):
+        notes.append(f"project.state_permit.max_disturbed_at_one_time_ac "
+                     f"({fmt_value(most)} ac) exceeds the total disturbed area "
+                     f"({fmt_value(ac)} ac)")
+    basis = ("the construction plan's largest area disturbed at one time"
+             if most is not None else "the total disturbed area (no phasing given)")
+    passed, reason = _disturbance_check(lim, plan, required, ac, basis)
     if required is not False and not verified_for:
         confirm.append(dict(
             key="state_permit_disturbance_limit",

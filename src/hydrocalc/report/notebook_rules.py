@@ -150,6 +150,88 @@ def called_function(nb) -> tuple[str, str] | None:
     return calls[0] if len(calls) == 1 else None
 
 
+def _import_problems(node, where: str, defined: set[str], report_modules: set[str]) -> list[str]:
+    """Problems of an import node; records the names it defines (and report modules)."""
+    problems = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name.split(".")[0] not in _ALLOWED_IMPORTS:
+                problems.append(f"{where} line {node.lineno}: import {alias.name}; "
+                                "only hydrocalc and IPython may be imported")
+            defined.add((alias.asname or alias.name).split(".")[0])
+    if isinstance(node, ast.ImportFrom):
+        module = node.module or ""
+        if node.level or module.split(".")[0] not in _ALLOWED_IMPORTS:
+            problems.append(f"{where} line {node.lineno}: from {module} import ...; "
+                            "only hydrocalc and IPython may be imported")
+        for alias in node.names:
+            if alias.name == "*":
+                problems.append(f"{where} line {node.lineno}: star imports are not "
+                                "allowed")
+            defined.add(alias.asname or alias.name)
+            if module.startswith("hydrocalc.report"):
+                report_modules.add(alias.asname or alias.name)
+    return problems
+
+
+def _code_problems(tree, where: str, defined: set[str],
+                   report_modules: set[str]) -> tuple[list[str], int]:
+    """Problems of one presentation cell's code, and its calls into hydrocalc.report.
+
+    Adds the cell's imports and assigned names to ``defined`` (and its report imports to
+    ``report_modules``) for the cells after it.
+    """
+    problems: list[str] = []
+    report_calls = 0
+    assigned_here: set[str] = set()
+    for node in ast.walk(tree):
+        kind = _FORBIDDEN.get(type(node))
+        if kind:
+            problems.append(f"{where} line {getattr(node, 'lineno', '?')}: {kind} is not "
+                            "allowed; notebooks only present")
+        if isinstance(node, ast.UnaryOp) and not (
+                isinstance(node.op, (ast.USub, ast.UAdd))
+                and isinstance(node.operand, ast.Constant)
+                and isinstance(node.operand.value, (int, float))):
+            problems.append(f"{where} line {node.lineno}: unary operator is not allowed")
+        problems.extend(_import_problems(node, where, defined, report_modules))
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned_here.add(target.id)
+                else:
+                    problems.append(f"{where} line {node.lineno}: only plain names may be "
+                                    "assigned")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and \
+                node.func.value.id in report_modules:
+            report_calls += 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                node.id not in defined:
+            problems.append(f"{where} line {node.lineno}: name {node.id!r} is not a "
+                            "parameter, an import or an earlier result")
+    defined |= assigned_here
+    return problems, report_calls
+
+
+def _papermill_problems(path: str | os.PathLike, nb, name: str) -> list[str]:
+    """Parameters that papermill cannot read from the notebook."""
+    import papermill
+
+    problems = []
+    try:
+        found = set(papermill.inspect_notebook(os.fspath(path)))
+    except Exception as exc:  # noqa: BLE001 - any papermill failure is a problem to list
+        problems.append(f"{name}: papermill cannot read the notebook's parameters "
+                        f"({exc}); set its kernelspec to python3")
+        found = set(parameters_of(nb))
+    for missing in sorted(set(parameters_of(nb)) - found):
+        problems.append(f"{name}: papermill cannot read parameter {missing!r} (an '=' in "
+                        "its comment confuses papermill's parser); reword the comment")
+    return problems
+
+
 def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True) -> list[str]:
     """Every thin-notebook rule the notebook at ``path`` breaks (empty list: it complies)."""
     nb = nbformat.read(os.fspath(path), as_version=4)
@@ -197,66 +279,13 @@ def notebook_problems(path: str | os.PathLike, *, markdown_numbers: bool = True)
             problems.append(f"{where}: does not parse as Python ({exc.msg}); magics and "
                             "shell escapes are not allowed")
             continue
-        assigned_here: set[str] = set()
-        for node in ast.walk(tree):
-            kind = _FORBIDDEN.get(type(node))
-            if kind:
-                problems.append(f"{where} line {getattr(node, 'lineno', '?')}: {kind} is not "
-                                "allowed; notebooks only present")
-            if isinstance(node, ast.UnaryOp) and not (
-                    isinstance(node.op, (ast.USub, ast.UAdd))
-                    and isinstance(node.operand, ast.Constant)
-                    and isinstance(node.operand.value, (int, float))):
-                problems.append(f"{where} line {node.lineno}: unary operator is not allowed")
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name.split(".")[0] not in _ALLOWED_IMPORTS:
-                        problems.append(f"{where} line {node.lineno}: import {alias.name}; "
-                                        "only hydrocalc and IPython may be imported")
-                    defined.add((alias.asname or alias.name).split(".")[0])
-            if isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level or module.split(".")[0] not in _ALLOWED_IMPORTS:
-                    problems.append(f"{where} line {node.lineno}: from {module} import ...; "
-                                    "only hydrocalc and IPython may be imported")
-                for alias in node.names:
-                    if alias.name == "*":
-                        problems.append(f"{where} line {node.lineno}: star imports are not "
-                                        "allowed")
-                    defined.add(alias.asname or alias.name)
-                    if module.startswith("hydrocalc.report"):
-                        report_modules.add(alias.asname or alias.name)
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        assigned_here.add(target.id)
-                    else:
-                        problems.append(f"{where} line {node.lineno}: only plain names may be "
-                                        "assigned")
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    isinstance(node.func.value, ast.Name) and \
-                    node.func.value.id in report_modules:
-                report_calls += 1
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
-                    node.id not in defined:
-                problems.append(f"{where} line {node.lineno}: name {node.id!r} is not a "
-                                "parameter, an import or an earlier result")
-        defined |= assigned_here
+        more, calls = _code_problems(tree, where, defined, report_modules)
+        problems.extend(more)
+        report_calls += calls
     if not saw_parameters:
         problems.append(f"{name}: no cell tagged 'parameters'")
     else:
-        import papermill
-
-        try:
-            found = set(papermill.inspect_notebook(os.fspath(path)))
-        except Exception as exc:  # noqa: BLE001 - any papermill failure is a problem to list
-            problems.append(f"{name}: papermill cannot read the notebook's parameters "
-                            f"({exc}); set its kernelspec to python3")
-            found = set(parameters_of(nb))
-        for missing in sorted(set(parameters_of(nb)) - found):
-            problems.append(f"{name}: papermill cannot read parameter {missing!r} (an '=' in "
-                            "its comment confuses papermill's parser); reword the comment")
+        problems.extend(_papermill_problems(path, nb, name))
     if report_calls != 1:
         problems.append(f"{name}: must make exactly one call into hydrocalc.report; "
                         f"makes {report_calls}")

@@ -48,7 +48,9 @@ References
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -181,6 +183,124 @@ def _on_grid(t, hyd, name):
     return np.interp(t, hyd.time_hr, hyd.flow_cfs, left=0.0, right=0.0)
 
 
+def _time_grid(first: Hydrograph, duration_hr) -> tuple[float, np.ndarray]:
+    """Routing step [h] and time grid: the hydrograph's step, over its span or duration_hr."""
+    dt = float(first.dt_hr)
+    t0 = float(first.time_hr[0])
+    t_end = float(first.time_hr[-1]) if duration_hr is None else t0 + float(
+        as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
+    n = int(math.ceil((t_end - t0) / dt - 1e-9)) + 1
+    return dt, t0 + dt * np.arange(n)
+
+
+def _mass_balance_pct(v_in, v_out, s_first, s_last):
+    """Mass-balance error, 100 (in - out - change in storage) / (in + initial storage)."""
+    d = v_in + s_first
+    return 0.0 if d <= 0 else 100.0 * (v_in - v_out - (s_last - s_first)) / d
+
+
+def _lin(v, j, w):
+    """Value of table ``v`` between points ``j`` and ``j + 1`` at weight ``w``."""
+    return v[j] + w * (v[j + 1] - v[j])
+
+
+def _h1_of(r1, col):
+    """Upstream level solving column ``col`` (1-D, monotone) = r1; index and weight."""
+    j = int(np.clip(np.searchsorted(col, r1, side="right") - 1, 0, col.size - 2))
+    return j, (r1 - col[j]) / (col[j + 1] - col[j])
+
+
+class _PairTables(NamedTuple):
+    """Routing tables of two interconnected ponds (see the module docstring)."""
+
+    h1: np.ndarray      # upstream routing stages [ft]
+    s1: np.ndarray      # upstream storage [ft3]
+    d1: np.ndarray      # upstream exfiltration, depends on h1 only [ft3/s]
+    a: np.ndarray       # A(h1, h2) = 2 S1/dt + L + D1, rows h1, columns h2 [ft3/s]
+    h2: np.ndarray      # downstream routing stages [ft]
+    s2: np.ndarray      # downstream storage [ft3]
+    b2: np.ndarray      # B(h2) = 2 S2/dt + O2 [ft3/s]
+    o2: np.ndarray      # downstream outflow [ft3/s]
+    cols: np.ndarray    # column indices of A
+
+
+def _pair_tables(pond_up, s_up, pond_down, s_dn, offset, dt_s, table_points,
+                 tw2) -> _PairTables:
+    """Tables of both ponds and A(h1, h2), checked to increase with the upstream level."""
+    # tables: the ordinary routing stages of each pond (with their extensions above the top)
+    tb1 = _build_table(pond_up, s_up, dt_s, table_points)
+    tb2 = _build_table(pond_down, s_dn, dt_s, table_points, tailwater=tw2)
+    h1, s1 = tb1.stage, tb1.storage
+    h2, s2 = tb2.stage, tb2.storage
+    b2 = tb2.si                                                       # 2 S2/dt + O2
+    o2 = tb2.outflow
+    # grid rows = downstream levels (the devices' tailwater), columns = upstream levels
+    hh1, tw = np.broadcast_arrays(h1[None, :], (h2 + offset)[:, None])
+    comps = s_up._components_tw(hh1, tw)
+    link = np.sum([q for d, q in comps if d.kind != "discarded"] or [np.zeros(hh1.shape)],
+                  axis=0).T
+    disc = np.sum([q for d, q in comps if d.kind == "discarded"] or [np.zeros(hh1.shape)],
+                  axis=0).T
+    d1 = disc[:, 0]                                                  # depends on h1 only
+    a = 2.0 * s1[:, None] / dt_s + link + d1[:, None]
+    if (np.diff(a, axis=0) <= 0).any():
+        raise InputError("the connecting devices' rating must not decrease with the upstream "
+                         "level; check the upstream pond's outlets")
+    return _PairTables(h1, s1, d1, a, h2, s2, b2, o2, np.arange(h2.size))
+
+
+def _pair_step(tb: _PairTables, r1: float, r2: float, dt_s: float, time_hr: float) -> tuple:
+    """Levels, storages and flows solving both ponds' continuity over one step.
+
+    Brackets the root of G(h2) on every column at once, then refines it by the Illinois
+    method (see the module docstring). Returns (h1, h2, S1, D1, L, O2, S2).
+    """
+    h1, s1, d1, a, h2, s2, b2, o2, cols = tb
+    n1 = h1.size
+    tol = 1e-10
+    # every column at once: h1(h2_k) and the residual G_k
+    jj = np.clip((a <= r1).sum(axis=0) - 1, 0, n1 - 2)
+    a0, a1 = a[jj, cols], a[jj + 1, cols]
+    ww = (r1 - a0) / (a1 - a0)
+    s1k = s1[jj] + ww * (s1[jj + 1] - s1[jj])
+    d1k = d1[jj] + ww * (d1[jj + 1] - d1[jj])
+    g = b2 - (r1 - 2.0 * s1k / dt_s - d1k) - r2
+    k = int(np.searchsorted(g, 0.0, side="right")) - 1
+    scale = max(abs(r1), abs(r2), 1.0)
+    if k < 0 and g[0] <= tol * scale:    # round-off at an empty downstream pond
+        k = 0
+    if k < 0 or k >= h2.size - 1:
+        raise InputError(
+            f"the interconnected ponds could not be solved at {fmt_value(time_hr)} h: the "
+            "levels leave the routing tables (over 11 times a pond's top). Check the "
+            "ponds, devices and inflows")
+    # Illinois refinement on the blended column between k and k + 1
+    lo, hi, glo, ghi = 0.0, 1.0, float(g[k]), float(g[k + 1])
+    side = 0
+    w2 = 0.0
+    for _ in range(60):
+        w2 = lo - glo * (hi - lo) / (ghi - glo) if ghi != glo else (lo + hi) / 2.0
+        col = a[:, k] + w2 * (a[:, k + 1] - a[:, k])
+        j, w = _h1_of(r1, col)
+        s1v, d1v = _lin(s1, j, w), _lin(d1, j, w)
+        gv = (b2[k] + w2 * (b2[k + 1] - b2[k])) - (r1 - 2.0 * s1v / dt_s - d1v) - r2
+        if abs(gv) <= tol * scale:
+            break
+        if gv > 0:
+            hi, ghi = w2, gv
+            if side == 1:
+                glo /= 2.0
+            side = 1
+        else:
+            lo, glo = w2, gv
+            if side == -1:
+                ghi /= 2.0
+            side = -1
+    h2v = h2[k] + w2 * (h2[k + 1] - h2[k])
+    return (_lin(h1, j, w), h2v, s1v, d1v, r1 - 2.0 * s1v / dt_s - d1v,
+            o2[k] + w2 * (o2[k + 1] - o2[k]), s2[k] + w2 * (s2[k + 1] - s2[k]))
+
+
 def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_up,
                          pond_down: StageStorage, outlets_down, *,
                          inflow_down: Hydrograph | None = None,
@@ -269,7 +389,6 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
     >>> round(alone.peak_outflow_cfs, 2)
     5.64
     """
-
     for ss, nm in ((pond_up, "pond_up"), (pond_down, "pond_down")):
         if not isinstance(ss, StageStorage):
             raise InputError(f"{nm} must be a StageStorage; got {ss!r}")
@@ -280,12 +399,8 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
     check_devices(s_dn, pond_down)
     if not isinstance(inflow_up, Hydrograph):
         raise InputError(f"inflow_up must be a Hydrograph; got {inflow_up!r}")
-    dt = float(inflow_up.dt_hr)
-    t0 = float(inflow_up.time_hr[0])
-    t_end = float(inflow_up.time_hr[-1]) if duration_hr is None else t0 + float(
-        as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
-    n = int(math.ceil((t_end - t0) / dt - 1e-9)) + 1
-    t = t0 + dt * np.arange(n)
+    dt, t = _time_grid(inflow_up, duration_hr)
+    n = t.size
     q1 = _on_grid(t, inflow_up, "inflow_up")
     q2 = _on_grid(t, inflow_down, "inflow_down")
     dt_s = dt * S_PER_HR
@@ -295,36 +410,7 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
                                 upper=pond_down.top_stage_ft))
     tw2 = None if tailwater_ft is None else float(
         tailwater_series(float(tailwater_ft), np.zeros(1), pond_down)[0])
-
-    # tables: the ordinary routing stages of each pond (with their extensions above the top)
-    tb1 = _build_table(pond_up, s_up, dt_s, table_points)
-    tb2 = _build_table(pond_down, s_dn, dt_s, table_points, tailwater=tw2)
-    h1, s1 = tb1.stage, tb1.storage
-    h2, s2 = tb2.stage, tb2.storage
-    b2 = tb2.si                                                       # 2 S2/dt + O2
-    o2 = tb2.outflow
-    # grid rows = downstream levels (the devices' tailwater), columns = upstream levels
-    hh1, tw = np.broadcast_arrays(h1[None, :], (h2 + offset)[:, None])
-    comps = s_up._components_tw(hh1, tw)
-    link = np.sum([q for d, q in comps if d.kind != "discarded"] or [np.zeros(hh1.shape)],
-                  axis=0).T
-    disc = np.sum([q for d, q in comps if d.kind == "discarded"] or [np.zeros(hh1.shape)],
-                  axis=0).T
-    d1 = disc[:, 0]                                                  # depends on h1 only
-    a = 2.0 * s1[:, None] / dt_s + link + d1[:, None]
-    if (np.diff(a, axis=0) <= 0).any():
-        raise InputError("the connecting devices' rating must not decrease with the upstream "
-                         "level; check the upstream pond's outlets")
-    n1 = h1.size
-    cols = np.arange(h2.size)
-
-    def h1_of(r1, col):
-        """Upstream level solving column ``col`` (1-D, monotone) = r1; index and weight."""
-        j = int(np.clip(np.searchsorted(col, r1, side="right") - 1, 0, n1 - 2))
-        return j, (r1 - col[j]) / (col[j + 1] - col[j])
-
-    def lin(v, j, w):
-        return v[j] + w * (v[j + 1] - v[j])
+    tb = _pair_tables(pond_up, s_up, pond_down, s_dn, offset, dt_s, table_points, tw2)
 
     st1 = np.empty(n)
     st2 = np.empty(n)
@@ -337,64 +423,15 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
     q0 = s_up._components_tw(np.array([h1_0]), np.array([h2_0 + offset]))
     lk[0] = float(sum(q[0] for d, q in q0 if d.kind != "discarded"))
     d1s[0] = float(sum(q[0] for d, q in q0 if d.kind == "discarded"))
-    o2s[0] = float(np.interp(h2_0, h2, o2))
+    o2s[0] = float(np.interp(h2_0, tb.h2, tb.o2))
     st1[0], st2[0] = h1_0, h2_0
-    sto1[0] = float(np.interp(h1_0, h1, s1))
-    sto2[0] = float(np.interp(h2_0, h2, s2))
-    tol = 1e-10
+    sto1[0] = float(np.interp(h1_0, tb.h1, tb.s1))
+    sto2[0] = float(np.interp(h2_0, tb.h2, tb.s2))
     for i in range(1, n):
         r1 = q1[i - 1] + q1[i] + 2.0 * sto1[i - 1] / dt_s - lk[i - 1] - d1s[i - 1]
         r2 = q2[i - 1] + q2[i] + 2.0 * sto2[i - 1] / dt_s - o2s[i - 1] + lk[i - 1]
-        # every column at once: h1(h2_k) and the residual G_k
-        jj = np.clip((a <= r1).sum(axis=0) - 1, 0, n1 - 2)
-        a0, a1 = a[jj, cols], a[jj + 1, cols]
-        ww = (r1 - a0) / (a1 - a0)
-        s1k = s1[jj] + ww * (s1[jj + 1] - s1[jj])
-        d1k = d1[jj] + ww * (d1[jj + 1] - d1[jj])
-        g = b2 - (r1 - 2.0 * s1k / dt_s - d1k) - r2
-        k = int(np.searchsorted(g, 0.0, side="right")) - 1
-        scale = max(abs(r1), abs(r2), 1.0)
-        if k < 0 and g[0] <= tol * scale:    # round-off at an empty downstream pond
-            k = 0
-        if k < 0 or k >= h2.size - 1:
-            raise InputError(
-                f"the interconnected ponds could not be solved at {fmt_value(t[i])} h: the "
-                "levels leave the routing tables (over 11 times a pond's top). Check the "
-                "ponds, devices and inflows")
-        # Illinois refinement on the blended column between k and k + 1
-        lo, hi, glo, ghi = 0.0, 1.0, float(g[k]), float(g[k + 1])
-        side = 0
-        w2 = 0.0
-        for _ in range(60):
-            w2 = lo - glo * (hi - lo) / (ghi - glo) if ghi != glo else (lo + hi) / 2.0
-            col = a[:, k] + w2 * (a[:, k + 1] - a[:, k])
-            j, w = h1_of(r1, col)
-            s1v, d1v = lin(s1, j, w), lin(d1, j, w)
-            gv = (b2[k] + w2 * (b2[k + 1] - b2[k])) - (r1 - 2.0 * s1v / dt_s - d1v) - r2
-            if abs(gv) <= tol * scale:
-                break
-            if gv > 0:
-                hi, ghi = w2, gv
-                if side == 1:
-                    glo /= 2.0
-                side = 1
-            else:
-                lo, glo = w2, gv
-                if side == -1:
-                    ghi /= 2.0
-                side = -1
-        h2v = h2[k] + w2 * (h2[k + 1] - h2[k])
-        st1[i] = lin(h1, j, w)
-        st2[i] = h2v
-        sto1[i] = s1v
-        d1s[i] = d1v
-        lk[i] = r1 - 2.0 * s1v / dt_s - d1v
-        o2s[i] = o2[k] + w2 * (o2[k + 1] - o2[k])
-        sto2[i] = s2[k] + w2 * (s2[k + 1] - s2[k])
-
-    def mb(vin, vout, s_first, s_last):
-        d = vin + s_first
-        return 0.0 if d <= 0 else 100.0 * (vin - vout - (s_last - s_first)) / d
+        (st1[i], st2[i], sto1[i], d1s[i], lk[i], o2s[i],
+         sto2[i]) = _pair_step(tb, r1, r2, dt_s, t[i])
 
     v_in1 = float(np.trapezoid(q1, dx=dt_s))
     v_lk = float(np.trapezoid(lk, dx=dt_s))
@@ -406,8 +443,9 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
         discarded_up_cfs=d1s, storage_up_ft3=sto1, storage_down_ft3=sto2,
         bottom_elevation_up_ft=pond_up.bottom_elevation_ft,
         bottom_elevation_down_ft=pond_down.bottom_elevation_ft,
-        mass_balance_error_up_pct=mb(v_in1, v_lk + v_d1, sto1[0], sto1[-1]),
-        mass_balance_error_down_pct=mb(v_in2 + v_lk, v_o2, sto2[0], sto2[-1]), dt_hr=dt)
+        mass_balance_error_up_pct=_mass_balance_pct(v_in1, v_lk + v_d1, sto1[0], sto1[-1]),
+        mass_balance_error_down_pct=_mass_balance_pct(v_in2 + v_lk, v_o2, sto2[0], sto2[-1]),
+        dt_hr=dt)
 
 
 # =========================================================================================
@@ -555,6 +593,233 @@ def _chain_topology(to, n: int) -> tuple[list, int, list, list]:
     return [None if d is None else int(d) for d in to], roots[0], children, order
 
 
+_CHAIN_TOL = 1e-12    # a step converges when every residual is below this x the largest flow
+
+
+def _chain_inputs(inflows, ponds, outlets, to, names) -> tuple:
+    """Validated ponds, inflows, bound outlet structures, topology and names of a chain."""
+    ponds = list(ponds)
+    n_p = len(ponds)
+    if n_p < 2:
+        raise InputError(f"route_interconnected_chain needs at least 2 ponds; got {n_p}")
+    outlets = list(outlets)
+    inflows = list(inflows)
+    for seq, nm in ((outlets, "outlets"), (inflows, "inflows")):
+        if len(seq) != n_p:
+            raise InputError(f"{nm} must have one entry per pond ({n_p}); got {len(seq)}")
+    for i, ss in enumerate(ponds):
+        if not isinstance(ss, StageStorage):
+            raise InputError(f"ponds[{i}] must be a StageStorage; got {ss!r}")
+    with_datum = [ss.datum_ft is not None for ss in ponds]
+    if any(with_datum) and not all(with_datum):
+        raise InputError("interconnected ponds must share one vertical frame: give every "
+                         "stage-storage a datum_ft (elevations) or none; got datum_ft "
+                         f"{[ss.datum_ft for ss in ponds]}")
+    to, root, children, order = _chain_topology(to, n_p)
+    names = tuple(str(i) for i in range(n_p)) if names is None else tuple(map(str, names))
+    if len(names) != n_p:
+        raise InputError(f"names must have one entry per pond ({n_p}); got {len(names)}")
+    structs = []
+    for i, ss in enumerate(ponds):
+        st = to_stage_frame(as_structure(outlets[i]), ss).bind(ss)
+        check_devices(st, ss)
+        structs.append(st)
+    given = [q for q in inflows if q is not None]
+    if not given:
+        raise InputError("inflows must give at least one Hydrograph; got only None")
+    for i, q in enumerate(inflows):
+        if q is not None and not isinstance(q, Hydrograph):
+            raise InputError(f"inflows[{i}] must be a Hydrograph or None; got {q!r}")
+    return ponds, inflows, structs, to, root, children, order, names, given[0]
+
+
+def _chain_initial_stages(initial_stages_ft, ponds) -> np.ndarray:
+    """Validated starting level of every pond (default 0), in ft."""
+    n_p = len(ponds)
+    h_init = np.zeros(n_p) if initial_stages_ft is None else np.array(
+        [float(as_float_array(v, f"initial_stages_ft[{i}]", lower=0.0,
+                              upper=ponds[i].top_stage_ft))
+         for i, v in enumerate(initial_stages_ft)])
+    if h_init.size != n_p:
+        raise InputError(f"initial_stages_ft must have one level per pond ({n_p}); got "
+                         f"{h_init.size}")
+    return h_init
+
+
+def _chain_tables(ponds, structs, to, root, names, dt_s, table_points, tw_r) -> tuple:
+    """Tables as lists: stages H, storages S, exfiltration D, the root's outflow, links.
+
+    ``links[i]`` is the flow through pond i's devices on (its stages x the downstream
+    pond's stages), checked to increase with pond i's level.
+    """
+    # tables: every pond's routing stages; its storage and exfiltration; the root's
+    # outflow; every connection's flow on (its stages x the downstream pond's stages)
+    hs, ss_, ds, links = [], [], [], {}
+    for i in range(len(ponds)):
+        if i == root:
+            tb = _build_table(ponds[i], structs[i], dt_s, table_points, tailwater=tw_r)
+            h = np.asarray(tb.stage)
+            disc = np.sum([q for _, k, q in tb.parts if k == "discarded"]
+                          or [np.zeros_like(h)], axis=0)
+            root_out = np.asarray(tb.outflow) - disc
+        else:
+            h = _table_stages(ponds[i], structs[i], table_points)
+            comps = structs[i]._components(h)
+            disc = np.sum([q for d, q in comps if d.kind == "discarded"]
+                          or [np.zeros_like(h)], axis=0)
+        hs.append(h)
+        ss_.append(ponds[i]._storage_ext(h))
+        ds.append(disc)
+    for i, d in enumerate(to):
+        if d is None:
+            continue
+        offset = ponds[d].bottom_elevation_ft - ponds[i].bottom_elevation_ft
+        hh, tw = np.broadcast_arrays(hs[i][None, :], (hs[d] + offset)[:, None])
+        comps = structs[i]._components_tw(hh, tw)
+        lk = np.sum([q for dv, q in comps if dv.kind != "discarded"]
+                    or [np.zeros(hh.shape)], axis=0).T                  # (n_i, n_d)
+        a = 2.0 * ss_[i][:, None] / dt_s + lk + ds[i][:, None]
+        if (np.diff(a, axis=0) <= 0).any():
+            raise InputError(f"the connecting devices' rating of pond {names[i]!r} must not "
+                             "decrease with its level; check its outlets")
+        links[i] = lk.tolist()
+    return ([h.tolist() for h in hs], [s.tolist() for s in ss_], [d.tolist() for d in ds],
+            root_out.tolist(), links)
+
+
+def _chain_functions(H, S, D, O_root, links, to, root, two_dt) -> tuple:
+    """``locate(i, x)`` and ``residual(x, rhs)`` on the chain's interpolated tables.
+
+    Closures over the tables (lists, for speed in the per-step Newton loop).
+    """
+    n_p = len(H)
+    last = [len(h) - 2 for h in H]
+
+    def locate(i, x):
+        hi = H[i]
+        j = bisect_right(hi, x) - 1
+        j = 0 if j < 0 else min(j, last[i])
+        inv = 1.0 / (hi[j + 1] - hi[j])
+        return j, (x - hi[j]) * inv, inv
+
+    def evaluate(x):
+        """Residual parts: (own term G_i, its derivative), link flows and partials."""
+        loc = [locate(i, x[i]) for i in range(n_p)]
+        g, dg = [0.0] * n_p, [0.0] * n_p
+        for i in range(n_p):
+            j, w, inv = loc[i]
+            s, dd = S[i], D[i]
+            g[i] = two_dt * (s[j] + w * (s[j + 1] - s[j])) + dd[j] + w * (dd[j + 1] - dd[j])
+            dg[i] = (two_dt * (s[j + 1] - s[j]) + dd[j + 1] - dd[j]) * inv
+        j, w, inv = loc[root]
+        g[root] += O_root[j] + w * (O_root[j + 1] - O_root[j])
+        dg[root] += (O_root[j + 1] - O_root[j]) * inv
+        lv, dli, dld = [0.0] * n_p, [0.0] * n_p, [0.0] * n_p
+        for i, tab in links.items():
+            ji, wi, invi = loc[i]
+            jd, wd, invd = loc[to[i]]
+            r0, r1 = tab[ji], tab[ji + 1]
+            l00, l01, l10, l11 = r0[jd], r0[jd + 1], r1[jd], r1[jd + 1]
+            a = l00 + wd * (l01 - l00)
+            b = l10 + wd * (l11 - l10)
+            lv[i] = a + wi * (b - a)
+            dli[i] = (b - a) * invi
+            dld[i] = ((l01 - l00) + wi * ((l11 - l10) - (l01 - l00))) * invd
+        return g, dg, lv, dli, dld
+
+    def residual(x, rhs):
+        g, dg, lv, dli, dld = evaluate(x)
+        f = [g[i] + lv[i] - rhs[i] for i in range(n_p)]
+        for i in links:
+            f[to[i]] -= lv[i]
+        return f, (g, dg, lv, dli, dld)
+
+    return locate, residual
+
+
+def _chain_newton_delta(f, parts, to, children, order, links, time_hr) -> list:
+    """Newton correction: the tree-structured M-matrix Jacobian solved by elimination.
+
+    Eliminates from the upstream ends to the last pond without pivoting (Ortega and
+    Rheinboldt 1970, Sections 13.5 and 13.1), then substitutes back.
+    """
+    n_p = len(f)
+    _, dg, lv, dli, dld = parts
+    # Jacobian: diagonal, and per link i -> d: J[i][d] = dld[i], J[d][i] = -dli[i]
+    diag = [dg[i] + (dli[i] if i in links else 0.0) for i in range(n_p)]
+    for i in links:
+        diag[to[i]] -= dld[i]
+    piv, r = [0.0] * n_p, [-v for v in f]
+    for i in order:
+        p = diag[i]
+        for k in children[i]:
+            jik, jki = -dli[k], dld[k]
+            p -= jik * jki / piv[k]
+            r[i] -= jik * r[k] / piv[k]
+        if not p > 0.0:
+            raise InputError(
+                f"the interconnected ponds could not be solved at {fmt_value(time_hr)}"
+                " h (singular Jacobian). Check the ponds' storage and devices")
+        piv[i] = p
+    delta = [0.0] * n_p
+    for i in order[::-1]:
+        d = to[i]
+        delta[i] = (r[i] - (0.0 if d is None else dld[i] * delta[d])) / piv[i]
+    return delta
+
+
+def _chain_newton(x, rhs, residual, tree, time_hr) -> tuple:
+    """One step's levels by Newton's method with step halving; (x, parts, iterations)."""
+    to, children, order, links = tree
+    n_p = len(x)
+    scale = _CHAIN_TOL * max(max(abs(v) for v in rhs), 1.0)
+    f, parts = residual(x, rhs)
+    err = max(abs(v) for v in f)
+    it = 0
+    while err > scale:
+        it += 1
+        if it > 60:
+            raise InputError(
+                f"the interconnected ponds could not be solved at {fmt_value(time_hr)} h "
+                f"(Newton did not converge; largest residual {fmt_value(err)} cfs). "
+                "Check the ponds, devices and inflows, or use a shorter step")
+        delta = _chain_newton_delta(f, parts, to, children, order, links, time_hr)
+        lam = 1.0
+        while True:
+            xn = [x[i] + lam * delta[i] for i in range(n_p)]
+            fn, pn = residual(xn, rhs)
+            en = max(abs(v) for v in fn)
+            if en < err or lam < 1e-3:
+                break
+            lam *= 0.5
+        x, f, parts, err = xn, fn, pn, en
+    return x, parts, it
+
+
+def _chain_check_levels(x, H, names, time_hr) -> None:
+    """Raise InputError when a level leaves its table or falls below its pond's bottom."""
+    for i, xi in enumerate(x):
+        if xi > H[i][-1] or xi < -1e-6:
+            where = ("leave the routing tables (over 11 times a pond's top)" if xi > 0
+                     else "fall below a pond's bottom (a step too coarse for the outlets)")
+            raise InputError(
+                f"the interconnected ponds could not be solved at {fmt_value(time_hr)} h: "
+                f"the level of pond {names[i]!r} would {where}. Check the ponds, devices "
+                "and inflows")
+
+
+def _chain_state(x, lv, locate, S, D, O_root, root) -> tuple[list, list, list]:
+    """Storage, exfiltration and outflow of every pond at levels ``x``, as lists."""
+    n_p = len(x)
+    sto_l, dis_l, out_l = [0.0] * n_p, [0.0] * n_p, [0.0] * n_p
+    for i in range(n_p):
+        j, w, _ = locate(i, x[i])
+        sto_l[i] = S[i][j] + w * (S[i][j + 1] - S[i][j])
+        dis_l[i] = D[i][j] + w * (D[i][j + 1] - D[i][j])
+        out_l[i] = lv[i] if i != root else O_root[j] + w * (O_root[j + 1] - O_root[j])
+    return sto_l, dis_l, out_l
+
+
 def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stages_ft=None,
                                tailwater_ft: float | None = None,
                                duration_hr: float | None = None, table_points: int = 200,
@@ -646,215 +911,44 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     >>> [round(float(h), 2) for h in chain.peak_stage_ft]
     [3.8, 3.6]
     """
-    from bisect import bisect_right
-
-
-    ponds = list(ponds)
+    ponds, inflows, structs, to, root, children, order, names, first = _chain_inputs(
+        inflows, ponds, outlets, to, names)
     n_p = len(ponds)
-    if n_p < 2:
-        raise InputError(f"route_interconnected_chain needs at least 2 ponds; got {n_p}")
-    outlets = list(outlets)
-    inflows = list(inflows)
-    for seq, nm in ((outlets, "outlets"), (inflows, "inflows")):
-        if len(seq) != n_p:
-            raise InputError(f"{nm} must have one entry per pond ({n_p}); got {len(seq)}")
-    for i, ss in enumerate(ponds):
-        if not isinstance(ss, StageStorage):
-            raise InputError(f"ponds[{i}] must be a StageStorage; got {ss!r}")
-    with_datum = [ss.datum_ft is not None for ss in ponds]
-    if any(with_datum) and not all(with_datum):
-        raise InputError("interconnected ponds must share one vertical frame: give every "
-                         "stage-storage a datum_ft (elevations) or none; got datum_ft "
-                         f"{[ss.datum_ft for ss in ponds]}")
-    to, root, children, order = _chain_topology(to, n_p)
-    names = tuple(str(i) for i in range(n_p)) if names is None else tuple(map(str, names))
-    if len(names) != n_p:
-        raise InputError(f"names must have one entry per pond ({n_p}); got {len(names)}")
-    structs = []
-    for i, ss in enumerate(ponds):
-        st = to_stage_frame(as_structure(outlets[i]), ss).bind(ss)
-        check_devices(st, ss)
-        structs.append(st)
-    given = [q for q in inflows if q is not None]
-    if not given:
-        raise InputError("inflows must give at least one Hydrograph; got only None")
-    for i, q in enumerate(inflows):
-        if q is not None and not isinstance(q, Hydrograph):
-            raise InputError(f"inflows[{i}] must be a Hydrograph or None; got {q!r}")
-    first = given[0]
-    dt = float(first.dt_hr)
-    t0 = float(first.time_hr[0])
-    t_end = float(first.time_hr[-1]) if duration_hr is None else t0 + float(
-        as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
-    n = int(math.ceil((t_end - t0) / dt - 1e-9)) + 1
-    t = t0 + dt * np.arange(n)
+    dt, t = _time_grid(first, duration_hr)
+    n = t.size
     q_in = np.stack([_on_grid(t, q, f"inflows[{i}]") for i, q in enumerate(inflows)])
-    h_init = np.zeros(n_p) if initial_stages_ft is None else np.array(
-        [float(as_float_array(v, f"initial_stages_ft[{i}]", lower=0.0,
-                              upper=ponds[i].top_stage_ft))
-         for i, v in enumerate(initial_stages_ft)])
-    if h_init.size != n_p:
-        raise InputError(f"initial_stages_ft must have one level per pond ({n_p}); got "
-                         f"{h_init.size}")
+    h_init = _chain_initial_stages(initial_stages_ft, ponds)
     dt_s = dt * S_PER_HR
     tw_r = None
     if tailwater_ft is not None:
-
         tw_r = float(tailwater_series(float(tailwater_ft), np.zeros(1), ponds[root])[0])
 
-    # tables: every pond's routing stages; its storage and exfiltration; the root's
-    # outflow; every connection's flow on (its stages x the downstream pond's stages)
-    hs, ss_, ds, links = [], [], [], {}
-    for i in range(n_p):
-        if i == root:
-            tb = _build_table(ponds[i], structs[i], dt_s, table_points, tailwater=tw_r)
-            h = np.asarray(tb.stage)
-            disc = np.sum([q for _, k, q in tb.parts if k == "discarded"]
-                          or [np.zeros_like(h)], axis=0)
-            root_out = np.asarray(tb.outflow) - disc
-        else:
-            h = _table_stages(ponds[i], structs[i], table_points)
-            comps = structs[i]._components(h)
-            disc = np.sum([q for d, q in comps if d.kind == "discarded"]
-                          or [np.zeros_like(h)], axis=0)
-        hs.append(h)
-        ss_.append(ponds[i]._storage_ext(h))
-        ds.append(disc)
-    for i, d in enumerate(to):
-        if d is None:
-            continue
-        offset = ponds[d].bottom_elevation_ft - ponds[i].bottom_elevation_ft
-        hh, tw = np.broadcast_arrays(hs[i][None, :], (hs[d] + offset)[:, None])
-        comps = structs[i]._components_tw(hh, tw)
-        lk = np.sum([q for dv, q in comps if dv.kind != "discarded"]
-                    or [np.zeros(hh.shape)], axis=0).T                  # (n_i, n_d)
-        a = 2.0 * ss_[i][:, None] / dt_s + lk + ds[i][:, None]
-        if (np.diff(a, axis=0) <= 0).any():
-            raise InputError(f"the connecting devices' rating of pond {names[i]!r} must not "
-                             "decrease with its level; check its outlets")
-        links[i] = lk.tolist()
-    H = [h.tolist() for h in hs]
-    S = [s.tolist() for s in ss_]
-    D = [d.tolist() for d in ds]
-    O_root = root_out.tolist()
-    last = [len(h) - 2 for h in H]
+    H, S, D, O_root, links = _chain_tables(ponds, structs, to, root, names, dt_s,
+                                           table_points, tw_r)
     two_dt = 2.0 / dt_s
+    locate, residual = _chain_functions(H, S, D, O_root, links, to, root, two_dt)
 
-    def locate(i, x):
-        hi = H[i]
-        j = bisect_right(hi, x) - 1
-        j = 0 if j < 0 else min(j, last[i])
-        inv = 1.0 / (hi[j + 1] - hi[j])
-        return j, (x - hi[j]) * inv, inv
-
-    def evaluate(x):
-        """Residual parts: (own term G_i, its derivative), link flows and partials."""
-        loc = [locate(i, x[i]) for i in range(n_p)]
-        g, dg = [0.0] * n_p, [0.0] * n_p
-        for i in range(n_p):
-            j, w, inv = loc[i]
-            s, dd = S[i], D[i]
-            g[i] = two_dt * (s[j] + w * (s[j + 1] - s[j])) + dd[j] + w * (dd[j + 1] - dd[j])
-            dg[i] = (two_dt * (s[j + 1] - s[j]) + dd[j + 1] - dd[j]) * inv
-        j, w, inv = loc[root]
-        g[root] += O_root[j] + w * (O_root[j + 1] - O_root[j])
-        dg[root] += (O_root[j + 1] - O_root[j]) * inv
-        lv, dli, dld = [0.0] * n_p, [0.0] * n_p, [0.0] * n_p
-        for i, tab in links.items():
-            ji, wi, invi = loc[i]
-            jd, wd, invd = loc[to[i]]
-            r0, r1 = tab[ji], tab[ji + 1]
-            l00, l01, l10, l11 = r0[jd], r0[jd + 1], r1[jd], r1[jd + 1]
-            a = l00 + wd * (l01 - l00)
-            b = l10 + wd * (l11 - l10)
-            lv[i] = a + wi * (b - a)
-            dli[i] = (b - a) * invi
-            dld[i] = ((l01 - l00) + wi * ((l11 - l10) - (l01 - l00))) * invd
-        return g, dg, lv, dli, dld
-
-    def residual(x, rhs):
-        g, dg, lv, dli, dld = evaluate(x)
-        f = [g[i] + lv[i] - rhs[i] for i in range(n_p)]
-        for i in links:
-            f[to[i]] -= lv[i]
-        return f, (g, dg, lv, dli, dld)
-
-    st = np.empty((n_p, n)); sto = np.empty((n_p, n))
-    out = np.empty((n_p, n)); dis = np.empty((n_p, n))
+    st = np.empty((n_p, n))
+    sto = np.empty((n_p, n))
+    out = np.empty((n_p, n))
+    dis = np.empty((n_p, n))
     x = h_init.tolist()
     _, (_, _, lv, _, _) = residual(x, [0.0] * n_p)
-    for i in range(n_p):
-        j, w, _ = locate(i, x[i])
-        sto[i, 0] = S[i][j] + w * (S[i][j + 1] - S[i][j])
-        dis[i, 0] = D[i][j] + w * (D[i][j + 1] - D[i][j])
-        out[i, 0] = lv[i] if i != root else O_root[j] + w * (O_root[j + 1] - O_root[j])
+    sto_l, dis_l, out_l = _chain_state(x, lv, locate, S, D, O_root, root)
+    sto[:, 0], dis[:, 0], out[:, 0] = sto_l, dis_l, out_l
     st[:, 0] = x
     q_l = q_in.T.tolist()
-    sto_l, out_l, dis_l = sto[:, 0].tolist(), out[:, 0].tolist(), dis[:, 0].tolist()
-    tol = 1e-12
     it_max = 0
-    rev = order[::-1]
+    tree = (to, children, order, links)
     for step in range(1, n):
         qa, qb = q_l[step - 1], q_l[step]
         rhs = [qa[i] + qb[i] + two_dt * sto_l[i] - out_l[i] - dis_l[i] for i in range(n_p)]
         for i in links:
             rhs[to[i]] += out_l[i]
-        scale = tol * max(max(abs(v) for v in rhs), 1.0)
-        f, parts = residual(x, rhs)
-        err = max(abs(v) for v in f)
-        it = 0
-        while err > scale:
-            it += 1
-            if it > 60:
-                raise InputError(
-                    f"the interconnected ponds could not be solved at {fmt_value(t[step])} h "
-                    f"(Newton did not converge; largest residual {fmt_value(err)} cfs). "
-                    "Check the ponds, devices and inflows, or use a shorter step")
-            _, dg, lv, dli, dld = parts
-            # Jacobian: diagonal, and per link i -> d: J[i][d] = dld[i], J[d][i] = -dli[i]
-            diag = [dg[i] + (dli[i] if i in links else 0.0) for i in range(n_p)]
-            for i in links:
-                diag[to[i]] -= dld[i]
-            piv, r = [0.0] * n_p, [-v for v in f]
-            for i in order:
-                p = diag[i]
-                for k in children[i]:
-                    jik, jki = -dli[k], dld[k]
-                    p -= jik * jki / piv[k]
-                    r[i] -= jik * r[k] / piv[k]
-                if not p > 0.0:
-                    raise InputError(
-                        f"the interconnected ponds could not be solved at {fmt_value(t[step])}"
-                        " h (singular Jacobian). Check the ponds' storage and devices")
-                piv[i] = p
-            delta = [0.0] * n_p
-            for i in rev:
-                d = to[i]
-                delta[i] = (r[i] - (0.0 if d is None else dld[i] * delta[d])) / piv[i]
-            lam = 1.0
-            while True:
-                xn = [x[i] + lam * delta[i] for i in range(n_p)]
-                fn, pn = residual(xn, rhs)
-                en = max(abs(v) for v in fn)
-                if en < err or lam < 1e-3:
-                    break
-                lam *= 0.5
-            x, f, parts, err = xn, fn, pn, en
+        x, parts, it = _chain_newton(x, rhs, residual, tree, t[step])
         it_max = max(it_max, it)
-        lv = parts[2]
-        for i in range(n_p):
-            xi = x[i]
-            if xi > H[i][-1] or xi < -1e-6:
-                where = ("leave the routing tables (over 11 times a pond's top)" if xi > 0
-                         else "fall below a pond's bottom (a step too coarse for the outlets)")
-                raise InputError(
-                    f"the interconnected ponds could not be solved at {fmt_value(t[step])} h: "
-                    f"the level of pond {names[i]!r} would {where}. Check the ponds, devices "
-                    "and inflows")
-            j, w, _ = locate(i, xi)
-            sto_l[i] = S[i][j] + w * (S[i][j + 1] - S[i][j])
-            dis_l[i] = D[i][j] + w * (D[i][j + 1] - D[i][j])
-            out_l[i] = lv[i] if i != root else O_root[j] + w * (O_root[j + 1] - O_root[j])
+        _chain_check_levels(x, H, names, t[step])
+        sto_l, dis_l, out_l = _chain_state(x, parts[2], locate, S, D, O_root, root)
         st[:, step], sto[:, step] = x, sto_l
         out[:, step], dis[:, step] = out_l, dis_l
 
@@ -863,8 +957,7 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
         v_in = float(np.trapezoid(q_in[i], dx=dt_s)) + sum(
             float(np.trapezoid(out[k], dx=dt_s)) for k in children[i])
         v_out = float(np.trapezoid(out[i] + dis[i], dx=dt_s))
-        den = v_in + sto[i, 0]
-        mb[i] = 0.0 if den <= 0 else 100.0 * (v_in - v_out - (sto[i, -1] - sto[i, 0])) / den
+        mb[i] = _mass_balance_pct(v_in, v_out, sto[i, 0], sto[i, -1])
     return ChainResult(
         time_hr=t, names=names, to=tuple(to), inflow_cfs=q_in, stage_ft=st, storage_ft3=sto,
         outflow_cfs=out, discarded_cfs=dis,

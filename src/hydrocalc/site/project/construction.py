@@ -308,6 +308,156 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
     return TrapPlan(id=tid, drainage_area_ac=area, criteria=criteria, **values)
 
 
+def _parse_rainfall_file(col: _Collector, mapping, prefix: str, where: str,
+                         base: pathlib.Path, allow_outside_paths: bool) -> pathlib.Path | None:
+    """The ``rainfall_file``: confined to ``base`` (unless allowed outside) and existing."""
+    rain = None
+    if "rainfall_file" in mapping:
+        raw = col.text(mapping, "rainfall_file", prefix, required=True)
+        if raw is not None:
+            try:
+                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
+                                     allow_outside=allow_outside_paths)
+            except InputError as exc:
+                col.problems.append(f"{where}: {exc}")
+                rain = None
+            if rain is not None and not rain.is_file():
+                col.add(
+                    f"{prefix}.rainfall_file",
+                    f"must be an existing file (relative to the site file's folder); got "
+                    f"{excerpt(raw, 80)!r}",
+                )
+                rain = None
+    return rain
+
+
+def _parse_rainfall_settings(col: _Collector, mapping, prefix: str) -> tuple:
+    """``rainfall_station``, ``rainfall_units``, ``rainfall_shift_years``, ``rainfall_type``."""
+    station = col.text(mapping, "rainfall_station", prefix, required=False)
+    units = "auto"
+    if "rainfall_units" in mapping:
+        units = mapping["rainfall_units"]
+        if units not in ("auto", "in", "mm"):
+            col.add(
+                f"{prefix}.rainfall_units",
+                f"must be one of auto, in, mm; got {units!r}",
+            )
+            units = "auto"
+    shift = 0
+    if "rainfall_shift_years" in mapping:
+        raw_sh = mapping["rainfall_shift_years"]
+        if isinstance(raw_sh, bool) or not isinstance(raw_sh, int):
+            col.add(
+                f"{prefix}.rainfall_shift_years",
+                f"must be a whole number of years; got {raw_sh!r}",
+            )
+        else:
+            shift = raw_sh
+    rtype = None
+    if "rainfall_type" in mapping:
+        raw_t = mapping["rainfall_type"]
+        key = str(raw_t).strip().upper()
+        for token in ("TYPE", "_", " ", "-"):
+            key = key.replace(token, "")
+        if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
+            col.add(
+                f"{prefix}.rainfall_type",
+                f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
+                f"got {raw_t!r}",
+            )
+        else:
+            rtype = key
+    return station, units, shift, rtype
+
+
+def _parse_inspection_settings(col: _Collector, mapping, prefix: str) -> tuple:
+    """Inspection settings: threshold, interval, clock and storm-event reading."""
+    threshold = col.number(
+        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
+    )
+    interval = None
+    if "inspection_interval_days" in mapping:
+        raw_iv = mapping["inspection_interval_days"]
+        if isinstance(raw_iv, bool) or not isinstance(raw_iv, int) or raw_iv < 1:
+            col.add(
+                f"{prefix}.inspection_interval_days",
+                f"must be a whole number of days >= 1; got {raw_iv!r}",
+            )
+        else:
+            interval = int(raw_iv)
+    clock = mapping.get("inspection_clock", "fixed")
+    if clock not in INSPECTION_CLOCKS:
+        col.add(
+            f"{prefix}.inspection_clock",
+            f"must be one of {', '.join(INSPECTION_CLOCKS)}; got {clock!r}"
+            f"{suggest(str(clock), INSPECTION_CLOCKS)}",
+        )
+        clock = "fixed"
+
+    storm_event = mapping.get("storm_event", "multi_day")
+    if storm_event not in STORM_EVENT_READINGS:
+        col.add(
+            f"{prefix}.storm_event",
+            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
+            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
+        )
+        storm_event = "multi_day"
+    return threshold, interval, clock, storm_event
+
+
+def _parse_milestones(col: _Collector, mapping, prefix: str,
+                      municipality: str | None) -> list[Milestone]:
+    """The ``[[construction.milestone]]`` entries, keys checked against the profile(s)."""
+    milestones: list[Milestone] = []
+    raw_ms = mapping.get("milestone", [])
+    if not isinstance(raw_ms, list):
+        col.add(f"{prefix}.milestone",
+                f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
+        raw_ms = []
+    if municipality is not None:
+        valid_ms = _profile_keys(municipality, "milestone")
+    else:
+        valid_ms = _all_milestone_keys()
+    for i, entry in enumerate(raw_ms):
+        p = f"{prefix}.milestone[{i}]"
+        if not isinstance(entry, Mapping):
+            col.add(p, f"must be a table; got {entry!r}")
+            continue
+        n0 = len(col.problems)
+        col.unknown_keys(entry, _MILESTONE_KEYS, p)
+        key = col.text(entry, "key", p, required=True)
+        when = col.date(entry, "date", p, required=True, allow_time=True)
+        if key is not None and valid_ms is not None and key not in valid_ms:
+            scope = f"the {municipality} profile" if municipality else "a regulation profile"
+            col.add(
+                f"{p}.key",
+                f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
+            )
+        if len(col.problems) == n0:
+            milestones.append(Milestone(key=key, when=when))
+    return milestones
+
+
+def _parse_traps(col: _Collector, mapping, prefix: str) -> list[TrapPlan]:
+    """The ``[[construction.trap]]`` entries, with unique ids."""
+    criteria_keys = sediment_criteria_keys()
+    traps: list[TrapPlan] = []
+    raw_traps = mapping.get("trap", [])
+    if not isinstance(raw_traps, list):
+        col.add(f"{prefix}.trap",
+                f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
+        raw_traps = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw_traps):
+        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys)
+        if trap is not None:
+            if trap.id in seen:
+                col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
+            seen.add(trap.id)
+            traps.append(trap)
+    return traps
+
+
 def parse_construction(
     mapping: Mapping[str, Any] | None,
     *,
@@ -368,132 +518,11 @@ def parse_construction(
             f"{prefix}.end_date",
             f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
         )
-    rain = None
-    if "rainfall_file" in mapping:
-        raw = col.text(mapping, "rainfall_file", prefix, required=True)
-        if raw is not None:
-
-            try:
-                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
-                                     allow_outside=allow_outside_paths)
-            except InputError as exc:
-                col.problems.append(f"{where}: {exc}")
-                rain = None
-            if rain is not None and not rain.is_file():
-                col.add(
-                    f"{prefix}.rainfall_file",
-                    f"must be an existing file (relative to the site file's folder); got "
-                    f"{excerpt(raw, 80)!r}",
-                )
-                rain = None
-    station = col.text(mapping, "rainfall_station", prefix, required=False)
-    units = "auto"
-    if "rainfall_units" in mapping:
-        units = mapping["rainfall_units"]
-        if units not in ("auto", "in", "mm"):
-            col.add(
-                f"{prefix}.rainfall_units",
-                f"must be one of auto, in, mm; got {units!r}",
-            )
-            units = "auto"
-    shift = 0
-    if "rainfall_shift_years" in mapping:
-        raw_sh = mapping["rainfall_shift_years"]
-        if isinstance(raw_sh, bool) or not isinstance(raw_sh, int):
-            col.add(
-                f"{prefix}.rainfall_shift_years",
-                f"must be a whole number of years; got {raw_sh!r}",
-            )
-        else:
-            shift = raw_sh
-    rtype = None
-    if "rainfall_type" in mapping:
-        raw_t = mapping["rainfall_type"]
-        key = str(raw_t).strip().upper()
-        for token in ("TYPE", "_", " ", "-"):
-            key = key.replace(token, "")
-        if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
-            col.add(
-                f"{prefix}.rainfall_type",
-                f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
-                f"got {raw_t!r}",
-            )
-        else:
-            rtype = key
-    threshold = col.number(
-        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
-    )
-    interval = None
-    if "inspection_interval_days" in mapping:
-        raw_iv = mapping["inspection_interval_days"]
-        if isinstance(raw_iv, bool) or not isinstance(raw_iv, int) or raw_iv < 1:
-            col.add(
-                f"{prefix}.inspection_interval_days",
-                f"must be a whole number of days >= 1; got {raw_iv!r}",
-            )
-        else:
-            interval = int(raw_iv)
-    clock = mapping.get("inspection_clock", "fixed")
-    if clock not in INSPECTION_CLOCKS:
-        col.add(
-            f"{prefix}.inspection_clock",
-            f"must be one of {', '.join(INSPECTION_CLOCKS)}; got {clock!r}"
-            f"{suggest(str(clock), INSPECTION_CLOCKS)}",
-        )
-        clock = "fixed"
-
-    storm_event = mapping.get("storm_event", "multi_day")
-    if storm_event not in STORM_EVENT_READINGS:
-        col.add(
-            f"{prefix}.storm_event",
-            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
-            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
-        )
-        storm_event = "multi_day"
-
-    milestones: list[Milestone] = []
-    raw_ms = mapping.get("milestone", [])
-    if not isinstance(raw_ms, list):
-        col.add(f"{prefix}.milestone",
-                f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
-        raw_ms = []
-    if municipality is not None:
-        valid_ms = _profile_keys(municipality, "milestone")
-    else:
-        valid_ms = _all_milestone_keys()
-    for i, entry in enumerate(raw_ms):
-        p = f"{prefix}.milestone[{i}]"
-        if not isinstance(entry, Mapping):
-            col.add(p, f"must be a table; got {entry!r}")
-            continue
-        n0 = len(col.problems)
-        col.unknown_keys(entry, _MILESTONE_KEYS, p)
-        key = col.text(entry, "key", p, required=True)
-        when = col.date(entry, "date", p, required=True, allow_time=True)
-        if key is not None and valid_ms is not None and key not in valid_ms:
-            scope = f"the {municipality} profile" if municipality else "a regulation profile"
-            col.add(
-                f"{p}.key",
-                f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
-            )
-        if len(col.problems) == n0:
-            milestones.append(Milestone(key=key, when=when))
-
-    criteria_keys = sediment_criteria_keys()
-    traps: list[TrapPlan] = []
-    raw_traps = mapping.get("trap", [])
-    if not isinstance(raw_traps, list):
-        col.add(f"{prefix}.trap",
-                f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
-        raw_traps = []
-    seen: set[str] = set()
-    for i, entry in enumerate(raw_traps):
-        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys)
-        if trap is not None:
-            if trap.id in seen:
-                col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
-            seen.add(trap.id)
-            traps.append(trap)
+    rain = _parse_rainfall_file(col, mapping, prefix, where, base, allow_outside_paths)
+    station, units, shift, rtype = _parse_rainfall_settings(col, mapping, prefix)
+    threshold, interval, clock, storm_event = _parse_inspection_settings(col, mapping, prefix)
+    milestones = _parse_milestones(col, mapping, prefix, municipality)
+    traps = _parse_traps(col, mapping, prefix)
 
     if col.problems:
         return None, col.problems

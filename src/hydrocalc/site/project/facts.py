@@ -245,6 +245,72 @@ _PROJECT_KEYS = (
 )
 
 
+def _parse_areas(col: _Collector, mapping, prefix: str) -> dict[str, float | None]:
+    """The disturbed and new impervious areas, each given in exactly one of its units."""
+    areas: dict[str, float | None] = {}
+    for k_main, k_alt in _PROJECT_ALTERNATIVES:
+        has_main, has_alt = k_main in mapping, k_alt in mapping
+        if has_main and has_alt:
+            col.add(
+                f"{prefix}.{k_main}",
+                f"and {prefix}.{k_alt} must not both be given; got both. Keep one.",
+            )
+            areas[k_main] = None
+        elif not (has_main or has_alt):
+            col.add(
+                f"{prefix}.{k_main}",
+                f"(or {k_alt}) is required; got nothing. Add one of them.",
+            )
+        else:
+            key = k_main if has_main else k_alt
+            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
+    return areas
+
+
+def _parse_exemptions(col: _Collector, mapping, prefix: str,
+                      municipality: str | None) -> tuple[str, ...]:
+    """``exemptions_claimed``: unique keys of the municipality's profile."""
+    exemptions: tuple[str, ...] = ()
+    if "exemptions_claimed" in mapping:
+        raw = mapping["exemptions_claimed"]
+        if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
+            col.add(f"{prefix}.exemptions_claimed", f"must be a list of strings; got {raw!r}")
+        else:
+            exemptions = tuple(raw)
+            if len(set(exemptions)) != len(exemptions):
+                col.add(
+                    f"{prefix}.exemptions_claimed",
+                    f"must not repeat a key; got {list(raw)!r}",
+                )
+            valid = _profile_keys(municipality, "exemption") if municipality else None
+            if valid is not None:
+                for i, e in enumerate(exemptions):
+                    if e not in valid:
+                        col.add(
+                            f"{prefix}.exemptions_claimed[{i}]",
+                            f"must be an exemption key of the {municipality} profile; got "
+                            f"{_choices(e, valid)}",
+                        )
+    return exemptions
+
+
+def _parse_approved_on(col: _Collector, mapping, prefix: str) -> dict[str, _dt.date]:
+    """``exemption_approved_on``: a table of exemption key = approval date."""
+    approved_on: dict[str, _dt.date] = {}
+    if "exemption_approved_on" in mapping:
+        raw_d = mapping["exemption_approved_on"]
+        if not isinstance(raw_d, Mapping):
+            col.add(f"{prefix}.exemption_approved_on",
+                    "must be a table of exemption key = date, e.g. { approved_building_permit "
+                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
+        else:
+            for k in raw_d:
+                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
+                if d is not None:
+                    approved_on[str(k)] = d
+    return approved_on
+
+
 def parse_project(
     mapping: Mapping[str, Any] | None, *, where: str = "site.toml"
 ) -> tuple[ProjectFacts | None, list[str]]:
@@ -320,63 +386,14 @@ def parse_project(
     for line in edition_problems(manual, justification):
         col.add(f"{prefix}.{line.split(' ', 1)[0]}", line.split(" ", 1)[1])
 
-    areas: dict[str, float | None] = {}
-    for k_main, k_alt in _PROJECT_ALTERNATIVES:
-        has_main, has_alt = k_main in mapping, k_alt in mapping
-        if has_main and has_alt:
-            col.add(
-                f"{prefix}.{k_main}",
-                f"and {prefix}.{k_alt} must not both be given; got both. Keep one.",
-            )
-            areas[k_main] = None
-        elif not (has_main or has_alt):
-            col.add(
-                f"{prefix}.{k_main}",
-                f"(or {k_alt}) is required; got nothing. Add one of them.",
-            )
-        else:
-            key = k_main if has_main else k_alt
-            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
-
-    exemptions: tuple[str, ...] = ()
-    if "exemptions_claimed" in mapping:
-        raw = mapping["exemptions_claimed"]
-        if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
-            col.add(f"{prefix}.exemptions_claimed", f"must be a list of strings; got {raw!r}")
-        else:
-            exemptions = tuple(raw)
-            if len(set(exemptions)) != len(exemptions):
-                col.add(
-                    f"{prefix}.exemptions_claimed",
-                    f"must not repeat a key; got {list(raw)!r}",
-                )
-            valid = _profile_keys(municipality, "exemption") if municipality else None
-            if valid is not None:
-                for i, e in enumerate(exemptions):
-                    if e not in valid:
-                        col.add(
-                            f"{prefix}.exemptions_claimed[{i}]",
-                            f"must be an exemption key of the {municipality} profile; got "
-                            f"{_choices(e, valid)}",
-                        )
+    areas = _parse_areas(col, mapping, prefix)
+    exemptions = _parse_exemptions(col, mapping, prefix, municipality)
 
     state_permit = None
     if "state_permit" in mapping:
-
         state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
 
-    approved_on: dict[str, _dt.date] = {}
-    if "exemption_approved_on" in mapping:
-        raw_d = mapping["exemption_approved_on"]
-        if not isinstance(raw_d, Mapping):
-            col.add(f"{prefix}.exemption_approved_on",
-                    "must be a table of exemption key = date, e.g. { approved_building_permit "
-                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
-        else:
-            for k in raw_d:
-                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
-                if d is not None:
-                    approved_on[str(k)] = d
+    approved_on = _parse_approved_on(col, mapping, prefix)
     if not col.problems:  # the cross-field rules of the one shared rule set
         for line in project_problems({
             "name": name, "municipality": municipality, "receiving_water": receiving,
