@@ -49,9 +49,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import as_float_array, fmt_value, suggest
 from hydrocalc.errors import InputError
-from hydrocalc._validate import as_float_array
 
 __all__ = [
     "DailyRainfall",

@@ -27,11 +27,12 @@ import math
 import numpy as np
 
 from hydrocalc.criteria import ny
+from hydrocalc.criteria import ny_redevelopment as rd
+from hydrocalc.criteria import practices as gi
 from hydrocalc.criteria.ny_editions import edition_criteria_info, edition_values_to_confirm
 from hydrocalc.errors import InputError
 from hydrocalc.rainfall import tr55_rainfall_type
 from hydrocalc.units import FT2_PER_AC
-from hydrocalc.criteria import ny_redevelopment as rd, practices as gi
 
 __all__ = ["evaluate"]
 
@@ -53,14 +54,16 @@ def _crit_row(table, key, criterion, design_point, storm, required, provided, un
 
 def _key(value) -> tuple:
     """An exact memo key of one input value (its type and repr: ``-0.0`` and ``0.0``, or
-    ``1`` and ``1.0``, are different keys)."""
+    ``1`` and ``1.0``, are different keys).
+    """
     return type(value).__name__, repr(value)
 
 
 def _memo(hydro, key: tuple, compute):
     """``compute()``, through ``hydro.memo`` when the hydrology offers one (see
     :meth:`hydrocalc.analysis.Hydrology.memo`); ``key`` names the function and holds every
-    input it reads."""
+    input it reads.
+    """
     memo = getattr(hydro, "memo", None)
     return compute() if memo is None else memo(key, compute)
 
@@ -407,7 +410,6 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
 def _redevelopment_rows(site, table, rows, details, to_confirm, wqv_prov_acft, wqv_parts,
                         zero_note):
     """WQv row under the SMDM Chapter 9 option (and the impervious-reduction row)."""
-
     r = site.criteria.redevelopment
     p_in = site.storms.wqv_precip_in
     new_imp = max(site.post.impervious_ac - site.pre.impervious_ac, 0.0)

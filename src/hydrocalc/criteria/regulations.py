@@ -58,8 +58,8 @@ from typing import Any
 
 import pandas as pd
 
+from hydrocalc import display
 from hydrocalc._validate import fmt_value
-from hydrocalc.errors import InputError
 from hydrocalc.criteria.profiles import (  # noqa: F401 (re-exported: public addresses)
     APPLIES,
     PREDICATE_NAMES,
@@ -75,9 +75,12 @@ from hydrocalc.criteria.profiles import (  # noqa: F401 (re-exported: public add
     list_profiles,
     load_profile,
 )
-from hydrocalc import display
 from hydrocalc.criteria.state_permit import assess_state_permit, summary_lines
-from hydrocalc.site.project import ProjectFacts, parse_project  # upward, the one exception: see pyproject [tool.importlinter]
+from hydrocalc.errors import InputError
+from hydrocalc.site.project import (  # upward, the one exception: see pyproject [tool.importlinter]
+    ProjectFacts,
+    parse_project,
+)
 
 __all__ = [
     "PROFILE_KEYS",

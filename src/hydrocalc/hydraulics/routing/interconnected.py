@@ -56,10 +56,7 @@ import numpy as np
 
 from hydrocalc._validate import as_float_array, fmt_value
 from hydrocalc.errors import InputError
-from hydrocalc.hydrograph import Hydrograph
 from hydrocalc.hydraulics.outlets import as_structure
-from hydrocalc.hydraulics.stage_storage import StageStorage
-from hydrocalc.units import S_PER_HR
 from hydrocalc.hydraulics.pond_file import swmm_curve, swmm_link, to_swmm_inp
 from hydrocalc.hydraulics.routing.reservoir import tailwater_series
 from hydrocalc.hydraulics.routing.table import (
@@ -68,6 +65,9 @@ from hydrocalc.hydraulics.routing.table import (
     check_devices,
     to_stage_frame,
 )
+from hydrocalc.hydraulics.stage_storage import StageStorage
+from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.units import S_PER_HR
 
 __all__ = ["ChainResult", "InterconnectedResult", "route_interconnected",
            "route_interconnected_chain", "to_swmm_inp_interconnected",
@@ -563,7 +563,8 @@ class ChainResult:
 
 def _chain_topology(to, n: int) -> tuple[list, int, list, list]:
     """Validated ``to`` (default: a chain), the root, children lists and an order with
-    every pond after all ponds upstream of it."""
+    every pond after all ponds upstream of it.
+    """
     if to is None:
         to = list(range(1, n)) + [None]
     to = list(to)
@@ -1011,7 +1012,6 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
     >>> [line for line in inp.splitlines() if line.startswith("[")][:4]
     ['[TITLE]', '[OPTIONS]', '[STORAGE]', '[OUTFALLS]']
     """
-
     offset = _frame_offset(pond_up, pond_down)
     zero = Hydrograph(inflow_up.time_hr, np.zeros_like(inflow_up.flow_cfs))
     text = to_swmm_inp(zero, pond_down, outlets_down, routing_step_s=routing_step_s,

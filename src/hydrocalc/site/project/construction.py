@@ -13,13 +13,12 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc._validate import number_problem, suggest, text_problem
-from hydrocalc.errors import InputError
+from hydrocalc._validate import confined_path, excerpt, number_problem, suggest, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
 from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
+from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
-from hydrocalc._validate import confined_path, excerpt
 
 
 @dataclasses.dataclass(frozen=True)

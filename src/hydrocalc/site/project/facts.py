@@ -14,13 +14,18 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc._validate import MAX_PROJECT_AREA_AC, fmt_value, number_problem, suggest, text_problem
+from hydrocalc._validate import (
+    MAX_PROJECT_AREA_AC,
+    fmt_value,
+    number_problem,
+    suggest,
+    text_problem,
+)
 from hydrocalc.criteria.ny_editions import edition_problems
+from hydrocalc.criteria.state_permit import parse_state_permit
 from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.units import FT2_PER_AC
-from hydrocalc.criteria.state_permit import parse_state_permit
-
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
 _PROJECT_NUMBER_RULES = {
