@@ -88,7 +88,7 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "SIGTERM"])
 def test_an_interrupted_batch_exits_130_and_marks_unfinished_rows_interrupted(tmp_path, sig):
     out = tmp_path / "out"
-    run = _start(str(_sweep(tmp_path, 400)), "--workers", "2", "--chunk-size", "1",
+    run = _start(str(_sweep(tmp_path, 4000)), "--workers", "2", "--chunk-size", "1",
                  "--out", str(out), "--quiet")
     try:
         _wait(lambda: _workers_started(run), 90, "the worker processes")
@@ -112,7 +112,7 @@ def test_an_interrupted_batch_exits_130_and_marks_unfinished_rows_interrupted(tm
     assert n_left >= 1  # one row per unfinished task of one scenario
     assert meta["not_completed_interrupted"] == n_left
     done = summary.loc[summary["status"] == "ok", "scenario"].nunique()
-    assert done + n_left == 400  # every scenario either completed or marked
+    assert done + n_left == 4000  # every scenario either completed or marked
     assert meta["sha256"] == {"summary.csv": _sha(out / "summary.csv"),
                               "summary.parquet": _sha(out / "summary.parquet")}
 

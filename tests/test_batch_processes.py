@@ -183,7 +183,7 @@ def test_local_worker_killed_by_pid_is_replaced_and_the_batch_completes(tmp_path
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_a_killed_batch_leaves_no_worker_process(tmp_path, sig):
-    sweep = _sweep(tmp_path, n=400)
+    sweep = _sweep(tmp_path, n=4000)  # tens of seconds uninterrupted: killed mid-run
     out = tmp_path / "out"
     run = subprocess.Popen(_batch_cmd(str(sweep), "--workers", "2", "--chunk-size", "1",
                                       "--out", str(out), "--quiet"),

@@ -327,10 +327,11 @@ def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
     """Remove the staging folders (``.batch.partial-*``) of killed batches in ``out_dir``.
 
     A staging folder stays when a batch is killed before moving its files into ``out_dir``.
-
-    Only folders holding the marker file hydrocalc writes, made on this machine by a process
-    that is no longer running, are removed (and empty ones, of a batch killed before it
-    wrote the marker). Returns the folders removed.
+    Its name carries the process id and host of the batch that made it
+    (``.batch.partial-<pid>@<host>-<random>``), so a batch killed at any moment, even before
+    it wrote a byte, is recognised. Only folders made on this machine by a process that is
+    no longer running are removed (and, of an older layout, those whose marker file names
+    such a process, or empty ones). Returns the folders removed.
     """
     out_dir = pathlib.Path(out_dir)
     removed: list[pathlib.Path] = []
@@ -338,24 +339,35 @@ def clean_stale_batch_staging(out_dir: str | os.PathLike) -> list[pathlib.Path]:
         return removed
     host = socket.gethostname()
     for folder in out_dir.glob(STAGING_PREFIX + "*"):
-        marker = folder / _STAGING_MARKER
         if folder.is_symlink() or not folder.is_dir():
             continue
-        if not marker.is_file():
-            if not any(folder.iterdir()):  # killed before its marker: empty, remove it
+        owner = _staging_owner(folder)
+        if owner is None:
+            if not any(folder.iterdir()):  # killed before it wrote anything: remove it
                 folder.rmdir()
                 removed.append(folder)
             continue
-        try:
-            pid_text, owner = marker.read_text(encoding="utf-8").split()[:2]
-            pid = int(pid_text)
-        except (OSError, ValueError):
-            continue
-        if owner != host or (pid != os.getpid() and pid_alive(pid)):
+        pid, made_on = owner
+        if made_on != host or (pid != os.getpid() and pid_alive(pid)):
             continue  # another machine's batch, or one still running
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(folder)
     return removed
+
+
+def _staging_owner(folder: pathlib.Path) -> tuple[int, str] | None:
+    """(pid, host) of the batch that made a staging folder: from its name, else its marker."""
+    tail = folder.name[len(STAGING_PREFIX):]
+    if "@" in tail and "-" in tail.split("@", 1)[1]:
+        pid_text, rest = tail.split("@", 1)
+        if pid_text.isdigit():
+            return int(pid_text), rest.rsplit("-", 1)[0]
+    marker = folder / _STAGING_MARKER
+    try:
+        pid_text, made_on = marker.read_text(encoding="utf-8").split()[:2]
+        return int(pid_text), made_on
+    except (OSError, ValueError):
+        return None
 
 
 def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
@@ -369,9 +381,8 @@ def _write_outputs(frame, meta: dict, out_dir: pathlib.Path, *,
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     clean_stale_batch_staging(out_dir)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out_dir))
-    (staging / _STAGING_MARKER).write_text(f"{os.getpid()} {socket.gethostname()}\n",
-                                           encoding="utf-8")
+    staging = pathlib.Path(tempfile.mkdtemp(
+        prefix=f"{STAGING_PREFIX}{os.getpid()}@{socket.gethostname()}-", dir=out_dir))
     names = {"csv": "summary.csv", "parquet": "summary.parquet", "json": "batch.json"}
     staged = {k: staging / v for k, v in names.items()}
     files = {k: out_dir / v for k, v in names.items()}
