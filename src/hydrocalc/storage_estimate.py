@@ -65,7 +65,8 @@ def _f2(rainfall_type: str) -> tuple[float, float, float, float]:
     table = data.load_table("tr55_storage_routing_coefficients")
     for _, row in table.iterrows():
         if rainfall_type in str(row["rainfall_types"]).split(";"):
-            return tuple(float(row[c]) for c in ("C0", "C1", "C2", "C3"))
+            c0, c1, c2, c3 = (float(row[c]) for c in ("C0", "C1", "C2", "C3"))
+            return c0, c1, c2, c3
     raise InputError(f"rainfall_type {rainfall_type!r} has no row in TR-55 Table F-2")
 
 
@@ -149,7 +150,7 @@ def _ratio(r: np.ndarray, types: np.ndarray) -> np.ndarray:
 
 
 def runoff_volume_acft(runoff_in: npt.ArrayLike, area_mi2: npt.ArrayLike) -> FloatOrArray:
-    """Runoff volume Vr = 53.33 Q Am, TR-55 Chapter 6. [acre-ft]
+    r"""Runoff volume Vr = 53.33 Q Am, TR-55 Chapter 6 [acre-ft].
 
     Parameters
     ----------
@@ -161,7 +162,7 @@ def runoff_volume_acft(runoff_in: npt.ArrayLike, area_mi2: npt.ArrayLike) -> Flo
     Returns
     -------
     runoff_volume_acft : numeric
-        :math:`V_r = Q A_m \\cdot 640 / 12` (TR-55 prints the factor as 53.33). [acre-ft]
+        :math:`V_r = Q A_m \cdot 640 / 12` (TR-55 prints the factor as 53.33). [acre-ft]
 
     Examples
     --------

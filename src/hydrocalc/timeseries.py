@@ -1,4 +1,4 @@
-"""Hydrographs on a uniform time step: the :class:`Hydrograph` and :class:`HydrographSet` containers.
+"""Hydrographs on a uniform time step: :class:`Hydrograph` and :class:`HydrographSet` containers.
 
 :class:`Hydrograph` is the container every layer passes around: a frozen pair of arrays
 ``time_hr`` (uniform step, starting anywhere) and ``flow_cfs``. Volumes are integrated with
@@ -92,32 +92,32 @@ class Hydrograph:
     # -- summaries ------------------------------------------------------------------------
     @property
     def dt_hr(self) -> float:
-        """Time step. [h]"""
+        """Time step [h]."""
         return self._dt_hr
 
     @property
     def peak_cfs(self) -> float:
-        """Largest ordinate. [ft3/s]"""
+        """Largest ordinate [ft3/s]."""
         return float(self.flow_cfs.max())
 
     @property
     def time_of_peak_hr(self) -> float:
-        """Time of the first largest ordinate. [h]"""
+        """Time of the first largest ordinate [h]."""
         return float(self.time_hr[int(np.argmax(self.flow_cfs))])
 
     @property
     def volume_ft3(self) -> float:
-        """Volume under the hydrograph, trapezoidal rule. [ft3]"""
+        """Volume under the hydrograph, trapezoidal rule [ft3]."""
         return float(np.trapezoid(self.flow_cfs, dx=self._dt_hr * S_PER_HR))
 
     @property
     def volume_acft(self) -> float:
-        """Volume under the hydrograph. [acre-ft]"""
+        """Volume under the hydrograph [acre-ft]."""
         return self.volume_ft3 / FT2_PER_AC
 
     @property
     def runoff_in(self) -> float | None:
-        """Volume spread over ``area_ac`` (None when the area is unknown). [in]"""
+        """Volume spread over ``area_ac`` (None when the area is unknown) [in]."""
         if self.area_ac is None:
             return None
         return self.volume_ft3 / (self.area_ac * FT2_PER_AC) * IN_PER_FT
@@ -151,7 +151,7 @@ class Hydrograph:
         return NotImplemented
 
     def lagged(self, hours: float) -> Hydrograph:
-        """Translate the hydrograph later by ``hours`` (pure lag, shape unchanged). [h]
+        """Translate the hydrograph later by ``hours`` (pure lag, shape unchanged) [h].
 
         Raises
         ------
@@ -179,7 +179,7 @@ class Hydrograph:
 
     def summary(self) -> dict:
         """Peak, time of peak, volume and (when defined) runoff depth, unit-suffixed keys."""
-        out = {
+        out: dict[str, float | None] = {
             "peak_cfs": self.peak_cfs,
             "time_of_peak_hr": self.time_of_peak_hr,
             "volume_ft3": self.volume_ft3,
@@ -305,7 +305,7 @@ class HydrographSet:
 
     @property
     def dt_hr(self) -> float:
-        """Time step. [h]"""
+        """Time step [h]."""
         return float(self.time_hr[1] - self.time_hr[0])
 
     @property
@@ -315,22 +315,22 @@ class HydrographSet:
 
     @property
     def peak_cfs(self) -> np.ndarray:
-        """Largest ordinate of every hydrograph, shape (m, n). [ft3/s]"""
+        """Largest ordinate of every hydrograph, shape (m, n) [ft3/s]."""
         return self.flow_cfs.max(axis=2)
 
     @property
     def time_of_peak_hr(self) -> np.ndarray:
-        """Time of the first largest ordinate, shape (m, n). [h]"""
+        """Time of the first largest ordinate, shape (m, n) [h]."""
         return self.time_hr[np.argmax(self.flow_cfs, axis=2)]
 
     @property
     def volume_ft3(self) -> np.ndarray:
-        """Volume under every hydrograph (trapezoidal rule), shape (m, n). [ft3]"""
+        """Volume under every hydrograph (trapezoidal rule), shape (m, n) [ft3]."""
         return np.trapezoid(self.flow_cfs, dx=self.dt_hr * S_PER_HR, axis=2)
 
     @property
     def volume_acft(self) -> np.ndarray:
-        """Volume under every hydrograph, shape (m, n). [acre-ft]"""
+        """Volume under every hydrograph, shape (m, n) [acre-ft]."""
         return self.volume_ft3 / FT2_PER_AC
 
     def storm_index(self, storm: int | str) -> int:

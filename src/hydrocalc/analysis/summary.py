@@ -450,7 +450,7 @@ def _add_flows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _peaks_volumes(a: np.ndarray, dt_hr: float) -> tuple[np.ndarray, np.ndarray]:
-    """Peak (maximum ordinate) and volume of flows ``a`` (m, nv, nt) over time. [cfs, ft3]
+    """Peak (maximum ordinate) and volume of flows ``a`` (m, nv, nt) over time [cfs, ft3].
 
     The volume is :func:`hydrocalc.analysis._integrate` (``numpy.trapezoid``) with its
     operations spelled out in place, ``(dx * (a[1:] + a[:-1]) / 2.0).sum()``: the same

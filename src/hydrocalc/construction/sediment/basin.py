@@ -62,7 +62,7 @@ def trapezoidal_basin_area(
     bottom_width_ft: float,
     side_slope_h_per_v: float,
 ) -> FloatOrArray:
-    """Water-surface area ``(L + 2 z h)(W + 2 z h)`` at ``stage_ft``. [ft2]
+    """Water-surface area ``(L + 2 z h)(W + 2 z h)`` at ``stage_ft`` [ft2].
 
     Examples
     --------

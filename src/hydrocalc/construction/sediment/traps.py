@@ -227,16 +227,16 @@ class SedimentTrap:
                          "relation; got none")
 
     def storage_ft3(self, stage_ft) -> FloatOrArray:
-        """Storage below a stage measured from the trap bottom. [ft3]"""
+        """Storage below a stage measured from the trap bottom [ft3]."""
         return self.stage_storage.storage_ft3(stage_ft)
 
     def stage_at_storage_ft(self, storage_ft3) -> FloatOrArray:
-        """Stage (from the bottom) holding ``storage_ft3``. [ft]"""
+        """Stage (from the bottom) holding ``storage_ft3`` [ft]."""
         return self.stage_storage.stage_ft(storage_ft3)
 
     @property
     def top_stage_ft(self) -> float | None:
-        """Depth of the storage (``depth_ft`` or the last table stage). [ft]"""
+        """Depth of the storage (``depth_ft`` or the last table stage) [ft]."""
         if self.geometry == "trapezoidal":
             return float(self.depth_ft)
         if self.geometry == "stage_area":
@@ -245,7 +245,7 @@ class SedimentTrap:
 
     @property
     def provided_ft3(self) -> float | None:
-        """Storage the geometry provides up to its top stage. [ft3]"""
+        """Storage the geometry provides up to its top stage [ft3]."""
         top = self.top_stage_ft
         return None if top is None else float(self.storage_ft3(top))
 
@@ -256,7 +256,7 @@ class SedimentTrap:
         return criteria(self.criteria)
 
     def design_runoff_in(self) -> float | None:
-        """Runoff of ``design_precip_in`` with the trap's CN (runoff_volume criteria). [in]"""
+        """Runoff of ``design_precip_in`` with the trap's CN (runoff_volume criteria) [in]."""
         if self.design_precip_in is None:
             return None
         if self.cn is None:
