@@ -247,7 +247,8 @@ def test_sediment_trap_requires_an_explicit_criteria_key():
         sediment.SedimentTrap("X", 1.0)  # pylint: disable=no-value-for-parameter
 
 def trap(**kw):
-    base = dict(id="ST-1", drainage_area_ac=2.1, criteria=BB, bottom_length_ft=60.0, bottom_width_ft=30.0,
+    base = dict(id="ST-1", drainage_area_ac=2.1, criteria=BB,
+                bottom_length_ft=60.0, bottom_width_ft=30.0,
                 depth_ft=4.0, side_slope_h_per_v=2.0)
     base.update(kw)
     return sediment.SedimentTrap(**base)

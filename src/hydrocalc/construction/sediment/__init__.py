@@ -19,20 +19,21 @@ geometry and MUSLE inputs: required vs provided storage and the cleanout mark) a
 Cleanout rule. Shelter Island § 110-39B and Pelham ch. 83 (maintenance during construction)
 require sediment removal "whenever their design capacity has been reduced by 50%". The
 *design capacity* is taken as the storage the trap's geometry provides up to ``depth_ft``
-(or the top of the stage-area table), from :class:`hydrocalc.hydraulics.routing.StageStorage`; without
-geometry, the required storage of the criteria. The cleanout mark is the stage at which the
-accumulated sediment (filling from the bottom) occupies ``cleanout_frac`` of that capacity.
+(or the top of the stage-area table), from
+:class:`hydrocalc.hydraulics.routing.StageStorage`; without geometry, the required storage
+of the criteria. The cleanout mark is the stage at which the accumulated sediment (filling
+from the bottom) occupies ``cleanout_frac`` of that capacity.
 
 Modules
 -------
-====================================================  ==================================================
+====================================================  =============================================
 :mod:`hydrocalc.construction.sediment.basin`          trapezoidal basin volume, area and stage
-:mod:`hydrocalc.construction.sediment.musle`          LS factor, MUSLE sediment yield, mass to volume
-:mod:`hydrocalc.construction.sediment.trap_criteria`  named criteria table, required storage, C and P
+:mod:`hydrocalc.construction.sediment.musle`          LS factor, MUSLE yield, mass to volume
+:mod:`hydrocalc.construction.sediment.trap_criteria`  criteria table, required storage, C and P
 :mod:`hydrocalc.construction.sediment.traps`          :class:`SedimentTrap`, :class:`TrapCheck`,
                                                       :func:`plan_traps`
 :mod:`hydrocalc.construction.sediment.cleanout`       :func:`cleanout_schedule` and its container
-====================================================  ==================================================
+====================================================  =============================================
 
 Every name is importable from :mod:`hydrocalc.construction.sediment` itself.
 

@@ -1,5 +1,7 @@
-"""One sediment trap: :class:`SedimentTrap` (geometry and MUSLE inputs) and its
-:class:`TrapCheck` (required vs provided storage and the 50 % cleanout mark [1]_).
+"""One sediment trap: :class:`SedimentTrap` and its :class:`TrapCheck`.
+
+:class:`SedimentTrap` holds the geometry and MUSLE inputs; :class:`TrapCheck` the required
+vs provided storage and the 50 % cleanout mark [1]_.
 
 References
 ----------
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any, cast
 
 import numpy as np
 
@@ -38,7 +41,7 @@ from hydrocalc.runoff import runoff_depth
 
 #: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
 #: ``hydrocalc.construction.sediment.SedimentTrap``).
-TRAP_NUMBER_RULES = {
+TRAP_NUMBER_RULES: dict[str, dict[str, Any]] = {
     "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
     "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
     "bottom_width_ft": dict(lower=0.0, lower_inclusive=False),
@@ -84,7 +87,7 @@ def trap_problems(trap) -> list[str]:
     st, ar = getattr(trap, "stage_ft", None), getattr(trap, "area_ft2", None)
     if (st is None) != (ar is None):
         out.append("stage_ft and area_ft2 must be given together; got one of them")
-    elif st is not None:
+    elif st is not None and ar is not None:
         try:
             st_f, ar_f = [float(x) for x in st], [float(x) for x in ar]
         except (TypeError, ValueError):
@@ -238,9 +241,10 @@ class SedimentTrap:
     def top_stage_ft(self) -> float | None:
         """Depth of the storage (``depth_ft`` or the last table stage) [ft]."""
         if self.geometry == "trapezoidal":
-            return float(self.depth_ft)
+            return float(cast(float, self.depth_ft))
         if self.geometry == "stage_area":
-            return float(self.stage_ft[-1] - self.stage_ft[0])
+            st = cast(tuple[float, ...], self.stage_ft)  # not None: that is the geometry
+            return float(st[-1] - st[0])
         return None
 
     @property
