@@ -61,18 +61,22 @@ class SectionResult:
 
     # -- building ------------------------------------------------------------------
     def add_heading(self, text: str) -> None:
+        """Append a level-3 heading ``text`` to the blocks."""
         self.blocks.append(("h3", text))
 
     def add_markdown(self, text: str) -> None:
+        """Append a Markdown paragraph ``text`` to the blocks."""
         self.blocks.append(("md", text))
 
     def add_table(self, table: Table) -> Table:
+        """Append ``table`` (its name unique in the section) and return it."""
         if any(isinstance(v, Table) and v.name == table.name for _, v in self.blocks):
             raise ValueError(f"duplicate table name {table.name!r} in section {self.key!r}")
         self.blocks.append(("table", table))
         return table
 
     def add_figure(self, figure: Figure | None) -> Figure | None:
+        """Append ``figure`` unless it is None, and return it."""
         if figure is not None:
             self.blocks.append(("figure", figure))
         return figure
@@ -80,16 +84,20 @@ class SectionResult:
     # -- access --------------------------------------------------------------------
     @property
     def tables(self) -> dict[str, Table]:
+        """The section's tables by name, in presentation order."""
         return {v.name: v for kind, v in self.blocks if kind == "table"}
 
     @property
     def figures(self) -> dict[str, Figure]:
+        """The section's figures by name, in presentation order."""
         return {v.name: v for kind, v in self.blocks if kind == "figure"}
 
     def table(self, name: str) -> Table:
+        """The table called ``name`` (KeyError if absent)."""
         return self.tables[name]
 
     def figure(self, name: str) -> Figure:
+        """The figure called ``name`` (KeyError if absent)."""
         return self.figures[name]
 
     # -- presentation (what notebooks call) ------------------------------------------

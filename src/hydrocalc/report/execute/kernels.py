@@ -40,8 +40,9 @@ _RESET = "get_ipython().reset(new_session=True)"
 
 @functools.cache
 def _register_engine() -> None:
-    """Register the pooled-kernel engine with papermill (``papermill_engines.register``,
-    papermill's public registry; once per process).
+    """Register the pooled-kernel engine with papermill, once per process.
+
+    It uses ``papermill_engines.register``, papermill's public registry.
     """
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
@@ -115,9 +116,11 @@ def close_thread_loop() -> None:
 
 
 def kernel_env() -> dict:
-    """The kernel's environment: this process's, with the folder holding the running
-    hydrocalc package first on ``PYTHONPATH`` (so the kernel presents with the very code that
-    computed the sections, also when this process found it through a relative path).
+    """The kernel's environment: this process's, with this hydrocalc first on ``PYTHONPATH``.
+
+    The folder holding the running hydrocalc package comes first on ``PYTHONPATH``, so the
+    kernel presents with the very code that computed the sections, also when this process
+    found it through a relative path.
     """
     import hydrocalc
 
@@ -154,7 +157,7 @@ class KernelPool:
         self._clients: dict = {}
         self._lock = threading.Lock()
         self._closing = threading.Lock()
-        self._thread = None
+        self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._started = False
         self._local = threading.local()
@@ -204,14 +207,15 @@ class KernelPool:
             close_thread_loop()
 
     def start_background(self) -> None:
-        import threading
-
+        """Start the pool's kernels in a background thread (once; not for a fresh pool)."""
         if not self._started and not self.fresh:
             self._started = True
-            self._thread = threading.Thread(target=self._start_all, daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._start_all, daemon=True)
+            self._thread = thread
+            thread.start()
 
     def acquire(self):
+        """A kernel manager for one notebook: a new one when fresh, else the next pooled one."""
         if self.fresh:
             return self._start_one()
         self.start_background()
@@ -222,6 +226,7 @@ class KernelPool:
         return km
 
     def release(self, km) -> None:
+        """Give kernel ``km`` back to the pool (a fresh kernel is shut down instead)."""
         if self.fresh:
             from jupyter_core.utils import run_sync
 
@@ -232,8 +237,10 @@ class KernelPool:
         self._free.put(km)
 
     def client(self, km):
-        """The connected client this pool keeps for kernel ``km`` (None for a fresh kernel,
-        or once the pool is closed): pass it to :func:`execute_notebook` with ``km``.
+        """The connected client this pool keeps for kernel ``km``.
+
+        None for a fresh kernel, or once the pool is closed. Pass it to
+        :func:`execute_notebook` with ``km``.
         """
         with self._lock:
             return self._clients.get(id(km))
@@ -247,9 +254,11 @@ class KernelPool:
         return km
 
     def close_in_background(self) -> threading.Thread:
-        """Stop the kernels in a thread (returned, started; join it before moving their
-        working folder). Stopping waits for each kernel process to exit, about 0.1 s of
-        idle time that the caller can spend on its last files meanwhile.
+        """Stop the kernels in a thread, and return that thread (started).
+
+        Join it before moving the kernels' working folder. Stopping waits for each kernel
+        process to exit, about 0.1 s of idle time that the caller can spend on its last
+        files meanwhile.
         """
         def stop() -> None:
             try:
