@@ -96,8 +96,10 @@ def cover_label(key: str) -> str:
 
 
 def surface_label(key) -> str:
-    """A Tc surface key in TR-55 words: Table 3-1 rows (sheet flow) or paved / unpaved
-    (shallow concentrated flow, Fig. 3-1); empty for none, unchanged when unknown.
+    """A Tc surface key in TR-55 words; empty for none, unchanged when unknown.
+
+    Sheet-flow keys are TR-55 Table 3-1 rows; shallow concentrated flow is paved or
+    unpaved (TR-55 Fig. 3-1).
 
     Examples
     --------
@@ -115,8 +117,9 @@ def surface_label(key) -> str:
 
 
 def flow_label(kind) -> str:
-    """A Tc segment type in TR-55 / HydroCAD words (``shallow`` -> "Shallow concentrated
-    flow"); unchanged when unknown.
+    """A Tc segment type in TR-55 / HydroCAD words; unchanged when unknown.
+
+    For example ``shallow`` -> "Shallow concentrated flow".
     """
     return FLOW_WORDS.get(str(kind), str(kind))
 

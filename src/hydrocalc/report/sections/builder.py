@@ -43,8 +43,9 @@ def _fmt(value, decimals: int = 2) -> str:
 
 
 def _q(value) -> str:
-    """A flow for narrative text: two decimals, more for small flows (two significant
-    digits, at most four decimals).
+    """A flow for narrative text: two decimals, more for small flows.
+
+    Small flows get two significant digits, at most four decimals.
 
     Examples
     --------
@@ -108,9 +109,10 @@ def _flatten(prefix: str, value, rows: list) -> None:
 
 def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
                exclude: Sequence[str] = ()) -> Table:
-    """The inputs under ``paths`` of the site file exactly as entered: ``input`` (the key in
-    words, :func:`hydrocalc.report.wording.field_label`), ``value_as_entered``, ``unit`` and
-    ``site_file_key`` (the dotted path).
+    """The inputs under ``paths`` of the site file exactly as entered.
+
+    Columns: ``input`` (the key in words, :func:`hydrocalc.report.wording.field_label`),
+    ``value_as_entered``, ``unit`` and ``site_file_key`` (the dotted path).
     """
     rows: list = []
     for path in paths:
@@ -195,7 +197,7 @@ _SCENARIO_TITLE = {"pre": "pre-development", "post": "post-development"}
 def _active_window(series, pad_hr: float = 1.0) -> tuple[float, float] | None:
     """Time window where any series exceeds 0.5 % of the largest peak (for x limits)."""
     lo, hi, top = math.inf, -math.inf, 0.0
-    for _, t, q in series:
+    for _, _t, q in series:
         top = max(top, float(np.max(q)) if len(q) else 0.0)
     if top <= 0:
         return None

@@ -78,14 +78,16 @@ class Context:
 
     @property
     def assessment(self):
-        """:func:`hydrocalc.criteria.regulations.assess` of the project under its municipality's law."""
+        """:func:`hydrocalc.criteria.regulations.assess` of the project under its local law."""
         return self._cached("assessment", assess, self.site.project.municipality,
                             self.site.project)
 
     @property
     def trap_checks(self) -> list:
-        """:meth:`hydrocalc.construction.sediment.SedimentTrap.check` of every trap of the construction
-        plan (cleanout fraction from the municipality's law, else one half).
+        """:meth:`hydrocalc.construction.sediment.SedimentTrap.check` of every planned trap.
+
+        Every trap of the construction plan; the cleanout fraction comes from the
+        municipality's law, else one half.
         """
         if "trap_checks" not in self._cache:
 
@@ -106,6 +108,7 @@ class Context:
         return self._cache["summary"]
 
     def step_warnings(self, *steps: str) -> list[str]:
+        """The warnings recorded by the named computation ``steps``, in order."""
         out: list[str] = []
         for step in steps:
             out.extend(self.warnings.get(step, []))
@@ -142,8 +145,9 @@ def context(site_file: str | os.PathLike) -> Context:
 
 
 def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
-    """Every number of :func:`hydrocalc.analysis.analyze` (no hydrograph ordinates) as JSON
-    values, for results.json; ``site_file`` relative to ``base`` when given.
+    """Every number of :func:`hydrocalc.analysis.analyze` as JSON values, for results.json.
+
+    Hydrograph ordinates are left out; ``site_file`` is relative to ``base`` when given.
     """
     import json
 
@@ -152,8 +156,10 @@ def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None =
 
 
 def summary_dict(site_file: str | os.PathLike, base: str | os.PathLike | None = None) -> dict:
-    """The compliance summary (:func:`hydrocalc.report.summary.compliance_summary`) of a
-    site file, for results.json; ``site_file`` relative to ``base`` when given.
+    """The compliance summary of a site file, for results.json.
+
+    :func:`hydrocalc.report.summary.compliance_summary`; ``site_file`` is relative to
+    ``base`` when given.
     """
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
     return context(path).summary

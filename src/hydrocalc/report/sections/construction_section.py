@@ -1,6 +1,7 @@
-"""The ``sediment`` and ``inspections`` sections: trap volumes, cleanout mark and dates;
-inspection dates and notices (the construction plan, its regulation profile and rainfall
-record).
+"""The ``sediment`` and ``inspections`` sections of the report.
+
+``sediment``: trap volumes, cleanout mark and dates; ``inspections``: inspection dates and
+notices (the construction plan, its regulation profile and rainfall record).
 
 Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 """

@@ -1,12 +1,16 @@
-"""The ``comparison`` and ``criteria`` sections: pre vs post at each design point and storm,
-and the sizing criteria of the site's jurisdiction (NY SMDM WQv, RRv, Cpv, Qp, Qf).
+"""The ``comparison`` and ``criteria`` sections of the report.
+
+``comparison``: pre vs post at each design point and storm; ``criteria``: the sizing
+criteria of the site's jurisdiction (NY SMDM WQv, RRv, Cpv, Qp, Qf).
 
 Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +60,7 @@ def _build_comparison(b: _Builder) -> None:
                      [(n.id, n.to) for n in sc.nodes.values() if n.to]))
     b.res.values["routing_diagram"] = {
         name: F.diagram_elements(nodes, edges)
-        for name, (_, nodes, edges) in zip(("pre", "post"), scen)}
+        for name, (_, nodes, edges) in zip(("pre", "post"), scen, strict=True)}
     b.figure("routing_diagram", "Routing diagram (pre- and post-development)",
              lambda: F.routing_diagram_figure("routing_diagram", "", scen))
     areas = {name: float(site.scenarios[name].area_ac) for name in ("pre", "post")}
@@ -84,8 +88,8 @@ def _build_comparison(b: _Builder) -> None:
                 ("Post-development", r.time_hr, np.asarray(r.flow_cfs("post", storm, dp)))]))
         b.figure(f"hydrographs_{dp}", f"Pre- and post-development hydrographs at {dp}, "
                  "one panel per storm",
-                 lambda panels=panels: F.panel_hydrograph_figure(
-                     "", "", panels, window=_active_window))
+                 functools.partial(F.panel_hydrograph_figure,
+                                   "", "", panels, window=_active_window))
     b.res.warnings.extend(_analysis_warnings(ctx, "comparison"))
 
 
@@ -155,7 +159,7 @@ def _build_criteria(b: _Builder) -> None:
                                  "location", "status"]], key_columns=["symbol"]))
     if site.criteria.rrv_specific_reduction_factor is not None:
         # the analysis used the site's own factors (analysis.py, RRv): show those, not the table
-        srf = {"factors": dict(site.criteria.rrv_specific_reduction_factor),
+        srf: dict[str, Any] = {"factors": dict(site.criteria.rrv_specific_reduction_factor),
                "source": "site file", "location": "criteria.rrv_specific_reduction_factor",
                "status": "user input"}
     else:
