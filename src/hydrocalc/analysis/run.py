@@ -55,7 +55,8 @@ def analyze(site, *, storms: Sequence[str] | None = None, engine: str = "numpy"
     --------
     >>> from hydrocalc.site import load_site          # doctest: +SKIP
     >>> res = analyze(load_site("examples/pelham/site.toml"))   # doctest: +SKIP
-    >>> res.comparison[["design_point", "storm", "pre_peak_cfs", "post_peak_cfs"]]  # doctest: +SKIP
+    >>> cols = ["design_point", "storm", "pre_peak_cfs", "post_peak_cfs"]  # doctest: +SKIP
+    >>> res.comparison[cols]  # doctest: +SKIP
     """
     return analyze_many([site], storms=storms, engine=engine)[0]
 
@@ -135,6 +136,7 @@ def analyze_many(sites: Sequence, *, storms: Sequence[str] | None = None,
     out: list = [None] * len(sites)
     for members in groups.values():
         group_sites = [sites[i] for i in members]
+        results: list[SiteResults] | list[Exception]
         try:
             try:
                 results = _analyze_group(group_sites, name_lists[members[0]], engine)

@@ -105,8 +105,9 @@ class _VariantRun:
         return self._inn[node][:, self._v]
 
     def unrouted(self, i_storm: int, node: str) -> np.ndarray:
-        """Sum of the runoff of every subcatchment upstream of ``node``, without routing
-        (the subcatchments in file order, as the full analysis sums them).
+        """Sum of the runoff of every subcatchment upstream of ``node``, without routing.
+
+        The subcatchments are taken in file order, as the full analysis sums them.
         """
         rows = [f(i_storm, self._v) for sid, f in self._subs if sid in self._up[node]]
         if not rows:
@@ -137,8 +138,9 @@ def _pond_memo(kind: str, pond, arg, compute) -> float:
 
 
 class _BlockHydrology(Hydrology):
-    """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups (deterministic functions of
-    the frozen pond object) are computed once per pond object.
+    """:class:`hydrocalc.analysis.Hydrology` whose pond look-ups are computed once per pond.
+
+    The look-ups are deterministic functions of the frozen pond object.
     """
 
     #: (scenario, node) -> peaks (m,) of the variant (set per variant)
@@ -184,8 +186,10 @@ _MISSING = object()
 
 
 class SummaryRows(list):
-    """The result of ``analyze_many(..., detail="summary")``: for each site, its list of
-    summary rows (or, with ``errors="collect"``, the exception of its failing group).
+    """The result of ``analyze_many(..., detail="summary")``.
+
+    For each site, its list of summary rows (or, with ``errors="collect"``, the exception of
+    its failing group).
 
     ``paths`` says how the rows were computed: ``{"summary_arrays": n, "full_analysis": n,
     "reasons": {why the full analysis: n}}`` (sites counted).
@@ -197,8 +201,9 @@ class SummaryRows(list):
 
 
 def unsupported_reason(site, names: Sequence[str]) -> str | None:
-    """Why the summary arrays cannot compute ``site`` for storms ``names`` (None when they
-    can); ``analyze_many(..., detail="summary")`` then runs the full analysis for it.
+    """Why the summary arrays cannot compute ``site`` for storms ``names`` (None when they can).
+
+    ``analyze_many(..., detail="summary")`` then runs the full analysis for it.
     """
     for n in names:
         if n not in site.storms.depths_in:
@@ -402,8 +407,10 @@ _RUNOFF_MEMO_SIZE = 2
 
 
 def _runoff(ks, hyetos, dt, prf, ia_ratio, end_hr, runoff_hydrographs):
-    """``runoff_hydrographs`` of the (area, CN, Tc) ``ks`` in ``hyetos``, reused when a
-    recent block had the same inputs (the same call: the same arrays, made read-only).
+    """``runoff_hydrographs`` of the (area, CN, Tc) ``ks`` in ``hyetos``, reused when recent.
+
+    Reused when a recent block had the same inputs (the same call: the same arrays, made
+    read-only).
     """
     key = (tuple(ks), float(dt), repr(prf), repr(ia_ratio), repr(end_hr))
     for k, storms, hs in _RUNOFF_MEMO:
@@ -487,8 +494,8 @@ def _route(sites, name, pond_ids, inn, dt, routing, noise, series, engine
     Returns ``{pond id: {"primary", "overtopped"}}`` ((m, nv, nt) and (m, nv)), with
     ``series`` also ``"discarded_cfs"`` and ``"storage_ft3"`` of all units; the same
     operations as :func:`hydrocalc.analysis._route_batch` (routing and split compiled in
-    one pass per pond-storm by :func:`hydrocalc.hydraulics.routing.kernel.route_split` when numba is in
-    use, else :func:`hydrocalc.hydraulics.routing.route_reservoirs` and the split).
+    one pass per pond-storm by :func:`hydrocalc.hydraulics.routing.kernel.route_split` when
+    numba is in use, else :func:`hydrocalc.hydraulics.routing.route_reservoirs` and the split).
     """
     nv = len(sites)
     items = [(s.scenarios[name].nodes[pid], pid, u) for pid in pond_ids
@@ -566,8 +573,9 @@ _TABLE_MEMO_SIZE = 1024
 
 
 def _pond_table(pond, dt_s: float, routing):
-    """The routing table of ``pond`` at step ``dt_s``, built as
-    :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it, once per pond object.
+    """The routing table of ``pond`` at step ``dt_s``, built once per pond object.
+
+    Built as :func:`hydrocalc.hydraulics.routing.route_reservoirs` builds it.
     """
     key = (id(pond), dt_s)
     hit = _TABLE_MEMO.get(key)
@@ -588,10 +596,11 @@ def _pond_table(pond, dt_s: float, routing):
 
 
 def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series):
-    """:func:`_route`'s routing and split by :func:`hydrocalc.hydraulics.routing.kernel.route_split`
-    (one table per distinct pond object; the inflow of pond-storm ``b`` = (storm
-    ``b // k``, pond-variant ``b % k``) is row ``inflow_of_row[b]`` of ``q_rows``), the
-    ``engine="numba"`` path.
+    """:func:`_route`'s routing and split, the ``engine="numba"`` path.
+
+    By :func:`hydrocalc.hydraulics.routing.kernel.route_split`, one table per distinct pond
+    object; the inflow of pond-storm ``b`` = (storm ``b // k``, pond-variant ``b % k``) is
+    row ``inflow_of_row[b]`` of ``q_rows``.
     """
     m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR

@@ -76,9 +76,11 @@ def _input_rows(site) -> dict:
 
 
 def _pond_hydraulics(pond, res):
-    """Row fields of a pond's water levels and tailwater for storm ``i``: bottom, peak and
-    top elevations (None for a pond given by stage only), the tailwater kind ("free",
-    "constant", "series") and its peak level in the file's frame, and reverse flow.
+    """Row fields of a pond's water levels and tailwater for storm ``i``.
+
+    Bottom, peak and top elevations (None for a pond given by stage only), the tailwater
+    kind ("free", "constant", "series") and its peak level in the file's frame, and reverse
+    flow.
     """
     datum = getattr(pond, "bottom_elevation_ft", None)
     tw = getattr(pond, "tailwater", None)
@@ -120,8 +122,10 @@ def _pond_hydraulics(pond, res):
 
 
 def _node_reductions(run, m: int, time_hr, dt_hr) -> tuple[np.ndarray, ...]:
-    """Peak, time of peak and volume of every node's outflow, and the peak and volume of its
-    inflow (subcatchments: NaN, they have none), each (storms, nodes). [cfs, h, ft3]
+    """Peak, time of peak and volume of every node's outflow and inflow [cfs, h, ft3].
+
+    Peak, time of peak and volume of the outflow, and the peak and volume of the inflow
+    (subcatchments: NaN, they have none), each (storms, nodes).
 
     Reduced node by node over each node's (storm, time) view, with the operations of the
     whole (storm, node, time) array (maximum, first index of it, ``numpy.trapezoid`` along
@@ -169,8 +173,10 @@ def _node_rows(site, runs, names, time_hr) -> dict:
                     "time_of_peak_hr": float(tpk[i, k]), "volume_ft3": v,
                     "volume_acft": v / FT2_PER_AC,
                     "runoff_in": v / (area * FT2_PER_AC) * IN_PER_FT if area > 0 else math.nan,
-                    "peak_inflow_cfs": float(pin[i, k]) if node.kind != "subcatchment" else math.nan,
-                    "inflow_volume_ft3": float(vin[i, k]) if node.kind != "subcatchment" else math.nan,
+                    "peak_inflow_cfs": (float(pin[i, k]) if node.kind != "subcatchment"
+                                        else math.nan),
+                    "inflow_volume_ft3": (float(vin[i, k]) if node.kind != "subcatchment"
+                                          else math.nan),
                 })
         for pid, res in run.ponds.items():
             pond = sc.nodes[pid]
@@ -241,9 +247,10 @@ def _comparison_rows(site, runs, names) -> list[dict]:
 
 
 def criteria_pass_by_point(crit_rows) -> dict[str, dict[str, bool | None]]:
-    """Pass/fail per design point and criterion family (``wqv``, ``qp``...) from the
-    criteria rows: a family passes when every one of its rows passes; None when its rows
-    were not evaluated.
+    """Pass/fail per design point and criterion family (``wqv``, ``qp``...) from the criteria.
+
+    A family passes when every one of its rows passes; None when its rows were not
+    evaluated.
     """
     crit: dict[str, dict[str, bool | None]] = {}
     for r in crit_rows:
