@@ -72,8 +72,9 @@ def _unexpected(exc: Exception) -> str:
 
 
 class _one_line_warnings:
-    """While a command runs, print each Python warning as ``warning: <message>`` on stderr
-    (the file and line of the code that warned are shown only with ``--debug``).
+    """While a command runs, print each Python warning as ``warning: <message>`` on stderr.
+
+    The file and line of the code that warned are shown only with ``--debug``.
     """
 
     def __enter__(self):

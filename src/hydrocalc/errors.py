@@ -3,7 +3,8 @@
 Domain errors subclass the matching built-in (``InputError`` is a ``ValueError``) so
 generic handlers still catch them. Every message follows one template::
 
-    <argument> must be <requirement>; got <value>[ at index i (k of n values invalid)]. <What to do.>
+    <argument> must be <requirement>; got <value>[ at index i (k of n values invalid)].
+    <What to do.>
 """
 
 from __future__ import annotations

@@ -168,13 +168,14 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
     data_type = meta.get("Data type", "Precipitation depth")
     if "depth" not in data_type.lower():
         raise InputError(
-            f"{name}: data type must be 'Precipitation depth'; got {_excerpt(data_type)!r}. Download the "
-            "depth table, not intensity"
+            f"{name}: data type must be 'Precipitation depth'; got {_excerpt(data_type)!r}. "
+            "Download the depth table, not intensity"
         )
     lower_title = title.lower()
     if "(inches)" not in lower_title and ("millimet" in lower_title or "(mm)" in lower_title):
         raise InputError(
-            f"{name}: depths must be in inches; got {_excerpt(title)!r}. Download the English-units table"
+            f"{name}: depths must be in inches; got {_excerpt(title)!r}. "
+            "Download the English-units table"
         )
     if "depth_in" not in tables or not tables["depth_in"]:
         raise InputError(

@@ -17,6 +17,7 @@ import pathlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -74,10 +75,12 @@ def _storage_from(spec: Mapping, where: str, problems: list[str]):
         return None
     try:
         if kinds[0] == "area_ft2":
-            return StageStorage.from_areas(spec.get("stage_ft"), spec["area_ft2"],
-                                           method=spec.get("method", "conic"))
+            # a missing stage_ft is refused by StageStorage's own check
+            return StageStorage.from_areas(spec.get("stage_ft"),  # type: ignore[arg-type]
+                                           spec["area_ft2"], method=spec.get("method", "conic"))
         if kinds[0] == "storage_ft3":
-            return StageStorage.from_volumes(spec.get("stage_ft"), spec["storage_ft3"])
+            return StageStorage.from_volumes(spec.get("stage_ft"),  # type: ignore[arg-type]
+                                             spec["storage_ft3"])
         if kinds[0] == "basin":
             return StageStorage.basin(**spec["basin"])
         return StageStorage.drywell(**spec["drywell"])
@@ -143,7 +146,8 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
         if key not in allowed:
             problems.append(f"{where}: unknown key {key!r}{suggest(key, allowed)}")
     ss = _storage_from(mapping.get("storage", {}), where, problems)
-    devices, into = [], []
+    devices: list = []
+    into: list = []
     specs = mapping.get("outlet", [])
     if not specs:
         problems.append(f"{where}: at least one [[outlet]] is required; got none")
@@ -244,10 +248,11 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
         Simulation length (default: the inflow's span). [h]
     storage_points : int, default 200
     tailwater_ft : None, float or (time_hr, level) pair, optional
-        Tailwater in the devices' frame (as :func:`hydrocalc.hydraulics.routing.route_reservoir`): the
-        outfalls become FIXED-stage (a constant) or TIMESERIES (a series) outfalls at that
-        level; None keeps free outfalls. A pond with a ``datum_ft`` is exported in stages
-        (SWMM storage invert 0 = the pond bottom).
+        Tailwater in the devices' frame (as
+        :func:`hydrocalc.hydraulics.routing.route_reservoir`): the outfalls become FIXED-stage
+        (a constant) or TIMESERIES (a series) outfalls at that level; None keeps free outfalls.
+        A pond with a ``datum_ft`` is exported in stages (SWMM storage invert 0 = the pond
+        bottom).
 
     Returns
     -------
@@ -296,23 +301,26 @@ def to_swmm_inp(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     if tailwater_ft is None:
         lines += [f"OUT{i + 1} -100 FIXED -100 NO" for i in range(len(leaves))]
     elif np.ndim(tailwater_ft) == 0:
-        tw = float(tailwater_series(tailwater_ft, np.zeros(1), stage_storage)[0])
+        # tailwater_series returns None only for a free (None) tailwater, handled above
+        tw_const = cast(np.ndarray, tailwater_series(tailwater_ft, np.zeros(1), stage_storage))
+        tw = float(tw_const[0])
         lines += [f"OUT{i + 1} -100 FIXED {tw:.8f} NO" for i in range(len(leaves))]
     else:
         t_tw = np.asarray(tailwater_ft[0], dtype=float)
-        tw = tailwater_series(tailwater_ft, t_tw, stage_storage)
+        tw_series = cast(np.ndarray, tailwater_series(tailwater_ft, t_tw, stage_storage))
         lines += [f"OUT{i + 1} -100 TIMESERIES TSTW NO" for i in range(len(leaves))]
-        tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}" for ti, v in zip(t_tw, tw)]
+        tw_lines = [f"TSTW {ti - t[0]:.6f} {v:.8f}"
+                    for ti, v in zip(t_tw, tw_series, strict=False)]
     orifices, weirs, xsect = ["", "[ORIFICES]"], ["", "[WEIRS]"], ["", "[XSECTIONS]"]
     for i, dev in enumerate(leaves):
         swmm_link(dev, f"L{i + 1}", "SU1", f"OUT{i + 1}", orifices, weirs, xsect)
     lines += orifices + weirs + xsect
     lines += ["", "[INFLOWS]", "SU1 FLOW TS1 FLOW 1.0 1.0", "", "[TIMESERIES]"]
-    lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
+    lines += [f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q, strict=True)]
     lines += tw_lines
     lines += ["", "[CURVES]"]
     lines += [f"SC1 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
-              for i, (hi, ai) in enumerate(zip(h, area))]
+              for i, (hi, ai) in enumerate(zip(h, area, strict=False))]
     lines += ["", "[REPORT]", "INPUT NO", "CONTROLS NO", ""]
     return "\n".join(lines)
 

@@ -19,9 +19,9 @@ pond level drives flow back into the pond (negative discharge).
 * :class:`Barrel`: the outlet pipe through the embankment; alone it is a device, as the
   ``barrel=`` of an :class:`OutletStructure` it caps what the devices inside the structure pass
   (devices in series).
-* :class:`Culvert` (defined in :mod:`hydrocalc.hydraulics.outlets.culvert`, re-exported here): FHWA HDS-5 inlet
-  and outlet control of one or more circular or box barrels; a device alone or the
-  ``barrel=`` of an :class:`OutletStructure`.
+* :class:`Culvert` (defined in :mod:`hydrocalc.hydraulics.outlets.culvert`, re-exported
+  here): FHWA HDS-5 inlet and outlet control of one or more circular or box barrels; a
+  device alone or the ``barrel=`` of an :class:`OutletStructure`.
 * :class:`Exfiltration`: a constant rate over the wetted, water-surface or bottom area. It needs
   the pond's stage-area relation, which it gets through :meth:`Exfiltration.bind` (the routing
   functions bind it automatically).
@@ -33,15 +33,18 @@ a matplotlib figure.
 
 Modules (each builds on the ones above it)
 ------------------------------------------
-================================================  ===========================================================
+================================================  =================================================
 :mod:`hydrocalc.hydraulics.outlets.device`        the :class:`Device` protocol, shared input checks
-:mod:`hydrocalc.hydraulics.outlets.orifices`      :class:`CircularOrifice`, :class:`RectangularOrifice`
-:mod:`hydrocalc.hydraulics.outlets.weirs`         rectangular, V-notch, broad-crested weirs; :class:`Riser`
+:mod:`hydrocalc.hydraulics.outlets.orifices`      :class:`CircularOrifice`,
+                                                  :class:`RectangularOrifice`
+:mod:`hydrocalc.hydraulics.outlets.weirs`         rectangular, V-notch, broad-crested weirs;
+                                                  :class:`Riser`
 :mod:`hydrocalc.hydraulics.outlets.barrel`        :class:`Barrel` (the embankment pipe)
 :mod:`hydrocalc.hydraulics.outlets.exfiltration`  :class:`Exfiltration` (discarded flow)
-:mod:`hydrocalc.hydraulics.outlets.structure`     :class:`OutletStructure`, :func:`as_structure`, names
+:mod:`hydrocalc.hydraulics.outlets.structure`     :class:`OutletStructure`, :func:`as_structure`,
+                                                  names
 :mod:`hydrocalc.hydraulics.outlets.rating`        :func:`rating_table`, :func:`rating_figure`
-================================================  ===========================================================
+================================================  =================================================
 
 Every name is importable from :mod:`hydrocalc.hydraulics.outlets` itself.
 
