@@ -1,7 +1,7 @@
 """Turn a read HydroCAD report into a hydrocalc site file and the submitted results.
 
-:func:`import_hydrocad` reads a report (:mod:`hydrocalc.review.importers.hydrocad`) and writes, into
-one folder, ``site.toml`` (the site-file schema of ``docs/site_file.md``) and
+:func:`import_hydrocad` reads a report (:mod:`hydrocalc.review.importers.hydrocad`) and
+writes, into one folder, ``site.toml`` (the site-file schema of ``docs/site_file.md``) and
 ``submitted.json`` (every printed result by node and storm, the inputs as printed, and what
 was not imported and why). Both are written into a temporary folder beside the target and
 moved into place only when complete.
@@ -95,9 +95,10 @@ class ImportResult:
     has_site: bool = True
 
     def message(self) -> str:
-        """One summary line, one line per node not imported, per pond whose conversion is
-        not exact (``note:``) and per device checked at HydroCAD's printed head (``check:``,
-        :func:`device_check`).
+        """The import's report: a summary line, then one line per finding.
+
+        One line per node not imported, per pond whose conversion is not exact (``note:``)
+        and per device checked at HydroCAD's printed head (``check:``, :func:`device_check`).
         """
         nodes = self.submitted["nodes"]
         n_imp = sum(1 for n in nodes.values() if n["imported"])
@@ -137,8 +138,9 @@ def _storm_id(name: str, used: set) -> str:
     return sid
 
 
-def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
-                   links: dict | None = None) -> tuple[str, dict, dict]:
+def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linear to read
+        rep: HydroCADReport, *, allow_partial: bool = False,
+        links: dict | None = None) -> tuple[str | None, dict, dict]:
     """The ``site.toml`` text, the ``submitted.json`` content and the CSV tables of a report.
 
     Parameters
@@ -193,6 +195,7 @@ def convert_report(rep: HydroCADReport, *, allow_partial: bool = False,
         sid = _storm_id(name, used)
         ok = s["distribution"] is not None and s["distribution"] == dist
         storms[name] = {"id": sid, "hydrocad_name": name, "imported": ok, **s}
+        why: str | None  # a reason text, None for a node that is imported
         if not ok:
             why = (f"distribution {s['distribution_printed']!r} is not an NRCS Type I/IA/II/III "
                    "or NOAA/NRCC A-D 24-hour storm" if s["distribution"] is None else
@@ -381,7 +384,8 @@ _DEVICE_PATTERNS = (
 
 
 # HydroCAD's printed culvert entrance (``L= 20.0' CMP, square edge headwall, Ke= 0.500``) ->
-# the FHWA HDS-5 (2001) Table A.1 inlet hydrocalc computes (hydrocalc.hydraulics.outlets.culvert.inlet_codes()).
+# the FHWA HDS-5 (2001) Table A.1 inlet hydrocalc computes
+# (hydrocalc.hydraulics.outlets.culvert.inlet_codes()).
 # Only entrances with the same material and edge in Table A.1 (chart 1: concrete, chart 2:
 # corrugated metal) are mapped; anything else (RCP square-cut projecting, rounded edge,
 # end sections, plastic pipe entrances) has no Table A.1 row and is not imported.
@@ -587,6 +591,7 @@ def device_check(node: dict) -> list[dict]:
             else:
                 if row["status"] != "controls" or (tw is not None and tw > d["invert_elev_ft"]):
                     continue
+                dev: outlets.CircularOrifice | outlets.RectangularOrifice
                 if conv["type"] == "circular_orifice":
                     dev = outlets.CircularOrifice(conv["diameter_in"], d["invert_elev_ft"],
                                                   cd=conv["cd"])
@@ -673,7 +678,7 @@ def _device_lines(o: dict, datum: float) -> list[str]:
     return out
 
 
-def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: list,
+def _site_toml(rep: HydroCADReport, storms: dict, dist: str | None, subs: list, ponds: list,
                targets: dict) -> str:
     name = rep.project or pathlib.Path(rep.source).stem
     span = rep.settings.get("time_span_hr")
@@ -709,7 +714,8 @@ def _site_toml(rep: HydroCADReport, storms: dict, dist: str, subs: list, ponds: 
     ]
     for s in storms.values():
         if s["imported"]:
-            lines.append(f'"{s["id"]}" = {s["precip_in"]!r}  # HydroCAD event {s["hydrocad_name"]!r}')
+            lines.append(f'"{s["id"]}" = {s["precip_in"]!r}  '
+                         f'# HydroCAD event {s["hydrocad_name"]!r}')
     lines += ["", "[analysis]", "dt_hr = 0.01"]
     if span and span[0] == 0.0 and span[1] > 0:
         lines.append(f"duration_hr = {span[1]!r}  # HydroCAD time span {span[0]}-{span[1]} h")
@@ -766,7 +772,8 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
     Parameters
     ----------
     report : path
-        The report: a PDF or its text (see :func:`hydrocalc.review.importers.hydrocad.report_text`).
+        The report: a PDF or its text (see
+        :func:`hydrocalc.review.importers.hydrocad.report_text`).
     out : path
         Output folder; created, or replaced if it holds only a previous import (``site.toml``
         and ``submitted.json``). Written into a temporary folder and moved into place only
@@ -788,7 +795,8 @@ def import_hydrocad(report: str | os.PathLike, out: str | os.PathLike, *,
         importable, or ``out`` not usable. Nothing is written then.
     """
     link_map = _read_links(links) if links is not None else None
-    rep = read_report(report, allow_partial=allow_partial)
+    # read_report opens any path-like through pathlib.Path
+    rep = read_report(report, allow_partial=allow_partial)  # type: ignore[arg-type]
     site_toml, submitted, csv_files = convert_report(rep, allow_partial=allow_partial,
                                                      links=link_map)
     out = pathlib.Path(out)
