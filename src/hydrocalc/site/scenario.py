@@ -29,8 +29,8 @@ _DP_KEYS = ("id", "to", "description")
 def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     prefix = name
     if m is None:
-        P.raw(f"{P.where}: [{name}] scenario is required; got nothing. Add [[{name}.subcatchment]] "
-              f"and [[{name}.design_point]] entries.")
+        P.raw(f"{P.where}: [{name}] scenario is required; got nothing. "
+              f"Add [[{name}.subcatchment]] and [[{name}.design_point]] entries.")
         return None
     if not isinstance(m, Mapping):
         P.add(prefix, f"must be a table; got {m!r}")
@@ -73,9 +73,9 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         method = e.get("method", "tr55")
         if method == "rational":
 
-            s = rational_site.parse_subcatchment(P, e, path, ctx)
-            if s is not None:
-                rational.append(s)
+            rs = rational_site.parse_subcatchment(P, e, path, ctx)
+            if rs is not None:
+                rational.append(rs)
             continue
         if method != "tr55":
             P.add(f"{path}.method", f"must be one of tr55, rational; got {_short(method)}")
@@ -128,7 +128,7 @@ def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | 
 
     edges: dict[str, str | None] = {}
     bad_target = False
-    for nid, (kind, to) in raw.items():
+    for nid, (_kind, to) in raw.items():
         edges[nid] = None
         if to is None:
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.construction.sediment import criteria_table
@@ -47,7 +47,8 @@ def _load_storm_file(path: pathlib.Path) -> dict:
             "suggested_distribution": table.suggested_distribution}
 
 
-def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
+def _parse_storms(  # noqa: C901 - one check per [storms] key, in the site file's order
+        P: _Problems, m, base_dir, input_files) -> Storms | None:
     prefix = "storms"
     if m is None:
         P.raw(f"{P.where}: [storms] section is required; got nothing. Add [storms] with "
@@ -87,7 +88,8 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     for k, v in depths.items():
         path = f"{prefix}.depths_in.{k}"
         if not _STORM_RE.match(k):
-            P.add(path, f"storm name must be letters, digits, '_' or '-' (e.g. \"10yr\"); got {k!r}")
+            P.add(path, "storm name must be letters, digits, '_' or '-' (e.g. \"10yr\"); "
+                  f"got {k!r}")
             continue
         x = P.check_number(v, path, lower=0.0, lower_inclusive=False)
         if x is not None and x > _MAX_24HR_DEPTH_IN:
@@ -133,7 +135,8 @@ def _parse_storms(P: _Problems, m, base_dir, input_files) -> Storms | None:
     if len(P.items) > n0:
         return None
     warnings = tuple(file_info["warnings"]) if file_info else ()
-    return Storms(distribution=dist, depths_in=clean, wqv_precip_in=wqv,
+    # a missing distribution was reported above, so dist is a str here
+    return Storms(distribution=cast(str, dist), depths_in=clean, wqv_precip_in=wqv,
                   wqv_precip_source=wqv_src, source=source or "", file=file_path,
                   warnings=warnings, duration_hr=float(duration or 24.0),
                   rain_dt_hr=float(rain_dt),
@@ -210,7 +213,8 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings 
                 P.add(f"{prefix}.waived.{k}", f"must be one of {', '.join(_CRITERIA_NAMES)}; got "
                                              f"{k!r}{suggest(k, _CRITERIA_NAMES)}")
             elif not isinstance(v, str) or not v.strip():
-                P.add(f"{prefix}.waived.{k}", f"must be the reason for the waiver (text); got {v!r}")
+                P.add(f"{prefix}.waived.{k}",
+                      f"must be the reason for the waiver (text); got {v!r}")
             else:
                 waived[k] = v
     vals["waived"] = waived
@@ -310,8 +314,9 @@ def confirmation_items() -> tuple[str, ...]:
 
 
 def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[str]:
-    """A warning for each ``[confirmations]`` key that names no item (a typo would otherwise
-    leave the item silently unconfirmed).
+    """A warning for each ``[confirmations]`` key that names no item.
+
+    A typo would otherwise leave the item silently unconfirmed.
     """
     if not confirmations:
         return []
@@ -322,9 +327,10 @@ def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[st
 
 
 def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
-    """``[confirmations]``: item key -> the source the preparer checked the value against
-    (see ``docs/site_file.md``; the keys are those of the report's "Values to confirm
-    before submission" table).
+    """``[confirmations]``: item key -> the source the preparer checked the value against.
+
+    See ``docs/site_file.md``; the keys are those of the report's "Values to confirm
+    before submission" table.
     """
     if m is None:
         return {}
