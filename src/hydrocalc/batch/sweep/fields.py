@@ -113,7 +113,8 @@ class Target:
 
 
 def _tokens(field: str) -> list[tuple[str, str | None]] | None:
-    pos, out = 0, []
+    pos = 0
+    out: list[tuple[str, str | None]] = []
     text = field.strip()
     while pos < len(text):
         if out:
@@ -186,8 +187,9 @@ def resolve_field(site, field: str) -> list[Target]:
     if head == "storms":
         if len(toks) == 3 and toks[1] == ("depths_in", None) and toks[2][1] is None:
             names = list(site.storms.names)
-            sel = toks[2][0]
-            picked = names if sel == "*" else _select(names, sel, "storm", where)
+            storm_sel = toks[2][0]
+            picked = (names if storm_sel == "*"
+                      else _select(names, storm_sel, "storm", where))
             return [Target("storm_depth", n) for n in picked]
         if len(toks) == 2 and toks[1][1] is None and toks[1][0] in (*_STORM_ATTRS, "distribution"):
             return [Target("storms", toks[1][0])]
@@ -294,7 +296,7 @@ def _resolve_node(site_mod, sc, group: str, nid: str, rest, where: str) -> list[
             elif sel is not None and sel.strip() == "*":
                 continue
             else:
-                keys = [k for k in spec if k in _STORAGE_ATTRS]
+                keys = tuple(k for k in spec if k in _STORAGE_ATTRS)
                 listed = ", ".join(keys) or "none: tables cannot be varied"
                 raise InputError(f"{where} must end with a numeric key of the {spec.get('type')} "
                                  f"storage ({listed}); got {key!r}{suggest(key, keys)}")
