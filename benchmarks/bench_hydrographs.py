@@ -240,7 +240,7 @@ def _run(call, area_ac, cn, tc_hr, storms, n_sub, n_storms, dt_hr, end_hr, repea
     med = {key: statistics.median(v) for key, v in wall.items()}
     med_cpu = {key: statistics.median(v) for key, v in cpu.items()}
     paired_cpu = statistics.median(
-        b / (w + f) for b, w, f in zip(cpu["batch"], cpu["write"], cpu["fft"]))
+        b / (w + f) for b, w, f in zip(cpu["batch"], cpu["write"], cpu["fft"], strict=True))
     batch_s, batch_all, batch_cpu = med["batch"], wall["batch"], med_cpu["batch"]
     write_s, write_cpu, fft_s, fft_cpu = med["write"], med_cpu["write"], med["fft"], med_cpu["fft"]
     alloc_s, _, _, alloc_cpu = _median_time(lambda: fft_alloc(m, n, nfft), repeats)

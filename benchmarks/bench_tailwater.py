@@ -4,14 +4,15 @@ Same synthetic ponds and storms as ``bench_routing.py`` (trapezoidal basins, ori
 contracted weir, a V-notch on a third; gamma storms; dt 0.01 h, 24 h = 2,401 steps).
 Per pond-storm, interleaved in one loop so that machine load hits every variant alike:
 
-* single routes (:func:`hydrocalc.hydraulics.routing.route_reservoir`): free outfall; a constant
-  tailwater at half the lowest device above the bottom (the orifice drowned); a tailwater
-  series rising from 0 to that level at 2 h and falling back (the default method, bilinear
-  on a stage x tailwater grid); and, on a quarter of the sample, the exact evaluation at
-  every step's tailwater (``hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact``, the
-  former method) for reference;
-* the batch (:func:`hydrocalc.hydraulics.routing.route_reservoirs`): free vs one constant tailwater per
-  pond (a series is single-route only), three interleaved repeats, medians.
+* single routes (:func:`hydrocalc.hydraulics.routing.route_reservoir`): free outfall; a
+  constant tailwater at half the lowest device above the bottom (the orifice drowned); a
+  tailwater series rising from 0 to that level at 2 h and falling back (the default method,
+  bilinear on a stage x tailwater grid); and, on a quarter of the sample, the exact
+  evaluation at every step's tailwater
+  (``hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact``, the former
+  method) for reference;
+* the batch (:func:`hydrocalc.hydraulics.routing.route_reservoirs`): free vs one constant
+  tailwater per pond (a series is single-route only), three interleaved repeats, medians.
 
 The target: a tailwater costs at most 2x the free outfall per pond-storm. :func:`run` returns
 medians (ms per pond-storm), ratios and the grid method's largest peak difference from the
@@ -31,16 +32,17 @@ import warnings
 
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds
-
 from hydrocalc.hydraulics.routing import route_reservoir, route_reservoirs, tailwater_series
 from hydrocalc.hydraulics.routing.reservoir import _prepare
 from hydrocalc.hydraulics.routing.tailwater import route_with_tailwater_series_exact
 from hydrocalc.hydrograph import Hydrograph
+
+HERE = pathlib.Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+# this sibling module is importable once this folder is on sys.path
+from bench_routing import DT_HR, DURATION_HR, make_inflows, make_ponds  # noqa: E402
 
 TARGET = 2.0
 
@@ -122,7 +124,8 @@ def run(sample: int = 24, batch_ponds: int = 200, seed: int = 20240601,
     if verbose:
         print(f"tailwater cost per pond-storm ({nt:,} steps; single routes: median of {sample})")
         print(f"  single free      {med['free']:.2f} ms")
-        print(f"  single constant  {med['constant']:.2f} ms ({out['single_constant_factor']:.2f}x)")
+        print(f"  single constant  {med['constant']:.2f} ms "
+              f"({out['single_constant_factor']:.2f}x)")
         print(f"  single series    {med['series']:.2f} ms ({out['single_series_factor']:.2f}x; "
               f"exact evaluation {med['exact']:.1f} ms = "
               f"{out['single_series_exact_factor']:.1f}x, peaks within "

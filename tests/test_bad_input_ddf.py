@@ -50,7 +50,8 @@ def test_pfds_truncated_before_the_24_hour_row(pfds):
 
 def test_pfds_truncated_mid_number(pfds):
     first = pfds.split("\n\n")[0] + "\n\n" + pfds.split("\n\n")[1]
-    mean = first[:first.index("24-hr:")] + "24-hr:, 1.98,2.35,2.88,3.31,3.91,4.40,4.92,5.46,6.22,6."
+    mean = (first[:first.index("24-hr:")]
+            + "24-hr:, 1.98,2.35,2.88,3.31,3.91,4.40,4.92,5.46,6.22,6.")
     with pytest.raises(InputError, match=r"row '24-hr:' must have 10 numbers .*truncated"):
         ds.read_pfds_csv(mean)
 
@@ -75,7 +76,8 @@ def test_pfds_physics_and_format_faults(pfds, row, pattern):
 
 
 def test_pfds_duplicate_row_and_return_periods(pfds):
-    dup = _replace_line(pfds, "12-hr:", "24-hr:, 1.98,2.35,2.88,3.31,3.91,4.40,4.92,5.46,6.22,6.83")
+    dup = _replace_line(pfds, "12-hr:",
+                        "24-hr:, 1.98,2.35,2.88,3.31,3.91,4.40,4.92,5.46,6.22,6.83")
     with pytest.raises(InputError, match=r"repeats duration 24-hr"):
         ds.read_pfds_csv(dup)
     header = "by duration for ARI (years):, 1,2,5,10,25,50,100,200,500,1000"

@@ -120,6 +120,6 @@ def test_rrv_factor_table_shows_the_site_override_the_analysis_used(tmp_path):
     site.write_text(text, encoding="utf-8")
     res = S.sizing_criteria(str(site), "")
     frame = res.table("rrv_factors").frame
-    assert dict(zip(frame["hsg"], frame["specific_reduction_factor"])) == {
+    assert dict(zip(frame["hsg"], frame["specific_reduction_factor"], strict=True)) == {
         "A": 0.5, "B": 0.4, "C": 0.3, "D": 0.1}
     assert "status: user input" in res.table("rrv_factors").caption

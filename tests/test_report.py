@@ -138,7 +138,8 @@ def test_narrative_numbers_come_from_the_tables(report):
     cols = table["columns"]
     for row in table["rows"]:
         pre, post = row[cols.index("pre_peak_cfs")], row[cols.index("post_peak_cfs")]
-        pre, post = builder_mod._q(pre), builder_mod._q(post)  # the narrative's flow format (see its doctest)
+        # the narrative's flow format (see its doctest)
+        pre, post = builder_mod._q(pre), builder_mod._q(post)
         where = f"{row[0]}, {row[1]}: the peak"
         assert (f"{where} falls from {pre} to {post} cfs" in comp["narrative_md"]
                 or f"{where} rises from {pre} to {post} cfs" in comp["narrative_md"]

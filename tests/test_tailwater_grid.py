@@ -1,9 +1,10 @@
 """Time-varying tailwater on the (stage x tailwater) grid against the exact evaluation.
 
-:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series` (what ``route_reservoir`` uses for a
-tailwater series) interpolates the devices' flow bilinearly on a grid of tailwater levels;
-:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact` evaluates every device at
-every step's tailwater. The tolerances are the ones stated in the module docstring.
+:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series` (what
+``route_reservoir`` uses for a tailwater series) interpolates the devices' flow bilinearly on
+a grid of tailwater levels;
+:func:`hydrocalc.hydraulics.routing.tailwater.route_with_tailwater_series_exact` evaluates
+every device at every step's tailwater. The tolerances are the ones stated in the module docstring.
 """
 
 from __future__ import annotations
@@ -75,9 +76,9 @@ def _both(case):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_grid_agrees_with_the_exact_evaluation_within_the_stated_bound(case):
     grid, exact = _both(case)
-    # the bound stated in hydrocalc.hydraulics.routing.tailwater: peak stage 1e-4 relative, peak outflow 1e-3,
-    # peak reverse flow 5e-3, stages within 5e-3 ft and flows within 5 % of their peak at
-    # every step
+    # the bound stated in hydrocalc.hydraulics.routing.tailwater: peak stage 1e-4 relative,
+    # peak outflow 1e-3, peak reverse flow 5e-3, stages within 5e-3 ft and flows within 5 %
+    # of their peak at every step
     assert_allclose(grid.peak_stage_ft, exact.peak_stage_ft, rtol=1e-4)
     assert_allclose(grid.peak_outflow_cfs, exact.peak_outflow_cfs, rtol=1e-3)
     assert_allclose(grid.peak_reverse_cfs, exact.peak_reverse_cfs, rtol=5e-3, atol=1e-9)
