@@ -123,7 +123,8 @@ def test_base_site_is_valid_and_builds_every_part(tmp_path):
     pond = site.post.nodes["P-1"]
     assert pond.outlet_ids == ("orifice", "weir")
     assert pond.stage_storage.top_stage_ft == pytest.approx(4.0)
-    assert site.post.order.index("S-1") < site.post.order.index("P-1") < site.post.order.index("DP-1")
+    order = site.post.order
+    assert order.index("S-1") < order.index("P-1") < order.index("DP-1")
 
 
 def test_cover_rows_give_tr55_composite_cn(tmp_path):
@@ -258,7 +259,8 @@ def test_cn_out_of_range(tmp_path):
 def test_unknown_key_suggests_the_right_one(tmp_path):
     text = BASE.replace("cn = 61", "cn = 61\ntc_hour = 0.2")
     one_problem(tmp_path, text,
-                r"^site\.toml: unknown key post\.subcatchment\[S-2\]\.tc_hour; did you mean 'tc_hr'")
+                r"^site\.toml: unknown key post\.subcatchment\[S-2\]\.tc_hour; did you mean "
+                r"'tc_hr'")
 
 
 def test_unknown_top_level_section(tmp_path):
@@ -280,23 +282,28 @@ def test_missing_file_is_one_clear_problem(tmp_path):
 def test_cn_and_cover_rows_are_exclusive(tmp_path):
     text = BASE.replace("impervious_connected_ac = 0.5\ntc_hr = 0.15",
                         "impervious_connected_ac = 0.5\ntc_hr = 0.15\ncn = 80")
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-1\]\.cn and cover rows must not both be given")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-1\]\.cn and cover rows must not both be given")
 
 
 def test_cn_or_covers_required(tmp_path):
     text = BASE.replace("area_ac = 0.5\ncn = 61\n", "area_ac = 0.5\n")
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.cn \(or \[\[\.\.\.cover\]\] rows\) is required")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.cn \(or \[\[\.\.\.cover\]\] rows\) is required")
 
 
 def test_tc_required(tmp_path):
     text = BASE.replace("cn = 61\ntc_hr = 0.25", "cn = 61")
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.tc_hr \(or \[\[\.\.\.tc_segment\]\] rows\) is required")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.tc_hr \(or \[\[\.\.\.tc_segment\]\] rows\) is "
+                r"required")
 
 
 def test_unknown_cover_key_suggests(tmp_path):
     text = BASE.replace('cover = "open_space_good"', 'cover = "open_space_goood"')
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-1\]\.cover\[0\]\.cover could not be looked up.*"
-                                r"did you mean 'open_space_good'")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-1\]\.cover\[0\]\.cover could not be looked up.*"
+                r"did you mean 'open_space_good'")
 
 
 def test_bad_hsg(tmp_path):
@@ -307,12 +314,14 @@ def test_bad_hsg(tmp_path):
 def test_area_must_match_cover_areas(tmp_path):
     text = BASE.replace("impervious_connected_ac = 0.5\ntc_hr = 0.15",
                         "area_ac = 2.0\nimpervious_connected_ac = 0.5\ntc_hr = 0.15")
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-1\]\.area_ac must equal the cover areas plus the "
-                                r"impervious areas \(1 ac\) within 0\.5 %; got 2")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-1\]\.area_ac must equal the cover areas plus the "
+                r"impervious areas \(1 ac\) within 0\.5 %; got 2")
 
 
 def test_impervious_cannot_exceed_area(tmp_path):
-    text = BASE.replace("area_ac = 0.5\ncn = 61", "area_ac = 0.5\ncn = 61\nimpervious_connected_ac = 0.7")
+    text = BASE.replace("area_ac = 0.5\ncn = 61",
+                        "area_ac = 0.5\ncn = 61\nimpervious_connected_ac = 0.7")
     one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.impervious_connected_ac plus "
                                 r"impervious_unconnected_ac must be <= area_ac \(0\.5\); got 0\.7")
 
@@ -321,30 +330,34 @@ def test_hsg_is_case_insensitive_and_dual_groups_are_explained(tmp_path):
     site = load_site(write(tmp_path, BASE.replace('hsg = "B"', 'hsg = "b"')))
     assert site.post.nodes["S-1"].covers[0].hsg == "B"
     one_problem(tmp_path, BASE.replace('hsg = "B"', 'hsg = "C/D"'),
-                r"hsg must be one of A, B, C, D; got 'C/D'\. For a dual group such as C/D enter the "
-                r"group that applies")
+                r"hsg must be one of A, B, C, D; got 'C/D'\. For a dual group such as C/D enter "
+                r"the group that applies")
 
 
 def test_area_in_both_units_is_an_error(tmp_path):
     text = BASE.replace("area_ac = 0.5\ncn = 61", "area_ac = 0.5\narea_ft2 = 21780\ncn = 61")
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.area_ac and area_ft2 must not both be given")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.area_ac and area_ft2 must not both be given")
 
 
 def test_missing_to_drains_nowhere(tmp_path):
     text = BASE.replace('id = "S-2"\nto = "DP-1"\n', 'id = "S-2"\n')
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.to is required; got nothing: the node drains nowhere")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.to is required; got nothing: the node drains nowhere")
 
 
 def test_unknown_target_suggests_a_receiving_node(tmp_path):
     text = BASE.replace('id = "S-2"\nto = "DP-1"', 'id = "S-2"\nto = "DP-2"')
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.to must name a pond, reach or design point of "
-                                r"scenario post; got 'DP-2'; did you mean 'DP-1'")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.to must name a pond, reach or design point of "
+                r"scenario post; got 'DP-2'; did you mean 'DP-1'")
 
 
 def test_subcatchment_cannot_receive_flow(tmp_path):
     text = BASE.replace('id = "S-2"\nto = "DP-1"', 'id = "S-2"\nto = "S-1"')
-    one_problem(tmp_path, text, r"post\.subcatchment\[S-2\]\.to must name a pond, reach or design point; "
-                                r"got subcatchment 'S-1'")
+    one_problem(tmp_path, text,
+                r"post\.subcatchment\[S-2\]\.to must name a pond, reach or design point; "
+                r"got subcatchment 'S-1'")
 
 
 def test_cycle_is_an_error(tmp_path):
@@ -363,10 +376,12 @@ def test_node_that_only_feeds_a_dead_end_drains_nowhere(tmp_path):
 
 def test_design_point_missing_from_a_scenario(tmp_path):
     text = BASE.replace('[[post.design_point]]\nid = "DP-1"',
-                        '[[post.design_point]]\nid = "DP-1"\n[[post.design_point]]\nid = "DP-9"') + \
+                        '[[post.design_point]]\nid = "DP-1"\n'
+                        '[[post.design_point]]\nid = "DP-9"') + \
         '\n[[post.subcatchment]]\nid = "S-9"\nto = "DP-9"\narea_ac = 0.1\ncn = 70\ntc_hr = 0.1\n'
-    one_problem(tmp_path, text, r"post\.design_point\[DP-9\] is missing from scenario pre; every design "
-                                r"point must be in both scenarios")
+    one_problem(tmp_path, text,
+                r"post\.design_point\[DP-9\] is missing from scenario pre; every design "
+                r"point must be in both scenarios")
 
 
 def test_duplicate_id(tmp_path):
@@ -402,8 +417,10 @@ def test_storm_file_must_exist(tmp_path):
 def test_storm_file_depths_and_warning(tmp_path):
     ds = pathlib.Path(__file__).parents[1] / "design_storms" / "pelham.toml"
     text = BASE.replace('distribution = "III"',
-                        f'distribution = "III"\nfile = "{ds.as_posix()}"\nuse = ["1yr", "10yr", "100yr"]')
-    text = text.replace('[storms.depths_in]\n"1yr" = 2.7\n"2yr" = 3.3\n"10yr" = 5.0\n"100yr" = 8.0\n', "")
+                        f'distribution = "III"\nfile = "{ds.as_posix()}"\n'
+                        'use = ["1yr", "10yr", "100yr"]')
+    text = text.replace('[storms.depths_in]\n"1yr" = 2.7\n"2yr" = 3.3\n"10yr" = 5.0\n'
+                        '"100yr" = 8.0\n', "")
     site = load_site(write(tmp_path, text))
     assert site.storms.names == ("1yr", "10yr", "100yr")
     assert site.storms.depths_in["10yr"] > 0
@@ -424,8 +441,8 @@ def test_explicit_criteria_storm_must_exist(tmp_path):
 
 def test_bad_min_rv_rule(tmp_path):
     one_problem(tmp_path, BASE + '\n[criteria]\nmin_rv_rule = "alway"\n',
-                r"criteria\.min_rv_rule must be one of if_wqv_exceeds_rrv, always, never; got 'alway'; "
-                r"did you mean 'always'\?")
+                r"criteria\.min_rv_rule must be one of if_wqv_exceeds_rrv, always, never; got "
+                r"'alway'; did you mean 'always'\?")
 
 
 def test_waiver_needs_a_reason(tmp_path):
@@ -452,14 +469,14 @@ def test_pond_storage_required(tmp_path):
 
 def test_unknown_outlet_type(tmp_path):
     one_problem(tmp_path, BASE.replace('type = "circular_orifice"', 'type = "circular_orfice"'),
-                r"post\.pond\[P-1\]\.outlet\[orifice\]\.type must be one of .*; got 'circular_orfice'; "
-                r"did you mean 'circular_orifice'")
+                r"post\.pond\[P-1\]\.outlet\[orifice\]\.type must be one of .*; got "
+                r"'circular_orfice'; did you mean 'circular_orifice'")
 
 
 def test_outlet_above_top(tmp_path):
     one_problem(tmp_path, BASE.replace("crest_ft = 3\n", "crest_ft = 5\n"),
-                r"post\.pond\[P-1\]\.outlet\[weir\]\.crest_ft must be below the top of the storage "
-                r"\(4 ft\); got 5")
+                r"post\.pond\[P-1\]\.outlet\[weir\]\.crest_ft must be below the top of the "
+                r"storage \(4 ft\); got 5")
 
 
 def test_outlet_size_positive(tmp_path):
@@ -468,29 +485,39 @@ def test_outlet_size_positive(tmp_path):
 
 
 def test_stage_area_csv_errors(tmp_path):
-    text = BASE.replace('type = "basin"\nbottom_length_ft = 60\nbottom_width_ft = 30\ndepth_ft = 4\n'
-                        'side_slope_h_per_v = 3', 'type = "stage_area"\ncsv = "sa.csv"')
-    msg, _ = one_problem(tmp_path, text, r"post\.pond\[P-1\]\.storage\.csv must have exactly the columns "
-                                         r"stage_ft,area_ft2", **{"sa.csv": "stage,area\n0,10\n1,20\n"})
+    text = BASE.replace('type = "basin"\nbottom_length_ft = 60\nbottom_width_ft = 30\n'
+                        'depth_ft = 4\nside_slope_h_per_v = 3',
+                        'type = "stage_area"\ncsv = "sa.csv"')
+    msg, _ = one_problem(tmp_path, text,
+                         r"post\.pond\[P-1\]\.storage\.csv must have exactly the columns "
+                         r"stage_ft,area_ft2", **{"sa.csv": "stage,area\n0,10\n1,20\n"})
     probs = problems_of(tmp_path, text, **{"sa.csv": "stage_ft,area_ft2\n0,10\n1,x\n"})
     assert any("must hold numbers" in p and "sa.csv line 3" in p for p in probs), probs
 
 
 def test_stage_must_increase(tmp_path):
-    text = BASE.replace('type = "basin"\nbottom_length_ft = 60\nbottom_width_ft = 30\ndepth_ft = 4\n'
-                        'side_slope_h_per_v = 3',
-                        'type = "stage_storage"\nstage_ft = [0, 2, 1, 4]\nstorage_ft3 = [0, 100, 200, 300]')
-    one_problem(tmp_path, text, r"post\.pond\[P-1\]\.storage\.stage_ft must be strictly increasing")
+    text = BASE.replace('type = "basin"\nbottom_length_ft = 60\nbottom_width_ft = 30\n'
+                        'depth_ft = 4\nside_slope_h_per_v = 3',
+                        'type = "stage_storage"\nstage_ft = [0, 2, 1, 4]\n'
+                        'storage_ft3 = [0, 100, 200, 300]')
+    one_problem(tmp_path, text,
+                r"post\.pond\[P-1\]\.storage\.stage_ft must be strictly increasing")
 
 
 def test_subcatchment_csv_unknown_column_and_row_line(tmp_path):
-    text = BASE.replace("[[post.subcatchment]]\nid = \"S-2\"", "[post]\nsubcatchments_csv = \"subs.csv\"\n\n"
+    text = BASE.replace("[[post.subcatchment]]\nid = \"S-2\"",
+                        "[post]\nsubcatchments_csv = \"subs.csv\"\n\n"
                         "[[post.subcatchment]]\nid = \"S-2X\"", 1)
-    text = text.replace('to = "DP-1"\narea_ac = 0.5\ncn = 61', 'to = "DP-1"\narea_ac = 0.5\ncn = 61', 1)
-    probs = problems_of(tmp_path, text, **{"subs.csv": "id,to,area_acre,cn,tc_hr\nS-2,DP-1,0.5,61,0.2\n"})
-    assert any("unknown column 'area_acre' in subs.csv; did you mean 'area_ac'" in p for p in probs), probs
-    probs = problems_of(tmp_path, text, **{"subs.csv": "# comment\nid,to,area_ac,cn,tc_hr\nS-2,DP-1,-1,61,0.2\n"})
-    assert any(p == "site.toml: post.subcatchment[S-2].area_ac must be > 0; got -1 (subs.csv line 3)"
+    text = text.replace('to = "DP-1"\narea_ac = 0.5\ncn = 61',
+                        'to = "DP-1"\narea_ac = 0.5\ncn = 61', 1)
+    probs = problems_of(tmp_path, text,
+                        **{"subs.csv": "id,to,area_acre,cn,tc_hr\nS-2,DP-1,0.5,61,0.2\n"})
+    assert any("unknown column 'area_acre' in subs.csv; did you mean 'area_ac'" in p
+               for p in probs), probs
+    probs = problems_of(tmp_path, text,
+                        **{"subs.csv": "# comment\nid,to,area_ac,cn,tc_hr\nS-2,DP-1,-1,61,0.2\n"})
+    assert any(p == "site.toml: post.subcatchment[S-2].area_ac must be > 0; got -1 "
+                    "(subs.csv line 3)"
                for p in probs), probs
 
 
@@ -551,7 +578,8 @@ def test_the_documented_example_loads_and_runs(tmp_path):
     from hydrocalc.analysis import analyze
 
     doc = (pathlib.Path(__file__).parents[1] / "docs" / "site_file.md").read_text(encoding="utf-8")
-    block = doc.split("## A complete annotated example", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
+    block = (doc.split("## A complete annotated example", 1)[1]
+             .split("```toml", 1)[1].split("```", 1)[0])
     storms = (pathlib.Path(__file__).parents[1] / "design_storms" / "pelham.toml").as_posix()
     block = block.replace('"../../design_storms/pelham.toml"', f'"{storms}"')
     site = load_site(write(tmp_path, block))
@@ -562,4 +590,5 @@ def test_the_documented_example_loads_and_runs(tmp_path):
 
 def test_storm_duration_must_fit_the_distribution(tmp_path):
     text = BASE.replace('distribution = "III"', 'distribution = "III"\nduration_hr = 6')
-    one_problem(tmp_path, text, r"storms\.duration_hr does not fit the distribution: duration_hr must equal")
+    one_problem(tmp_path, text,
+                r"storms\.duration_hr does not fit the distribution: duration_hr must equal")
