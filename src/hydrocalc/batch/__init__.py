@@ -39,7 +39,7 @@ expresses the scenarios; the others, with the reason counted in ``batch.json``, 
 analysis), or with ``summary_arrays=False`` by the full analysis, which batches their subcatchments, storms and ponds
 into array work (one runoff-hydrograph call and one routing call per pond for the whole
 block); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
-(``tests/test_batch.py`` and ``tests/test_sweep_summary.py`` check this to 1e-9).
+(``tests/batch/test_batch.py`` and ``tests/analysis/test_sweep_summary.py`` check this to 1e-9).
 
 A failing input or scenario becomes a row with ``status = "error"`` and its message; the
 others continue. The tasks of a worker that dies are re-run (a new local process pool, or

@@ -17,7 +17,7 @@ bucket guess and the same exactness check), the outflow
 :math:`O_i = \frac{dO}{dSI}\big|_j (x_i - SI_j) + O_j`, the storage
 :math:`S_i = (x_i - O_i)\,\Delta t/2`, the stage by linear interpolation in the table, and the
 running sum of :math:`O` in time order. The results are therefore identical to the numpy
-loop's (``tests/test_batch.py`` checks this bit for bit). Storage-indication routing:
+loop's (``tests/batch/test_batch.py`` checks this bit for bit). Storage-indication routing:
 USDA-NRCS (2004), National Engineering Handbook Part 630, Chapter 17, "Flood Routing".
 
 The engine is an explicit argument of the callers (``engine="numpy"``, ``"numba"`` or
