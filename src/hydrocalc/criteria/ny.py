@@ -142,7 +142,7 @@ def water_quality_volume(
     *,
     min_rv: float | None = None,
 ) -> FloatOrArray:
-    r"""Water quality volume WQv ("90 % rule"), NYS SMDM Table 4.1. [acre-ft]
+    r"""Water quality volume WQv ("90 % rule"), NYS SMDM Table 4.1 [acre-ft].
 
     Parameters
     ----------
@@ -240,7 +240,7 @@ def minimum_runoff_reduction_volume(
     new_impervious_ac: npt.ArrayLike,
     specific_reduction_factor: npt.ArrayLike,
 ) -> FloatOrArray:
-    r"""Minimum runoff reduction volume, NYS SMDM Section 4.3 (equation UNVERIFIED). [acre-ft]
+    r"""Minimum runoff reduction volume, NYS SMDM Section 4.3 (equation UNVERIFIED) [acre-ft].
 
     Parameters
     ----------
@@ -466,7 +466,7 @@ def channel_protection_storage(
 def orifice_diameter_in(
     flow_cfs: npt.ArrayLike, head_ft: npt.ArrayLike, *, cd: float = 0.6
 ) -> FloatOrArray:
-    r"""Diameter of a circular orifice passing ``flow_cfs`` under ``head_ft``. [in]
+    r"""Diameter of a circular orifice passing ``flow_cfs`` under ``head_ft`` [in].
 
     Parameters
     ----------
@@ -506,7 +506,7 @@ def orifice_diameter_in(
 def centroid_detention_time_hr(
     time_hr: npt.ArrayLike, inflow_cfs: npt.ArrayLike, outflow_cfs: npt.ArrayLike
 ) -> float:
-    r"""Centre-of-mass detention time: outflow centroid minus inflow centroid. [h]
+    r"""Centre-of-mass detention time: outflow centroid minus inflow centroid [h].
 
     Parameters
     ----------

@@ -82,7 +82,7 @@ class Redevelopment:
 
     @property
     def reduction_provided(self) -> float | None:
-        """Share of the existing impervious cover removed (impervious_reduction). [-]"""
+        """Share of the existing impervious cover removed (impervious_reduction) [-]."""
         if self.impervious_after_ac is None or self.existing_impervious_ac <= 0:
             return None
         return max(self.existing_impervious_ac - self.impervious_after_ac, 0.0) / \

@@ -113,12 +113,12 @@ class Subcatchment:
 
     @property
     def impervious_ac(self) -> float:
-        """Total impervious area, connected plus unconnected. [ac]"""
+        """Total impervious area, connected plus unconnected [ac]."""
         return self.impervious_connected_ac + self.impervious_unconnected_ac
 
     @property
     def impervious_pct(self) -> float:
-        """Impervious share of the subcatchment area. [%]"""
+        """Impervious share of the subcatchment area [%]."""
         return 100.0 * self.impervious_ac / self.area_ac
 
     @property
@@ -194,7 +194,7 @@ class Pond:
 
     @property
     def surface_outlet_invert_ft(self) -> float:
-        """Lowest invert/crest of the devices that discharge downstream (inf if none). [ft]"""
+        """Lowest invert/crest of the devices that discharge downstream (inf if none) [ft]."""
         levels = [
             device_level_ft(spec)
             for spec, t in zip(self.outlet_spec, self.outlet_types, strict=True)
@@ -296,12 +296,12 @@ class Scenario:
 
     @property
     def area_ac(self) -> float:
-        """Total area of the scenario's subcatchments, rational ones included. [ac]"""
+        """Total area of the scenario's subcatchments, rational ones included [ac]."""
         return sum(s.area_ac for s in self.subcatchments) + sum(s.area_ac for s in self.rational)
 
     @property
     def impervious_ac(self) -> float:
-        """Total impervious area of the scenario's subcatchments. [ac]"""
+        """Total impervious area of the scenario's subcatchments [ac]."""
         return sum(s.impervious_ac for s in self.subcatchments)
 
 

@@ -134,7 +134,7 @@ def _return_period(name: str) -> float | None:
 
 
 def network_new_impervious_ac(site) -> tuple[float, float, float]:
-    """``(pre_ac, post_ac, post - pre)``: impervious area of each scenario's network. [ac]
+    """``(pre_ac, post_ac, post - pre)``: impervious area of each scenario's network [ac].
 
     Counts the impervious fields of every subcatchment and the cover rows whose TR-55 key is
     impervious (:data:`IMPERVIOUS_COVER_KEYS`).

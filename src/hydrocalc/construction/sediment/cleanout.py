@@ -38,12 +38,12 @@ class CleanoutSchedule:
 
     @property
     def total_yield_tons(self) -> float:
-        """MUSLE yield over the period. [short ton]"""
+        """MUSLE yield over the period [short ton]."""
         return float(self.daily["yield_tons"].sum())
 
     @property
     def total_trapped_ft3(self) -> float:
-        """Sediment volume deposited over the period. [ft3]"""
+        """Sediment volume deposited over the period [ft3]."""
         return float(self.daily["trapped_ft3"].sum())
 
     def to_dict(self) -> dict:

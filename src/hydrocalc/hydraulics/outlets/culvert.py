@@ -220,7 +220,7 @@ def inlet_coefficients(inlet: str, shape: str | None = None) -> dict:
 # -- geometry -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Barrel:
-    """One barrel's geometry: circular (rise = span = D) or box (span B, rise D). [ft]"""
+    """One barrel's geometry: circular (rise = span = D) or box (span B, rise D) [ft]."""
 
     shape: str
     span_ft: float
@@ -289,7 +289,7 @@ def _barrels(barrels) -> int:
 
 
 def _critical_depth(bar: _Barrel, q: np.ndarray) -> np.ndarray:
-    """Critical depth of flows q (one barrel), capped at the rise (HDS-5: dc <= D). [ft]"""
+    """Critical depth of flows q (one barrel), capped at the rise (HDS-5: dc <= D) [ft]."""
     q = np.asarray(q, dtype=float)
     d = bar.rise_ft
     if bar.shape == "box":
@@ -311,7 +311,7 @@ def _critical_depth(bar: _Barrel, q: np.ndarray) -> np.ndarray:
 
 def critical_depth_ft(flow_cfs: npt.ArrayLike, *, shape: str, diameter_in=None, span_ft=None,
                       rise_ft=None, barrels: int = 1):
-    r"""Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``). [ft]
+    r"""Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``) [ft].
 
     Parameters
     ----------
@@ -400,7 +400,7 @@ def _inlet_hw(bar: _Barrel, coef: dict, q: np.ndarray, slope: float) -> np.ndarr
 def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
                                diameter_in=None, span_ft=None, rise_ft=None,
                                slope_ftft: float = 0.0, barrels: int = 1):
-    r"""Inlet control headwater above the inlet invert (FHWA HDS-5 Appendix A). [ft]
+    r"""Inlet control headwater above the inlet invert (FHWA HDS-5 Appendix A) [ft].
 
     Parameters
     ----------
@@ -520,7 +520,7 @@ def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
 
 def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cfs,
                             *, length_ft: float, slope_ftft: float, n: float) -> np.ndarray:
-    r"""Depth at the upstream end of an adverse reach with a free outfall. [ft]
+    r"""Depth at the upstream end of an adverse reach with a free outfall [ft].
 
     For steady flows ``flow_cfs``: the subcritical backwater profile from critical depth at
     the outfall, integrated upstream by :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` (Chow [1]_
@@ -613,7 +613,7 @@ def outlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, length_f
                                 n: float, ke: float, diameter_in=None, span_ft=None,
                                 rise_ft=None, slope_ftft: float = 0.0, barrels: int = 1,
                                 tailwater_ft: float | None = None):
-    r"""Outlet control headwater above the inlet invert (FHWA HDS-5 Ch. 3). [ft]
+    r"""Outlet control headwater above the inlet invert (FHWA HDS-5 Ch. 3) [ft].
 
     Parameters
     ----------
@@ -946,7 +946,7 @@ class Culvert(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Inlet invert, or the outlet invert when higher (adverse barrel). [ft]"""
+        """Inlet invert, or the outlet invert when higher (adverse barrel) [ft]."""
         return max(self.inlet_invert_ft, self.outlet_invert_ft)
 
     @property

@@ -80,7 +80,7 @@ class RectangularWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Crest stage. [ft]"""
+        """Crest stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -147,7 +147,7 @@ class VNotchWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Vertex stage. [ft]"""
+        """Vertex stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -210,7 +210,7 @@ class BroadCrestedWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Crest stage. [ft]"""
+        """Crest stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -287,12 +287,12 @@ class Riser(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Rim stage. [ft]"""
+        """Rim stage [ft]."""
         return self.crest_ft
 
     @property
     def transition_head_ft(self) -> float:
-        """Head above the rim where orifice flow starts to control. [ft]"""
+        """Head above the rim where orifice flow starts to control [ft]."""
         d = self.diameter_in / IN_PER_FT
         return float(self.cd * d * _SQRT_2G / (4.0 * self.cw))
 
