@@ -551,7 +551,9 @@ def centroid_detention_time_hr(
 def peak_not_increased(
     pre_peak_cfs: npt.ArrayLike, post_peak_cfs: npt.ArrayLike, *, tolerance_cfs: float = 0.0
 ) -> bool | np.ndarray:
-    """Qp / Qf check: is the post-development peak at or below the pre-development peak?
+    """Qp / Qf check: whether the post-development peak is at or below the pre-development one.
+
+    Answers: is the post-development peak at or below the pre-development peak?
 
     Parameters
     ----------
@@ -582,8 +584,9 @@ def peak_not_increased(
 
 
 def criteria_table() -> pd.DataFrame:
-    """The shipped criteria table ``ny_sizing_criteria`` (key, symbol, rule, equation, source,
-    location, status).
+    """The shipped criteria table ``ny_sizing_criteria``.
+
+    Columns: key, symbol, rule, equation, source, location, status.
 
     Examples
     --------

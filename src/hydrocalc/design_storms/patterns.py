@@ -1,5 +1,7 @@
-"""Rainfall time patterns from files: user distributions and hyetographs (CSV), and the
-NOAA Atlas 14 Volume 10 temporal distributions [1]_.
+"""Rainfall time patterns from files and the NOAA Atlas 14 temporal distributions.
+
+User distributions and hyetographs (CSV), and the NOAA Atlas 14 Volume 10 temporal
+distributions [1]_.
 
 References
 ----------

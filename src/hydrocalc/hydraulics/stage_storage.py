@@ -106,8 +106,9 @@ class StageStorage:
     # -- constructors ---------------------------------------------------------------------
     @staticmethod
     def _levels(stage_ft, elevation: bool, datum_ft) -> tuple[np.ndarray, float | None]:
-        """Stages from the bottom and the datum, from stages or (``elevation=True``)
-        elevations.
+        """Stages from the bottom and the datum.
+
+        From stages or (``elevation=True``) elevations.
         """
         if not elevation:
             return StageStorage._check_stages(stage_ft), _datum(datum_ft)
@@ -565,8 +566,9 @@ class StageStorage:
         return like(self._storage_ext(h), stage_ft)
 
     def area_ft2(self, stage_ft: npt.ArrayLike):
-        """Plan (water-surface) area at ``stage_ft`` in [0, top]; at a table breakpoint the
-        area just above it. [ft2]
+        """Plan (water-surface) area at ``stage_ft`` in [0, top] [ft2].
+
+        At a table breakpoint, the area just above it.
         """
         h = self._check(stage_ft)
         return like(self._area_ext(h), stage_ft)

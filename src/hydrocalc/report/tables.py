@@ -103,8 +103,10 @@ _LONG_TOKEN = re.compile(r"\S{18,}")
 
 
 def _breakable(text: str) -> str:
-    """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens
-    (identifiers, URLs) so narrow table columns wrap instead of overflowing the page.
+    """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens.
+
+    Long tokens are identifiers and URLs: narrow table columns then wrap instead of
+    overflowing the page.
     """
     out, pos = [], 0
     for m in _LONG_TOKEN.finditer(text):
@@ -220,8 +222,9 @@ class Table:
 
     # -- display ---------------------------------------------------------------------
     def _format_cell(self, col: str, value) -> tuple[str, bool]:
-        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`); a text cell
-        of a column with a display function (``display``) shows its words.
+        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`).
+
+        A text cell of a column with a display function (``display``) shows its words.
         """
         if col in self.display and isinstance(value, str):
             return str(self.display[col](value)), False

@@ -170,8 +170,9 @@ class Pond:
         return "constant" if isinstance(self.tailwater, float) else "series"
 
     def tailwater_level_ft(self, stage_ft):
-        """A stage (array) above the pond bottom as a level in the file's frame (elevation
-        when the pond has ``bottom_elevation_ft``).
+        """A stage (array) above the pond bottom as a level in the file's frame [ft].
+
+        The level is an elevation when the pond has ``bottom_elevation_ft``.
         """
         return stage_ft + (self.bottom_elevation_ft or 0.0)
 
@@ -328,8 +329,9 @@ class Storms:
 
     @property
     def depth_source(self) -> str:
-        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``
-        (:func:`hydrocalc.design_storms.depth_source_kind`).
+        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``.
+
+        See :func:`hydrocalc.design_storms.depth_source_kind`.
         """
         return depth_source_kind(self.source, illustrative=self.illustrative)
 

@@ -31,8 +31,10 @@ _REACH_GEOMETRY_ALL = ("diameter_in", "bottom_width_ft", "depth_ft", "side_slope
 
 
 def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None:
-    """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section`` with
-    ``length_ft``, ``slope_ftft`` (or both invert elevations) and Manning's ``n``.
+    """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section``.
+
+    A routed section has ``length_ft``, ``slope_ftft`` (or both invert elevations) and
+    Manning's ``n``.
     """
     k0 = len(P.items)
     P.unknown_keys(e, _REACH_KEYS, path)

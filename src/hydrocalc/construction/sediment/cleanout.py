@@ -1,5 +1,7 @@
-"""Daily MUSLE sediment accumulation in a trap through a construction period, and the
-dates it reaches the cleanout mark (:func:`cleanout_schedule`, :class:`CleanoutSchedule`).
+"""Daily MUSLE sediment accumulation in a trap through a construction period.
+
+Also the dates it reaches the cleanout mark (:func:`cleanout_schedule`,
+:class:`CleanoutSchedule`).
 """
 
 from __future__ import annotations

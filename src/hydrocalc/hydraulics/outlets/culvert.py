@@ -239,8 +239,9 @@ class _Barrel:
         return 2.0 * (self.span_ft + self.rise_ft)
 
     def geometry(self, y):
-        """Area, wetted perimeter, top width at depth y (full section at and above the
-        crown, top width 0 there). [ft2, ft, ft]
+        """Area, wetted perimeter, top width at depth y [ft2, ft, ft].
+
+        Full section at and above the crown, top width 0 there.
         """
         d = self.rise_ft
         yc = np.clip(y, 0.0, d)
@@ -454,9 +455,10 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
 
 # -- outlet control -------------------------------------------------------------------------
 def _friction_slope(n: float, q, area, perim):
-    """Friction slope S_f = (Q / K)^2 with the conveyance K = (1.49 / n) A R^(2/3)
-    (Manning's equation with the TR-55 Eq. 3-4 constant).
-    [ft/ft]; infinite where the section is dry.
+    """Friction slope S_f = (Q / K)^2, infinite where the section is dry [ft/ft].
+
+    The conveyance is K = (1.49 / n) A R^(2/3) (Manning's equation with the TR-55 Eq. 3-4
+    constant).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(perim > 0, area / np.where(perim > 0, perim, 1.0), 0.0)
@@ -466,8 +468,9 @@ def _friction_slope(n: float, q, area, perim):
 
 def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start: np.ndarray,
                  dc: np.ndarray, length: float, slope: float, n: float):
-    """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
-    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
+    """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the barrel.
+
+    Integrates dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
     Returns the depth (pressure head above the invert once full) at the inlet, NaN where the
     profile would fall to critical depth (no subcritical profile: supercritical barrel).
     """
@@ -503,8 +506,9 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
 
 
 def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
-    """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry``
-    (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]
+    """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry`` [ft].
+
+    ``geometry`` maps depth -> area, wetted perimeter, top width; searched in (0, y_hi].
     """
     target = q * q / _G
     lo, hi = np.zeros_like(q), np.full_like(q, y_hi)
@@ -566,9 +570,10 @@ def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cf
 
 def _outlet_hw(bar: _Barrel, q: np.ndarray, *, length: float, slope: float, n: float,
                ke: float, tw_depth: float | None) -> np.ndarray:
-    """Outlet control headwater above the inlet invert for flows q (one barrel); tw_depth is
-    the tailwater above the outlet invert (None: free). NaN where outlet control cannot
-    govern (supercritical barrel).
+    """Outlet control headwater above the inlet invert for flows q (one barrel) [ft].
+
+    tw_depth is the tailwater above the outlet invert (None: free). NaN where outlet control
+    cannot govern (supercritical barrel).
     """
     d, a_full = bar.rise_ft, bar.area_ft2
     r_full = a_full / bar.perimeter_ft
@@ -960,8 +965,9 @@ class Culvert(Device):
 
     # -- ratings
     def headwater_ft(self, flow_cfs, tailwater_ft=None):
-        """Controlling headwater above the inlet invert at ``flow_cfs`` (all barrels), with
-        an optional tailwater level in the device's frame. Returns the dict of
+        """Controlling headwater above the inlet invert at ``flow_cfs`` (all barrels).
+
+        With an optional tailwater level in the device's frame. Returns the dict of
         :func:`culvert_headwater_ft`.
         """
         tw = None if tailwater_ft is None else float(tailwater_ft) - self.outlet_invert_ft

@@ -1,6 +1,8 @@
-"""Flow over a crest: :class:`RectangularWeir`, :class:`VNotchWeir`,
-:class:`BroadCrestedWeir` and the :class:`Riser` (weir over the rim or orifice through the
-top); with a tailwater, Villemonte's submergence factor. References as in
+"""Flow over a crest: rectangular, V-notch and broad-crested weirs and the riser.
+
+:class:`RectangularWeir`, :class:`VNotchWeir`, :class:`BroadCrestedWeir` and the
+:class:`Riser` (weir over the rim or orifice through the top); with a tailwater,
+Villemonte's submergence factor. References as in
 :mod:`hydrocalc.hydraulics.outlets`.
 """
 
@@ -322,9 +324,11 @@ class Riser(Device):
 
 
 def _submerged_weir(dev, stage, tw, exponent):
-    """Weir flow with a tailwater: the free equation at the higher level's head times
-    Villemonte's factor [1 - (H2/H1)^n]^0.385 (Villemonte 1947; SWMM 5 ``weir_getInflow``),
-    negative (back into the pond) when the tailwater is the higher level.
+    """Weir flow with a tailwater (Villemonte 1947; SWMM 5 ``weir_getInflow``) [ft3/s].
+
+    The free equation at the higher level's head times Villemonte's factor
+    [1 - (H2/H1)^n]^0.385, negative (back into the pond) when the tailwater is the higher
+    level.
     """
     h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
     sign = np.where(stage >= tw, 1.0, -1.0)
