@@ -96,7 +96,7 @@ _GAMMA_TAIL_FRAC = 1e-6
 
 
 def lag_hr(tc_hr: npt.ArrayLike):
-    """Watershed lag :math:`L = 0.6\\,T_c`, NEH 630 Ch. 15 (Eq. 15-3) [h].
+    r"""Watershed lag :math:`L = 0.6\,T_c`, NEH 630 Ch. 15 (Eq. 15-3) [h].
 
     Examples
     --------

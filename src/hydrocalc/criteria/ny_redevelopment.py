@@ -78,6 +78,7 @@ class Redevelopment:
 
     @property
     def existing_impervious_pct(self) -> float:
+        """Existing impervious cover as a share of the redeveloped area, capped at 100 [%]."""
         return min(100.0, 100.0 * self.existing_impervious_ac / self.redeveloped_area_ac)
 
     @property

@@ -156,6 +156,7 @@ class Table:
     # -- machine-readable forms -------------------------------------------------------
     @property
     def columns(self) -> list[str]:
+        """Column names of the table's frame, as strings."""
         return [str(c) for c in self.frame.columns]
 
     def rows(self) -> list[list]:

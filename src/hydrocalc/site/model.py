@@ -123,6 +123,7 @@ class Subcatchment:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"subcatchment"``."""
         return "subcatchment"
 
 
@@ -158,6 +159,7 @@ class Pond:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"pond"``."""
         return "pond"
 
     @property
@@ -230,6 +232,7 @@ class Reach:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"reach"``."""
         return "reach"
 
     @property
@@ -248,6 +251,7 @@ class DesignPoint:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"design_point"``."""
         return "design_point"
 
 
@@ -404,10 +408,12 @@ class Site:
 
     @property
     def pre(self) -> Scenario:
+        """The pre-development scenario."""
         return self.scenarios["pre"]
 
     @property
     def post(self) -> Scenario:
+        """The post-development scenario."""
         return self.scenarios["post"]
 
     @property

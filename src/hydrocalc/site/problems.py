@@ -49,7 +49,7 @@ def _split_key(raw: str) -> list[str]:
 
 
 def key_lines(text: str) -> dict[str, int]:
-    """Map each key path of a TOML text to its line number (1-based).
+    r"""Map each key path of a TOML text to its line number (1-based).
 
     Paths use the loader's labels: array-of-tables entries are labelled by their ``id``
     value when they have one (``post.subcatchment[S-2].area_ac``), otherwise by index.
@@ -58,7 +58,7 @@ def key_lines(text: str) -> dict[str, int]:
 
     Examples
     --------
-    >>> text = '[[post.subcatchment]]\\nid = "S-2"\\narea_ac = -3\\n'
+    >>> text = '[[post.subcatchment]]\nid = "S-2"\narea_ac = -3\n'
     >>> key_lines(text)["post.subcatchment[S-2].area_ac"]
     3
     """

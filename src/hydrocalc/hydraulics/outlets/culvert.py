@@ -88,6 +88,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import warnings
@@ -773,6 +774,7 @@ class CulvertHeadwater(tuple):
     _KEYS = ("headwater_ft", "control", "inlet_ft", "outlet_ft")
 
     def __new__(cls, headwater_ft, control, inlet_ft, outlet_ft):
+        """Build the result; the tuple holds ``(headwater_ft, control)``, all four by key."""
         obj = super().__new__(cls, (headwater_ft, control))
         obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft)))
         return obj
@@ -791,6 +793,7 @@ class CulvertHeadwater(tuple):
         raise AttributeError(name)
 
     def keys(self):
+        """Names of the result's values (as a dict's ``keys()``)."""
         return self._values.keys()
 
     def __reduce__(self):
@@ -941,8 +944,7 @@ class Culvert(Device):
                 "Ks": c["Ks"], "chart": str(c["chart"]), "scale": str(c["scale"])}
 
     def shifted(self, by_ft: float) -> Culvert:
-        import dataclasses
-
+        """A copy with both inverts moved by ``by_ft`` [ft]."""
         with warnings.catch_warnings():   # an adverse barrel was announced once already
             warnings.simplefilter("ignore", RangeWarning)
             return dataclasses.replace(self, inlet_invert_ft=self.inlet_invert_ft + by_ft,
@@ -956,11 +958,13 @@ class Culvert(Device):
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: lowest invert, crown, 1.5 rises [ft]."""
         d = self._bar.rise_ft
         return (self.lowest_ft, self.inlet_invert_ft + d, self.inlet_invert_ft + 1.5 * d)
 
     @property
     def free_below_ft(self) -> float:
+        """A tailwater at or below the outlet invert leaves the rating free [ft]."""
         return self.outlet_invert_ft
 
     # -- ratings

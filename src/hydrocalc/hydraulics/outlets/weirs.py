@@ -300,6 +300,7 @@ class Riser(Device):
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: rim, and rim plus the transition head [ft]."""
         return (self.crest_ft, self.crest_ft + self.transition_head_ft)
 
     def _flow(self, stage):
