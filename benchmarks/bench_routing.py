@@ -81,7 +81,7 @@ def make_inflows(v_ref: np.ndarray) -> np.ndarray:
     t = np.arange(0.0, DURATION_HR + DT_HR / 2, DT_HR)
     m = 3.7
     shapes = []
-    for tp, ratio in zip(STORM_TP_HR, STORM_VOLUME_RATIO):
+    for tp, ratio in zip(STORM_TP_HR, STORM_VOLUME_RATIO, strict=True):
         s = (t / tp) ** m * np.exp(m * (1 - t / tp))
         s = s / np.trapezoid(s, dx=DT_HR * 3600.0) * ratio
         shapes.append(s)

@@ -438,16 +438,16 @@ def runoff_hydrographs(
     # restores the caller's setting on exit.
     with np.errstate():
         np.setbufsize(_UFUNC_BUFSIZE)
-        for r0, starts in zip(range(0, n, block_rows), block_starts):  # blocks of rows
+        for r0, starts in zip(range(0, n, block_rows), block_starts, strict=True):  # blocks of rows
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size
-            if all(k0 >= p.size for k0, p in zip(starts, grids)):
+            if all(k0 >= p.size for k0, p in zip(starts, grids, strict=True)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
             u_padded[:nb, :n_uh] = u_sorted[sl]
             np.fft.rfft(u_padded[:nb], axis=1, out=u_spec[:nb])
-            for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
+            for i, (p, k0) in enumerate(zip(grids, starts, strict=True)):  # storms
                 if k0 >= p.size:  # no runoff from this storm in the whole block
                     runoff[i, sl] = 0.0
                     continue

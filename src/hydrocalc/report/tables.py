@@ -184,7 +184,7 @@ class Table:
     def _display_cells(self) -> list[list[tuple[str, bool]]]:
         """Per row, per column: :meth:`_format_cell` ``(text, is_numeric)``."""
         cols = self.columns
-        return [[self._format_cell(c, v) for c, v in zip(cols, row)]
+        return [[self._format_cell(c, v) for c, v in zip(cols, row, strict=True)]
                 for row in self._row_tuples]
 
     def __getstate__(self) -> dict:
@@ -241,7 +241,7 @@ class Table:
             parts.append(f'<p class="table-title">{html.escape(self.title)}</p>')
         parts.append(f'<table class="{classes}">')
         parts.append("<thead><tr>")
-        for col, numeric in zip(cols, self._numeric_columns):
+        for col, numeric in zip(cols, self._numeric_columns, strict=True):
             label = self.labels.get(col, column_label(col))
             cls = ' class="num"' if numeric else ""
             parts.append(f'<th scope="col"{cls}>{html.escape(label)}</th>')

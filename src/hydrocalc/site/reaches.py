@@ -145,7 +145,7 @@ def _user_section_points(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> dict
         if got is None:
             return None
         xs, zs, where = got
-        for x, z, (name, lineno) in zip(xs, zs, where):
+        for x, z, (name, lineno) in zip(xs, zs, where, strict=True):
             if not (math.isfinite(x) and math.isfinite(z)):
                 P.add(f"{path}.csv", f"must hold finite numbers; got {x}, {z} at {name} "
                                      f"line {lineno}")

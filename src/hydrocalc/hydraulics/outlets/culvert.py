@@ -492,7 +492,7 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(den > 1e-6, (sf - slope) / np.where(den > 1e-6, den, 1.0), -np.inf)
 
-    for x0, x1 in zip(xs[:-1], xs[1:]):
+    for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
         h = x1 - x0
         k1 = rate(y)
         yp = y + h * k1
@@ -776,7 +776,8 @@ class CulvertHeadwater(tuple):
     def __new__(cls, headwater_ft, control, inlet_ft, outlet_ft):
         """Build the result; the tuple holds ``(headwater_ft, control)``, all four by key."""
         obj = super().__new__(cls, (headwater_ft, control))
-        obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft)))
+        obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft),
+                                strict=True))
         return obj
 
     def __getitem__(self, key):
