@@ -1,8 +1,8 @@
 """Benchmark: batch storage-indication routing vs EPA SWMM 5 (pyswmm) vs a per-pond loop.
 
 Routes ``n_ponds`` synthetic ponds x ``n_storms`` storms (dt 0.01 h, 24 h) in one
-:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same pond-storms
-with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same
+pond-storms with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
 :func:`hydrocalc.hydraulics.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
 ratios and the peak agreement; :func:`run` returns them as a dict (for benchmarks/run_all.py).
 

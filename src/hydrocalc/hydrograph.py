@@ -438,7 +438,8 @@ def runoff_hydrographs(
     # restores the caller's setting on exit.
     with np.errstate():
         np.setbufsize(_UFUNC_BUFSIZE)
-        for r0, starts in zip(range(0, n, block_rows), block_starts, strict=True):  # blocks of rows
+        # blocks of rows
+        for r0, starts in zip(range(0, n, block_rows), block_starts, strict=True):
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size

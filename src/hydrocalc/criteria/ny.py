@@ -432,7 +432,8 @@ def channel_protection_storage(
     k = vr_b / (S_PER_HR * t_hr * qi_b)  # r = ratio(r) * k at the solution
 
     def ratio(r):
-        return np.asarray(storage_ratio(r, rainfall_type=rainfall_type, ratio_limits=(1e-12, 0.99)))
+        return np.asarray(storage_ratio(r, rainfall_type=rainfall_type,
+                                        ratio_limits=(1e-12, 0.99)))
 
     hi_r = 0.8
     too_flat = (ratio(np.full(k.shape, hi_r)) * k - hi_r) > 0

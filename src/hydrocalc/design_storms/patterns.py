@@ -52,7 +52,8 @@ def _read_user_csv(path) -> tuple[pd.DataFrame, str]:
             if values.isna().any():
                 i = int(np.flatnonzero(values.isna().to_numpy())[0])
                 raise InputError(
-                    f"{name}: {col} must be numeric; got {_excerpt(repr(frame[col].iloc[i]))} at row {i + 1}"
+                    f"{name}: {col} must be numeric; "
+                    f"got {_excerpt(repr(frame[col].iloc[i]))} at row {i + 1}"
                 )
             frame[col] = values.astype(float)
     return frame, name

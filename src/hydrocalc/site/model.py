@@ -210,10 +210,11 @@ class Pond:
 class Reach:
     """A reach: a pure lag (``lag_hr``, shape unchanged) or a routed pipe or channel.
 
-    With ``conveyance`` (a :class:`hydrocalc.hydraulics.conveyance.Conveyance`) the analysis routes the
-    inflow by variable-parameter Muskingum-Cunge (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`,
-    NEH 630 Ch. 17); ``lag_hr`` must then be 0. ``conveyance_spec`` echoes the site-file
-    fields (section, dimensions, length, slope, n).
+    With ``conveyance`` (a :class:`hydrocalc.hydraulics.conveyance.Conveyance`) the analysis
+    routes the inflow by variable-parameter Muskingum-Cunge
+    (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`, NEH 630 Ch. 17); ``lag_hr``
+    must then be 0. ``conveyance_spec`` echoes the site-file fields (section, dimensions,
+    length, slope, n).
     """
 
     id: str
@@ -265,7 +266,8 @@ class Scenario:
     reaches: tuple[Reach, ...] = ()
     design_points: tuple[DesignPoint, ...] = ()
     description: str = ""
-    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.site.rational.RationalSubcatchment`);
+    #: ``method = "rational"`` subcatchments
+    #: (:class:`hydrocalc.site.rational.RationalSubcatchment`);
     #: nodes of kind "subcatchment", not in ``subcatchments`` (they have no CN).
     rational: tuple = ()
 
@@ -457,7 +459,8 @@ class Site:
                 f"{suggest(unknown[0], self.storms.names)}"
             )
         storms = dataclasses.replace(
-            self.storms, depths_in={**self.storms.depths_in, **{k: float(v) for k, v in depths_in.items()}}
+            self.storms,
+            depths_in={**self.storms.depths_in, **{k: float(v) for k, v in depths_in.items()}},
         )
         return dataclasses.replace(self, storms=storms)
 

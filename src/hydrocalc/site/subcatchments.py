@@ -158,7 +158,8 @@ def _parse_cover(P, c, path) -> Cover | None:
     area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
     cond = P.text(c, "condition", path) if "condition" in c else None
     cn_given = "cn" in c
-    cn = P.number(c, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if cn_given else None
+    cn = (P.number(c, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0)
+          if cn_given else None)
     if len(P.items) > n0:
         return None
     if not cn_given:
@@ -211,7 +212,8 @@ def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
     elif kind == "shallow":
         seg["surface"] = P.choice(s, "surface", path, ("unpaved", "paved"), required=True)
     else:
-        seg["n"] = P.number(s, "n", path, required=True, lower=0.0, lower_inclusive=False, upper=1.0)
+        seg["n"] = P.number(s, "n", path, required=True, lower=0.0, lower_inclusive=False,
+                            upper=1.0)
         seg["area_ft2"] = P.number(s, "area_ft2", path, required=True, lower=0.0,
                                    lower_inclusive=False)
         seg["wetted_perimeter_ft"] = P.number(s, "wetted_perimeter_ft", path, required=True,
@@ -234,7 +236,8 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
     area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
     has_area = "area_ac" in e or "area_ft2" in e
     imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
-    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False, lower_inclusive=True) or 0.0
+    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False,
+                      lower_inclusive=True) or 0.0
     imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
     covers_raw = P.tables(e, "cover", path) if "cover" in e else []
     has_cn = "cn" in e
@@ -261,7 +264,8 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
             for c in (e.get("cover") if isinstance(e.get("cover"), list) else [])):
         # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
-    tc_hr = P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_tc else None
+    tc_hr = (P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0)
+             if has_tc else None)
     segs = []
     for i, s in enumerate(segs_raw):
         seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
@@ -328,7 +332,8 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         except HydrocalcError as exc:
             P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
             return None
-        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t}) for s, t in zip(segs, times, strict=True))
+        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t})
+                            for s, t in zip(segs, times, strict=True))
         tc_method = "segments (TR-55 Ch. 3)"
     if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
         imp_hsg = covers[0].hsg

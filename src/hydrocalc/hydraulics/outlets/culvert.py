@@ -8,8 +8,9 @@ Functions (flows in ft3/s, lengths in ft, US customary units throughout):
   backwater (gradually varied flow) profile for partly full barrels.
 * :func:`culvert_headwater_ft` - the larger of the two and the controlling regime.
 * :func:`critical_depth_ft` - critical depth in a circular or box barrel.
-* :class:`Culvert` - the pond outlet device (re-exported as ``hydrocalc.hydraulics.outlets.Culvert``),
-  usable wherever devices are (``route_reservoir``, batch routing, an
+* :class:`Culvert` - the pond outlet device (re-exported as
+  ``hydrocalc.hydraulics.outlets.Culvert``), usable wherever devices are
+  (``route_reservoir``, batch routing, an
   :class:`~hydrocalc.hydraulics.outlets.OutletStructure` ``barrel=``).
 
 Headwater HW is the depth of the upstream energy (pond level, approach velocity neglected)
@@ -611,7 +612,8 @@ def _check_outlet_inputs(length_ft, n, ke):
                               hint="Manning's n of the barrel, e.g. 0.012 concrete, "
                                    "0.024 corrugated metal"))
     kke = float(as_float_array(ke, "ke", lower=0.0, upper=2.0,
-                               hint="the HDS-5 entrance loss table gives 0.2-0.9 by entrance type"))
+                               hint="the HDS-5 entrance loss table gives 0.2-0.9 "
+                                    "by entrance type"))
     return length, nn, kke
 
 
