@@ -495,12 +495,12 @@ def runoff_hydrographs(
         time_hr=dt * np.arange(nt),
         flow_cfs=flow,
         area_ac=area,
-        storm_names=[s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)],
+        storm_names=tuple(s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)),
         runoff_in=runoff,
         cn=cn_,
         tc_hr=tc_eff,
         precip_in=np.array([s.depth_in for s in storm_list]),
-        names=names,
+        names=tuple(names),
     )
 
 

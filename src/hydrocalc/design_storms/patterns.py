@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import pathlib
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -206,7 +207,7 @@ def read_a14_temporal_csv(source) -> dict[str, pd.DataFrame]:
         if current is None:
             continue
         if first == "HOURS":
-            columns = [f"p{int(_number(c))}" for c in row[1:]]
+            columns = [f"p{int(cast(float, _number(c)))}" for c in row[1:]]
             continue
         if _is_float(row[0]) and columns:
             if len(row) - 1 != len(columns) or not all(_is_float(c) for c in row[1:]):

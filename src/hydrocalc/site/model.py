@@ -441,7 +441,7 @@ class Site:
                 f"node must be a node of scenario {scenario}; got {node_id!r}"
                 f"{suggest(node_id, sc.nodes)}"
             )
-        groups = {}
+        groups: dict[str, Any] = {}
         for field in ("subcatchments", "rational", "ponds", "reaches", "design_points"):
             nodes = getattr(sc, field)
             groups[field] = tuple(

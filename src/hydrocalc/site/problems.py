@@ -22,10 +22,10 @@ from hydrocalc.units import FT2_PER_AC
 class _Block:
     __slots__ = ("parent", "name", "index", "id", "is_array", "keys", "line")
 
-    def __init__(self, parent, name, index, is_array, line):
+    def __init__(self, parent, name, index, is_array, line) -> None:
         self.parent, self.name, self.index = parent, name, index
         self.is_array, self.line = is_array, line
-        self.id = None
+        self.id: str | None = None
         self.keys: dict[str, int] = {}
 
     def label(self) -> str:
@@ -123,8 +123,8 @@ def key_lines(text: str) -> dict[str, int]:
         label = blk.label()
         if label:
             out.setdefault(label, blk.line)
-        for k, ln in blk.keys.items():
-            out[f"{label}.{k}" if label else k] = ln
+        for keypath, ln in blk.keys.items():
+            out[f"{label}.{keypath}" if label else keypath] = ln
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc import tc
 from hydrocalc._validate import fmt_value, suggest
@@ -162,6 +162,8 @@ def _parse_cover(P, c, path) -> Cover | None:
           if cn_given else None)
     if len(P.items) > n0:
         return None
+    # no problem recorded: the required cover and hsg were parsed (not None)
+    key, hsg = cast(str, key), cast(str, hsg)
     if not cn_given:
         try:
             cn = _lookup_cn(key, hsg, cond)
@@ -176,7 +178,8 @@ def _parse_cover(P, c, path) -> Cover | None:
             P.add(f"{path}.cover", f"has no curve number for HSG {hsg} in TR-55 Tables 2-2a..d "
                                    f"({key!r}); give cn for this row")
             return None
-    return Cover(cover=key, hsg=hsg, area_ac=area, cn=cn, condition=cond, cn_given=cn_given)
+    return Cover(cover=key, hsg=hsg, area_ac=area, cn=cast(float, cn), condition=cond,
+                 cn_given=cn_given)
 
 
 def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
@@ -257,11 +260,12 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
             covers.append(cv)
     # Tc
     has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
+    cover_rows = e.get("cover")
     if has_tc and segs_raw:
         P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
     elif not has_tc and not segs_raw and not any(
             isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c)
-            for c in (e.get("cover") if isinstance(e.get("cover"), list) else [])):
+            for c in (cover_rows if isinstance(cover_rows, list) else [])):
         # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
     tc_hr = (P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0)
@@ -337,7 +341,9 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         tc_method = "segments (TR-55 Ch. 3)"
     if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
         imp_hsg = covers[0].hsg
-    return Subcatchment(id=sid, to=to, area_ac=float(area), cn=float(cn), tc_hr=float(tc_hr),
+    # no problem recorded: the destination and Tc were parsed (not None)
+    return Subcatchment(id=sid, to=cast(str, to), area_ac=float(area), cn=float(cn),
+                        tc_hr=float(cast(float, tc_hr)),
                         impervious_connected_ac=float(imp_c),
                         impervious_unconnected_ac=float(imp_u), impervious_hsg=imp_hsg,
                         covers=tuple(covers), tc_segments=tc_segments, pervious_cn=pervious_cn,

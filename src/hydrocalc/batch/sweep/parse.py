@@ -16,6 +16,7 @@ import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 
@@ -173,6 +174,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         vary = []
     if problems:
         raise InputError("\n".join(problems))
+    base_raw = cast(str, base_raw)  # no problem recorded: a non-empty string
 
     base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
         else pathlib.Path(base_raw)
@@ -258,7 +260,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         if combine == "zip":
             group = "zip"
         variations.append(Variation(field=field, op=op, values=tuple(vals), group=group,
-                                    label=label, targets=targets, source=src))
+                                    label=label, targets=cast(tuple, targets), source=src))
     sizes: dict[str, set] = {}
     for v in variations:
         sizes.setdefault(v.group, set()).add(len(v.values))

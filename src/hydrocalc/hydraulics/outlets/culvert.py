@@ -93,7 +93,8 @@ import dataclasses
 import functools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -900,6 +901,11 @@ class Culvert(Device):
     #: may be the ``barrel=`` of an OutletStructure (devices in series)
     _series_barrel = True
 
+    if TYPE_CHECKING:  # set by __post_init__ (object.__setattr__), not dataclass fields
+        _bar: _Barrel = field(init=False)
+        _coef: dict = field(init=False)
+        _tables: dict = field(init=False)
+
     def __post_init__(self):
         bar = _barrel(self.shape, self.diameter_in, self.span_ft, self.rise_ft)
         coef = inlet_coefficients(self.inlet, self.shape)
@@ -951,13 +957,13 @@ class Culvert(Device):
         with warnings.catch_warnings():   # an adverse barrel was announced once already
             warnings.simplefilter("ignore", RangeWarning)
             return dataclasses.replace(self, inlet_invert_ft=self.inlet_invert_ft + by_ft,
-                                       outlet_invert_ft=self.outlet_invert_ft + by_ft,
+                                       outlet_invert_ft=self._outlet_ft + by_ft,
                                        slope_ftft=None)
 
     @property
     def lowest_ft(self) -> float:
         """Inlet invert, or the outlet invert when higher (adverse barrel) [ft]."""
-        return max(self.inlet_invert_ft, self.outlet_invert_ft)
+        return max(self.inlet_invert_ft, self._outlet_ft)
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
@@ -968,7 +974,17 @@ class Culvert(Device):
     @property
     def free_below_ft(self) -> float:
         """A tailwater at or below the outlet invert leaves the rating free [ft]."""
-        return self.outlet_invert_ft
+        return self._outlet_ft
+
+    @property
+    def _outlet_ft(self) -> float:
+        """Outlet invert [ft]; ``__post_init__`` always sets it (given or from the slope)."""
+        return cast(float, self.outlet_invert_ft)
+
+    @property
+    def _slope(self) -> float:
+        """Barrel slope [ft/ft]; ``__post_init__`` always sets it (given or from the inverts)."""
+        return cast(float, self.slope_ftft)
 
     # -- ratings
     def headwater_ft(self, flow_cfs, tailwater_ft=None):
@@ -998,8 +1014,8 @@ class Culvert(Device):
         x_max = math.sqrt(max(_GRID_HEAD_RISES - coef["Y"], 1.0) / coef["c"])
         q_max = x_max * a * math.sqrt(d) / KU
         q = np.concatenate([[0.0], q_max * np.geomspace(1e-6, 1.0, _GRID_POINTS - 1)])
-        hwi = _inlet_hw(bar, coef, q, self.slope_ftft)
-        hwo = _outlet_hw(bar, q, length=self.length_ft, slope=self.slope_ftft, n=self.n,
+        hwi = _inlet_hw(bar, coef, q, self._slope)
+        hwo = _outlet_hw(bar, q, length=self.length_ft, slope=self._slope, n=self.n,
                          ke=self.ke, tw_depth=tw_depth)
         hw = np.where(np.isfinite(hwo), np.maximum(hwi, hwo), hwi)
         hw = np.maximum.accumulate(hw) + np.arange(q.size) * 1e-12
