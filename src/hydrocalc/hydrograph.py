@@ -163,9 +163,6 @@ def _refinement(tc_eff: np.ndarray, dt: float) -> int:
     could then not show the rise of the hydrograph at all. Warns (RangeWarning) when it
     refines.
     """
-    import warnings
-
-
     i = int(np.argmin(tc_eff))
     lag = LAG_OVER_TC * float(tc_eff[i])
     limit = float(max_dt_hr(float(tc_eff[i])))

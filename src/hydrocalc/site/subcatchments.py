@@ -9,6 +9,7 @@ summed from travel-time segments (TR-55 Ch. 3, :func:`hydrocalc.tc.time_of_conce
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -35,8 +36,6 @@ def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
 
 
 def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: float) -> float:
-    import warnings
-
 
     # The loader computes the percentage from areas, so impervious_composite_cn's guess that
     # a value between 0 and 1 is a fraction typed as a percentage does not apply here; a
