@@ -163,9 +163,6 @@ def _refinement(tc_eff: np.ndarray, dt: float) -> int:
     could then not show the rise of the hydrograph at all. Warns (RangeWarning) when it
     refines.
     """
-    import warnings
-
-
     i = int(np.argmin(tc_eff))
     lag = LAG_OVER_TC * float(tc_eff[i])
     limit = float(max_dt_hr(float(tc_eff[i])))
@@ -438,16 +435,17 @@ def runoff_hydrographs(
     # restores the caller's setting on exit.
     with np.errstate():
         np.setbufsize(_UFUNC_BUFSIZE)
-        for r0, starts in zip(range(0, n, block_rows), block_starts):  # blocks of rows
+        # blocks of rows
+        for r0, starts in zip(range(0, n, block_rows), block_starts, strict=True):
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size
-            if all(k0 >= p.size for k0, p in zip(starts, grids)):
+            if all(k0 >= p.size for k0, p in zip(starts, grids, strict=True)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
             u_padded[:nb, :n_uh] = u_sorted[sl]
             np.fft.rfft(u_padded[:nb], axis=1, out=u_spec[:nb])
-            for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
+            for i, (p, k0) in enumerate(zip(grids, starts, strict=True)):  # storms
                 if k0 >= p.size:  # no runoff from this storm in the whole block
                     runoff[i, sl] = 0.0
                     continue
@@ -494,12 +492,12 @@ def runoff_hydrographs(
         time_hr=dt * np.arange(nt),
         flow_cfs=flow,
         area_ac=area,
-        storm_names=[s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)],
+        storm_names=tuple(s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)),
         runoff_in=runoff,
         cn=cn_,
         tc_hr=tc_eff,
         precip_in=np.array([s.depth_in for s in storm_list]),
-        names=names,
+        names=tuple(names),
     )
 
 

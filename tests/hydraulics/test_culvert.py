@@ -170,7 +170,8 @@ def test_full_flow_energy_equation_matches_the_full_pipe_routine(tw):
 
 def test_long_mild_barrel_reaches_normal_depth():
     # the backwater profile from critical depth at a free outlet approaches normal depth;
-    # on a long barrel HW_o -> yn + (1 + ke) V^2/2g (normal depth from hydrocalc.hydraulics.conveyance)
+    # on a long barrel HW_o -> yn + (1 + ke) V^2/2g (normal depth from
+    # hydrocalc.hydraulics.conveyance)
     q, s, n, ke = 15.0, 0.002, 0.013, 0.5
     hw = C.outlet_control_headwater_ft(q, shape="circular", diameter_in=36.0, length_ft=3000.0,
                                        n=n, ke=ke, slope_ftft=s)

@@ -389,7 +389,7 @@ def test_batch_matches_single_routes():
         batch = route_reservoirs(q, 0.01, ponds, outlets)
         peaks = route_reservoirs(q, 0.01, ponds, outlets, keep="peaks")
         for i, storm in enumerate(storms):
-            for j, (pond, outl) in enumerate(zip(ponds, outlets)):
+            for j, (pond, outl) in enumerate(zip(ponds, outlets, strict=True)):
                 one = route_reservoir(storm, pond, outl)
                 assert_allclose(batch.outflow_cfs[i, j], one.outflow_cfs, rtol=1e-9, atol=1e-12)
                 assert_allclose(batch.stage_ft[i, j], one.stage_ft, rtol=1e-9, atol=1e-12)
@@ -439,7 +439,7 @@ def test_bad_batch_input_raises(call, match):
 def _meets(storms, targets, devices, top=6.0):
     routes = [route_reservoir(s, POND, devices) for s in storms]
     return all(r.peak_outflow_cfs <= t * (1 + 1e-9) and r.peak_stage_ft <= top
-               for r, t in zip(routes, targets))
+               for r, t in zip(routes, targets, strict=True))
 
 
 def test_size_orifice_finds_the_feasible_range_with_an_overflow_weir():

@@ -30,6 +30,10 @@ from urllib.parse import unquote, urlparse
 import pytest
 from click.testing import CliRunner
 
+from hydrocalc.cli import main
+from hydrocalc.review import review_site
+from hydrocalc.review.importers.hydrocad_site import import_hydrocad
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("HYDROCALC_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -46,11 +50,6 @@ try:
 except ImportError:
     pytest.skip("browser tests skipped: the playwright package is not installed "
                 "(pip install -e '.[test]')", allow_module_level=True)
-
-from hydrocalc.importers.hydrocad_site import import_hydrocad
-
-from hydrocalc.cli import main
-from hydrocalc.review import review_site
 
 #: Largest median time from a key press on a slider to the redrawn explorer plot. [ms]
 EXPLORER_LATENCY_MS = 100.0

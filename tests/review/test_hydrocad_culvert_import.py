@@ -260,6 +260,8 @@ def _printed(tmp_path, *, outflow_factor: float = 1.0) -> str:
         qs, ts = parabolic_peak(t, res.flow_cfs("post", "10-yr", sub))
         n = res.nodes.set_index(["scenario", "storm", "node"]).loc[("post", "10-yr", sub)]
         p = res.ponds.set_index(["scenario", "storm", "pond"]).loc[("post", "10-yr", pond)]
+        va, rd = n["volume_acft"], n["runoff_in"]
+        pe, ps = 100 + p["peak_stage_ft"], p["peak_storage_ft3"]
         qo, to = parabolic_peak(t, res.flow_cfs("post", "10-yr", pond))
         qo *= outflow_factor
         vo = float(np.trapezoid(res.flow_cfs("post", "10-yr", pond), t)) * 3600 / 43560
@@ -267,7 +269,7 @@ def _printed(tmp_path, *, outflow_factor: float = 1.0) -> str:
                 f"Printed 1/2/2025 {_FOOTER} Page ")
         pages.append(f"""{head}{page}
 Summary for Subcatchment {sub}: Lot
-Runoff = {qs:.2f} cfs @ {ts:.2f} hrs, Volume= {n['volume_acft']:.3f} af, Depth= {n['runoff_in']:.2f}"
+Runoff = {qs:.2f} cfs @ {ts:.2f} hrs, Volume= {va:.3f} af, Depth= {rd:.2f}"
 Runoff by SCS TR-20 method, UH=SCS, Weighted-CN, Time Span= 0.00-48.00 hrs, dt= 0.01 hrs
 Type III 24-hr 10-yr Rainfall=4.90"
 Area (sf) CN Description
@@ -281,7 +283,7 @@ Inflow = {qs:.2f} cfs @ {ts:.2f} hrs, Volume= {n['volume_acft']:.3f} af
 Outflow = {qo:.2f} cfs @ {to:.2f} hrs, Volume= {vo:.3f} af, Atten= 50%, Lag= 30.0 min
 Primary = {qo:.2f} cfs @ {to:.2f} hrs, Volume= {vo:.3f} af
 Routing by Stor-Ind method, Time Span= 0.00-48.00 hrs, dt= 0.01 hrs
-Peak Elev= {100 + p['peak_stage_ft']:.2f}' @ {to:.2f} hrs Surf.Area= 2,000 sf Storage= {p['peak_storage_ft3']:,.0f} cf
+Peak Elev= {pe:.2f}' @ {to:.2f} hrs Surf.Area= 2,000 sf Storage= {ps:,.0f} cf
 Volume Invert Avail.Storage Storage Description
 #1 100.00' {vol:,} cf Custom Stage Data (Prismatic) Listed below (Recalc)
 Elevation Surf.Area Inc.Store Cum.Store
