@@ -251,7 +251,7 @@ def test_pond_summary_and_device_coefficients():
     assert dev.loc["low_orifice", "invert_ft"] == pytest.approx(1.35)
     summ = ponds.table("post_P-1_summary").frame
     routed = ponds.table("post_P-1_routing").frame
-    for s, r in zip(summ.to_dict("records"), routed.to_dict("records")):
+    for s, r in zip(summ.to_dict("records"), routed.to_dict("records"), strict=False):
         assert s["attenuation_pct"] == pytest.approx(
             100.0 * (1 - r["peak_outflow_cfs"] / r["peak_inflow_cfs"]), rel=1e-9)
         assert s["lag_min"] > 0 and s["center_of_mass_detention_min"] > 0

@@ -132,8 +132,9 @@ def text(obj) -> str:
 
 # -- HTML reprs -----------------------------------------------------------------------------
 def html(obj) -> str:
-    """HTML display of a hydrocalc object: summary table(s) with units and, where it
-    helps, a small inline figure.
+    """HTML display of a hydrocalc object.
+
+    Summary table(s) with units and, where it helps, a small inline figure.
     """
     kind = _name(obj)
     handler = _HANDLERS.get(kind)

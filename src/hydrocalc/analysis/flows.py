@@ -172,9 +172,11 @@ class _Net:
         return np.zeros((self.m, self.nv, self.nt))
 
     def route_reach(self, nid: str, u: int, reach, q: np.ndarray, final: bool) -> np.ndarray:
-        """Route the inflow (m, nt) of a pipe/channel reach, storm by storm, by
-        :func:`hydrocalc.hydraulics.conveyance.route_conveyance`; keeps one row per storm (peaks, depth,
-        velocity, capacity, surcharge). A repeated pass with the same inflow is not re-routed.
+        """Route the inflow (m, nt) of a pipe/channel reach, storm by storm.
+
+        Routing is by :func:`hydrocalc.hydraulics.conveyance.route_conveyance`; keeps one row
+        per storm (peaks, depth, velocity, capacity, surcharge). A repeated pass with the same
+        inflow is not re-routed.
         """
         cached = self.reach_cache.get((nid, u))
         if cached is not None and cached[0].shape == q.shape and np.array_equal(cached[0], q):
@@ -190,8 +192,10 @@ class _Net:
         return out
 
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
-        """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
-        inflows are now complete. Ponds already routed pass their routed outflow.
+        """One topological pass; returns ``(u, pond id)`` of the ponds ready at ``level``.
+
+        Those are the ponds at ``level`` whose inflows are now complete. Ponds already routed
+        pass their routed outflow.
         """
         if final:
             needed = None
@@ -398,8 +402,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
 
 
 def _rational_into(net, owners, hyetos, names, time_hr) -> None:
-    """Hydrographs and rows of the rational subcatchments of every variant of a scenario
-    (:func:`hydrocalc.site.rational.rational_flows`).
+    """Hydrographs and rows of the rational subcatchments of every variant of a scenario.
+
+    Computed by :func:`hydrocalc.site.rational.rational_flows`.
     """
     if not net.first.rational:
         return

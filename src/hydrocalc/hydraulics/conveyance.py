@@ -1,5 +1,6 @@
-r"""Pipes and channels as routed reaches: cross-sections, Manning's equation, capacity and
-variable-parameter Muskingum-Cunge routing.
+r"""Pipes and channels as routed reaches.
+
+Cross-sections, Manning's equation, capacity and variable-parameter Muskingum-Cunge routing.
 
 * Sections: :class:`CircularSection` (a pipe), :class:`RectangularSection`,
   :class:`TrapezoidalSection` and :class:`UserSection` (station-elevation points), each
@@ -98,21 +99,21 @@ class _Section:
         raise NotImplementedError
 
     def area_ft2(self, depth_ft):
-        """Flow area at ``depth_ft``. [ft2]"""
+        """Flow area at ``depth_ft`` [ft2]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[0]
 
     def wetted_perimeter_ft(self, depth_ft):
-        """Wetted perimeter at ``depth_ft``. [ft]"""
+        """Wetted perimeter at ``depth_ft`` [ft]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[1]
 
     def top_width_ft(self, depth_ft):
-        """Water-surface width at ``depth_ft``. [ft]"""
+        """Water-surface width at ``depth_ft`` [ft]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[2]
 
 
 @dataclass(frozen=True)
 class CircularSection(_Section):
-    r"""A circular pipe of diameter ``diameter_in`` (> 0). [in]
+    r"""A circular pipe of diameter ``diameter_in`` (> 0) [in].
 
     Parameters
     ----------
@@ -162,7 +163,7 @@ class CircularSection(_Section):
 
 @dataclass(frozen=True)
 class TrapezoidalSection(_Section):
-    r"""Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth. [ft, -, ft]
+    r"""Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth [ft, -, ft].
 
     Parameters
     ----------
@@ -216,7 +217,7 @@ class TrapezoidalSection(_Section):
 
 
 def RectangularSection(width_ft: float, depth_ft: float) -> TrapezoidalSection:
-    """A rectangular channel (a trapezoid with vertical sides). [ft]
+    """A rectangular channel (a trapezoid with vertical sides) [ft].
 
     Parameters
     ----------
@@ -240,7 +241,7 @@ def RectangularSection(width_ft: float, depth_ft: float) -> TrapezoidalSection:
 
 @dataclass(frozen=True)
 class UserSection(_Section):
-    """An open section from station-elevation points (left bank to right bank). [ft]
+    """An open section from station-elevation points (left bank to right bank) [ft].
 
     Depth is measured from the lowest point; the section is bank-full at the lower of the two
     end points. Area, wetted perimeter and top width sum the wetted part of each segment
@@ -396,7 +397,7 @@ class Conveyance:
         return self.slope_ftft < 0.0
 
     def _adverse_rating(self, q_top: float):
-        """(flow grid, upstream level, storage) of an adverse reach. [ft3/s, ft, ft3]"""
+        """(flow grid, upstream level, storage) of an adverse reach [ft3/s, ft, ft3]."""
         sec, length, rise = self.section, self.length_ft, -self.slope_ftft
         q = np.concatenate([[0.0], q_top * np.geomspace(1e-5, 1.0, 300)])
         y = adverse_reach_levels_ft(sec._geometry, sec.max_depth_ft, sec.closed, q,
@@ -430,8 +431,9 @@ class Conveyance:
 
     @property
     def full_flow_capacity_cfs(self) -> float:
-        """Manning capacity: the pipe flowing full, or the channel bank-full; for an adverse
-        reach the outflow when the upstream end reaches the crown or bank-full. [ft3/s]
+        """Manning capacity: the pipe flowing full, or the channel bank-full [ft3/s].
+
+        For an adverse reach, the outflow when the upstream end reaches the crown or bank-full.
         """
         d = self.section.max_depth_ft
         if self.adverse:
@@ -454,7 +456,7 @@ class Conveyance:
         return cap
 
     def normal_depth_ft(self, flow_cfs):
-        """Normal depth of ``flow_cfs`` (<= the section's largest normal flow). [ft]"""
+        """Normal depth of ``flow_cfs`` (<= the section's largest normal flow) [ft]."""
         y, _, _, q = self._table()
         return np.interp(flow_cfs, q, y)
 

@@ -67,12 +67,12 @@ class SizingResult:
 
     @property
     def diameter_in(self) -> float:
-        """The (smallest feasible) size, for an orifice. [in]"""
+        """The (smallest feasible) size, for an orifice [in]."""
         return self.size
 
     @property
     def length_ft(self) -> float:
-        """The (smallest feasible) size, for a weir. [ft]"""
+        """The (smallest feasible) size, for a weir [ft]."""
         return self.size
 
     def to_frame(self):

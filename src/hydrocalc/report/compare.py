@@ -109,10 +109,10 @@ class Verification:
             return ""
         head = ("kind", "where", "reported", "recomputed")
         widths = [min(max(len(r[i]) for r in rows + [head]), 72) for i in range(4)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)),
+        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=False)),
                  "  ".join("-" * w for w in widths)]
         for r in rows:
-            lines.append("  ".join(_clip(c, w).ljust(w) for c, w in zip(r, widths)))
+            lines.append("  ".join(_clip(c, w).ljust(w) for c, w in zip(r, widths, strict=False)))
         if len(self.differences) > max_rows:
             lines.append(f"... and {len(self.differences) - max_rows} more differences")
         return "\n".join(lines)
@@ -183,7 +183,7 @@ def compare_values(reported, recomputed, where: str, *, rtol: float = DEFAULT_RT
     if isinstance(reported, list) and isinstance(recomputed, list):
         if len(reported) != len(recomputed):
             out.append(Difference(f"{where} (length)", len(reported), len(recomputed)))
-        for i, (a, b) in enumerate(zip(reported, recomputed)):
+        for i, (a, b) in enumerate(zip(reported, recomputed, strict=False)):
             out.extend(compare_values(a, b, f"{where}[{i}]", rtol=rtol, atol=atol,
                                       _counter=counter))
         return out
@@ -224,12 +224,12 @@ def _compare_tables(rep: dict, rec: dict, where: str, rtol: float, atol: float,
     rows_a, rows_b = rep["rows"], rec["rows"]
     if len(rows_a) != len(rows_b):
         out.append(Difference(f"{where} (number of rows)", len(rows_a), len(rows_b)))
-    for i, (ra, rb) in enumerate(zip(rows_a, rows_b)):
+    for i, (ra, rb) in enumerate(zip(rows_a, rows_b, strict=False)):
         name = _row_name(rb, cols_b, keys, i)
         if not isinstance(ra, list) or len(ra) != len(cols_a):
             out.append(Difference(f"{where} {name}", ra, rb))
             continue
-        for col, a, b in zip(cols_a, ra, rb):
+        for col, a, b in zip(cols_a, ra, rb, strict=False):
             out.extend(compare_values(a, b, f"{where} {name} / {col}", rtol=rtol, atol=atol,
                                       _counter=counter))
     for field in ("title", "units", "key_columns"):

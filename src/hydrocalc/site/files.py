@@ -190,8 +190,9 @@ def _relpath(path: pathlib.Path, base: pathlib.Path) -> str:
 
 
 def _two_column_csv(P, ctx, path: str, raw: str, col1: str, col2: str):
-    """Read the two-column numeric CSV ``raw`` named at ``path.csv`` (inside the site's
-    folder); return (first column, second column, [(file name, line)]) or None after
+    """Read the two-column numeric CSV ``raw`` named at ``path.csv`` (inside the site's folder).
+
+    Return (first column, second column, [(file name, line)]) or None after
     recording the problem.
     """
     fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")

@@ -1,5 +1,6 @@
-"""Entry points: read, validate and build a site (:func:`load_site`, :func:`check_site`,
-:func:`parse_site`, :func:`site_problems`).
+"""Entry points: read, validate and build a site.
+
+:func:`load_site`, :func:`check_site`, :func:`parse_site`, :func:`site_problems`.
 
 Calls the section parsers in order (project and construction, storms, analysis, criteria,
 the two scenarios, rational settings, checks, confirmations), collects every problem with
@@ -67,8 +68,9 @@ def _annotate(problems: list[str], P: _Problems) -> list[str]:
 
 
 def _p2_fallback(doc: Mapping, base: pathlib.Path) -> float | None:
-    """The 2-yr depth when ``[storms]`` has other problems, so that every problem is
-    reported in one pass without false "no 2yr storm" errors.
+    """The 2-yr depth when ``[storms]`` has other problems.
+
+    So that every problem is reported in one pass without false "no 2yr storm" errors.
 
     The inline ``depths_in."2yr"`` or the depth file's 2-yr depth when readable; when the
     depths cannot be known (the storms problems are reported), a placeholder of 3 in lets
@@ -240,8 +242,9 @@ site_problems.__doc__ = _site_problems.__doc__
 
 
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
-    """``[rational]`` settings; required by (and only with) rational subcatchments, which
-    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
+    """``[rational]`` settings; required by (and only with) rational subcatchments.
+
+    Those need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
     """
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
@@ -282,13 +285,13 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
 
 
 def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
-    """Every problem of site file ``path`` (empty list if it is valid); never raises on content.
+    r"""Every problem of site file ``path`` (empty list if it is valid); never raises on content.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "site.toml").write_text("[projct]\\n")
+    >>> _ = (d / "site.toml").write_text("[projct]\n")
     >>> check_site(d / "site.toml")[0]
     "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
     """

@@ -92,8 +92,9 @@ def _resolve_formats(formats) -> tuple[str, ...]:
 
 def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
               results_file: str = "") -> list[dict]:
-    """One job per section: notebook, parameters and output name (``results_file`` may
-    hold ``{key}``, replaced by the section key).
+    """One job per section: notebook, parameters and output name.
+
+    ``results_file`` may hold ``{key}``, replaced by the section key.
     """
     jobs = []
     for n, key in enumerate(section_keys, start=1):
@@ -408,8 +409,10 @@ class _Aborted(Exception):
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
                  jobs: int, progress: bool, pool: KernelPool | None,
                  next_ready=None) -> dict:
-    """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
-    folder as ``.<name>.failed`` and raise the first section's ReportError.
+    """Execute the section notebooks, ``jobs`` at a time.
+
+    On failure keep the staging folder as ``.<name>.failed`` and raise the first section's
+    ReportError.
 
     With ``next_ready`` (a callable returning the key of the next section ready to present,
     blocking until there is one) the notebooks run in the order their sections become

@@ -284,7 +284,7 @@ def shallow_flow_time_min(length_ft: float, slope_ftft: float, kv_fps: float) ->
 
 def channel_flow_time_min(length_ft: float, slope_ftft: float, n: float, area_ft2: float,
                           perimeter_ft: float) -> float:
-    r"""Channel flow time by Manning's equation, TR-55 eqs. 3-4, 3-5 and 3-1. [min]
+    r"""Channel flow time by Manning's equation, TR-55 eqs. 3-4, 3-5 and 3-1 [min].
 
     :math:`V = 1.486 r^{2/3} s^{1/2} / n`, :math:`r = a / p_w`, :math:`T = L / (60 V)`.
 
@@ -354,7 +354,7 @@ def stage_storage_ft3(elev_ft: float, elevs_ft, areas_ft2, *, conic: bool = Fals
 
 
 def orifice_flow_cfs(c: float, area_ft2: float, head_ft: float) -> float:
-    r"""Orifice flow :math:`Q = C A \sqrt{2 g h}` (g = 32.2 ft/s2). [cfs]
+    r"""Orifice flow :math:`Q = C A \sqrt{2 g h}` (g = 32.2 ft/s2) [cfs].
 
     References
     ----------
@@ -369,7 +369,7 @@ def orifice_flow_cfs(c: float, area_ft2: float, head_ft: float) -> float:
 
 
 def weir_flow_cfs(c: float, length_ft: float, head_ft: float) -> float:
-    r"""Rectangular weir flow :math:`Q = C L h^{1.5}` with the printed C and L. [cfs]
+    r"""Rectangular weir flow :math:`Q = C L h^{1.5}` with the printed C and L [cfs].
 
     References
     ----------
@@ -520,8 +520,9 @@ def _audit_area_listing(audit: InputAudit, listings: dict) -> None:
 
 
 def _audit_covers(audit: InputAudit, nid: str, tables: list) -> None:
-    """Each distinct printed cover row and weighted CN of a node's area tables (one table is
-    printed per storm: a value differing in one copy is checked in that copy).
+    """Each distinct printed cover row and weighted CN of a node's area tables.
+
+    One table is printed per storm: a value differing in one copy is checked in that copy.
     """
     seen: set = set()
     for table in tables:
@@ -663,7 +664,7 @@ def _volume_tables(audit: InputAudit, nid: str, node: dict) -> list[dict] | None
                        "the stage tables cannot be matched to the printed storage volumes")
         return None
     out = []
-    for v, t in zip(listed, tables):
+    for v, t in zip(listed, tables, strict=False):
         desc = v["description"]
         conic = "(Conic)" in desc
         cols = t["columns"]
@@ -761,7 +762,7 @@ def _peaks_from_results(nid: str, results: list) -> list[dict]:
 
 def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> None:
     ref = ("frustum (HydroCAD Conic)" if v["conic"] else "average end area (HydroCAD Prismatic)")
-    for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"]):
+    for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"], strict=False):
         item = f"{e_text}'"
         key = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
         if key in seen:
