@@ -149,6 +149,7 @@ class CircularSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Pipe diameter, the largest depth of the section [ft]."""
         return self.diameter_in / IN_PER_FT
 
     def _geometry(self, y):
@@ -208,6 +209,7 @@ class TrapezoidalSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Bank-full depth, the largest depth of the channel [ft]."""
         return self.depth_ft
 
     def _geometry(self, y):
@@ -289,6 +291,7 @@ class UserSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Bank-full depth: lower end point above the lowest point [ft]."""
         z = self.elevation_ft
         return min(z[0], z[-1]) - min(z)
 
@@ -490,21 +493,26 @@ class ConveyanceResult:
 
     @property
     def peak_inflow_cfs(self) -> float:
+        """Peak inflow [ft3/s]."""
         return float(self.inflow_cfs.max())
 
     @property
     def peak_outflow_cfs(self) -> float:
+        """Peak routed outflow [ft3/s]."""
         return float(self.outflow_cfs.max())
 
     @property
     def max_depth_ft(self) -> float:
+        """Maximum flow depth in the reach [ft]."""
         return float(self.depth_ft.max())
 
     @property
     def max_velocity_fps(self) -> float:
+        """Maximum velocity [ft/s]."""
         return float(self.velocity_fps.max())
 
     def outflow_hydrograph(self) -> Hydrograph:
+        """The routed outflow as a :class:`Hydrograph` [ft3/s]."""
         return Hydrograph(self.time_hr, self.outflow_cfs)
 
     def summary(self) -> dict:

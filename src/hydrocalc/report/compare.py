@@ -32,6 +32,7 @@ class Difference:
     kind: str = "value"  # value | missing | extra | input | artifact | refused | note
 
     def row(self) -> tuple[str, str, str, str]:
+        """``(kind, where, reported, recomputed)`` as display strings."""
         a, b = self.reported, self.recomputed
         if _is_number(a) and _is_number(b) and isinstance(a, float) | isinstance(b, float):
             return (self.kind, self.where) + _readable_pair(float(a), float(b))
@@ -79,9 +80,11 @@ class Verification:
 
     @property
     def ok(self) -> bool:
+        """True when no value differs."""
         return not self.differences
 
     def summary(self) -> str:
+        """One line: values compared, from where, tolerances, and the outcome."""
         where = self.source or f"{self.report_dir / 'results.json'} and the report's files"
         return (f"compared {self.values_compared} values ({self.numbers_compared} numbers) "
                 f"from {where} with rtol={self.rtol:g}, "

@@ -231,6 +231,11 @@ MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
 
 
 def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
+    """Read and parse site file ``path``; return ``(path, text, doc, {name: sha256})``.
+
+    Raises InputError (one line naming the file) for a missing, non-regular, too large
+    (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8 or non-TOML file.
+    """
     import os
     import stat
 

@@ -102,6 +102,14 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                   input_files: dict[str, str] | None = None,
                   path: pathlib.Path | None = None,
                   allow_outside_paths: bool | None = None) -> tuple[Site | None, list[str]]:
+    """Validate a parsed site mapping; return ``(site or None, problems)`` without raising.
+
+    ``doc`` is the parsed TOML, ``where`` the file name prefixing each problem, ``base_dir``
+    the folder relative file names resolve against, ``text`` the TOML text (for line
+    numbers), ``input_files`` the ``{relative path: sha256}`` collected so far and ``path``
+    the site file. ``allow_outside_paths`` None: the environment default
+    (:func:`outside_paths_default`).
+    """
     if allow_outside_paths is None:
         allow_outside_paths = outside_paths_default()
     token = _ALLOW_OUTSIDE.set(bool(allow_outside_paths))

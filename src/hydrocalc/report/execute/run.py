@@ -112,10 +112,11 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 
 
 @interrupt_on_terminate
-def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
-               sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
-               progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
+def run_report(  # noqa: C901 - one run's steps share state through closures; kept together
+        site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
+        sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
+        progress: bool = True, notebooks: str | os.PathLike | None = None,
+        fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
