@@ -45,7 +45,8 @@ def _variant(tmp_path, name: str, edit) -> pathlib.Path:
 def _failing(text: str) -> str:
     # an orifice at the bottom (no water-quality storage, hardly any attenuation) and a
     # sediment trap too small for its drainage area
-    text = text.replace('diameter_in = 2.0\ninvert_ft = 1.35', 'diameter_in = 12.0\ninvert_ft = 0.0')
+    text = text.replace('diameter_in = 2.0\ninvert_ft = 1.35',
+                        'diameter_in = 12.0\ninvert_ft = 0.0')
     return text.replace("bottom_length_ft = 16.0", "bottom_length_ft = 4.0")
 
 
@@ -203,7 +204,8 @@ def test_area_mismatch_warning(tmp_path):
     assert comp.values["area_difference_pct"] > comp.values["area_tolerance_pct"]
 
     def tolerate(text):
-        return grow(text).replace("[analysis]", "[checks]\narea_tolerance_pct = 20\n\n[analysis]", 1)
+        return grow(text).replace("[analysis]",
+                                  "[checks]\narea_tolerance_pct = 20\n\n[analysis]", 1)
 
     path = _variant(tmp_path, "area_ok", tolerate)
     comp = S.build_section("comparison", path, figures=False)

@@ -3,10 +3,11 @@
 Jupyter shows an object by calling its ``_repr_html_`` method; the classes people look at
 (:class:`~hydrocalc.site.Site`, :class:`~hydrocalc.analysis.SiteResults`,
 :class:`~hydrocalc.hydrograph.Hydrograph`, :class:`~hydrocalc.hydrograph.HydrographSet`,
-:class:`~hydrocalc.hydraulics.routing.RoutingResult`, :class:`~hydrocalc.hydraulics.routing.StageStorage`, the
-outlet devices of :mod:`hydrocalc.hydraulics.outlets`, :class:`~hydrocalc.criteria.regulations.Assessment` and
-:class:`~hydrocalc.construction.inspections.InspectionSchedule`) each hold a one-line method that calls
-:func:`html` or :func:`text` here. All the formatting lives in this module.
+:class:`~hydrocalc.hydraulics.routing.RoutingResult`,
+:class:`~hydrocalc.hydraulics.routing.StageStorage`, the outlet devices of
+:mod:`hydrocalc.hydraulics.outlets`, :class:`~hydrocalc.criteria.regulations.Assessment` and
+:class:`~hydrocalc.construction.inspections.InspectionSchedule`) each hold a one-line method
+that calls :func:`html` or :func:`text` here. All the formatting lives in this module.
 
 The HTML is a summary table rendered by pandas with the column labels, units and number
 formats of :mod:`hydrocalc.labels` (the same as the printed report's tables), plus, for

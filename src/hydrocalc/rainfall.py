@@ -258,8 +258,10 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         )
     key = canonical_distribution(distribution)
     if key is None:
-        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
-        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS))
+        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}"
+                                                 for k in ("I", "IA", "II", "III")]
+        hint = (suggest(distribution, aliases)
+                or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS)))
         raise InputError(
             f"unknown rainfall distribution {distribution!r}{hint} Valid: "
             f"{', '.join(SHIPPED_DISTRIBUTIONS)} (or a RainfallDistribution loaded with "

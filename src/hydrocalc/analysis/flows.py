@@ -270,7 +270,8 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     """Route each storm's inflow ``q`` (m, nt) through ``reach.conveyance`` on ``time_hr``.
 
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
-    the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
+    the reach and the storm, with their category). A storm with no inflow gives zero outflow,
+    depth and velocity.
     """
     conv = reach.conveyance
     m, nt = q.shape
@@ -312,8 +313,8 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
     """Run both scenarios of every site (same topology) with shared batches.
 
     One :func:`~hydrocalc.hydrograph.runoff_hydrographs` call for every subcatchment of every
-    unique scenario object; one :func:`~hydrocalc.hydraulics.routing.route_reservoirs` call per pond
-    level for every pond of that level in both scenarios and all variants. Identical scenario
+    unique scenario object; one :func:`~hydrocalc.hydraulics.routing.route_reservoirs` call per
+    pond level for every pond of that level in both scenarios and all variants. Identical scenario
     objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
     """
     opt = sites[0].options

@@ -45,8 +45,9 @@ with a :class:`~hydrocalc.errors.RangeWarning` naming the reach and the slope, a
   fills first and does not drain), and
 * outflow = the steady flow whose subcritical backwater profile, integrated upstream from
   critical depth at a free outfall at the downstream lip (the outlet control relation of
-  :mod:`hydrocalc.hydraulics.outlets.culvert`, no entrance loss: the reach continues the upstream conveyance),
-  gives that upstream level (:func:`hydrocalc.hydraulics.outlets.culvert.adverse_reach_levels_ft`).
+  :mod:`hydrocalc.hydraulics.outlets.culvert`, no entrance loss: the reach continues the upstream
+  conveyance), gives that upstream level
+  (:func:`hydrocalc.hydraulics.outlets.culvert.adverse_reach_levels_ft`).
 
 Results of an adverse reach: ``depth_ft`` is the level at the upstream end (the deepest
 point), ``velocity_fps`` the velocity at critical depth at the outfall,

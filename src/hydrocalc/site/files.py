@@ -139,7 +139,7 @@ def _resolve(base_dir: pathlib.Path, raw: str, *, field: str = "path",
 
 
 def outside_paths_default() -> bool:
-    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``hydrocalc --allow-outside-paths``)."""
+    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``--allow-outside-paths``)."""
     import os
 
     return os.environ.get("HYDROCALC_ALLOW_OUTSIDE_PATHS", "") == "1"

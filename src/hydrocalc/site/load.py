@@ -143,8 +143,9 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     allow_outside_paths : bool, optional
         Accept file names that leave the site's folder (``..``, absolute paths, symbolic
         links out of it). Default (None): False unless the environment variable
-        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``). By default every file a site names (CSV tables, rainfall record,
-        depth files) must lie inside the site file's folder, and a depth file may also lie
+        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``).
+        By default every file a site names (CSV tables, rainfall record, depth files) must lie
+        inside the site file's folder, and a depth file may also lie
         in a ``design_storms/`` folder (see ``docs/validation.md``), so a site file from a
         stranger cannot read the rest of the machine.
     """

@@ -1,8 +1,8 @@
 r"""Many ponds x many storms in one loop over time: :func:`route_reservoirs`.
 
 The batch form of :func:`hydrocalc.hydraulics.routing.route_reservoir`: the same storage-indication
-tables (:mod:`hydrocalc.hydraulics.routing.table`), one time loop vectorized across every pond-storm
-(bucketed interval search, blocks of ``_BLOCK`` steps; the compiled loop of
+tables (:mod:`hydrocalc.hydraulics.routing.table`), one time loop vectorized across every
+pond-storm (bucketed interval search, blocks of ``_BLOCK`` steps; the compiled loop of
 :mod:`hydrocalc.hydraulics.routing.kernel` when available), returning a :class:`BatchRoutingResult`
 whose :meth:`~BatchRoutingResult.routing_result` gives any one pond-storm as a
 :class:`~hydrocalc.hydraulics.routing.RoutingResult`.
@@ -268,7 +268,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     # interval search never steps into the next pond's table)
     next_si = np.concatenate([tb.next_si for tb in tables]) if k else np.empty(0)
     scale = np.array([tb.si[tb.n_inside - 1] for tb in tables])   # 2S/dt + O at the top
-    bucket = np.concatenate([st + tb.bucket for st, tb in zip(starts, tables, strict=False)]).astype(np.intp)
+    bucket = np.concatenate([st + tb.bucket
+                             for st, tb in zip(starts, tables, strict=False)]).astype(np.intp)
 
     bsize = int(np.prod(batch_shape))
     pond = np.tile(np.arange(k), bsize // k)

@@ -1,12 +1,12 @@
 r"""The storage-indication table of a pond and the checks behind it.
 
-:func:`_build_table` tabulates stage, storage, outflow and the storage indication
-2S/dt + O of one pond and its outlet structure (the stage frame of
-:class:`~hydrocalc.hydraulics.stage_storage.StageStorage`, extended above the top with vertical walls);
-both routing forms (:mod:`hydrocalc.hydraulics.routing.reservoir`, :mod:`hydrocalc.hydraulics.routing.batch`) and
-the tailwater and interconnected solvers route on it. Also here: the device checks against
-the structure, the move of devices given in elevations into the stage frame, the time-step
-stability note and :class:`OvertoppingWarning`.
+:func:`_build_table` tabulates stage, storage, outflow and the storage indication 2S/dt + O of one
+pond and its outlet structure (the stage frame of
+:class:`~hydrocalc.hydraulics.stage_storage.StageStorage`, extended above the top with vertical
+walls); both routing forms (:mod:`hydrocalc.hydraulics.routing.reservoir`,
+:mod:`hydrocalc.hydraulics.routing.batch`) and the tailwater and interconnected solvers route on
+it. Also here: the device checks against the structure, the move of devices given in elevations
+into the stage frame, the time-step stability note and :class:`OvertoppingWarning`.
 
 References
 ----------

@@ -125,7 +125,8 @@ _COVER_PATTERNS: list[tuple[str, str]] = [
 _CROPS = {"row crops": "row_crops", "small grain": "small_grain",
           "legumes": "close_seeded_legumes", "close-seeded legumes": "close_seeded_legumes"}
 _TREATMENTS = {"straight row": "straight_row", "sr": "straight_row",
-               "sr ?\\+ ?cr": "straight_row_residue", "straight row ?\\+ ?cr": "straight_row_residue",
+               "sr ?\\+ ?cr": "straight_row_residue",
+               "straight row ?\\+ ?cr": "straight_row_residue",
                "contoured": "contoured", "c": "contoured", "c ?\\+ ?cr": "contoured_residue",
                "contoured ?\\+ ?cr": "contoured_residue", "c ?& ?t": "contoured_terraced",
                "contoured & terraced": "contoured_terraced",
