@@ -84,8 +84,8 @@ def figure_png(draw, *, size_in=FIGURE_SIZE_IN) -> bytes:
     ax.grid(True, color="#dddddd", linewidth=0.6)
     ax.tick_params(labelsize=7)
     draw(ax)
-    ax.xaxis.label.set_size(8)
-    ax.yaxis.label.set_size(8)
+    ax.xaxis.label.set_fontsize(8)
+    ax.yaxis.label.set_fontsize(8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, frameon=False)
     buf = io.BytesIO()

@@ -249,7 +249,9 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         return distribution
     if hasattr(distribution, "columns") and {"time_hr", "cumulative_frac"} <= set(
             distribution.columns):
-        return RainfallDistribution(distribution["time_hr"], distribution["cumulative_frac"])
+        # a DataFrame (hasattr does not narrow the annotated str | RainfallDistribution)
+        return RainfallDistribution(distribution["time_hr"],  # type: ignore[index, arg-type]
+                                    distribution["cumulative_frac"])  # type: ignore[index, arg-type]
     if isinstance(distribution, tuple) and len(distribution) == 2:
         return RainfallDistribution(*distribution)
     if not isinstance(distribution, str):

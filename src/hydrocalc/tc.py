@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -644,7 +645,7 @@ def segment_travel_times(segments) -> tuple[float, list[dict]]:
         for k, v in args.items():
             if k != "surface" and not (k == "n" and isinstance(v, str)):
                 _scalar(v, k, prefix)
-        row = {c: np.nan for c in _TABLE_COLUMNS}
+        row: dict[str, Any] = {c: np.nan for c in _TABLE_COLUMNS}
         row.update(segment=i, name=str(seg.get("name", "")), kind=kind, surface=None)
         try:
             with np.errstate(over="ignore", divide="ignore", under="ignore"):

@@ -253,9 +253,10 @@ class _Net:
                                 "ft3 past the end of the simulation; increase "
                                 "analysis.duration_hr", RuntimeWarning, stacklevel=2)
             else:  # design point: outflow = inflow
-                out = self.inn.get(nid)
-                if out is None:
-                    out = self.inn[nid] = self._zeros()
+                dp_in = self.inn.get(nid)
+                if dp_in is None:
+                    dp_in = self.inn[nid] = self._zeros()
+                out = dp_in
             self.out[nid] = out
             if node.to is not None and (needed is None or node.to in needed):
                 t = self.index[node.to]
@@ -299,7 +300,7 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
             for w in caught:
                 notes.append((w.category, f"{label}, storm {storm_names[i]}: {w.message}"))
             vin, vout = _integrate(q[i], dt), _integrate(out[i], dt)
-            if vin - vout > 1e-2 * max(vin, 1e-9):
+            if vin - vout > 1e-2 * max(vin, 1e-9):  # type: ignore[operator]  # 1-D: scalars
                 notes.append((RuntimeWarning,
                               f"{label}, storm {storm_names[i]}: {float(vin - vout):.4g} ft3 "
                               "of the inflow is still in the reach at the end of the "
@@ -324,7 +325,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
     owners: dict[str, list] = {}  # per unique scenario: its site ([rational] settings)
     for name in ("pre", "post"):
         ids: dict[Any, int] = {}
-        scs, where, own = [], [], []
+        scs: list[Any] = []
+        where: list[int] = []
+        own: list[Any] = []
         for site in sites:
             sc = site.scenarios[name]
             # a scenario with rational subcatchments also depends on the site's [rational]

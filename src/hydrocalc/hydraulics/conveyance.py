@@ -93,8 +93,12 @@ _DEPTH_POINTS = 400
 class _Section:
     """Geometry on a depth table: area, wetted perimeter, top width (vectorized)."""
 
-    max_depth_ft: float
     closed = False
+
+    @property
+    def max_depth_ft(self) -> float:
+        """Largest depth of the section: pipe crown or bank-full [ft]."""
+        raise NotImplementedError
 
     def _geometry(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError

@@ -14,6 +14,7 @@ import json
 import math
 import pathlib
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from hydrocalc.report.tables import sha256_json
 
@@ -150,7 +151,7 @@ class _Counter:
         self.values = 0
 
 
-def _is_number(v) -> bool:
+def _is_number(v: object) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 

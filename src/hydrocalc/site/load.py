@@ -233,6 +233,9 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         return None, P.items
     notes += _confirmation_notes(confirmations, where)
     # one pre/post area tolerance: [checks] area_tolerance_pct (plausibility and report alike)
+    # no problem: every section parser returned its value
+    assert facts is not None and storms is not None and criteria is not None
+    assert options is not None
     options = dataclasses.replace(options, area_tolerance_pct=float(checks["area_tolerance_pct"]))
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
@@ -290,6 +293,7 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
                                    allow_outside_paths=allow_outside_paths)
     if problems:
         raise InputError("\n".join(problems))
+    assert site is not None  # no problem: the site was built
     return site
 
 

@@ -104,7 +104,8 @@ class Device:
         """
         changes = {k: getattr(self, k) + by_ft for k in ("invert_ft", "crest_ft")
                    if hasattr(self, k)}
-        return dataclasses.replace(self, **changes) if changes else self
+        # every concrete device is a dataclass; Device itself only declares the protocol
+        return dataclasses.replace(self, **changes) if changes else self  # type: ignore[type-var]
 
     @property
     def lowest_ft(self) -> float:  # pragma: no cover - abstract

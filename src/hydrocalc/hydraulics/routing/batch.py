@@ -100,7 +100,7 @@ class BatchRoutingResult:
         InputError
             If the batch was routed with ``keep="peaks"``.
         """
-        if self.outflow_cfs is None:
+        if self.outflow_cfs is None or self.storage_ft3 is None:
             raise InputError("routing_result needs the series; got a batch routed with "
                              "keep='peaks'. Route again with keep='series'")
         idx = index if isinstance(index, tuple) else (index,)
@@ -444,7 +444,7 @@ def _batch_tailwater(tailwater_ft, ss_list, k) -> list:
         raise InputError("route_reservoirs takes a constant tailwater per pond; got a series. "
                          "Route a time-varying tailwater with route_reservoir")
     tw = np.broadcast_to(as_float_array(tailwater_ft, "tailwater_ft", allow_nan=True), (k,))
-    out = []
+    out: list[float | None] = []
     for p, (level, ss) in enumerate(zip(tw, ss_list, strict=False)):
         if np.isnan(level):
             out.append(None)

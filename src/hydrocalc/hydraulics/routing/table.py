@@ -23,7 +23,7 @@ import numpy as np
 
 from hydrocalc._validate import fmt_value
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.hydraulics.outlets import OutletStructure, unique_names
+from hydrocalc.hydraulics.outlets import Device, OutletStructure, unique_names
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
 
@@ -145,7 +145,7 @@ def check_devices(structure: OutletStructure, ss: StageStorage) -> None:
     """
     top = ss.top_stage_ft
     items = list(structure.leaves())
-    stack = [structure]
+    stack: list[Device] = [structure]
     while stack:
         node = stack.pop()
         if isinstance(node, OutletStructure):
@@ -163,7 +163,7 @@ def check_devices(structure: OutletStructure, ss: StageStorage) -> None:
 
 def _all_devices(structure: OutletStructure) -> list:
     items = list(structure.leaves())
-    stack = [structure]
+    stack: list[Device] = [structure]
     while stack:
         node = stack.pop()
         if isinstance(node, OutletStructure):

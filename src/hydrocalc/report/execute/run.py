@@ -237,7 +237,7 @@ def run_report(  # noqa: C901 - one run's steps share state through closures; ke
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
-        computed = {}
+        computed: dict = {}
         documents: dict = {}  # each section's canonical JSON form, computed once
         waiting: list = []
         late = {"warned": False}  # a figure drawn in the pool warned after its section
@@ -365,8 +365,8 @@ def run_report(  # noqa: C901 - one run's steps share state through closures; ke
             from hydrocalc.report.assemble import assemble_html
 
             t = time.perf_counter()
-            notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
-            (staging / "report.html").write_text(assemble_html(notebooks, meta),
+            executed = sorted((staging / "notebooks").glob("*.ipynb"))
+            (staging / "report.html").write_text(assemble_html(executed, meta),
                                                  encoding="utf-8")
             stages["html_s"] = round(time.perf_counter() - t, 3)
         pages = typesetting.result() if typesetting is not None else None

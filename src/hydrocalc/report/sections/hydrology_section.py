@@ -353,7 +353,7 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                   for storm in r.storms]
         b.figure(f"hydrographs_{dp.id}", f"{_SCENARIO_TITLE[scenario].capitalize()} "
                  f"hydrographs at {dp.id}",
-                 lambda series=series, dp=dp: F.hydrograph_comparison_figure(
+                 lambda series=series, dp=dp: F.hydrograph_comparison_figure(  # type: ignore[misc]
                      f"hydrographs_{dp.id}", "", series, xlim=_active_window(series),
                      height_in=2.8))
     b.echo("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "

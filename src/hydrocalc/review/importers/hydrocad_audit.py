@@ -618,7 +618,8 @@ def _audit_tc_table(audit: InputAudit, nid: str, table: dict, seen: set) -> None
     segs = table.get("segments") or []
     for i, seg in enumerate(segs, start=1):
         item = f"segment {i}: {seg['type']}"
-        key = (i, seg["type"], seg["printed"], tuple(seg["numbers"]), seg["description"])
+        key: tuple = (i, seg["type"], seg["printed"], tuple(seg["numbers"]),
+                      seg["description"])
         if key in seen:
             continue
         seen.add(key)
@@ -765,7 +766,7 @@ def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> No
     ref = ("frustum (HydroCAD Conic)" if v["conic"] else "average end area (HydroCAD Prismatic)")
     for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"], strict=False):
         item = f"{e_text}'"
-        key = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
+        key: tuple = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
         if key in seen:
             continue
         seen.add(key)
@@ -824,7 +825,7 @@ def _device_flow(dev: dict, flow: dict, hw: float) -> tuple[float | None, str, s
         if rect:
             w_ft, h_ft, o = _num(rect.group("w")) / 12, _num(rect.group("h")) / 12, rect["o"]
             area = w_ft * h_ft
-        else:
+        elif rnd:  # always: rect or rnd matched
             d_ft, o = _num(rnd.group("d")) / 12, rnd["o"]
             area, h_ft = math.pi * d_ft ** 2 / 4.0, d_ft
         if o == "Vert":
