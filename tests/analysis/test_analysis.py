@@ -205,7 +205,8 @@ def test_json_is_deterministic_and_complete(small, tmp_path):
     assert "tr55_cn_urban" in doc["data_tables_sha256"]
     assert doc["hydrocalc_version"]
     assert set(doc["hydrographs"]["flow_cfs"]) == {"pre", "post"}
-    assert len(doc["hydrographs"]["flow_cfs"]["post"]["10yr"]["DP-1"]) == doc["hydrographs"]["n_steps"]
+    n_steps = doc["hydrographs"]["n_steps"]
+    assert len(doc["hydrographs"]["flow_cfs"]["post"]["10yr"]["DP-1"]) == n_steps
     assert doc["comparison"][0]["pre_peak_cfs"] == pytest.approx(
         res.comparison.iloc[0]["pre_peak_cfs"], rel=1e-9)
     keys = set(doc["nodes"][0])
@@ -303,7 +304,8 @@ def test_missing_inputs_make_criteria_not_evaluated(small):
     rrv = res.criteria.set_index("criterion").loc["rrv"]
     assert rrv["result"] == "not evaluated" and not rrv["passed"]
     assert "impervious_hsg" in rrv["note"]
-    noaa = dataclasses.replace(site, storms=dataclasses.replace(site.storms, distribution="NOAA_C"))
+    noaa = dataclasses.replace(site,
+                               storms=dataclasses.replace(site.storms, distribution="NOAA_C"))
     cpv = analyze(noaa, storms=["1yr"]).criteria.set_index("criterion").loc["cpv"]
     assert cpv["result"] == "not evaluated" and "cpv_rainfall_type" in cpv["note"]
     short = site.with_storm_depths()

@@ -97,16 +97,19 @@ def test_minimum_rv_rule_options():
     assert ny.minimum_rv_applies("if_wqv_exceeds_rrv", 0.05, 0.05) is False
     assert ny.minimum_rv_applies("always", 0.0, 1.0) is True
     assert ny.minimum_rv_applies("never", 1.0, 0.0) is False
-    with pytest.raises(InputError, match=r"min_rv_rule must be one of .*; got 'allways'; did you mean 'always'"):
+    with pytest.raises(InputError, match=r"min_rv_rule must be one of .*; got 'allways'; "
+                                         r"did you mean 'always'"):
         ny.minimum_rv_applies("allways", 1.0, 0.0)
 
 
 def test_minimum_rrv_hand_case():
     # P = 1.3 in, Aic = 0.8 ac on HSG B (S = 0.40): Ai = 0.32 ac,
     # RRv = 1.3 * 0.95 * 0.32 / 12 = 0.032933 acre-ft
-    assert_allclose(ny.minimum_runoff_reduction_volume(1.3, 0.8, 0.40), 0.0329333, rtol=0, atol=5e-8)
+    assert_allclose(ny.minimum_runoff_reduction_volume(1.3, 0.8, 0.40), 0.0329333,
+                    rtol=0, atol=5e-8)
     assert ny.minimum_runoff_reduction_volume(1.3, 0.0, 0.40) == 0.0
-    with pytest.raises(InputError, match=r"specific_reduction_factor must be in \[0, 1\]; got 1.5"):
+    with pytest.raises(InputError,
+                       match=r"specific_reduction_factor must be in \[0, 1\]; got 1.5"):
         ny.minimum_runoff_reduction_volume(1.3, 0.8, 1.5)
 
 
@@ -117,8 +120,10 @@ def test_specific_reduction_factors_are_shipped_as_unverified():
     assert "Design Manual" in f["source"]
     f["factors"]["A"] = 0.0  # a copy: the cache is not modified
     assert ny.specific_reduction_factors()["factors"]["A"] == 0.55
-    with pytest.raises(InputError, match=r"rrv_factors must be a key of table ny_rrv_specific_reduction_factors; "
-                                         r"got 'smdm_2015'; did you mean 'smdm_2015_unverified'"):
+    with pytest.raises(InputError,
+                       match=r"rrv_factors must be a key of table "
+                             r"ny_rrv_specific_reduction_factors; got 'smdm_2015'; "
+                             r"did you mean 'smdm_2015_unverified'"):
         ny.specific_reduction_factors("smdm_2015")
 
 
@@ -135,7 +140,8 @@ def test_criteria_table_carries_source_and_status():
         ny.criteria_info("wqvv")
 
 
-@pytest.mark.parametrize("r, ratio", [(0.02, 0.6540), (0.05, 0.6145), (0.10, 0.5546), (0.20, 0.4552)])
+@pytest.mark.parametrize("r, ratio",
+                         [(0.02, 0.6540), (0.05, 0.6145), (0.10, 0.5546), (0.20, 0.4552)])
 def test_cpv_storage_solves_both_equations(r, ratio):
     # Choose Vr so that the 24-h release gives qo/qi = r for qi = 1 cfs: qo = ratio Vr / 86400
     # must equal r, i.e. Vr = r 86400 / ratio (ratio: ny_criteria.md 1.2, C0 = 0.682).

@@ -52,7 +52,7 @@ def _swmm(inflow_up, inflow_down, path):
         lines.insert(k + 2, "SU1 FLOW TS2 FLOW 1.0 1.0")
         k = lines.index("[TIMESERIES]")
         lines[k + 1:k + 1] = [f"TS2 {ti:.6f} {qi:.8g}" for ti, qi in
-                              zip(T, inflow_down.flow_cfs)]
+                              zip(T, inflow_down.flow_cfs, strict=False)]
     path.write_text("\n".join(lines))
     h1, h2, link, out = [], [], [], []
     with pyswmm.Simulation(str(path)) as sim:

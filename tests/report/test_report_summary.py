@@ -45,7 +45,8 @@ def _variant(tmp_path, name: str, edit) -> pathlib.Path:
 def _failing(text: str) -> str:
     # an orifice at the bottom (no water-quality storage, hardly any attenuation) and a
     # sediment trap too small for its drainage area
-    text = text.replace('diameter_in = 2.0\ninvert_ft = 1.35', 'diameter_in = 12.0\ninvert_ft = 0.0')
+    text = text.replace('diameter_in = 2.0\ninvert_ft = 1.35',
+                        'diameter_in = 12.0\ninvert_ft = 0.0')
     return text.replace("bottom_length_ft = 16.0", "bottom_length_ft = 4.0")
 
 
@@ -203,7 +204,8 @@ def test_area_mismatch_warning(tmp_path):
     assert comp.values["area_difference_pct"] > comp.values["area_tolerance_pct"]
 
     def tolerate(text):
-        return grow(text).replace("[analysis]", "[checks]\narea_tolerance_pct = 20\n\n[analysis]", 1)
+        return grow(text).replace("[analysis]",
+                                  "[checks]\narea_tolerance_pct = 20\n\n[analysis]", 1)
 
     path = _variant(tmp_path, "area_ok", tolerate)
     comp = S.build_section("comparison", path, figures=False)
@@ -251,7 +253,7 @@ def test_pond_summary_and_device_coefficients():
     assert dev.loc["low_orifice", "invert_ft"] == pytest.approx(1.35)
     summ = ponds.table("post_P-1_summary").frame
     routed = ponds.table("post_P-1_routing").frame
-    for s, r in zip(summ.to_dict("records"), routed.to_dict("records")):
+    for s, r in zip(summ.to_dict("records"), routed.to_dict("records"), strict=False):
         assert s["attenuation_pct"] == pytest.approx(
             100.0 * (1 - r["peak_outflow_cfs"] / r["peak_inflow_cfs"]), rel=1e-9)
         assert s["lag_min"] > 0 and s["center_of_mass_detention_min"] > 0

@@ -20,7 +20,8 @@ EXAMPLE = ROOT / "examples" / "pelham" / "site.toml"
     ("woods_good", "Woods, good condition (TR-55 Table 2-2c)"),
     ("woods_grass_fair", "Woods-grass combination, fair condition (TR-55 Table 2-2c)"),
     ("meadow", "Meadow (TR-55 Table 2-2c)"),
-    ("small_grain_contoured_residue_good", "Small grain, C + CR, good condition (TR-55 Table 2-2b)"),
+    ("small_grain_contoured_residue_good",
+     "Small grain, C + CR, good condition (TR-55 Table 2-2b)"),
     ("sagebrush_fair", "Sagebrush with grass understory, fair condition (TR-55 Table 2-2d)"),
 ])
 def test_cover_keys_read_as_tr55_words(key, words):
