@@ -225,28 +225,15 @@ def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
     return seg
 
 
-def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subcatchment | None:
-    n0 = len(P.items)
-    csv_line = e.get("__line__")
-    if csv_line:
-        P.csv_lines[path] = csv_line
-        e = {k: v for k, v in e.items() if k != "__line__"}
-    P.unknown_keys(e, _SUB_KEYS, path)
-    sid = P.text(e, "id", path, required=True)
-    to = _to(P, e, path)
-    desc = P.text(e, "description", path, default="") or ""
-    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
-    has_area = "area_ac" in e or "area_ft2" in e
-    imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
-    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False,
-                      lower_inclusive=True) or 0.0
-    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
+def _parse_cn_inputs(P: _Problems, e: Mapping, path: str,
+                     imp: float) -> tuple[Any, list[Cover]]:
+    """The given composite CN (or None) and the parsed cover rows of a subcatchment entry."""
     covers_raw = P.tables(e, "cover", path) if "cover" in e else []
     has_cn = "cn" in e
     if has_cn and covers_raw:
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
-    elif not has_cn and not covers_raw and imp_c + imp_u <= 0:
+    elif not has_cn and not covers_raw and imp <= 0:
         P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
                             "cn, land-cover rows with cover, hsg and area_ac, or, for an "
                             "all-impervious subcatchment, impervious_connected_ac / "
@@ -257,7 +244,12 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         cv = _parse_cover(P, c, f"{path}.cover[{i}]")
         if cv is not None:
             covers.append(cv)
-    # Tc
+    return cn, covers
+
+
+def _parse_tc_inputs(P: _Problems, e: Mapping, path: str,
+                     ctx: _Ctx) -> tuple[Any, list[dict]]:
+    """The given Tc [h] (or None) and the parsed Tc segments of a subcatchment entry."""
     has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
     cover_rows = e.get("cover")
     if has_tc and segs_raw:
@@ -274,10 +266,12 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
         if seg is not None:
             segs.append(seg)
-    if len(P.items) > n0:
-        return None
-    # derived values
-    imp = imp_c + imp_u
+    return tc_hr, segs
+
+
+def _derived_cn(P: _Problems, path: str, covers: list[Cover], cn: Any, area: Any,
+                has_area: bool, imp: float, imp_u: float) -> tuple[Any, Any, str, Any] | None:
+    """Area [ac], CN, CN method and pervious CN of a parsed subcatchment; None on a problem."""
     cn_method, pervious_cn = "given", None
     if covers:
         cover_area = sum(c.area_ac for c in covers)
@@ -323,20 +317,58 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
                                                  f"area_ac ({fmt_value(area)}); got "
                                                  f"{fmt_value(imp)}")
         return None
+    return area, cn, cn_method, pervious_cn
+
+
+def _segment_tc(P: _Problems, path: str,
+                segs: list[dict]) -> tuple[float, tuple[TcSegment, ...]] | None:
+    """Tc [h] and the timed segments of a parsed segment list; None on a problem."""
+    try:
+        tc_hr, times = _segment_travel_times(segs)
+    except ImportError:
+        P.add(f"{path}.tc_segment", "cannot be computed: hydrocalc.tc is not available; give "
+                                    "tc_hr")
+        return None
+    except HydrocalcError as exc:
+        P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
+        return None
+    return tc_hr, tuple(TcSegment(**{**s, "travel_time_hr": t})
+                        for s, t in zip(segs, times, strict=True))
+
+
+def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subcatchment | None:
+    n0 = len(P.items)
+    csv_line = e.get("__line__")
+    if csv_line:
+        P.csv_lines[path] = csv_line
+        e = {k: v for k, v in e.items() if k != "__line__"}
+    P.unknown_keys(e, _SUB_KEYS, path)
+    sid = P.text(e, "id", path, required=True)
+    to = _to(P, e, path)
+    desc = P.text(e, "description", path, default="") or ""
+    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
+    has_area = "area_ac" in e or "area_ft2" in e
+    imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
+    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False,
+                      lower_inclusive=True) or 0.0
+    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
+    cn, covers = _parse_cn_inputs(P, e, path, imp_c + imp_u)
+    tc_hr, segs = _parse_tc_inputs(P, e, path, ctx)
+    if len(P.items) > n0:
+        return None
+    # derived values
+    imp = imp_c + imp_u
+    derived = _derived_cn(P, path, covers, cn, area, has_area, imp, imp_u)
+    if derived is None:
+        return None
+    area, cn, cn_method, pervious_cn = derived
     tc_method = "given"
     tc_segments: tuple[TcSegment, ...] = ()
     if segs:
-        try:
-            tc_hr, times = _segment_travel_times(segs)
-        except ImportError:
-            P.add(f"{path}.tc_segment", "cannot be computed: hydrocalc.tc is not available; give "
-                                        "tc_hr")
+        timed = _segment_tc(P, path, segs)
+        if timed is None:
             return None
-        except HydrocalcError as exc:
-            P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
-            return None
-        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t})
-                            for s, t in zip(segs, times, strict=True))
+        tc_hr, tc_segments = timed
         tc_method = "segments (TR-55 Ch. 3)"
     if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
         imp_hsg = covers[0].hsg
