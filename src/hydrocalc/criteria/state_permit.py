@@ -180,8 +180,9 @@ def _edition(rules: dict, key: str | None) -> dict | None:
 
 def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[str],
                          confirm: list[dict]) -> bool | None:
-    """Coverage of a site disturbing less than one acre, not part of a larger common plan:
-    the NYC East-of-Hudson watershed threshold and (GP-0-25-001) the New York City ones.
+    """Coverage of a site disturbing less than one acre, not part of a larger common plan.
+
+    Applies the NYC East-of-Hudson watershed threshold and (GP-0-25-001) the New York City ones.
 
     Appends the reasons (and a "Values to confirm" row for an unverified rule applied);
     returns True, False or None (a deciding fact is unknown).
@@ -333,7 +334,7 @@ def _disturbance_check(lim: dict, plan: StatePermitPlan, required: bool | None, 
 
 
 def assess_state_permit(facts) -> dict:
-    """Is NYS construction-permit coverage needed, and does the phasing respect 5 acres?
+    """Whether NYS construction-permit coverage is needed and the phasing respects 5 acres.
 
     Parameters
     ----------

@@ -3,7 +3,8 @@
 A report notebook only presents what one call into ``hydrocalc.report`` returns.
 Lessons (``notebooks/learn/``) are the one exception: they show the arithmetic step by
 step before calling the package, so they follow :func:`lesson_problems` instead (listed
-at the end of this docstring). :func:`notebook_problems` lists every way a notebook breaks that contract:
+at the end of this docstring). :func:`notebook_problems` lists every way a notebook breaks
+that contract:
 
 - a code cell that does not parse (IPython magics and shell escapes do not);
 - ``def``, ``class`` or ``lambda``; arithmetic (``BinOp``, ``AugAssign``, unary operators
