@@ -375,7 +375,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         If the site's specific reduction factors lack an HSG that has new impervious cover.
     """
     cs = site.criteria
-    rows, details, notes = [], {}, []
+    rows: list[dict] = []
+    details: dict = {}
+    notes: list[str] = []
     if cs.standard == "none":
         return rows, details, notes
     edition = getattr(site.project, "design_manual", None)
