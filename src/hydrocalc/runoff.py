@@ -606,7 +606,7 @@ def curve_number(
     covers, hsgs, conds = (a.ravel() for a in arrays)
     cache: dict = {}
     out = np.empty(covers.size, dtype=float)
-    for i, args in enumerate(zip(covers, hsgs, conds)):
+    for i, args in enumerate(zip(covers, hsgs, conds, strict=False)):
         if args not in cache:
             cache[args] = _lookup(args[0], args[1], args[2], drained, i)
         out[i] = cache[args]

@@ -103,7 +103,7 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
     for u, sc in enumerate(net.scs):
         nodes = [sc.nodes[nid] for nid in ids]
         z = [p.bottom_elevation_ft for p in nodes]
-        ss = [p.stage_storage.with_datum(zk) for p, zk in zip(nodes, z)]
+        ss = [p.stage_storage.with_datum(zk) for p, zk in zip(nodes, z, strict=True)]
         st = [p.structure() for p in nodes]
         root = nodes[-1]
         tw_r = None if root.tailwater is None else root.tailwater + z[-1]
@@ -133,7 +133,7 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
                 else:
                     rc = route_interconnected_chain(
                         [Hydrograph(time_hr, q) for q in local], ss,
-                        [s.shifted(zk) for s, zk in zip(st, z)], to=to_k,
+                        [s.shifted(zk) for s, zk in zip(st, z, strict=True)], to=to_k,
                         initial_stages_ft=[p.initial_stage_ft for p in nodes],
                         tailwater_ft=tw_r, names=ids)
                     stage, storage = rc.stage_ft, rc.storage_ft3
@@ -151,7 +151,7 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
                 else:
                     comps = sb._components_tw(stage[k], np.full(stage[k].shape, p.tailwater))
                     tw_el = np.full(t_r.shape, tw_r)
-                for nm, (_, q) in zip(unique_names([dv for dv, _ in comps]), comps):
+                for nm, (_, q) in zip(unique_names([dv for dv, _ in comps]), comps, strict=True):
                     flows[k].setdefault(nm, np.empty((m, net.nt)))[i] = q
                 qin = free_in[k] + sum(prim[c] for c in kids[k])
                 qout = prim[k] + disc[k]

@@ -142,7 +142,7 @@ class OutletStructure(Device):
         """Flow of every elementary device (after any barrel cap), keyed by unique names."""
         stage = _stage(stage_ft)
         names = unique_names([dev for dev, _ in self._components(stage)])
-        return {n: q for n, (_, q) in zip(names, self._components(stage))}
+        return {n: q for n, (_, q) in zip(names, self._components(stage), strict=True)}
 
 
 def unique_names(devices: Sequence[Device]) -> list[str]:

@@ -235,7 +235,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     import numpy as np
 
     k = len(tables)
-    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft)]
+    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft, strict=False)]
     lens = np.array([tb.si.size for tb in tables], dtype=np.intp)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.intp)
     flat_si = np.concatenate([tb.si for tb in tables])

@@ -168,7 +168,7 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
         xs[i] = x
         os_[i] = o_prev
     stage = _row_interp(xs, si, np.broadcast_to(h, si.shape))
-    flows = {nm: _row_interp(xs, si, qq) for nm, (_, qq) in zip(names, comps)}
+    flows = {nm: _row_interp(xs, si, qq) for nm, (_, qq) in zip(names, comps, strict=True)}
     # overtopping and step checks on the table at the lowest tailwater (largest dO/dh)
     table = _build_table(ss, structure, dt_s, table_points, tailwater=float(tw.min()),
                          flap_gate=flap_gate)
@@ -348,7 +348,7 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
         hi = v[m, j + 1] + wt * (v[m + 1, j + 1] - v[m, j + 1])
         return lo + wx * (hi - lo)
 
-    flows = {nm: at(qq) for nm, (_, qq) in zip(names, comps)}
+    flows = {nm: at(qq) for nm, (_, qq) in zip(names, comps, strict=True)}
     # overtopping and step checks on the table at the lowest tailwater (largest dO/dh)
     table = _build_table(ss, structure, dt_s, table_points, tailwater=float(tw.min()),
                          flap_gate=flap_gate)
