@@ -53,7 +53,7 @@ __all__ = ["rational_peak_cfs", "composite_c", "runoff_coefficient_range", "inte
 
 
 def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac: npt.ArrayLike):
-    r"""Peak discharge by the rational formula, :math:`Q = C\,i\,A`. [ft3/s]
+    r"""Peak discharge by the rational formula, :math:`Q = C\,i\,A` [ft3/s].
 
     Parameters
     ----------
@@ -93,7 +93,7 @@ def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac:
 
 
 def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
-    r"""Area-weighted runoff coefficient :math:`C = \sum C_j A_j / \sum A_j` ([2]_). [-]
+    r"""Area-weighted runoff coefficient :math:`C = \sum C_j A_j / \sum A_j` ([2]_) [-].
 
     Raises
     ------
@@ -146,7 +146,7 @@ def runoff_coefficient_range(cover: str) -> tuple[float, float]:
 
 
 def intensity_in_hr(table, return_period_yr, duration_hr: float) -> float:
-    r"""Average intensity = depth / duration from a depth-frequency table. [in/h]
+    r"""Average intensity = depth / duration from a depth-frequency table [in/h].
 
     Parameters
     ----------

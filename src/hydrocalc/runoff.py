@@ -99,7 +99,7 @@ def potential_retention(cn: npt.ArrayLike) -> FloatOrArray:
 
 
 def initial_abstraction(cn: npt.ArrayLike, *, ia_ratio: float = 0.2) -> FloatOrArray:
-    r"""Initial abstraction :math:`I_a = \lambda S`, TR-55 Eq. 2-2 (Table 4-1). [in]
+    r"""Initial abstraction :math:`I_a = \lambda S`, TR-55 Eq. 2-2 (Table 4-1) [in].
 
     Parameters
     ----------

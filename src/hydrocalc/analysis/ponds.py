@@ -326,7 +326,7 @@ def _max_storage(pond) -> float:
 
 
 def _storage_at(pond, stage_ft: float) -> float:
-    """Storage of all ``count`` units at ``stage_ft`` (capped at the top). [ft3]"""
+    """Storage of all ``count`` units at ``stage_ft`` (capped at the top) [ft3]."""
     top = _top(pond)
     return float(pond.stage_storage.storage_ft3(min(stage_ft, top))) * pond.count
 

@@ -158,7 +158,7 @@ class SiteResults:
 
     def flow_cfs(self, scenario: str, storm: str, node: str, *, which: str = "outflow"
                  ) -> np.ndarray:
-        """Ordinates of a node's hydrograph on :attr:`time_hr` (read-only view). [ft3/s]
+        """Ordinates of a node's hydrograph on :attr:`time_hr` (read-only view) [ft3/s].
 
         ``which`` is ``"outflow"`` (default; for a pond the flow it passes downstream) or
         ``"inflow"`` (the sum of the flows entering the node).

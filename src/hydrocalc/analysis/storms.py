@@ -52,7 +52,7 @@ def _max_effective_tc_hr(tcs_hr: tuple) -> float:
 
 
 def simulation_end_hr(site, storms_duration_hr: float) -> float:
-    r"""Simulation end of ``site``: its ``analysis.duration_hr``, else automatic. [h]
+    r"""Simulation end of ``site``: its ``analysis.duration_hr``, else automatic [h].
 
     Automatic: the storms' duration plus five unit-hydrograph times to peak of the slowest
     subcatchment (:math:`t_p = \Delta t/2 + L`, NEH 630 Ch. 16, with the lag

@@ -150,7 +150,7 @@ class Practice:
 
 
 def storage_ft3(p: Practice) -> float:
-    """Volume of water the practice holds when full (module table). [ft3]"""
+    """Volume of water the practice holds when full (module table) [ft3]."""
     d, k = p.dims, p.kind
     if k in ("bioretention", "rain_garden"):
         stone = d.get("stone_depth_ft", 0.0) * d.get("stone_void_ratio", 0.0)
@@ -175,7 +175,7 @@ def storage_ft3(p: Practice) -> float:
 
 
 def drain_down_hr(p: Practice) -> float | None:
-    """Time to empty the full practice: infiltration ``V / (A_bottom f)`` or cistern use. [h]
+    """Time to empty the full practice: infiltration ``V / (A_bottom f)`` or cistern use [h].
 
     None when the practice does not drain by infiltration or use (underdrained, green roof,
     rooftop disconnection, swale).

@@ -322,12 +322,12 @@ class DepthFrequencyTable:
 
     @property
     def duration_hr(self) -> np.ndarray:
-        """Durations in hours, in row order. [h]"""
+        """Durations in hours, in row order [h]."""
         return np.array([parse_duration(d)[1] for d in self.depth_in.index])
 
     @property
     def return_periods_yr(self) -> list:
-        """Return periods in column order. [yr]"""
+        """Return periods in column order [yr]."""
         return list(self.depth_in.columns)
 
     def _row(self, duration) -> str:
@@ -352,7 +352,7 @@ class DepthFrequencyTable:
         return self.depth_in.index[int(match[0])]
 
     def depth(self, return_period_yr, duration: str | float = "24-hr") -> float:
-        """Mean depth for one return period and duration (label or hours). [in]
+        """Mean depth for one return period and duration (label or hours) [in].
 
         Examples
         --------
@@ -372,7 +372,7 @@ class DepthFrequencyTable:
         return float(self.depth_in.loc[row, cols[0]])
 
     def storm_depths_in(self, duration: str | float = "24-hr") -> dict[str, float]:
-        """``{"2yr": depth, ...}`` for one duration (the design-storm depths). [in]"""
+        """``{"2yr": depth, ...}`` for one duration (the design-storm depths) [in]."""
         row = self._row(duration)
         return {f"{fmt_value(c)}yr": float(v) for c, v in self.depth_in.loc[row].items()}
 
@@ -389,5 +389,5 @@ class DepthFrequencyTable:
         return long
 
     def ratio(self, duration: str, base: str = "24-hr", return_period_yr=25) -> float:
-        """Depth ratio of two durations for one return period (e.g. 60-min / 24-hr). [-]"""
+        """Depth ratio of two durations for one return period (e.g. 60-min / 24-hr) [-]."""
         return self.depth(return_period_yr, duration) / self.depth(return_period_yr, base)

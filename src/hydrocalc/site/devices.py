@@ -192,7 +192,7 @@ def combine_storage(parts: list):
 
 
 def storage_top_ft(ss) -> float | None:
-    """The top stage of a stage-storage relation, or None when it does not say. [ft]"""
+    """The top stage of a stage-storage relation, or None when it does not say [ft]."""
     top = getattr(ss, "top_stage_ft", None)
     if callable(top):
         top = top()

@@ -71,7 +71,7 @@ _STORM_T = re.compile(r"^(\d+(?:\.\d+)?)yr$")
 
 
 def idf_intensity_in_hr(b: float, d: float, e: float, duration_hr: float) -> float:
-    r"""Intensity from the IDF equation :math:`i = b / (t + d)^e`, t in minutes. [in/h]
+    r"""Intensity from the IDF equation :math:`i = b / (t + d)^e`, t in minutes [in/h].
 
     TxDOT *Hydraulic Design Manual* (2019), Ch. 4 Sec. 12 (rational method).
 
@@ -111,7 +111,7 @@ class RationalSettings:
         return float(m.group(1)) if m else None
 
     def intensity_in_hr(self, storm: str, duration_hr: float) -> float:
-        """Average intensity of ``storm`` for ``duration_hr`` (= Tc). [in/h]"""
+        """Average intensity of ``storm`` for ``duration_hr`` (= Tc) [in/h]."""
         if self.source == "idf":
             b, d, e = self.idf[storm]
             return idf_intensity_in_hr(b, d, e, duration_hr)
@@ -356,7 +356,7 @@ def check_durations(P, settings: RationalSettings, scenarios, storm_names) -> No
 
 
 def peak_window_end_hr(hyeto, duration_hr: float) -> float:
-    """End time of the ``duration_hr`` window of ``hyeto`` with the most rainfall. [h]"""
+    """End time of the ``duration_hr`` window of ``hyeto`` with the most rainfall [h]."""
     t = np.asarray(hyeto.time_hr, dtype=float)
     p = np.asarray(hyeto.cumulative_in, dtype=float)
     before = np.interp(t - duration_hr, t, p, left=0.0)

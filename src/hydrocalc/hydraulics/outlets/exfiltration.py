@@ -72,7 +72,7 @@ class Exfiltration(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Exfiltration starts with water in the pond (stage 0). [ft]"""
+        """Exfiltration starts with water in the pond (stage 0) [ft]."""
         return 0.0
 
     def bind(self, stage_storage) -> Exfiltration:
