@@ -1,5 +1,7 @@
-r"""Rational method: peak discharge of small drainage areas, composite C, intensity from a
-NOAA Atlas 14 depth-frequency table, and the modified rational hydrograph and storage estimate.
+r"""Rational method: peak discharge of small drainage areas and related estimates.
+
+Composite C, intensity from a NOAA Atlas 14 depth-frequency table, and the modified
+rational hydrograph and storage estimate.
 
 * :func:`rational_peak_cfs`: :math:`Q = C i A` [1]_ [2]_.
 * :func:`composite_c`: area-weighted runoff coefficient [2]_.
@@ -123,8 +125,10 @@ def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
 
 
 def runoff_coefficient_range(cover: str) -> tuple[float, float]:
-    """The (low, high) runoff coefficient of a land use, from the shipped table
-    ``rational_runoff_coefficients`` (``hydrocalc tables show rational_runoff_coefficients``).
+    """The (low, high) runoff coefficient of a land use, from a shipped table.
+
+    The table is ``rational_runoff_coefficients`` (``hydrocalc tables show
+    rational_runoff_coefficients``).
 
     Raises
     ------

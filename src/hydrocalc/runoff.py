@@ -356,8 +356,9 @@ def _describe(row: pd.Series) -> str:
 
 @functools.cache
 def cn_frame() -> pd.DataFrame:
-    """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame,
-    with the table each row comes from (read once per process).
+    """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame.
+
+    With the table each row comes from (read once per process).
     """
     frames = []
     for name in CN_TABLES:

@@ -75,8 +75,9 @@ def _device_flows(xs, table, scale, count):
 
 
 def _backwater_group(first, root_id: str) -> list[str]:
-    """Ponds routed together with pond ``root_id``: every pond whose ``backwater`` outlets
-    discharge into it or into another pond of the group, upstream first, the root last.
+    """Ponds routed together with pond ``root_id``, upstream first, the root last.
+
+    Every pond whose ``backwater`` outlets discharge into it or into another pond of the group.
     """
     group, k = [root_id], 0
     while k < len(group):
@@ -86,11 +87,13 @@ def _backwater_group(first, root_id: str) -> list[str]:
 
 
 def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
-    """Route the interconnected ponds ``ids`` (upstream first, the one discharging out of
-    the group last) together, storm by storm and variant by variant, and replace their
-    series (site-file ponds are in stages; they are put back in elevations so the devices
-    see the right relative levels). Two ponds: :func:`route_interconnected` (unless the
-    downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`.
+    """Route the interconnected ponds ``ids`` together and replace their series.
+
+    The ponds are listed upstream first, the one discharging out of the group last; they are
+    routed storm by storm and variant by variant (site-file ponds are in stages; they are put
+    back in elevations so the devices see the right relative levels). Two ponds:
+    :func:`route_interconnected` (unless the downstream one exfiltrates); more (a chain or a
+    tree): :func:`route_interconnected_chain`.
     """
     import warnings
 
@@ -200,9 +203,10 @@ def _single_device_flows(results, scale, count):
 
 
 def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
-    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
-    by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage frame); their series
-    replace the batch's (free-outfall) ones.
+    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time.
+
+    Each is routed by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage
+    frame); their series replace the batch's (free-outfall) ones.
     """
     import dataclasses
     import warnings
@@ -239,8 +243,9 @@ def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
 
 def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
                  ) -> tuple[list[dict], np.ndarray]:
-    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop, by
-    the routing ``engine``, "numpy" or "numba"; tables kept per process with "numba").
+    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
+
+    The routing ``engine`` is "numpy" or "numba"; tables are kept per process with "numba".
 
     Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
     private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.

@@ -129,8 +129,10 @@ class SiteResults:
 
     @property
     def passed(self) -> bool:
-        """True when every design point's post peaks are at or below the pre peaks and every
-        evaluated criterion passes (waived criteria count as passed).
+        """True when post peaks are at or below pre peaks and every evaluated criterion passes.
+
+        Every design point's post peaks are compared with its pre peaks; waived criteria count as
+        passed.
         """
         return (all(r["post_le_pre"] for r in self._comparison_rows)
                 and all(r["passed"] for r in self._criteria_rows))
@@ -201,8 +203,10 @@ class SiteResults:
         return res["_batch"].routing_result((i, res["_index"]))
 
     def pond_arrays(self, scenario: str, pond: str) -> dict:
-        """Arrays (storm, time) of a pond: ``stage_ft``, ``storage_ft3``, ``primary_cfs``,
-        ``discarded_cfs`` and ``device_cfs`` (dict by device id), all units combined.
+        """Arrays (storm, time) of a pond, all units combined.
+
+        Keys ``stage_ft``, ``storage_ft3``, ``primary_cfs``, ``discarded_cfs`` and ``device_cfs``
+        (dict by device id).
         """
         run = self._run(scenario)
         if pond not in run.ponds:
@@ -230,10 +234,12 @@ class SiteResults:
 
     @functools.cached_property
     def conveyance(self):
-        """One row per scenario, storm and routed pipe/channel reach: ``section,
-        peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
-        max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
-        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches.
+        """One row per scenario, storm and routed pipe/channel reach.
+
+        Columns ``section, peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr,
+        max_depth_ft, max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches,
+        n_substeps`` (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such
+        reaches.
         """
         import pandas as pd
 
@@ -241,10 +247,11 @@ class SiteResults:
 
     @functools.cached_property
     def rational(self):
-        """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
-        return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
-        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.site.rational`). Empty
-        without such subcatchments.
+        """One row per scenario, storm and rational subcatchment (:mod:`hydrocalc.site.rational`).
+
+        Columns ``subcatchment, to, storm, return_period_yr, c, c_source, intensity_in_hr,
+        intensity_source, area_ac, tc_hr, peak_cfs, time_of_peak_hr, hydrograph``. Empty without
+        such subcatchments.
         """
         import pandas as pd
 
@@ -282,17 +289,20 @@ class SiteResults:
 
     @property
     def values_to_confirm(self) -> list[dict]:
-        """Unverified numbers the engineer entered with their source (redevelopment option
-        fractions, practice factors): rows ``name, value, units, source, verified``. JSON:
-        ``values_to_confirm``.
+        """Unverified numbers the engineer entered, with their source.
+
+        Redevelopment option fractions and practice factors: rows ``name, value, units, source,
+        verified``. JSON: ``values_to_confirm``.
         """
         extras = getattr(self, "_criteria_extras", {})
         return [dict(r) for r in extras.get("values_to_confirm", [])]
 
     @property
     def practices(self):
-        """One row per runoff-reduction practice (:func:`hydrocalc.criteria.practices.evaluate_practice`):
-        storage, drain-down, captured volume and RRv credit. JSON: ``practices``.
+        """One row per runoff-reduction practice.
+
+        Storage, drain-down, captured volume and RRv credit
+        (:func:`hydrocalc.criteria.practices.evaluate_practice`). JSON: ``practices``.
         """
         import pandas as pd
 
@@ -485,8 +495,9 @@ class SiteResults:
         return frames
 
     def to_csv(self, directory, *, hydrographs: bool = True) -> list[pathlib.Path]:
-        """Write :meth:`to_frames` as CSV files into ``directory`` (atomically: a temporary
-        folder beside it is filled, then moved into place). Returns the file paths.
+        """Write :meth:`to_frames` as CSV files into ``directory``; returns the file paths.
+
+        Atomically: a temporary folder beside it is filled, then moved into place.
         """
         target = pathlib.Path(directory)
         frames = self.to_frames(hydrographs=hydrographs)

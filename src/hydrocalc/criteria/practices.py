@@ -253,8 +253,9 @@ def evaluate_practice(p: Practice, precip_in: float) -> dict:
 
 
 def values_to_confirm(p: Practice) -> list[dict]:
-    """The practice's manual factors as rows ``key, name, value, units, source, verified``
-    (``key``: a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``).
+    """The practice's manual factors as rows ``key, name, value, units, source, verified``.
+
+    ``key`` is a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``.
     """
     rows = [dict(key=f"practice_{p.id}_rrv_credit_fraction",
                  name=f"practice {p.id}: RRv credit fraction ({p.kind})",

@@ -75,9 +75,11 @@ _REQUIRED_WHEN = ("always", "any_condition", "undetermined")
 
 
 def citation(section: str, inferred: bool) -> str:
-    """``§ 83-8A``; a section whose number is not known from the published text is cited by
-    its chapter alone (``Ch. 83``), the number left out (the profile's ``section_note`` says
-    how sections are cited).
+    """Citation of a section: ``§ 83-8A``, or its chapter alone (``Ch. 83``) when inferred.
+
+    A section whose number is not known from the published text is cited by its chapter alone
+    (``Ch. 83``), the number left out (the profile's ``section_note`` says how sections are
+    cited).
     """
     if not section:
         return "(no section)"

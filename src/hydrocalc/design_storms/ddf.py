@@ -377,8 +377,10 @@ class DepthFrequencyTable:
         return {f"{fmt_value(c)}yr": float(v) for c, v in self.depth_in.loc[row].items()}
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy table: ``duration``, ``duration_hr``, ``return_period_yr``, ``depth_in``
-        and, when present, ``upper_in`` and ``lower_in``.
+        """Tidy table of the depths, one row per duration and return period.
+
+        Columns ``duration``, ``duration_hr``, ``return_period_yr``, ``depth_in`` and, when
+        present, ``upper_in`` and ``lower_in``.
         """
         long = self.depth_in.stack().rename("depth_in").reset_index()
         long.insert(1, "duration_hr", [parse_duration(d)[1] for d in long["duration"]])

@@ -373,8 +373,9 @@ def _check_pdf_text(path: pathlib.Path, fresh_sections) -> list[Difference]:
 
 def check_artifacts(base: pathlib.Path, reported: Mapping, fresh_sections: Mapping, *,
                     rtol: float, atol: float) -> list[Difference]:
-    """Every human-readable file of a report folder against the re-computation (see the
-    module docstring); returns the differences.
+    """Every human-readable file of a report folder against the re-computation.
+
+    See the module docstring; returns the differences.
     """
     out: list[Difference] = []
     formats = reported.get("parameters", {}).get("formats", [])

@@ -41,8 +41,9 @@ POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "ra
 
 
 def device_level_ft(spec: Mapping) -> float:
-    """The stage at which an outlet of the site file starts to pass flow: its ``invert_ft``,
-    ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0. [ft]
+    """The stage at which an outlet of the site file starts to pass flow [ft].
+
+    Its ``invert_ft``, ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0.
     """
     for k in ("invert_ft", "crest_ft", "inlet_invert_ft"):
         if k in spec:
@@ -145,8 +146,9 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
 def build_barrel(spec: Mapping):
-    """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table
-    (``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``).
+    """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table.
+
+    Keys ``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``.
     """
     return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")

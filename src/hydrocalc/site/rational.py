@@ -1,5 +1,7 @@
-r"""Rational-method subcatchments in a site: the ``[rational]`` intensity settings, the
-``[[<scenario>.subcatchment]] method = "rational"`` entries and their design hydrographs.
+r"""Rational-method subcatchments in a site.
+
+The ``[rational]`` intensity settings, the ``[[<scenario>.subcatchment]] method =
+"rational"`` entries and their design hydrographs.
 
 The equations are those of :mod:`hydrocalc.rational` (``Q = C i A``, HEC-22 Eq. 3-1;
 composite C; intensity = depth / duration from a NOAA Atlas 14 table) plus, for an
@@ -365,8 +367,9 @@ def peak_window_end_hr(hyeto, duration_hr: float) -> float:
 
 def rational_flows(sub: RationalSubcatchment, settings: RationalSettings, storm_names,
                    hyetos, time_hr: np.ndarray) -> tuple[np.ndarray, list[dict]]:
-    """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm
-    (C, i, A, Tc, Q and the sources of i and C); see the module docstring.
+    """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm.
+
+    Each row gives C, i, A, Tc, Q and the sources of i and C; see the module docstring.
     """
     dt = float(time_hr[1] - time_hr[0])
     out = np.zeros((len(storm_names), time_hr.size))

@@ -241,10 +241,12 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
 
 
 def _same_topology(base, new):
-    """``new`` with the topology ``base`` has computed (``order``, ``upstream``) when its
-    links are exactly the base's (the same node ids, in the same order, draining to the
-    same nodes): a varied attribute seldom changes a link, and each scenario would otherwise
-    sort its network again. The values are the base's own objects (shared, never modified).
+    """``new`` with the topology ``base`` has computed when its links are exactly the base's.
+
+    The topology is (``order``, ``upstream``); the links match when they have the same node
+    ids, in the same order, draining to the same nodes. A varied attribute seldom changes a
+    link, and each scenario would otherwise sort its network again. The values are the base's
+    own objects (shared, never modified).
     """
     edges = new.edges
     if list(edges.items()) != list(base.edges.items()):

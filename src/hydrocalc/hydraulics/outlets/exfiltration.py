@@ -1,5 +1,6 @@
-"""Flow that leaves the system through the pond's soil: :class:`Exfiltration` (a constant
-rate over the wetted, water-surface or bottom area; a "discarded" outflow).
+"""Flow that leaves the system through the pond's soil: :class:`Exfiltration`.
+
+A constant rate over the wetted, water-surface or bottom area; a "discarded" outflow.
 """
 
 from __future__ import annotations

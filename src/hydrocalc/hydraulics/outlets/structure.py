@@ -1,5 +1,7 @@
-"""Devices combined: :class:`OutletStructure` (in parallel, optionally into a barrel in
-series), :func:`as_structure` and :func:`unique_names`.
+"""Devices combined: :class:`OutletStructure`, :func:`as_structure` and :func:`unique_names`.
+
+An :class:`OutletStructure` combines devices in parallel, optionally into a barrel in
+series.
 """
 
 from __future__ import annotations
@@ -104,9 +106,11 @@ class OutletStructure(Device):
                                name=self.name)
 
     def _components_tw(self, stage, tw):
-        """(device, flow) with a tailwater ``tw``. Devices feeding a barrel see the same
-        tailwater (the box level is taken as the tailwater); series rule on magnitudes:
-        |Q| = min(|sum of devices|, |barrel|), both signed by the pond-tailwater difference.
+        """(device, flow) pairs with a tailwater ``tw``.
+
+        Devices feeding a barrel see the same tailwater (the box level is taken as the tailwater);
+        series rule on magnitudes: |Q| = min(|sum of devices|, |barrel|), both signed by the
+        pond-tailwater difference.
         """
         parts = [pair for d in self.devices for pair in d._components_tw(stage, tw)]
         if self.barrel is None:

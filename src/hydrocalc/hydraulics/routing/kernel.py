@@ -292,10 +292,11 @@ _FUSED_ARRAYS: dict = {}
 
 
 def _fused_arrays(tb, h0: float) -> dict:
-    """The arrays :func:`route_split` derives from one table and initial stage ``h0``:
-    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the
-    initial 2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's
-    interval slopes.
+    """The arrays :func:`route_split` derives from one table and initial stage ``h0``.
+
+    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the initial
+    2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's interval
+    slopes.
     """
     import numpy as np
 
@@ -322,8 +323,10 @@ def _fused_arrays(tb, h0: float) -> dict:
 
 
 def warm_up() -> bool:
-    """Load the compiled pass of :func:`route_split` now (from numba's cache, compiling it
-    the first time), by routing one tiny made-up pond-storm; True when it was loaded.
+    """Load the compiled pass of :func:`route_split` now; True when it was loaded.
+
+    It is loaded from numba's cache (compiled the first time) by routing one tiny made-up
+    pond-storm.
 
     Called by the batch's fork server before it forks the workers, so no worker loads it
     itself; the arrays have the types and layouts :func:`route_split` always passes, so the

@@ -124,8 +124,10 @@ class RoutingResult:
         return None if self.tailwater_ft is None else float(np.max(self.tailwater_ft))
 
     def outflow_hydrograph(self, which: str = "total") -> Hydrograph:
-        """The outflow as a Hydrograph: ``which`` = "total" (default), "primary" (to the
-        downstream system; use this to route on) or "discarded" (exfiltration).
+        """The outflow as a Hydrograph of the ``which`` flow.
+
+        ``which`` = "total" (default), "primary" (to the downstream system; use this to route on)
+        or "discarded" (exfiltration).
         """
         check_choice(which, "which", ("total", "primary", "discarded"))
         q = {"total": self.outflow_cfs, "primary": self.primary_cfs,

@@ -85,10 +85,12 @@ def _row_interp(x: np.ndarray, si: np.ndarray, values: np.ndarray) -> np.ndarray
 def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, dt: float,
                                       ss: StageStorage, structure: OutletStructure, h0: float,
                                       tw: np.ndarray, table_points: int, flap_gate: bool):
-    """Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
-    discharge against the tailwater ``tw`` (stage frame, one value per step), evaluating
-    every device at every table stage and every step's tailwater (the reference for
-    :func:`route_with_tailwater_series`, about ten times slower).
+    """Route inflow ``q`` through pond ``ss`` against the tailwater ``tw`` (reference method).
+
+    ``q`` is on times ``t`` (step ``dt`` h); the outlets discharge against the tailwater ``tw``
+    (stage frame, one value per step). Every device is evaluated at every table stage and
+    every step's tailwater (the reference for :func:`route_with_tailwater_series`, about ten
+    times slower).
 
     Parameters
     ----------
@@ -177,8 +179,10 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
 
 
 def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -> np.ndarray:
-    """Tailwater levels of the grid (stage frame): the routing stages strictly between the
-    lowest and highest tailwater, both extremes and every device breakpoint in between.
+    """Tailwater levels of the grid (stage frame).
+
+    The routing stages strictly between the lowest and highest tailwater, both extremes and
+    every device breakpoint in between.
     """
     lo, hi = float(tw.min()), float(tw.max())
     bps = [p for d in _all_devices(structure) for p in (*d.breakpoints_ft, d.free_below_ft)]
@@ -193,9 +197,11 @@ def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -
 def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: float,
                                 ss: StageStorage, structure: OutletStructure, h0: float,
                                 tw: np.ndarray, table_points: int, flap_gate: bool):
-    r"""Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
-    discharge against the tailwater ``tw`` (stage frame, one value per step), on the
-    tailwater grid of the module docstring (bilinear in stage and tailwater).
+    r"""Route inflow ``q`` through pond ``ss`` against the tailwater ``tw`` on a tailwater grid.
+
+    ``q`` is on times ``t`` (step ``dt`` h); the outlets discharge against the tailwater ``tw``
+    (stage frame, one value per step), on the tailwater grid of the module docstring (bilinear
+    in stage and tailwater).
 
     Called by :func:`hydrocalc.hydraulics.routing.route_reservoir` (which validates every argument);
     returns its :class:`~hydrocalc.hydraulics.routing.RoutingResult`. Agrees with
@@ -308,8 +314,9 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     os_ = np.empty(n)
 
     def solve(x, mi, w, j):
-        """Interval j and weight of ``x`` in the blended row (linear beyond the last
-        point, held at the first point below it) and the outflow there.
+        """Interval j and weight of ``x`` in the blended row, and the outflow there.
+
+        Linear beyond the last point, held at the first point below it.
         """
         r0, r1 = rows[mi], rows[mi + 1]
         lo = r0[j] + w * (r1[j] - r0[j])
