@@ -121,10 +121,12 @@ class SiteResults:
 
     @property
     def scenarios(self) -> tuple[str, ...]:
+        """Ids of the analysed scenarios, in run order."""
         return tuple(self._runs)
 
     @property
     def design_points(self) -> tuple[str, ...]:
+        """Ids of the site's design points."""
         return self.site.design_point_ids
 
     @property
@@ -216,18 +218,21 @@ class SiteResults:
     # -- tables ------------------------------------------------------------------------
     @functools.cached_property
     def nodes(self):
+        """Table of the node results: one row per scenario, storm and node."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["nodes"])
 
     @functools.cached_property
     def ponds(self):
+        """Table of the pond results: one row per scenario, storm and pond."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["ponds"])
 
     @functools.cached_property
     def devices(self):
+        """Table of the outlet-device results: one row per scenario, storm and device."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["devices"])
@@ -259,30 +264,35 @@ class SiteResults:
 
     @functools.cached_property
     def subcatchments(self):
+        """Table of the subcatchments: one row per scenario and subcatchment."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["subcatchments"])
 
     @functools.cached_property
     def covers(self):
+        """Table of the land covers: one row per scenario, subcatchment and cover."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["covers"], columns=_COVER_COLUMNS)
 
     @functools.cached_property
     def tc_segments(self):
+        """Table of the Tc segments: one row per scenario, subcatchment and segment."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["tc_segments"], columns=_SEG_COLUMNS)
 
     @functools.cached_property
     def comparison(self):
+        """Pre/post peak comparison: one row per design point and storm."""
         import pandas as pd
 
         return pd.DataFrame(self._comparison_rows, columns=_COMPARISON_COLUMNS)
 
     @functools.cached_property
     def criteria(self):
+        """Evaluated criteria: one row per criterion, design point and storm."""
         import pandas as pd
 
         return pd.DataFrame(self._criteria_rows, columns=_CRITERIA_COLUMNS)

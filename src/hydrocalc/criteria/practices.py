@@ -141,6 +141,7 @@ class Practice:
 
     @property
     def bottom_area_ft2(self) -> float | None:
+        """Bottom area from ``area_ft2`` or ``length_ft`` x ``width_ft``, else None [ft2]."""
         d = self.dims
         if "area_ft2" in d:
             return d["area_ft2"]

@@ -153,10 +153,12 @@ class RationalSubcatchment:
 
     @property
     def kind(self) -> str:
+        """Node kind: always ``"subcatchment"``."""
         return "subcatchment"
 
     @property
     def method(self) -> str:
+        """Runoff method: always ``"rational"``."""
         return "rational"
 
 

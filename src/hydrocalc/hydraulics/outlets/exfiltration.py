@@ -100,4 +100,5 @@ class Exfiltration(Device):
 
     @property
     def free_below_ft(self) -> float:
+        """Tailwater never acts on exfiltration: infinite [ft]."""
         return np.inf

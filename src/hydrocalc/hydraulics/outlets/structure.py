@@ -84,6 +84,7 @@ class OutletStructure(Device):
 
     @property
     def lowest_ft(self) -> float:
+        """Stage below which the structure passes nothing (barrel included) [ft]."""
         low = min(d.lowest_ft for d in self.devices)
         if self.barrel is not None:
             low = max(low, self.barrel.lowest_ft)
@@ -91,16 +92,19 @@ class OutletStructure(Device):
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where a device's or the barrel's rating changes form [ft]."""
         pts = [p for d in self.devices for p in d.breakpoints_ft]
         if self.barrel is not None:
             pts += list(self.barrel.breakpoints_ft)
         return tuple(pts)
 
     def bind(self, stage_storage) -> OutletStructure:
+        """Return the structure with every device bound to a pond's stage-storage."""
         return OutletStructure([d.bind(stage_storage) for d in self.devices],
                                barrel=self.barrel, name=self.name)
 
     def shifted(self, by_ft: float) -> OutletStructure:
+        """A copy with every device (and the barrel) moved by ``by_ft`` [ft]."""
         return OutletStructure([d.shifted(by_ft) for d in self.devices],
                                barrel=None if self.barrel is None else self.barrel.shifted(by_ft),
                                name=self.name)
@@ -127,6 +131,7 @@ class OutletStructure(Device):
         return np.sum([q for _, q in self._components_tw(stage, tw)], axis=0)
 
     def leaves(self) -> list[Device]:
+        """The elementary devices of the structure (the barrel excluded)."""
         return [leaf for d in self.devices for leaf in d.leaves()]
 
     def _components(self, stage):
