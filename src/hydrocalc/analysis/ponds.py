@@ -1,9 +1,10 @@
 """Ponds of an analysis: batch routing, interconnected groups, storage look-ups.
 
 Every pond of one level of the network (all variants and storms) is routed in one
-:func:`hydrocalc.hydraulics.routing.route_reservoirs` call; ponds with a tailwater series one storm at a
-time; ponds that feel each other's level (``backwater``) together by
-:mod:`hydrocalc.hydraulics.routing.interconnected`. Device flows are interpolated from the routing tables lazily.
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call; ponds with a tailwater series one
+storm at a time; ponds that feel each other's level (``backwater``) together by
+:mod:`hydrocalc.hydraulics.routing.interconnected`. Device flows are interpolated from the
+routing tables lazily.
 """
 
 from __future__ import annotations
@@ -248,10 +249,10 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
     The routing ``engine`` is "numpy" or "numba"; tables are kept per process with "numba".
 
     Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
-    private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.
-    Device flows are interpolated in each pond's storage-indication table exactly as
-    :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
-    never looks at device flows skips them).
+    private keys; views of batch-wide arrays) and the primary outflows of all items,
+    (m, K, nt), all units. Device flows are interpolated in each pond's storage-indication
+    table exactly as :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result`
+    does, lazily (a sweep that never looks at device flows skips them).
     """
     m, nt = items[0][1].shape
     k = len(items)

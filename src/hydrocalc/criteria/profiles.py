@@ -2,9 +2,9 @@
 
 One profile per municipality lives in ``hydrocalc/data/regulations/<key>.toml``. Every rule
 cites its section and quotes a short verbatim anchor from the law. :func:`load_profile` reads
-and checks a profile into a :class:`RegulationProfile`; :func:`hydrocalc.criteria.regulations.assess`
-applies it to a project. The profiles and their sources are listed in
-:mod:`hydrocalc.criteria.regulations`.
+and checks a profile into a :class:`RegulationProfile`;
+:func:`hydrocalc.criteria.regulations.assess` applies it to a project. The profiles and their
+sources are listed in :mod:`hydrocalc.criteria.regulations`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """A pond's devices: outlet, culvert, barrel and storage objects built from validated specs.
 
-Adapters from the site file's tables to :mod:`hydrocalc.hydraulics.outlets`, :mod:`hydrocalc.hydraulics.outlets.culvert`
-and :class:`hydrocalc.hydraulics.routing.StageStorage`; the sweep reuses them to rebuild varied ponds.
+Adapters from the site file's tables to :mod:`hydrocalc.hydraulics.outlets`,
+:mod:`hydrocalc.hydraulics.outlets.culvert` and :class:`hydrocalc.hydraulics.routing.StageStorage`;
+the sweep reuses them to rebuild varied ponds.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
     # type: (required positional keys, {optional key: (lower, lower_inclusive)})
     "circular_orifice": (("diameter_in", "invert_ft"), {"cd": (0.0, False)}),
     "rectangular_orifice": (("width_in", "height_in", "invert_ft"), {"cd": (0.0, False)}),
-    "rectangular_weir": (("length_ft", "crest_ft"), {"cw": (0.0, False), "end_contractions": (0, True)}),
+    "rectangular_weir": (("length_ft", "crest_ft"),
+                         {"cw": (0.0, False), "end_contractions": (0, True)}),
     "vnotch_weir": (("angle_deg", "crest_ft"), {"cw": (0.0, False)}),
     "broad_crested_weir": (("length_ft", "crest_ft"), {"cw": (0.0, False)}),
     "riser": (("diameter_in", "crest_ft"), {"cw": (0.0, False), "cd": (0.0, False)}),
@@ -174,7 +176,8 @@ def build_storage(kind: str, spec: Mapping):
         obj = ss.from_volumes(spec["stage_ft"], spec["storage_ft3"])
     elif kind == "basin":
         obj = ss.basin(spec["bottom_length_ft"], spec["bottom_width_ft"], spec["depth_ft"],
-                       **{k: spec[k] for k in ("side_slope_h_per_v", "porosity_frac") if k in spec})
+                       **{k: spec[k] for k in ("side_slope_h_per_v", "porosity_frac")
+                          if k in spec})
     else:
         obj = ss.drywell(spec["diameter_ft"], spec["depth_ft"],
                          **{k: spec[k] for k in ("stone_porosity_frac", "stone_width_ft",

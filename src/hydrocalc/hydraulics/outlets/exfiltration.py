@@ -29,8 +29,9 @@ class Exfiltration(Device):
         safety factor the governing manual requires. [in/h]
     over : {"wetted", "surface", "bottom"}, default "wetted"
         Area the rate applies to: "wetted" = bottom plus submerged side walls (the soil
-        interface; see :meth:`hydrocalc.hydraulics.routing.StageStorage.wetted_area_ft2`), "surface" =
-        plan area of the water surface at the current stage, "bottom" = plan area at stage 0.
+        interface; see :meth:`hydrocalc.hydraulics.routing.StageStorage.wetted_area_ft2`),
+        "surface" = plan area of the water surface at the current stage, "bottom" = plan area
+        at stage 0.
     stage_storage : StageStorage, optional
         The pond whose stage-area relation to use. Usually left out: ``route_reservoir`` and
         ``route_reservoirs`` bind the device to the pond being routed (:meth:`bind`).

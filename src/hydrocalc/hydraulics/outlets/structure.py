@@ -33,7 +33,8 @@ class OutletStructure(Device):
     ------
     InputError
         If ``devices`` is empty or holds something that is not a device, if ``barrel`` is not
-        a :class:`Barrel` or :class:`Culvert`, or if an :class:`Exfiltration` sits inside a structure with a barrel.
+        a :class:`Barrel` or :class:`Culvert`, or if an :class:`Exfiltration` sits inside a
+        structure with a barrel.
 
     Notes
     -----

@@ -1,7 +1,7 @@
 r"""Level-pool routing against a time-varying tailwater (one table row per time step).
 
-:func:`hydrocalc.hydraulics.routing.route_reservoir` calls :func:`route_with_tailwater_series` when its
-``tailwater_ft`` is a series that changes in time; a free outfall or a constant tailwater
+:func:`hydrocalc.hydraulics.routing.route_reservoir` calls :func:`route_with_tailwater_series`
+when its ``tailwater_ft`` is a series that changes in time; a free outfall or a constant tailwater
 never comes here (one storage-indication table serves every step).
 
 Method
@@ -118,8 +118,8 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
     Returns
     -------
     RoutingResult
-        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
-        flows at every step; peaks, mass balance, reverse flow).
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and
+        device flows at every step; peaks, mass balance, reverse flow).
 
     Raises
     ------
@@ -203,8 +203,8 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     (stage frame, one value per step), on the tailwater grid of the module docstring (bilinear
     in stage and tailwater).
 
-    Called by :func:`hydrocalc.hydraulics.routing.route_reservoir` (which validates every argument);
-    returns its :class:`~hydrocalc.hydraulics.routing.RoutingResult`. Agrees with
+    Called by :func:`hydrocalc.hydraulics.routing.route_reservoir` (which validates every
+    argument); returns its :class:`~hydrocalc.hydraulics.routing.RoutingResult`. Agrees with
     :func:`route_with_tailwater_series_exact` within the tolerances stated in the module
     docstring.
 
@@ -234,8 +234,8 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     Returns
     -------
     RoutingResult
-        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
-        flows at every step; peaks, mass balance, reverse flow).
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and
+        device flows at every step; peaks, mass balance, reverse flow).
 
     Raises
     ------

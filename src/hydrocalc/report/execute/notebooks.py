@@ -146,7 +146,8 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     try:
         done = papermill.execute_notebook(
             nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
-            request_save_on_cell_execute=False, progress_bar=False, report_mode=True, start_timeout=120,
+            request_save_on_cell_execute=False, progress_bar=False, report_mode=True,
+            start_timeout=120,
             execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
             resources={"metadata": {"path": str(cwd)}}, **engine)
     except PapermillExecutionError as exc:

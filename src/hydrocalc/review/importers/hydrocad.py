@@ -8,8 +8,8 @@ what was printed, by node and storm, and what could not be read.
 What is read
 ------------
 * the page footer (``HydroCAD® 10.00-16 s/n ... © 2015 HydroCAD Software Solutions LLC``:
-  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the ``Prepared by ...`` line and the routing diagram title
-  (``Drainage Diagram for NAME``);
+  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the
+  ``Prepared by ...`` line and the routing diagram title (``Drainage Diagram for NAME``);
 * the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``); the
   NRCS Type I/IA/II/III storms and HydroCAD's ``NOAA 24-hr A``-``D`` and ``NRCC 24-hr A``-``D``
   storms map to hydrocalc's distributions of the same shape (``"II"``, ``"NOAA_D"``,
@@ -65,7 +65,8 @@ _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II"
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
 # The copyright sign may be OCR'd as "@" or "0" ("@2007", "02009") or lost.
 _FOOTER_RE = re.compile(
-    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
+    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ "
+    r"(?:[©@]|\(c\)|0)? ?\d{4} ?"
     r"HydroCAD Software Solutions ?LLC(?: ?Page ?\d+)?")
 _PREPARED_RE = re.compile(
     r"Prepared by (?P<by>.{1,80}?),? ?(?:Printed )?(?P<date>\d{1,2}/\d{1,2}/\d{4})")
@@ -522,8 +523,9 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
         rep.add_result(pid, "pond", storm, "inflow_volume_acft", m.group("vi"), w)
         rep.add_result(pid, "pond", storm, "peak_cfs", m.group("qo"), w)
         rep.add_result(pid, "pond", storm, "volume_acft", m.group("vo"), w)
-        for dm in re.finditer(r"(Primary|Secondary|Discarded)=({n}) cfs ({n}) af".replace("{n}", _NUM),
-                              m.group("rest")):
+        for dm in re.finditer(
+                r"(Primary|Secondary|Discarded)=({n}) cfs ({n}) af".replace("{n}", _NUM),
+                m.group("rest")):
             key = dm.group(1).lower()
             rep.add_result(pid, "pond", storm, f"{key}_peak_cfs", dm.group(2), w)
             rep.add_result(pid, "pond", storm, f"{key}_volume_acft", dm.group(3), w)
@@ -542,12 +544,11 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
 def _truncation(rep: HydroCADReport, t: str) -> None:
     """A listing record or section heading cut by the end of the text."""
     tail = t[-400:]
-    m = None
-    for m in re.finditer(r"(Runoff Area=|Subcatchment ?[^\s:]+:|Pond ?[^\s:]+:|"
-                         r"Reach ?[^\s:]+:)", tail):
-        pass
-    if m is None:
+    matches = list(re.finditer(r"(Runoff Area=|Subcatchment ?[^\s:]+:|Pond ?[^\s:]+:|"
+                               r"Reach ?[^\s:]+:)", tail))
+    if not matches:
         return
+    m = matches[-1]
     rest = tail[m.start():]
     complete = re.search(r"(?:Runoff|Outflow)=" + _NUM + r" cfs " + _NUM + r" af", rest)
     if complete is None and not re.search(r"Summary for", rest):
