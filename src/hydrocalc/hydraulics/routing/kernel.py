@@ -67,7 +67,8 @@ def resolve_engine(engine: str) -> str:
                      "HYDROCALC_NO_NUMBA unset; use engine='numpy' or 'auto'")
 
 
-def _compile():
+# noqa reason: the compiled loop is one numba function; splitting it would slow the kernel
+def _compile():  # noqa: C901
     import numba
 
     @numba.njit(cache=True, nogil=True)
