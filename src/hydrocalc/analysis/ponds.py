@@ -9,6 +9,8 @@ routing tables lazily.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from hydrocalc.hydraulics import routing
@@ -113,8 +115,8 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
         tw_r = None if root.tailwater is None else root.tailwater + z[-1]
         out = [{f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
                for _ in ids]
-        flows = [{} for _ in ids]
-        results = [[] for _ in ids]
+        flows: list[dict[str, np.ndarray]] = [{} for _ in ids]
+        results: list[list] = [[] for _ in ids]
         mb = np.empty((npd, m))
         for i in range(m):
             free_in = [net.inn[nid][i, u] - sum(net.pond_out[ids[c]][i, u] for c in kids[k])
@@ -132,7 +134,8 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
                     storage = np.stack([r2.storage_up_ft3, r2.storage_down_ft3])
                     prim = np.stack([r2.link_cfs, r2.outflow_down_cfs])
                     disc = np.stack([r2.discarded_up_cfs, np.zeros_like(r2.link_cfs)])
-                    errs = [r2.mass_balance_error_up_pct, r2.mass_balance_error_down_pct]
+                    errs: list[float] | np.ndarray = [r2.mass_balance_error_up_pct,
+                                                      r2.mass_balance_error_down_pct]
                     t_r = r2.time_hr
                 else:
                     rc = route_interconnected_chain(
@@ -271,7 +274,9 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
                                      [p.structure() for p, _ in items], initial_stage_ft=h0,
                                      overtopping_warning=False,
                                      tailwater_ft=None if np.isnan(tw_const).all() else tw_const,
-                                     flap_gate=flaps, engine=engine,
+                                     # one flag per pond (the parameter's hint says bool)
+                                     flap_gate=flaps,  # type: ignore[arg-type]
+                                     engine=engine,
                                      cache_tables=engine == "numba")
     series = [j for j, t in enumerate(tw) if t is not None and not isinstance(t, float)]
     singles = {}
@@ -279,8 +284,10 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
         batch, singles = _route_series_tailwater(batch, q, dt_hr, items, series, h0)
     del q
     tables = batch.tables
-    out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
-    storage = batch.storage_ft3.copy()  # round-off is zeroed below
+    # the series are kept (route_reservoirs' default): none of them is None here
+    out_q = cast(np.ndarray, batch.outflow_cfs)  # (m, K, nt), one unit (not modified below)
+    stage_all = cast(np.ndarray, batch.stage_ft)
+    storage = cast(np.ndarray, batch.storage_ft3).copy()  # round-off is zeroed below
     scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * _NOISE
     xs = np.multiply(storage, 2.0)  # 2 S / dt + O, in place (same operations, same order)
     xs /= tables[0].dt_s
@@ -307,7 +314,7 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
         out.append({
             "primary_cfs": primary[:, j],
             "discarded_cfs": discarded[:, j],
-            "stage_ft": batch.stage_ft[:, j],
+            "stage_ft": stage_all[:, j],
             "storage_ft3": storage[:, j],
             "device_cfs": _DeviceFlows(
                 _device_flows(xs[:, j], table=tables[j], scale=scale[:, j], count=count)
@@ -322,12 +329,12 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
 
 
 def _top(pond) -> float:
-    v = getattr(pond.stage_storage, "top_stage_ft", None)
+    v: Any = getattr(pond.stage_storage, "top_stage_ft", None)
     return float(v() if callable(v) else v)
 
 
 def _max_storage(pond) -> float:
-    v = getattr(pond.stage_storage, "max_storage_ft3", None)
+    v: Any = getattr(pond.stage_storage, "max_storage_ft3", None)
     return float(v() if callable(v) else v) * pond.count
 
 

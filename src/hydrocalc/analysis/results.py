@@ -433,7 +433,7 @@ class SiteResults:
         side = (path is not None and hydrographs
                 and self.n_ordinates() > INLINE_MAX_ORDINATES)
         target = None if path is None else pathlib.Path(path)
-        if not side:
+        if not side or target is None:  # side implies a path
             text = self._json_text(self.to_dict(hydrographs=hydrographs))
             if target is None:
                 return text

@@ -75,6 +75,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from typing import cast
 
 from hydrocalc._validate import suggest
 from hydrocalc.criteria import ny
@@ -184,7 +185,9 @@ def drain_down_hr(p: Practice) -> float | None:
     if p.kind == "cistern":
         return p.dims["volume_gal"] / p.dims["demand_gal_per_day"] * 24.0
     if p.infiltrates and p.infiltration_rate_in_hr:
-        return storage_ft3(p) / (p.bottom_area_ft2 * p.infiltration_rate_in_hr / 12.0)
+        # an infiltrating kind's required dims give its bottom area
+        bottom_ft2 = cast(float, p.bottom_area_ft2)
+        return storage_ft3(p) / (bottom_ft2 * p.infiltration_rate_in_hr / 12.0)
     return None
 
 
@@ -396,7 +399,8 @@ def _parse_one(P, e, where: str) -> Practice | None:
                   f"{p.dims['volume_gal']:g} gal at {p.dims['demand_gal_per_day']:g} gal/d takes "
                   f"{t:.3g} h; need a demand >= {need:.4g} gal/d or a smaller volume")
         else:
-            depth_ft = storage_ft3(p) / p.bottom_area_ft2
+            # t came from the infiltration branch of drain_down_hr: the bottom area is known
+            depth_ft = storage_ft3(p) / cast(float, p.bottom_area_ft2)
             need = depth_ft * 12.0 / tmax
             P.add(f"{where}.infiltration_rate_in_hr",
                   f"cannot drain the practice within max_drain_down_hr = {tmax:g} h: "

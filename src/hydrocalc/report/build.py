@@ -243,7 +243,7 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
                                    initializer=_warm_worker)
     executor.submit(int)  # forks every worker now: they warm up while this process computes
     pool = F.FigureQueue(executor, in_flight=workers + 1)
-    F._POOL = pool
+    F._POOL = pool  # type: ignore[assignment]  # declared as None in figures
     try:
         yield pool
     finally:

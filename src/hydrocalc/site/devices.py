@@ -152,7 +152,8 @@ def build_barrel(spec: Mapping):
 
     Keys ``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``.
     """
-    return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
+    # the required values fill the leading parameters only, never name (mypy cannot tell)
+    return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],  # type: ignore[misc]
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
 

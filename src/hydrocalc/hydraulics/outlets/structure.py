@@ -166,7 +166,8 @@ def unique_names(devices: Sequence[Device]) -> list[str]:
     return out
 
 
-Device.parallel_class = OutletStructure  # device_a + device_b -> OutletStructure
+# device_a + device_b -> OutletStructure (Device declares the attribute as None: set here)
+Device.parallel_class = OutletStructure  # type: ignore[assignment]
 
 
 def as_structure(outlets) -> OutletStructure:

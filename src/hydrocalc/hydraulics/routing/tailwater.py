@@ -346,14 +346,14 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
         x = qsum[i - 1] + x - 2.0 * o_prev
         j, wx, o_prev = solve(x, ml[i], wl[i], j)
         xs[i], os_[i], js[i], wxs[i] = x, o_prev, j, wx
-    j = np.array(js)
-    wx = np.array(wxs)
-    stage = h[j] + wx * (h[j + 1] - h[j])
+    ja = np.array(js)
+    wxa = np.array(wxs)
+    stage = h[ja] + wxa * (h[ja + 1] - h[ja])
 
     def at(v):
-        lo = v[m, j] + wt * (v[m + 1, j] - v[m, j])
-        hi = v[m, j + 1] + wt * (v[m + 1, j + 1] - v[m, j + 1])
-        return lo + wx * (hi - lo)
+        lo = v[m, ja] + wt * (v[m + 1, ja] - v[m, ja])
+        hi = v[m, ja + 1] + wt * (v[m + 1, ja + 1] - v[m, ja + 1])
+        return lo + wxa * (hi - lo)
 
     flows = {nm: at(qq) for nm, (_, qq) in zip(names, comps, strict=True)}
     # overtopping and step checks on the table at the lowest tailwater (largest dO/dh)

@@ -135,7 +135,7 @@ def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:
     import socket
 
     target = pathlib.Path(target)
-    removed = []
+    removed: list[pathlib.Path] = []
     if not target.parent.is_dir():
         return removed
     for pattern in (f".{target.name}.partial-*", f".{target.name}.old-*"):

@@ -364,7 +364,7 @@ def _area_listing(m: re.Match, t: str) -> dict | None:
     num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
     start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
     starts = list(start.finditer(m.group(3)))
-    rows = []
+    rows: list[dict] = []
     out: dict = {"rows": rows}
     for i, sm in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
@@ -402,13 +402,14 @@ def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
                 rep.listings["area_total_cn"] = listing["total_cn"]
         if listing not in rep.listings.setdefault("area_listings", []):
             rep.listings["area_listings"].append(listing)
-    m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
-                  r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
-    if m:
-        unit = "ac" if m.group(1) == "acres" else "sf"
+    soil = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
+                     r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
+    if soil:
+        unit = "ac" if soil.group(1) == "acres" else "sf"
         rows = []
         for sm in re.finditer(r"(\d[\d,]*(?:\.\d{3})?) ?(HSG [A-D]|Other) ?(.*?)"
-                              r"(?= \d[\d,]*(?:\.\d{3})? ?(?:HSG [A-D]|Other)|$)", m.group(2)):
+                              r"(?= \d[\d,]*(?:\.\d{3})? ?(?:HSG [A-D]|Other)|$)",
+                              soil.group(2)):
             rows.append({"area": _num(sm.group(1)), "unit": unit, "group": sm.group(2),
                          "subcatchments": _split_ids(re.sub(r" ?\d[\d,.]*$", "",
                                                             sm.group(3)))})
