@@ -31,6 +31,7 @@ import pathlib
 import pickle
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from hydrocalc.errors import InputError, ReportError
 
@@ -103,7 +104,7 @@ def section_done(res) -> bool:
     return all(fut.done() for _, fut in S.PENDING_FIGURES.get(id(res), ()))
 
 
-def finish_section(res):
+def finish_section(res: Any) -> Any:
     """``res`` with the figures drawn in a :func:`figure_pool` in place.
 
     Waits for them; a drawing error is raised here.

@@ -272,7 +272,8 @@ def _check_distribution(value, label: str) -> str:
     return value
 
 
-def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_specs, path):
+def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_specs,
+                  path: str) -> Any:
     """Apply attribute changes and rebuild devices/storage of one node, re-validating."""
     new = dataclasses.replace(node, **changes) if changes else node
     if node.kind == "subcatchment":
