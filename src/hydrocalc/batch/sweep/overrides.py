@@ -87,7 +87,7 @@ def _outlet_bounds(site_mod, kind: str, key: str):
     return (float(lo), inc, None, True, key == "end_contractions")
 
 
-# noqa reason: one short branch per override kind, all filling the same change dicts
+# C901 waived: one short branch per override kind, all filling the same change dicts
 def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,  # noqa: C901
                     node_cache: dict | None = None):
     """Return a copy of ``site`` with the overrides applied (in order).

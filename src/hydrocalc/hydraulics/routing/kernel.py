@@ -67,7 +67,7 @@ def resolve_engine(engine: str) -> str:
                      "HYDROCALC_NO_NUMBA unset; use engine='numpy' or 'auto'")
 
 
-# noqa reason: the compiled loop is one numba function; splitting it would slow the kernel
+# C901 waived: the compiled loop is one numba function; splitting it would slow the kernel
 def _compile():  # noqa: C901
     import numba
 
