@@ -89,7 +89,7 @@ def test_fixed_clock_does_not_restart_but_rolling_does():
     rolling = insp.inspection_schedule("2027-04-01", "2027-04-30", p, clock="rolling")
     assert rolling.dates == [D(2027, 4, 4), D(2027, 4, 11), D(2027, 4, 18), D(2027, 4, 25)]
     assert "7-day clock restarts" in rolling.visits[0].reasons[-1]
-    gaps = [(b - a).days for a, b in zip(rolling.dates, rolling.dates[1:])]
+    gaps = [(b - a).days for a, b in zip(rolling.dates, rolling.dates[1:], strict=False)]
     assert max(gaps) <= 7
 
 
@@ -98,7 +98,7 @@ def test_gap_between_visits_never_exceeds_the_interval():
     for clock in ("fixed", "rolling"):
         s = insp.inspection_schedule("2027-04-01", "2027-05-31", p, clock=clock)
         days = [D(2027, 4, 1)] + s.dates
-        assert max((b - a).days for a, b in zip(days, days[1:])) <= 7
+        assert max((b - a).days for a, b in zip(days, days[1:], strict=False)) <= 7
 
 
 def test_multiday_event_option():

@@ -452,16 +452,16 @@ def test_curve_number_arrays_must_broadcast():
         runoff.curve_number(["woods_good", "meadow"], ["A", "B", "C"])
 
 
-# --- large inputs: the whole-array equations --------------------------------------------------------
+# --- large inputs: the whole-array equations ---------------------------------------------
 
 _LARGE = 131_072  # 10^5-scale arrays, as a sweep of (P, CN) pairs
 
 
 @pytest.mark.parametrize("ia_ratio", [0.2, 0.05, 0.0, 1.0])
 def test_large_runoff_is_bit_for_bit_the_whole_array_form(ia_ratio):
-    # Large inputs give the same floats as the plain whole-array equations, also at CN 100 with P = 0 (0/0 discarded), P = -0.0,
-    # subnormal P (E**2 underflows), a huge P (E**2 overflows to inf) and a CN so small
-    # that S overflows to inf (with lambda = 0: 0 * inf).
+    # Large inputs give the same floats as the plain whole-array equations, also at CN 100
+    # with P = 0 (0/0 discarded), P = -0.0, subnormal P (E**2 underflows), a huge P (E**2
+    # overflows to inf) and a CN so small that S overflows to inf (with lambda = 0: 0 * inf).
     rng = np.random.default_rng(7)
     n = _LARGE + 32_768 // 3
     p = rng.uniform(0.0, 12.0, n)

@@ -30,7 +30,7 @@ def _id(path):
 
 def test_the_course_has_eight_lessons_in_order_and_the_explorer():
     assert len(LESSONS) >= 8
-    for k, (path, topic) in enumerate(zip(LESSONS, TOPICS), start=1):
+    for k, (path, topic) in enumerate(zip(LESSONS, TOPICS, strict=False), start=1):
         assert path.name.startswith(f"{k:02d}_") and topic in path.name
     assert (FOLDER / "explorer.ipynb") in NOTEBOOKS
 
@@ -100,7 +100,8 @@ def _bad_lesson(tmp_path):
     err.execution_count = 1
     err.outputs = [new_output("error", ename="AssertionError", evalue="", traceback=[])]
     never = new_code_cell("%matplotlib inline")
-    nb.cells = [new_markdown_cell("# A lesson reading ../../../outside/data.csv"), code, err, never]
+    nb.cells = [new_markdown_cell("# A lesson reading ../../../outside/data.csv"), code, err,
+                never]
     path = tmp_path / "09_bad.ipynb"
     nbformat.write(nb, path)
     return path
@@ -126,7 +127,8 @@ def test_lessons_are_committed_light():
 def rerun():
     """Every notebook of notebooks/learn/ executed again from its folder (two at a time)."""
     with ThreadPoolExecutor(2) as pool:
-        return dict(zip([p.name for p in NOTEBOOKS], pool.map(learn.run_lesson, NOTEBOOKS)))
+        return dict(zip([p.name for p in NOTEBOOKS], pool.map(learn.run_lesson, NOTEBOOKS),
+                        strict=True))
 
 
 @pytest.mark.notebooks

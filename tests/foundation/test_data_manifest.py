@@ -64,7 +64,8 @@ def test_load_table_returns_a_fresh_copy():
 
 
 def test_unknown_table_suggests_close_names():
-    with pytest.raises(InputError, match=r"unknown table 'tr55_cn_urbn'; did you mean 'tr55_cn_urban'"):
+    with pytest.raises(InputError,
+                       match=r"unknown table 'tr55_cn_urbn'; did you mean 'tr55_cn_urban'"):
         data.load_table("tr55_cn_urbn")
 
 

@@ -110,8 +110,9 @@ _READS: set[str] = set()
 
 
 def tables_read() -> set[str]:
-    """Names of the shipped tables :func:`load_table` has read in this process (callers
-    cache their tables, so a table is recorded on its first read).
+    """Names of the shipped tables :func:`load_table` has read in this process.
+
+    Callers cache their tables, so a table is recorded on its first read.
     """
     return set(_READS)
 
