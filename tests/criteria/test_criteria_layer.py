@@ -4,7 +4,8 @@ The golden files hold each example's criteria rows, criteria details, comparison
 the ``passed`` flag as written by :meth:`SiteResults.to_json`. They were written before the
 NY criteria moved from ``analysis`` to ``criteria.ny_site`` and prove the move changed no
 result. A deliberate change of a result regenerates them:
-``HYDROCALC_REGEN_GOLDEN=1 pytest tests/criteria/test_criteria_layer.py``, and the diff is reviewed.
+``HYDROCALC_REGEN_GOLDEN=1 pytest tests/criteria/test_criteria_layer.py``, and the diff is
+reviewed.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from test_site import BASE, write
+
 from hydrocalc.analysis import analyze
 from hydrocalc.site import load_site
-from test_site import BASE, write
 
 
 def _rrv_row(tmp_path, text):

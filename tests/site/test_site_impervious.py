@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from numpy.testing import assert_allclose
+from test_site import BASE, write
 
 from hydrocalc import runoff
 from hydrocalc.errors import InputError
 from hydrocalc.site import check_site, load_site
-from test_site import BASE, write
 
 ROOF = """\
 [[post.subcatchment]]

@@ -137,7 +137,7 @@ class _Net:
     flows; only nodes that receive flow (ponds, reaches, design points) get an inflow array.
     """
 
-    def __init__(self, name, scs, flows, m, nt, time_hr=None):
+    def __init__(self, name, scs, flows, m, nt, time_hr=None) -> None:
         self.name = name
         self.time_hr = time_hr
         self.reach_cache: dict[tuple[str, int], tuple] = {}
