@@ -146,7 +146,8 @@ def main(argv=None) -> dict:
     for cmd in ("check", "run"):
         print(f"  hydrocalc {cmd}: {r[cmd + '_s']:.2f} s = {r[cmd + '_ratio']:.2f}x "
               f"(script: import hydrocalc + the work {r[cmd + '_base_s']:.2f} s); "
-              f"target <= {TARGET_RATIO}x; heavy imports: {', '.join(r['heavy_imports'][cmd]) or 'none'}")
+              f"target <= {TARGET_RATIO}x; heavy imports: "
+              f"{', '.join(r['heavy_imports'][cmd]) or 'none'}")
     return r
 
 

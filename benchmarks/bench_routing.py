@@ -1,8 +1,8 @@
 """Benchmark: batch storage-indication routing vs EPA SWMM 5 (pyswmm) vs a per-pond loop.
 
 Routes ``n_ponds`` synthetic ponds x ``n_storms`` storms (dt 0.01 h, 24 h) in one
-:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same pond-storms
-with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call, then routes a sample of the same
+pond-storms with SWMM 5 through pyswmm (dynamic wave, fixed routing step) and with a Python loop of
 :func:`hydrocalc.hydraulics.routing.route_reservoir`, extrapolating per pond-storm. Prints medians,
 ratios and the peak agreement; :func:`run` returns them as a dict (for benchmarks/run_all.py).
 
@@ -81,7 +81,7 @@ def make_inflows(v_ref: np.ndarray) -> np.ndarray:
     t = np.arange(0.0, DURATION_HR + DT_HR / 2, DT_HR)
     m = 3.7
     shapes = []
-    for tp, ratio in zip(STORM_TP_HR, STORM_VOLUME_RATIO):
+    for tp, ratio in zip(STORM_TP_HR, STORM_VOLUME_RATIO, strict=True):
         s = (t / tp) ** m * np.exp(m * (1 - t / tp))
         s = s / np.trapezoid(s, dx=DT_HR * 3600.0) * ratio
         shapes.append(s)

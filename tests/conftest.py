@@ -84,7 +84,7 @@ def pytest_terminal_summary(terminalreporter):
     chromium = os.environ.get("HYDROCALC_CHROMIUM", "/usr/bin/chromium")
     if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
         terminalreporter.write_line(
-            f"browser tests (tests/test_browser.py) SKIPPED: no Chromium at {chromium}; "
+            f"browser tests (tests/report/test_browser.py) SKIPPED: no Chromium at {chromium}; "
             "install it with .ci/install-browser (or set HYDROCALC_CHROMIUM)")
 
 
@@ -94,3 +94,11 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("notebooks") and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _no_allow_outside_paths_leak(monkeypatch):
+    """``hydrocalc --allow-outside-paths`` run in-process sets an environment variable for the
+    kernels it starts; restored after every test, so no test depends on the order of others."""
+    monkeypatch.delenv("HYDROCALC_ALLOW_OUTSIDE_PATHS", raising=False)
+    yield

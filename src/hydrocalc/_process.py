@@ -1,5 +1,6 @@
-"""Whether a process exists: :func:`pid_alive` (shared by the batch workers and the report's
-staging folders).
+"""Whether a process exists: :func:`pid_alive`.
+
+Shared by the batch workers and the report's staging folders.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ __all__ = ["pid_alive"]
 
 
 def pid_alive(pid: int) -> bool:
-    """True when a process with id ``pid`` exists on this machine (signal 0 is sent: nothing
-    is delivered). A process owned by another user counts as alive (``EPERM``).
+    """True when a process with id ``pid`` exists on this machine.
+
+    Signal 0 is sent: nothing is delivered. A process owned by another user counts as alive
+    (``EPERM``).
     """
     try:
         os.kill(pid, 0)

@@ -610,7 +610,7 @@ def read_daily_rainfall(
     allow_gaps: bool = False,
     flagged: str = "error",
 ) -> DailyRainfall:
-    """Read and validate a daily rainfall CSV (NOAA CDO Daily Summaries / GHCN-Daily custom).
+    r"""Read and validate a daily rainfall CSV (NOAA CDO Daily Summaries / GHCN-Daily custom).
 
     Parameters
     ----------
@@ -638,7 +638,7 @@ def read_daily_rainfall(
     Examples
     --------
     >>> import tempfile, os
-    >>> text = 'DATE,PRCP\\n2027-04-01,0.00\\n2027-04-02,0.50\\n2027-04-03,1.25\\n'
+    >>> text = 'DATE,PRCP\n2027-04-01,0.00\n2027-04-02,0.50\n2027-04-03,1.25\n'
     >>> with tempfile.TemporaryDirectory() as d:
     ...     p = os.path.join(d, "rain.csv")
     ...     _ = open(p, "w").write(text)

@@ -3,10 +3,11 @@
 Jupyter shows an object by calling its ``_repr_html_`` method; the classes people look at
 (:class:`~hydrocalc.site.Site`, :class:`~hydrocalc.analysis.SiteResults`,
 :class:`~hydrocalc.hydrograph.Hydrograph`, :class:`~hydrocalc.hydrograph.HydrographSet`,
-:class:`~hydrocalc.hydraulics.routing.RoutingResult`, :class:`~hydrocalc.hydraulics.routing.StageStorage`, the
-outlet devices of :mod:`hydrocalc.hydraulics.outlets`, :class:`~hydrocalc.criteria.regulations.Assessment` and
-:class:`~hydrocalc.construction.inspections.InspectionSchedule`) each hold a one-line method that calls
-:func:`html` or :func:`text` here. All the formatting lives in this module.
+:class:`~hydrocalc.hydraulics.routing.RoutingResult`,
+:class:`~hydrocalc.hydraulics.routing.StageStorage`, the outlet devices of
+:mod:`hydrocalc.hydraulics.outlets`, :class:`~hydrocalc.criteria.regulations.Assessment` and
+:class:`~hydrocalc.construction.inspections.InspectionSchedule`) each hold a one-line method
+that calls :func:`html` or :func:`text` here. All the formatting lives in this module.
 
 The HTML is a summary table rendered by pandas with the column labels, units and number
 formats of :mod:`hydrocalc.labels` (the same as the printed report's tables), plus, for
@@ -83,8 +84,8 @@ def figure_png(draw, *, size_in=FIGURE_SIZE_IN) -> bytes:
     ax.grid(True, color="#dddddd", linewidth=0.6)
     ax.tick_params(labelsize=7)
     draw(ax)
-    ax.xaxis.label.set_size(8)
-    ax.yaxis.label.set_size(8)
+    ax.xaxis.label.set_fontsize(8)
+    ax.yaxis.label.set_fontsize(8)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, frameon=False)
     buf = io.BytesIO()
@@ -132,8 +133,9 @@ def text(obj) -> str:
 
 # -- HTML reprs -----------------------------------------------------------------------------
 def html(obj) -> str:
-    """HTML display of a hydrocalc object: summary table(s) with units and, where it
-    helps, a small inline figure.
+    """HTML display of a hydrocalc object.
+
+    Summary table(s) with units and, where it helps, a small inline figure.
     """
     kind = _name(obj)
     handler = _HANDLERS.get(kind)

@@ -163,9 +163,6 @@ def _refinement(tc_eff: np.ndarray, dt: float) -> int:
     could then not show the rise of the hydrograph at all. Warns (RangeWarning) when it
     refines.
     """
-    import warnings
-
-
     i = int(np.argmin(tc_eff))
     lag = LAG_OVER_TC * float(tc_eff[i])
     limit = float(max_dt_hr(float(tc_eff[i])))
@@ -210,6 +207,76 @@ def _check_step_count(storms, tc_eff_hr, dt_c_hr):
             f"a unit-hydrograph base up to {15.0 * tp_max:.4g} h at a {dt_c_hr:.4g} h step); "
             f"at most {_MAX_STEPS:,} are allowed. Check the units of dt_hr and tc_hr"
         )
+
+
+def _call_options(
+    n: int, dt_hr, ia_ratio, names, prf
+) -> tuple[float, float, list[str], np.ndarray]:
+    """Validated step [h], Ia ratio, n labels and peak rate factor(s) of runoff_hydrographs."""
+    dt = float(as_float_array(dt_hr, "dt_hr", lower=0.0, lower_inclusive=False))
+    if np.ndim(ia_ratio) != 0:
+        raise InputError(f"ia_ratio must be a single number; got shape {np.shape(ia_ratio)}")
+    ratio = float(as_float_array(ia_ratio, "ia_ratio", lower=0.0, upper=1.0))
+    if names is None:
+        names = [str(j + 1) for j in range(n)]
+    names = [str(x) for x in names]
+    if len(names) != n:
+        raise InputError(
+            f"names must have one label per subcatchment ({n}); got {len(names)}"
+        )
+    prf_ = as_float_array(prf, "prf", lower=0.0, lower_inclusive=False)
+    if prf_.ndim == 1 and prf_.size != n:
+        raise InputError(
+            f"prf must be a scalar or have one value per subcatchment ({n}); got {prf_.size}"
+        )
+    return dt, ratio, names, prf_
+
+
+def _mass_curves(storm_list: list, dt_c: float) -> list[np.ndarray]:
+    """Each storm's cumulative rainfall [in] on the computation grid t_k = k dt_c [h]."""
+    # Linear interpolation, as WinTR-20 interpolates its 0.1-h tables; each curve closes at
+    # the storm depth exactly.
+    grids = []
+    for storm in storm_list:
+        k_end = int(np.ceil(storm.duration_hr / dt_c - 1e-9))
+        p = np.interp(dt_c * np.arange(k_end + 1), storm.time_hr, storm.cumulative_in)
+        p[-1] = storm.depth_in
+        grids.append(p)
+    return grids
+
+
+def _reported_length(k_max: int, n_uh: int, refine: int, dt: float, end_hr) -> int:
+    """Number of reported ordinates: to the longest recession's end, or to a later ``end_hr``."""
+    needed = k_max + n_uh - 2  # last computed ordinate (a zero) at t = needed * dt_c
+    nt_needed = int(np.ceil(needed / refine - 1e-9)) + 1  # reported ordinates
+    if end_hr is None:
+        return nt_needed
+    end = float(as_float_array(end_hr, "end_hr", lower=0.0, lower_inclusive=False))
+    nt = int(np.ceil(end / dt - 1e-9)) + 1
+    if nt < nt_needed:
+        raise InputError(
+            f"end_hr must be >= {(nt_needed - 1) * dt:.4g} h (last storm step plus the "
+            f"longest unit-hydrograph base) so no recession is cut short; got "
+            f"{fmt_value(end)}. Increase end_hr or omit it"
+        )
+    return nt
+
+
+def _store_reported(flow: np.ndarray, i: int, rows: np.ndarray, c: np.ndarray, length: int,
+                    k0: int, g: int, refine: int) -> None:
+    """Write a block's convolution ``c`` (column c: step c + g) as reported flows of storm i."""
+    # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
+    # with refinement every refine-th ordinate is reported. Ordinates before
+    # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
+    j0 = -(-(k0 - 1) // refine)
+    first = 1 + j0 * refine - g
+    count = len(range(first, 1 + length - g, refine))
+    # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0:
+    # values below 1e-12 of the row's peak are set to 0
+    block = c[:, first : 1 + length - g : refine]
+    peak = block.max(axis=1, keepdims=True)
+    np.copyto(block, 0.0, where=block < 1e-12 * peak)
+    flow[i, rows, j0 : j0 + count] = block
 
 
 def use_compiled_passes(flag: bool = True) -> None:
@@ -328,26 +395,10 @@ def runoff_hydrographs(
     """
     from scipy.fft import next_fast_len
 
-
     area, cn_, tc = _subcatchment_arrays(area_ac, cn, tc_hr)
     n = area.size
     storm_list = _storm_list(storms)
-    dt = float(as_float_array(dt_hr, "dt_hr", lower=0.0, lower_inclusive=False))
-    if np.ndim(ia_ratio) != 0:
-        raise InputError(f"ia_ratio must be a single number; got shape {np.shape(ia_ratio)}")
-    ratio = float(as_float_array(ia_ratio, "ia_ratio", lower=0.0, upper=1.0))
-    if names is None:
-        names = [str(j + 1) for j in range(n)]
-    names = [str(x) for x in names]
-    if len(names) != n:
-        raise InputError(
-            f"names must have one label per subcatchment ({n}); got {len(names)}"
-        )
-    prf_ = as_float_array(prf, "prf", lower=0.0, lower_inclusive=False)
-    if prf_.ndim == 1 and prf_.size != n:
-        raise InputError(
-            f"prf must be a scalar or have one value per subcatchment ({n}); got {prf_.size}"
-        )
+    dt, ratio, names, prf_ = _call_options(n, dt_hr, ia_ratio, names, prf)
     tc_eff = effective_tc_hr(tc)
     refine = _refinement(tc_eff, dt)
     dt_c = dt / refine  # computation step = unit-hydrograph duration D
@@ -356,28 +407,9 @@ def runoff_hydrographs(
                                   dimensionless=dimensionless)
     n_uh = u.shape[1]
 
-    # Each storm's mass curve on the computation grid t_k = k dt (linear interpolation, as
-    # WinTR-20 interpolates its 0.1-h tables); closes at the storm depth exactly.
-    grids = []
-    for storm in storm_list:
-        k_end = int(np.ceil(storm.duration_hr / dt_c - 1e-9))
-        p = np.interp(dt_c * np.arange(k_end + 1), storm.time_hr, storm.cumulative_in)
-        p[-1] = storm.depth_in
-        grids.append(p)
+    grids = _mass_curves(storm_list, dt_c)
     k_max = max(g.size for g in grids) - 1
-    needed = k_max + n_uh - 2  # last computed ordinate (a zero) at t = needed * dt_c
-    nt_needed = int(np.ceil(needed / refine - 1e-9)) + 1  # reported ordinates
-    if end_hr is None:
-        nt = nt_needed
-    else:
-        end = float(as_float_array(end_hr, "end_hr", lower=0.0, lower_inclusive=False))
-        nt = int(np.ceil(end / dt - 1e-9)) + 1
-        if nt < nt_needed:
-            raise InputError(
-                f"end_hr must be >= {(nt_needed - 1) * dt:.4g} h (last storm step plus the "
-                f"longest unit-hydrograph base) so no recession is cut short; got "
-                f"{fmt_value(end)}. Increase end_hr or omit it"
-            )
+    nt = _reported_length(k_max, n_uh, refine, dt, end_hr)
     s_in = 1000.0 / cn_ - 10.0  # TR-55 Eq. 2-4
     ia_in = ratio * s_in  # TR-55 Eq. 2-2 with lambda = ia_ratio
     # Excess is 0 in every row and storm before step g (rain never exceeds the smallest Ia
@@ -438,16 +470,17 @@ def runoff_hydrographs(
     # restores the caller's setting on exit.
     with np.errstate():
         np.setbufsize(_UFUNC_BUFSIZE)
-        for r0, starts in zip(range(0, n, block_rows), block_starts):  # blocks of rows
+        # blocks of rows
+        for r0, starts in zip(range(0, n, block_rows), block_starts, strict=True):
             sl = slice(r0, min(r0 + block_rows, n))  # rows in Ia order
             rows = order[sl]  # the same rows in input order
             nb = rows.size
-            if all(k0 >= p.size for k0, p in zip(starts, grids)):
+            if all(k0 >= p.size for k0, p in zip(starts, grids, strict=True)):
                 runoff[:, sl] = 0.0  # no runoff from any storm in the whole block
                 continue
             u_padded[:nb, :n_uh] = u_sorted[sl]
             np.fft.rfft(u_padded[:nb], axis=1, out=u_spec[:nb])
-            for i, (p, k0) in enumerate(zip(grids, starts)):  # storms
+            for i, (p, k0) in enumerate(zip(grids, starts, strict=True)):  # storms
                 if k0 >= p.size:  # no runoff from this storm in the whole block
                     runoff[i, sl] = 0.0
                     continue
@@ -475,31 +508,19 @@ def runoff_hydrographs(
                 # cache); `place` zeroes what the next storm does not fill
                 c = np.fft.irfft(f, nfft, axis=1, out=padded[:nb])  # column c: t = c + g steps
                 dirty[:] = [0, nfft]
-                # q(t_j) = sum_k excess_k u_{j-k+1}: the full convolution shifted one step earlier;
-                # with refinement every refine-th ordinate is reported. Ordinates before
-                # j0 (1 + j refine < k0) are exactly 0 and stay unwritten.
-                length = p.size + n_uh - 2
-                j0 = -(-(k0 - 1) // refine)
-                first = 1 + j0 * refine - g
-                count = len(range(first, 1 + length - g, refine))
-                # FFT round-off leaves ~1e-16-relative residue where the flow is exactly 0:
-                # values below 1e-12 of the row's peak are set to 0
-                block = c[:, first : 1 + length - g : refine]
-                peak = block.max(axis=1, keepdims=True)
-                np.copyto(block, 0.0, where=block < 1e-12 * peak)
-                flow[i, rows, j0 : j0 + count] = block
+                _store_reported(flow, i, rows, c, p.size + n_uh - 2, k0, g, refine)
 
     runoff[:, order] = runoff.copy()  # back to input order
     return HydrographSet(
         time_hr=dt * np.arange(nt),
         flow_cfs=flow,
         area_ac=area,
-        storm_names=[s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)],
+        storm_names=tuple(s.name or f"storm {k + 1}" for k, s in enumerate(storm_list)),
         runoff_in=runoff,
         cn=cn_,
         tc_hr=tc_eff,
         precip_in=np.array([s.depth_in for s in storm_list]),
-        names=names,
+        names=tuple(names),
     )
 
 

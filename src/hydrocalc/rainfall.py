@@ -191,11 +191,11 @@ class RainfallDistribution:
 
     @property
     def duration_hr(self) -> float:
-        """Time at which the distribution reaches 1 (its last tabulated time). [h]"""
+        """Time at which the distribution reaches 1 (its last tabulated time) [h]."""
         return float(self.time_hr[-1])
 
     def fraction(self, time_hr: npt.ArrayLike) -> np.ndarray:
-        """Cumulative fraction at ``time_hr`` by linear interpolation (1 after the end). [-]"""
+        """Cumulative fraction at ``time_hr`` by linear interpolation (1 after the end) [-]."""
         t = as_float_array(time_hr, "time_hr")
         f = np.interp(t, self.time_hr, self.cumulative_frac, left=0.0, right=1.0)
         return like(f, time_hr)
@@ -249,7 +249,9 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         return distribution
     if hasattr(distribution, "columns") and {"time_hr", "cumulative_frac"} <= set(
             distribution.columns):
-        return RainfallDistribution(distribution["time_hr"], distribution["cumulative_frac"])
+        # a DataFrame (hasattr does not narrow the annotated str | RainfallDistribution)
+        return RainfallDistribution(distribution["time_hr"],  # type: ignore[index, arg-type]
+                                    distribution["cumulative_frac"])  # type: ignore[index, arg-type]
     if isinstance(distribution, tuple) and len(distribution) == 2:
         return RainfallDistribution(*distribution)
     if not isinstance(distribution, str):
@@ -258,8 +260,10 @@ def rainfall_distribution(distribution: str | RainfallDistribution) -> RainfallD
         )
     key = canonical_distribution(distribution)
     if key is None:
-        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}" for k in ("I", "IA", "II", "III")]
-        hint = suggest(distribution, aliases) or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS))
+        aliases = list(SHIPPED_DISTRIBUTIONS) + [f"type_{k.lower()}"
+                                                 for k in ("I", "IA", "II", "III")]
+        hint = (suggest(distribution, aliases)
+                or suggest(distribution.upper(), list(SHIPPED_DISTRIBUTIONS)))
         raise InputError(
             f"unknown rainfall distribution {distribution!r}{hint} Valid: "
             f"{', '.join(SHIPPED_DISTRIBUTIONS)} (or a RainfallDistribution loaded with "
@@ -347,31 +351,31 @@ class Hyetograph:
 
     @property
     def dt_hr(self) -> float:
-        """Time step. [h]"""
+        """Time step [h]."""
         return self._dt_hr
 
     @property
     def depth_in(self) -> float:
-        """Storm depth (last cumulative value). [in]"""
+        """Storm depth (last cumulative value) [in]."""
         return float(self.cumulative_in[-1])
 
     @property
     def duration_hr(self) -> float:
-        """Time of the last ordinate. [h]"""
+        """Time of the last ordinate [h]."""
         return float(self.time_hr[-1])
 
     @property
     def incremental_in(self) -> np.ndarray:
-        """Rain in the step ending at each time (0 at time 0); sums to ``depth_in``. [in]"""
+        """Rain in the step ending at each time (0 at time 0); sums to ``depth_in`` [in]."""
         return np.diff(self.cumulative_in, prepend=0.0)
 
     @property
     def intensity_in_hr(self) -> np.ndarray:
-        """Average intensity in the step ending at each time (0 at time 0). [in/h]"""
+        """Average intensity in the step ending at each time (0 at time 0) [in/h]."""
         return self.incremental_in / self._dt_hr
 
     def cumulative_at(self, time_hr: npt.ArrayLike) -> np.ndarray:
-        """Cumulative rainfall at ``time_hr`` by linear interpolation. [in]"""
+        """Cumulative rainfall at ``time_hr`` by linear interpolation [in]."""
         t = as_float_array(time_hr, "time_hr")
         return like(np.interp(t, self.time_hr, self.cumulative_in, left=0.0), time_hr)
 
@@ -606,7 +610,7 @@ def hyetograph_from_cumulative(
 def max_window_fraction(
     distribution: str | RainfallDistribution, window_hr: float
 ) -> float:
-    """Largest fraction of the storm falling in any ``window_hr`` window. [-]
+    """Largest fraction of the storm falling in any ``window_hr`` window [-].
 
     Computed on the distribution's own table with linear interpolation (windows slide by
     0.01 h). For the NRCS distributions this is the design ratio :math:`P_{window}/P_{24}`
@@ -674,8 +678,9 @@ def rank_distributions(
 
 
 def tr55_rainfall_type(distribution: str | None) -> str | None:
-    """The TR-55 rainfall type (``"I"``, ``"IA"``, ``"II"``, ``"III"``) a distribution name
-    stands for, or None when it is not one of the four NRCS types (TR-55, 1986, Fig. B-2).
+    """The TR-55 rainfall type (``"I"``, ``"IA"``, ``"II"``, ``"III"``) a distribution names.
+
+    None when it is not one of the four NRCS types (TR-55, 1986, Fig. B-2).
 
     Examples
     --------

@@ -1,5 +1,7 @@
-r"""Rational method: peak discharge of small drainage areas, composite C, intensity from a
-NOAA Atlas 14 depth-frequency table, and the modified rational hydrograph and storage estimate.
+r"""Rational method: peak discharge of small drainage areas and related estimates.
+
+Composite C, intensity from a NOAA Atlas 14 depth-frequency table, and the modified
+rational hydrograph and storage estimate.
 
 * :func:`rational_peak_cfs`: :math:`Q = C i A` [1]_ [2]_.
 * :func:`composite_c`: area-weighted runoff coefficient [2]_.
@@ -53,7 +55,7 @@ __all__ = ["rational_peak_cfs", "composite_c", "runoff_coefficient_range", "inte
 
 
 def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac: npt.ArrayLike):
-    r"""Peak discharge by the rational formula, :math:`Q = C\,i\,A`. [ft3/s]
+    r"""Peak discharge by the rational formula, :math:`Q = C\,i\,A` [ft3/s].
 
     Parameters
     ----------
@@ -93,7 +95,7 @@ def rational_peak_cfs(c: npt.ArrayLike, intensity_in_hr: npt.ArrayLike, area_ac:
 
 
 def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
-    r"""Area-weighted runoff coefficient :math:`C = \sum C_j A_j / \sum A_j` ([2]_). [-]
+    r"""Area-weighted runoff coefficient :math:`C = \sum C_j A_j / \sum A_j` ([2]_) [-].
 
     Raises
     ------
@@ -123,8 +125,10 @@ def composite_c(c: npt.ArrayLike, area_ac: npt.ArrayLike) -> float:
 
 
 def runoff_coefficient_range(cover: str) -> tuple[float, float]:
-    """The (low, high) runoff coefficient of a land use, from the shipped table
-    ``rational_runoff_coefficients`` (``hydrocalc tables show rational_runoff_coefficients``).
+    """The (low, high) runoff coefficient of a land use, from a shipped table.
+
+    The table is ``rational_runoff_coefficients`` (``hydrocalc tables show
+    rational_runoff_coefficients``).
 
     Raises
     ------
@@ -146,7 +150,7 @@ def runoff_coefficient_range(cover: str) -> tuple[float, float]:
 
 
 def intensity_in_hr(table, return_period_yr, duration_hr: float) -> float:
-    r"""Average intensity = depth / duration from a depth-frequency table. [in/h]
+    r"""Average intensity = depth / duration from a depth-frequency table [in/h].
 
     Parameters
     ----------

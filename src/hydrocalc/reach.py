@@ -120,7 +120,7 @@ def _section(depth_ft, bottom_width_ft, side_slope):
 
 def manning_flow_cfs(depth_ft, *, bottom_width_ft, side_slope_h_per_v=0.0, slope_ftft,
                      manning_n):
-    r"""Normal-flow discharge of a trapezoidal channel, Manning's equation. [ft3/s]
+    r"""Normal-flow discharge of a trapezoidal channel, Manning's equation [ft3/s].
 
     :math:`Q = (1.49/n)\,A\,R^{2/3}\,S_0^{1/2}`, :math:`R = A/P` (Manning's equation in
     US customary units as TR-55 Eq. 3-4 writes the velocity [4]_, times the flow area).
@@ -154,7 +154,7 @@ def manning_flow_cfs(depth_ft, *, bottom_width_ft, side_slope_h_per_v=0.0, slope
 
 def normal_depth_ft(flow_cfs: float, *, bottom_width_ft, side_slope_h_per_v=0.0, slope_ftft,
                     manning_n) -> float:
-    """Depth at which Manning's equation carries ``flow_cfs`` (brentq). [ft]"""
+    """Depth at which Manning's equation carries ``flow_cfs`` (brentq) [ft]."""
     q = float(as_float_array(flow_cfs, "flow_cfs", lower=0.0, lower_inclusive=False))
     kw = dict(bottom_width_ft=bottom_width_ft, side_slope_h_per_v=side_slope_h_per_v,
               slope_ftft=slope_ftft, manning_n=manning_n)

@@ -99,7 +99,7 @@ def potential_retention(cn: npt.ArrayLike) -> FloatOrArray:
 
 
 def initial_abstraction(cn: npt.ArrayLike, *, ia_ratio: float = 0.2) -> FloatOrArray:
-    r"""Initial abstraction :math:`I_a = \lambda S`, TR-55 Eq. 2-2 (Table 4-1). [in]
+    r"""Initial abstraction :math:`I_a = \lambda S`, TR-55 Eq. 2-2 (Table 4-1) [in].
 
     Parameters
     ----------
@@ -356,8 +356,9 @@ def _describe(row: pd.Series) -> str:
 
 @functools.cache
 def cn_frame() -> pd.DataFrame:
-    """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame,
-    with the table each row comes from (read once per process).
+    """Every row of the shipped TR-55 curve-number tables (Tables 2-2a to 2-2d) in one frame.
+
+    With the table each row comes from (read once per process).
     """
     frames = []
     for name in CN_TABLES:
@@ -606,7 +607,7 @@ def curve_number(
     covers, hsgs, conds = (a.ravel() for a in arrays)
     cache: dict = {}
     out = np.empty(covers.size, dtype=float)
-    for i, args in enumerate(zip(covers, hsgs, conds)):
+    for i, args in enumerate(zip(covers, hsgs, conds, strict=False)):
         if args not in cache:
             cache[args] = _lookup(args[0], args[1], args[2], drained, i)
         out[i] = cache[args]

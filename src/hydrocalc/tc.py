@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -387,7 +388,7 @@ def channel_flow_time(
 def _sheet_flow_n_by_description() -> dict[str, float]:
     """Table 3-1 as ``{surface description: n}``, read once per process."""
     table = data.load_table("tr55_sheet_flow_n")
-    return dict(zip(table["surface_description"], table["manning_n"].astype(float)))
+    return dict(zip(table["surface_description"], table["manning_n"].astype(float), strict=False))
 
 
 def sheet_flow_n(surface) -> FloatOrArray:
@@ -496,7 +497,7 @@ def _scalar(value, name: str, prefix: str) -> float:
 
 
 def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
-    """Time of concentration of one flow path, TR-55 Eq. 3-2, and its per-segment table.
+    r"""Time of concentration of one flow path, TR-55 Eq. 3-2, and its per-segment table.
 
     Parameters
     ----------
@@ -535,7 +536,7 @@ def time_of_concentration(segments) -> tuple[float, pd.DataFrame]:
 
     Notes
     -----
-    TR-55 Eq. 3-2 [1]_: :math:`T_c = T_{t1} + T_{t2} + \\dots + T_{tm}`. Travel times are
+    TR-55 Eq. 3-2 [1]_: :math:`T_c = T_{t1} + T_{t2} + \dots + T_{tm}`. Travel times are
     summed unrounded; TR-55 Worksheet 3 rounds each to 0.01 h before summing, which can
     change the last digit.
 
@@ -644,7 +645,7 @@ def segment_travel_times(segments) -> tuple[float, list[dict]]:
         for k, v in args.items():
             if k != "surface" and not (k == "n" and isinstance(v, str)):
                 _scalar(v, k, prefix)
-        row = {c: np.nan for c in _TABLE_COLUMNS}
+        row: dict[str, Any] = {c: np.nan for c in _TABLE_COLUMNS}
         row.update(segment=i, name=str(seg.get("name", "")), kind=kind, surface=None)
         try:
             with np.errstate(over="ignore", divide="ignore", under="ignore"):

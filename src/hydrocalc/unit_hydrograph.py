@@ -96,7 +96,7 @@ _GAMMA_TAIL_FRAC = 1e-6
 
 
 def lag_hr(tc_hr: npt.ArrayLike):
-    """Watershed lag :math:`L = 0.6\\,T_c`, NEH 630 Ch. 15 (Eq. 15-3). [h]
+    r"""Watershed lag :math:`L = 0.6\,T_c`, NEH 630 Ch. 15 (Eq. 15-3) [h].
 
     Examples
     --------
@@ -108,7 +108,7 @@ def lag_hr(tc_hr: npt.ArrayLike):
 
 
 def time_to_peak_hr(tc_hr: npt.ArrayLike, dt_hr: float):
-    r"""Time to peak :math:`T_p = D/2 + L`, NEH 630 Ch. 16 (Eq. 16-2). [h]
+    r"""Time to peak :math:`T_p = D/2 + L`, NEH 630 Ch. 16 (Eq. 16-2) [h].
 
     Parameters
     ----------
@@ -128,7 +128,7 @@ def time_to_peak_hr(tc_hr: npt.ArrayLike, dt_hr: float):
 
 
 def peak_discharge_cfs(area_mi2, runoff_in, tp_hr, *, prf: float = PEAK_RATE_FACTOR):
-    r"""Unit-hydrograph peak :math:`q_p = PRF\,A\,Q / T_p`, NEH 630 Ch. 16 (Eq. 16-1). [ft3/s]
+    r"""Unit-hydrograph peak :math:`q_p = PRF\,A\,Q / T_p`, NEH 630 Ch. 16 (Eq. 16-1) [ft3/s].
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ def peak_discharge_cfs(area_mi2, runoff_in, tp_hr, *, prf: float = PEAK_RATE_FAC
 
 
 def gamma_peak_rate_factor(m: npt.ArrayLike):
-    r"""Peak rate factor of the gamma-equation dimensionless unit hydrograph. [-]
+    r"""Peak rate factor of the gamma-equation dimensionless unit hydrograph [-].
 
     Notes
     -----
@@ -293,7 +293,7 @@ def _gamma_shape(x: np.ndarray, m) -> np.ndarray:
 
 
 def effective_tc_hr(tc_hr: npt.ArrayLike) -> np.ndarray:
-    """Tc with values below 0.1 h raised to 0.1 h (TR-20 rule) and a RangeWarning. [h]
+    """Tc with values below 0.1 h raised to 0.1 h (TR-20 rule) and a RangeWarning [h].
 
     Raises
     ------
@@ -321,7 +321,7 @@ def effective_tc_hr(tc_hr: npt.ArrayLike) -> np.ndarray:
 
 
 def max_dt_hr(tc_hr: npt.ArrayLike):
-    r"""Largest step that resolves the unit hydrograph, :math:`D \le 0.25\,T_p`. [h]
+    r"""Largest step that resolves the unit hydrograph, :math:`D \le 0.25\,T_p` [h].
 
     With :math:`T_p = D/2 + 0.6\,T_c`, :math:`D \le 0.25 T_p` gives
     :math:`D \le 0.15\,T_c / 0.875 = 0.1714\,T_c` (NEH 630 Ch. 16).

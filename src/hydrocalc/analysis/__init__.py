@@ -7,10 +7,11 @@ r"""A site end to end: both scenarios, every storm, every node; pre/post compari
 2. for each scenario, the runoff hydrographs of **all** subcatchments for **all** storms in one
    batch call (:func:`hydrocalc.hydrograph.runoff_hydrographs`, TR-20 method);
 3. the network in topological order: flows add at each node, ponds are routed by
-   storage-indication for all storms at once (:mod:`hydrocalc.hydraulics.routing`), reaches translate
-   their inflow by ``lag_hr`` or, for a pipe or channel, route it by variable-parameter
-   Muskingum-Cunge (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`, NEH 630 Ch. 17; one call
-   per storm: the scheme is sequential in time); exfiltration leaves the network;
+   storage-indication for all storms at once (:mod:`hydrocalc.hydraulics.routing`), reaches
+   translate their inflow by ``lag_hr`` or, for a pipe or channel, route it by
+   variable-parameter Muskingum-Cunge (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`,
+   NEH 630 Ch. 17; one call per storm: the scheme is sequential in time); exfiltration leaves
+   the network;
 4. the pre/post comparison at each design point and storm (peak flow, volume, time of peak,
    change in percent, post <= pre);
 5. the sizing criteria of the site's jurisdiction, evaluated by the criteria layer

@@ -54,8 +54,8 @@ def round_significant(values, sig: int = _SIG_HYDRO) -> np.ndarray:
     scaled fraction lies within 1e-6 of one half (where the product's rounding could pick
     the other neighbour), whose :math:`|k| > 22` (a power of ten that is not an exact double)
     or whose :math:`M` is not a ``sig``-digit integer are formatted one by one, so every
-    result equals the string round trip (``tests/test_export.py`` checks this on millions of
-    values).
+    result equals the string round trip (``tests/analysis/test_export.py`` checks this on
+    millions of values).
 
     Parameters
     ----------

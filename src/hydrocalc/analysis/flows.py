@@ -137,7 +137,7 @@ class _Net:
     flows; only nodes that receive flow (ponds, reaches, design points) get an inflow array.
     """
 
-    def __init__(self, name, scs, flows, m, nt, time_hr=None):
+    def __init__(self, name, scs, flows, m, nt, time_hr=None) -> None:
         self.name = name
         self.time_hr = time_hr
         self.reach_cache: dict[tuple[str, int], tuple] = {}
@@ -172,9 +172,11 @@ class _Net:
         return np.zeros((self.m, self.nv, self.nt))
 
     def route_reach(self, nid: str, u: int, reach, q: np.ndarray, final: bool) -> np.ndarray:
-        """Route the inflow (m, nt) of a pipe/channel reach, storm by storm, by
-        :func:`hydrocalc.hydraulics.conveyance.route_conveyance`; keeps one row per storm (peaks, depth,
-        velocity, capacity, surcharge). A repeated pass with the same inflow is not re-routed.
+        """Route the inflow (m, nt) of a pipe/channel reach, storm by storm.
+
+        Routing is by :func:`hydrocalc.hydraulics.conveyance.route_conveyance`; keeps one row
+        per storm (peaks, depth, velocity, capacity, surcharge). A repeated pass with the same
+        inflow is not re-routed.
         """
         cached = self.reach_cache.get((nid, u))
         if cached is not None and cached[0].shape == q.shape and np.array_equal(cached[0], q):
@@ -190,8 +192,10 @@ class _Net:
         return out
 
     def sweep(self, dt_hr: float, level: int | None, final: bool) -> list:
-        """One topological pass; returns ``(u, pond id)`` of the ponds at ``level`` whose
-        inflows are now complete. Ponds already routed pass their routed outflow.
+        """One topological pass; returns ``(u, pond id)`` of the ponds ready at ``level``.
+
+        Those are the ponds at ``level`` whose inflows are now complete. Ponds already routed
+        pass their routed outflow.
         """
         if final:
             needed = None
@@ -249,9 +253,10 @@ class _Net:
                                 "ft3 past the end of the simulation; increase "
                                 "analysis.duration_hr", RuntimeWarning, stacklevel=2)
             else:  # design point: outflow = inflow
-                out = self.inn.get(nid)
-                if out is None:
-                    out = self.inn[nid] = self._zeros()
+                dp_in = self.inn.get(nid)
+                if dp_in is None:
+                    dp_in = self.inn[nid] = self._zeros()
+                out = dp_in
             self.out[nid] = out
             if node.to is not None and (needed is None or node.to in needed):
                 t = self.index[node.to]
@@ -266,7 +271,8 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
     """Route each storm's inflow ``q`` (m, nt) through ``reach.conveyance`` on ``time_hr``.
 
     Returns the outflow (m, nt), one summary row per storm and the warning texts (each names
-    the reach and the storm, with their category). A storm with no inflow gives zero outflow, depth and velocity.
+    the reach and the storm, with their category). A storm with no inflow gives zero outflow,
+    depth and velocity.
     """
     conv = reach.conveyance
     m, nt = q.shape
@@ -294,7 +300,7 @@ def _route_reach_storms(label: str, reach, q: np.ndarray, time_hr: np.ndarray,
             for w in caught:
                 notes.append((w.category, f"{label}, storm {storm_names[i]}: {w.message}"))
             vin, vout = _integrate(q[i], dt), _integrate(out[i], dt)
-            if vin - vout > 1e-2 * max(vin, 1e-9):
+            if vin - vout > 1e-2 * max(vin, 1e-9):  # type: ignore[operator]  # 1-D: scalars
                 notes.append((RuntimeWarning,
                               f"{label}, storm {storm_names[i]}: {float(vin - vout):.4g} ft3 "
                               "of the inflow is still in the reach at the end of the "
@@ -308,8 +314,8 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
     """Run both scenarios of every site (same topology) with shared batches.
 
     One :func:`~hydrocalc.hydrograph.runoff_hydrographs` call for every subcatchment of every
-    unique scenario object; one :func:`~hydrocalc.hydraulics.routing.route_reservoirs` call per pond
-    level for every pond of that level in both scenarios and all variants. Identical scenario
+    unique scenario object; one :func:`~hydrocalc.hydraulics.routing.route_reservoirs` call per
+    pond level for every pond of that level in both scenarios and all variants. Identical scenario
     objects (a sweep that varies only ``post`` shares ``pre``) are computed once.
     """
     opt = sites[0].options
@@ -319,7 +325,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
     owners: dict[str, list] = {}  # per unique scenario: its site ([rational] settings)
     for name in ("pre", "post"):
         ids: dict[Any, int] = {}
-        scs, where, own = [], [], []
+        scs: list[Any] = []
+        where: list[int] = []
+        own: list[Any] = []
         for site in sites:
             sc = site.scenarios[name]
             # a scenario with rational subcatchments also depends on the site's [rational]
@@ -398,8 +406,9 @@ def _run_all(sites: Sequence, hyetos, names, end_hr, engine: str = "numpy"
 
 
 def _rational_into(net, owners, hyetos, names, time_hr) -> None:
-    """Hydrographs and rows of the rational subcatchments of every variant of a scenario
-    (:func:`hydrocalc.site.rational.rational_flows`).
+    """Hydrographs and rows of the rational subcatchments of every variant of a scenario.
+
+    Computed by :func:`hydrocalc.site.rational.rational_flows`.
     """
     if not net.first.rational:
         return

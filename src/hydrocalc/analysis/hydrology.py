@@ -34,26 +34,26 @@ class Hydrology:
         self.dt_hr = float(dt_hr)
 
     def volume_ft3(self, flow_cfs):
-        """Volume under hydrograph ordinates (trapezoidal rule, last axis). [ft3]"""
+        """Volume under hydrograph ordinates (trapezoidal rule, last axis) [ft3]."""
         return _integrate(flow_cfs, self.dt_hr)
 
     @staticmethod
     def max_storage_ft3(pond) -> float:
-        """Storage of all ``count`` units of a pond at its top stage. [ft3]"""
+        """Storage of all ``count`` units of a pond at its top stage [ft3]."""
         return _max_storage(pond)
 
     @staticmethod
     def storage_at_ft3(pond, stage_ft: float) -> float:
-        """Storage of all ``count`` units of a pond at ``stage_ft`` (capped at the top). [ft3]"""
+        """Storage of all ``count`` units of a pond at ``stage_ft`` (capped at the top) [ft3]."""
         return _storage_at(pond, stage_ft)
 
     @staticmethod
     def stage_at_ft(pond, storage_ft3: float) -> float:
-        """Stage of a pond holding ``storage_ft3`` over all its units. [ft]"""
+        """Stage of a pond holding ``storage_ft3`` over all its units [ft]."""
         return _stage_at(pond, storage_ft3)
 
     def peak_cfs(self, scenario: str, node: str, i_storm: int) -> float:
-        """Peak (largest ordinate) of ``node``'s outflow in storm ``i_storm``. [ft3/s]"""
+        """Peak (largest ordinate) of ``node``'s outflow in storm ``i_storm`` [ft3/s]."""
         return float(self.runs[scenario].node_outflow(node)[i_storm].max())
 
     def memo(self, key: tuple, compute):

@@ -55,7 +55,7 @@ OVERTOPPING_COLUMNS = ("scenario", "pond", "storm", "peak_stage_ft", "top_stage_
 
 
 def _outflow_at_top(stage_ft: np.ndarray, outflow_cfs: np.ndarray, top_ft: float) -> float:
-    """Outlet flow when the routed stage first crosses ``top_ft`` (linear in stage). [ft3/s]"""
+    """Outlet flow when the routed stage first crosses ``top_ft`` (linear in stage) [ft3/s]."""
     k = int(np.argmax(stage_ft > top_ft))
     if k == 0:
         return float(outflow_cfs[0])

@@ -1,12 +1,15 @@
 """Ponds of an analysis: batch routing, interconnected groups, storage look-ups.
 
 Every pond of one level of the network (all variants and storms) is routed in one
-:func:`hydrocalc.hydraulics.routing.route_reservoirs` call; ponds with a tailwater series one storm at a
-time; ponds that feel each other's level (``backwater``) together by
-:mod:`hydrocalc.hydraulics.routing.interconnected`. Device flows are interpolated from the routing tables lazily.
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` call; ponds with a tailwater series one
+storm at a time; ponds that feel each other's level (``backwater``) together by
+:mod:`hydrocalc.hydraulics.routing.interconnected`. Device flows are interpolated from the
+routing tables lazily.
 """
 
 from __future__ import annotations
+
+from typing import Any, cast
 
 import numpy as np
 
@@ -75,8 +78,9 @@ def _device_flows(xs, table, scale, count):
 
 
 def _backwater_group(first, root_id: str) -> list[str]:
-    """Ponds routed together with pond ``root_id``: every pond whose ``backwater`` outlets
-    discharge into it or into another pond of the group, upstream first, the root last.
+    """Ponds routed together with pond ``root_id``, upstream first, the root last.
+
+    Every pond whose ``backwater`` outlets discharge into it or into another pond of the group.
     """
     group, k = [root_id], 0
     while k < len(group):
@@ -86,11 +90,13 @@ def _backwater_group(first, root_id: str) -> list[str]:
 
 
 def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
-    """Route the interconnected ponds ``ids`` (upstream first, the one discharging out of
-    the group last) together, storm by storm and variant by variant, and replace their
-    series (site-file ponds are in stages; they are put back in elevations so the devices
-    see the right relative levels). Two ponds: :func:`route_interconnected` (unless the
-    downstream one exfiltrates); more (a chain or a tree): :func:`route_interconnected_chain`.
+    """Route the interconnected ponds ``ids`` together and replace their series.
+
+    The ponds are listed upstream first, the one discharging out of the group last; they are
+    routed storm by storm and variant by variant (site-file ponds are in stages; they are put
+    back in elevations so the devices see the right relative levels). Two ponds:
+    :func:`route_interconnected` (unless the downstream one exfiltrates); more (a chain or a
+    tree): :func:`route_interconnected_chain`.
     """
     import warnings
 
@@ -103,14 +109,14 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
     for u, sc in enumerate(net.scs):
         nodes = [sc.nodes[nid] for nid in ids]
         z = [p.bottom_elevation_ft for p in nodes]
-        ss = [p.stage_storage.with_datum(zk) for p, zk in zip(nodes, z)]
+        ss = [p.stage_storage.with_datum(zk) for p, zk in zip(nodes, z, strict=True)]
         st = [p.structure() for p in nodes]
         root = nodes[-1]
         tw_r = None if root.tailwater is None else root.tailwater + z[-1]
         out = [{f: np.empty((m, net.nt)) for f in ("stage", "storage", "primary", "disc")}
                for _ in ids]
-        flows = [{} for _ in ids]
-        results = [[] for _ in ids]
+        flows: list[dict[str, np.ndarray]] = [{} for _ in ids]
+        results: list[list] = [[] for _ in ids]
         mb = np.empty((npd, m))
         for i in range(m):
             free_in = [net.inn[nid][i, u] - sum(net.pond_out[ids[c]][i, u] for c in kids[k])
@@ -128,12 +134,13 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
                     storage = np.stack([r2.storage_up_ft3, r2.storage_down_ft3])
                     prim = np.stack([r2.link_cfs, r2.outflow_down_cfs])
                     disc = np.stack([r2.discarded_up_cfs, np.zeros_like(r2.link_cfs)])
-                    errs = [r2.mass_balance_error_up_pct, r2.mass_balance_error_down_pct]
+                    errs: list[float] | np.ndarray = [r2.mass_balance_error_up_pct,
+                                                      r2.mass_balance_error_down_pct]
                     t_r = r2.time_hr
                 else:
                     rc = route_interconnected_chain(
                         [Hydrograph(time_hr, q) for q in local], ss,
-                        [s.shifted(zk) for s, zk in zip(st, z)], to=to_k,
+                        [s.shifted(zk) for s, zk in zip(st, z, strict=True)], to=to_k,
                         initial_stages_ft=[p.initial_stage_ft for p in nodes],
                         tailwater_ft=tw_r, names=ids)
                     stage, storage = rc.stage_ft, rc.storage_ft3
@@ -151,7 +158,7 @@ def _route_group(net, ids: list[str], time_hr, dt_hr: float) -> None:
                 else:
                     comps = sb._components_tw(stage[k], np.full(stage[k].shape, p.tailwater))
                     tw_el = np.full(t_r.shape, tw_r)
-                for nm, (_, q) in zip(unique_names([dv for dv, _ in comps]), comps):
+                for nm, (_, q) in zip(unique_names([dv for dv, _ in comps]), comps, strict=True):
                     flows[k].setdefault(nm, np.empty((m, net.nt)))[i] = q
                 qin = free_in[k] + sum(prim[c] for c in kids[k])
                 qout = prim[k] + disc[k]
@@ -200,9 +207,10 @@ def _single_device_flows(results, scale, count):
 
 
 def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
-    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time
-    by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage frame); their series
-    replace the batch's (free-outfall) ones.
+    """The batch with the ponds whose tailwater varies in time re-routed one storm at a time.
+
+    Each is routed by :func:`hydrocalc.hydraulics.routing.route_reservoir` (same table, stage
+    frame); their series replace the batch's (free-outfall) ones.
     """
     import dataclasses
     import warnings
@@ -239,14 +247,15 @@ def _route_series_tailwater(batch, q, dt_hr, items, series, h0):
 
 def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
                  ) -> tuple[list[dict], np.ndarray]:
-    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop, by
-    the routing ``engine``, "numpy" or "numba"; tables kept per process with "numba").
+    """Route every ``(pond, inflow (m, nt))`` of ``items`` in one batch (one time loop).
+
+    The routing ``engine`` is "numpy" or "numba"; tables are kept per process with "numba".
 
     Returns one dict of series (storm, time) per item (``SiteResults.pond_arrays`` plus
-    private keys; views of batch-wide arrays) and the primary outflows of all items, (m, K, nt), all units.
-    Device flows are interpolated in each pond's storage-indication table exactly as
-    :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result` does, lazily (a sweep that
-    never looks at device flows skips them).
+    private keys; views of batch-wide arrays) and the primary outflows of all items,
+    (m, K, nt), all units. Device flows are interpolated in each pond's storage-indication
+    table exactly as :meth:`hydrocalc.hydraulics.routing.BatchRoutingResult.routing_result`
+    does, lazily (a sweep that never looks at device flows skips them).
     """
     m, nt = items[0][1].shape
     k = len(items)
@@ -265,7 +274,9 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
                                      [p.structure() for p, _ in items], initial_stage_ft=h0,
                                      overtopping_warning=False,
                                      tailwater_ft=None if np.isnan(tw_const).all() else tw_const,
-                                     flap_gate=flaps, engine=engine,
+                                     # one flag per pond (the parameter's hint says bool)
+                                     flap_gate=flaps,  # type: ignore[arg-type]
+                                     engine=engine,
                                      cache_tables=engine == "numba")
     series = [j for j, t in enumerate(tw) if t is not None and not isinstance(t, float)]
     singles = {}
@@ -273,8 +284,10 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
         batch, singles = _route_series_tailwater(batch, q, dt_hr, items, series, h0)
     del q
     tables = batch.tables
-    out_q = batch.outflow_cfs  # (m, K, nt), one unit (not modified below)
-    storage = batch.storage_ft3.copy()  # round-off is zeroed below
+    # the series are kept (route_reservoirs' default): none of them is None here
+    out_q = cast(np.ndarray, batch.outflow_cfs)  # (m, K, nt), one unit (not modified below)
+    stage_all = cast(np.ndarray, batch.stage_ft)
+    storage = cast(np.ndarray, batch.storage_ft3).copy()  # round-off is zeroed below
     scale = np.maximum(out_q.max(axis=-1, keepdims=True), 1e-300) * _NOISE
     xs = np.multiply(storage, 2.0)  # 2 S / dt + O, in place (same operations, same order)
     xs /= tables[0].dt_s
@@ -301,7 +314,7 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
         out.append({
             "primary_cfs": primary[:, j],
             "discarded_cfs": discarded[:, j],
-            "stage_ft": batch.stage_ft[:, j],
+            "stage_ft": stage_all[:, j],
             "storage_ft3": storage[:, j],
             "device_cfs": _DeviceFlows(
                 _device_flows(xs[:, j], table=tables[j], scale=scale[:, j], count=count)
@@ -316,17 +329,17 @@ def _route_batch(items: list, dt_hr: float, engine: str = "numpy"
 
 
 def _top(pond) -> float:
-    v = getattr(pond.stage_storage, "top_stage_ft", None)
+    v: Any = getattr(pond.stage_storage, "top_stage_ft", None)
     return float(v() if callable(v) else v)
 
 
 def _max_storage(pond) -> float:
-    v = getattr(pond.stage_storage, "max_storage_ft3", None)
+    v: Any = getattr(pond.stage_storage, "max_storage_ft3", None)
     return float(v() if callable(v) else v) * pond.count
 
 
 def _storage_at(pond, stage_ft: float) -> float:
-    """Storage of all ``count`` units at ``stage_ft`` (capped at the top). [ft3]"""
+    """Storage of all ``count`` units at ``stage_ft`` (capped at the top) [ft3]."""
     top = _top(pond)
     return float(pond.stage_storage.storage_ft3(min(stage_ft, top))) * pond.count
 

@@ -121,16 +121,20 @@ class SiteResults:
 
     @property
     def scenarios(self) -> tuple[str, ...]:
+        """Ids of the analysed scenarios, in run order."""
         return tuple(self._runs)
 
     @property
     def design_points(self) -> tuple[str, ...]:
+        """Ids of the site's design points."""
         return self.site.design_point_ids
 
     @property
     def passed(self) -> bool:
-        """True when every design point's post peaks are at or below the pre peaks and every
-        evaluated criterion passes (waived criteria count as passed).
+        """True when post peaks are at or below pre peaks and every evaluated criterion passes.
+
+        Every design point's post peaks are compared with its pre peaks; waived criteria count as
+        passed.
         """
         return (all(r["post_le_pre"] for r in self._comparison_rows)
                 and all(r["passed"] for r in self._criteria_rows))
@@ -158,7 +162,7 @@ class SiteResults:
 
     def flow_cfs(self, scenario: str, storm: str, node: str, *, which: str = "outflow"
                  ) -> np.ndarray:
-        """Ordinates of a node's hydrograph on :attr:`time_hr` (read-only view). [ft3/s]
+        """Ordinates of a node's hydrograph on :attr:`time_hr` (read-only view) [ft3/s].
 
         ``which`` is ``"outflow"`` (default; for a pond the flow it passes downstream) or
         ``"inflow"`` (the sum of the flows entering the node).
@@ -201,8 +205,10 @@ class SiteResults:
         return res["_batch"].routing_result((i, res["_index"]))
 
     def pond_arrays(self, scenario: str, pond: str) -> dict:
-        """Arrays (storm, time) of a pond: ``stage_ft``, ``storage_ft3``, ``primary_cfs``,
-        ``discarded_cfs`` and ``device_cfs`` (dict by device id), all units combined.
+        """Arrays (storm, time) of a pond, all units combined.
+
+        Keys ``stage_ft``, ``storage_ft3``, ``primary_cfs``, ``discarded_cfs`` and ``device_cfs``
+        (dict by device id).
         """
         run = self._run(scenario)
         if pond not in run.ponds:
@@ -212,28 +218,33 @@ class SiteResults:
     # -- tables ------------------------------------------------------------------------
     @functools.cached_property
     def nodes(self):
+        """Table of the node results: one row per scenario, storm and node."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["nodes"])
 
     @functools.cached_property
     def ponds(self):
+        """Table of the pond results: one row per scenario, storm and pond."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["ponds"])
 
     @functools.cached_property
     def devices(self):
+        """Table of the outlet-device results: one row per scenario, storm and device."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["devices"])
 
     @functools.cached_property
     def conveyance(self):
-        """One row per scenario, storm and routed pipe/channel reach: ``section,
-        peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr, max_depth_ft,
-        max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches, n_substeps``
-        (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such reaches.
+        """One row per scenario, storm and routed pipe/channel reach.
+
+        Columns ``section, peak_inflow_cfs, peak_outflow_cfs, time_of_peak_outflow_hr,
+        max_depth_ft, max_velocity_fps, full_flow_capacity_cfs, surcharged, n_subreaches,
+        n_substeps`` (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`). Empty without such
+        reaches.
         """
         import pandas as pd
 
@@ -241,10 +252,11 @@ class SiteResults:
 
     @functools.cached_property
     def rational(self):
-        """One row per scenario, storm and rational subcatchment: ``subcatchment, to, storm,
-        return_period_yr, c, c_source, intensity_in_hr, intensity_source, area_ac, tc_hr,
-        peak_cfs, time_of_peak_hr, hydrograph`` (:mod:`hydrocalc.site.rational`). Empty
-        without such subcatchments.
+        """One row per scenario, storm and rational subcatchment (:mod:`hydrocalc.site.rational`).
+
+        Columns ``subcatchment, to, storm, return_period_yr, c, c_source, intensity_in_hr,
+        intensity_source, area_ac, tc_hr, peak_cfs, time_of_peak_hr, hydrograph``. Empty without
+        such subcatchments.
         """
         import pandas as pd
 
@@ -252,47 +264,55 @@ class SiteResults:
 
     @functools.cached_property
     def subcatchments(self):
+        """Table of the subcatchments: one row per scenario and subcatchment."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["subcatchments"])
 
     @functools.cached_property
     def covers(self):
+        """Table of the land covers: one row per scenario, subcatchment and cover."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["covers"], columns=_COVER_COLUMNS)
 
     @functools.cached_property
     def tc_segments(self):
+        """Table of the Tc segments: one row per scenario, subcatchment and segment."""
         import pandas as pd
 
         return pd.DataFrame(self._rows["tc_segments"], columns=_SEG_COLUMNS)
 
     @functools.cached_property
     def comparison(self):
+        """Pre/post peak comparison: one row per design point and storm."""
         import pandas as pd
 
         return pd.DataFrame(self._comparison_rows, columns=_COMPARISON_COLUMNS)
 
     @functools.cached_property
     def criteria(self):
+        """Evaluated criteria: one row per criterion, design point and storm."""
         import pandas as pd
 
         return pd.DataFrame(self._criteria_rows, columns=_CRITERIA_COLUMNS)
 
     @property
     def values_to_confirm(self) -> list[dict]:
-        """Unverified numbers the engineer entered with their source (redevelopment option
-        fractions, practice factors): rows ``name, value, units, source, verified``. JSON:
-        ``values_to_confirm``.
+        """Unverified numbers the engineer entered, with their source.
+
+        Redevelopment option fractions and practice factors: rows ``name, value, units, source,
+        verified``. JSON: ``values_to_confirm``.
         """
         extras = getattr(self, "_criteria_extras", {})
         return [dict(r) for r in extras.get("values_to_confirm", [])]
 
     @property
     def practices(self):
-        """One row per runoff-reduction practice (:func:`hydrocalc.criteria.practices.evaluate_practice`):
-        storage, drain-down, captured volume and RRv credit. JSON: ``practices``.
+        """One row per runoff-reduction practice.
+
+        Storage, drain-down, captured volume and RRv credit
+        (:func:`hydrocalc.criteria.practices.evaluate_practice`). JSON: ``practices``.
         """
         import pandas as pd
 
@@ -413,7 +433,7 @@ class SiteResults:
         side = (path is not None and hydrographs
                 and self.n_ordinates() > INLINE_MAX_ORDINATES)
         target = None if path is None else pathlib.Path(path)
-        if not side:
+        if not side or target is None:  # side implies a path
             text = self._json_text(self.to_dict(hydrographs=hydrographs))
             if target is None:
                 return text
@@ -485,8 +505,9 @@ class SiteResults:
         return frames
 
     def to_csv(self, directory, *, hydrographs: bool = True) -> list[pathlib.Path]:
-        """Write :meth:`to_frames` as CSV files into ``directory`` (atomically: a temporary
-        folder beside it is filled, then moved into place). Returns the file paths.
+        """Write :meth:`to_frames` as CSV files into ``directory``; returns the file paths.
+
+        Atomically: a temporary folder beside it is filled, then moved into place.
         """
         target = pathlib.Path(directory)
         frames = self.to_frames(hydrographs=hydrographs)

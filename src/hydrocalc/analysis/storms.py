@@ -31,8 +31,9 @@ def _storms(site, names: Sequence[str]) -> list:
 
 
 def _conveyance_travel_hr(reach) -> float:
-    """Allowance for a routed pipe/channel reach in the automatic simulation end: three
-    travel times at the full-flow velocity (0 for a lag reach). [h]
+    """Allowance for a routed pipe/channel reach in the automatic simulation end [h].
+
+    Three travel times at the full-flow velocity (0 for a lag reach).
     """
     conv = reach.conveyance
     if conv is None:
@@ -44,15 +45,16 @@ def _conveyance_travel_hr(reach) -> float:
 
 @functools.lru_cache(maxsize=1024)
 def _max_effective_tc_hr(tcs_hr: tuple) -> float:
-    """Largest :func:`hydrocalc.unit_hydrograph.effective_tc_hr` of ``tcs_hr`` (kept per
-    distinct tuple: the variants of a sweep share a few; called only for Tc values that
-    raise no warning, so a cached value hides none). [h]
+    """Largest :func:`hydrocalc.unit_hydrograph.effective_tc_hr` of ``tcs_hr`` [h].
+
+    Kept per distinct tuple: the variants of a sweep share a few; called only for Tc values
+    that raise no warning, so a cached value hides none.
     """
     return float(np.max(effective_tc_hr(np.array(tcs_hr))))
 
 
 def simulation_end_hr(site, storms_duration_hr: float) -> float:
-    r"""Simulation end of ``site``: its ``analysis.duration_hr``, else automatic. [h]
+    r"""Simulation end of ``site``: its ``analysis.duration_hr``, else automatic [h].
 
     Automatic: the storms' duration plus five unit-hydrograph times to peak of the slowest
     subcatchment (:math:`t_p = \Delta t/2 + L`, NEH 630 Ch. 16, with the lag

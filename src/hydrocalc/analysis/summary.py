@@ -28,7 +28,7 @@ functions of the full analysis:
    (:meth:`hydrocalc.analysis.Hydrology.memo`: WQv, Rv, minimum RRv).
 
 The results equal those of :func:`~hydrocalc.analysis.analyze` on each site (same
-operations in the same order; ``tests/test_sweep_summary.py`` checks 1e-9 and the batch
+operations in the same order; ``tests/analysis/test_sweep_summary.py`` checks 1e-9 and the batch
 benchmark checks a sample of the Pelham sweep).
 
 What the arrays do not express

@@ -36,10 +36,11 @@ or a ``dask.distributed`` cluster given by its address (``tcp://host:8786``) or 
 :func:`hydrocalc.analysis.analyze_many` with ``detail="summary"`` (only the summary
 quantities, as array work across the block where :mod:`hydrocalc.analysis.summary`
 expresses the scenarios; the others, with the reason counted in ``batch.json``, by the full
-analysis), or with ``summary_arrays=False`` by the full analysis, which batches their subcatchments, storms and ponds
-into array work (one runoff-hydrograph call and one routing call per pond for the whole
-block); results equal :func:`~hydrocalc.analysis.analyze` on each scenario
-(``tests/test_batch.py`` and ``tests/test_sweep_summary.py`` check this to 1e-9).
+analysis), or with ``summary_arrays=False`` by the full analysis, which batches their
+subcatchments, storms and ponds into array work (one runoff-hydrograph call and one routing
+call per pond for the whole block); results equal :func:`~hydrocalc.analysis.analyze` on each
+scenario (``tests/batch/test_batch.py`` and ``tests/analysis/test_sweep_summary.py`` check
+this to 1e-9).
 
 A failing input or scenario becomes a row with ``status = "error"`` and its message; the
 others continue. The tasks of a worker that dies are re-run (a new local process pool, or

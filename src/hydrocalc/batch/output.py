@@ -89,7 +89,7 @@ class BatchResult:
 
     @property
     def scenarios_per_s(self) -> float:
-        """Analysed units per second of wall time. [1/s]"""
+        """Analysed units per second of wall time [1/s]."""
         return self.n_scenarios / self.elapsed_s if self.elapsed_s > 0 else math.nan
 
     @property
@@ -187,8 +187,9 @@ def _frame(data: dict[str, list], cols: list[str]):
 
 
 def summary_frame_of(pieces: Sequence, extra_columns: Sequence[str] = ()):
-    """:func:`summary_frame` of row dicts and :class:`hydrocalc.batch.tasks.RowBlock`
-    column blocks (what the tasks send back), in scenario order: the pieces stably sorted by
+    """:func:`summary_frame` of row dicts and :class:`hydrocalc.batch.tasks.RowBlock` blocks.
+
+    The column blocks are what the tasks send back; in scenario order: the pieces stably sorted by
     their ``(input, index)``; the rows of a block are in order and blocks of one input
     cover disjoint ranges. The same table as :func:`summary_frame` of the rows one by one
     sorted by ``(_input, _index)``.
@@ -242,8 +243,9 @@ def _atomic_write(target: pathlib.Path, write: Callable[[pathlib.Path], None]) -
 
 
 def _csv_column(series) -> list[str]:
-    """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes
-    it: floats with 10 significant digits, missing values empty, booleans True/False.
+    """The text of one summary column as ``DataFrame.to_csv(float_format="%.10g")`` writes it.
+
+    Floats with 10 significant digits, missing values empty, booleans True/False.
     """
     import numpy as np
     import pandas as pd
@@ -270,8 +272,11 @@ def _csv_column(series) -> list[str]:
 
 
 def _write_csv(frame, path: pathlib.Path) -> None:
-    """``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\\n")``, the
-    same bytes column by column (the csv module's minimal quoting, as pandas uses): about
+    r"""Write ``frame`` as CSV to ``path``, column by column.
+
+    The same bytes as
+    ``frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")``, built
+    column by column (the csv module's minimal quoting, as pandas uses): about
     twice as fast for a sweep's summary, whose floats pandas formats one call at a time.
     """
     _write_csv_columns([(c, frame[c]) for c in frame.columns], path)

@@ -41,8 +41,10 @@ SUMMARY_BATCH = 25
 
 
 def default_task_memory_mb(workers: int) -> float:
-    """Memory target of the arrays of one sweep task (``workers`` is accepted for callers
-    that size by worker count; the target does not depend on it). [MB]
+    """Memory target of the arrays of one sweep task [MB].
+
+    ``workers`` is accepted for callers that size by worker count; the target does not
+    depend on it.
 
     With the compiled routing loop (numba, the ``batch`` extra) a chunk's cost per scenario
     hardly depends on its size, so chunks are kept small: a worker's libraries (numpy,
@@ -55,7 +57,7 @@ def default_task_memory_mb(workers: int) -> float:
 
 
 def _bytes_per_variant(site) -> float:
-    """Rough memory of one sweep variant inside analyze_many (arrays kept per variant). [B]"""
+    """Rough memory of one sweep variant inside analyze_many (arrays kept per variant) [B]."""
     try:
         end_hr = analysis.simulation_end_hr(site, float(site.storms.duration_hr))
     except Exception:  # noqa: BLE001 - only an estimate

@@ -1,7 +1,8 @@
 """``hydrocalc rating POND.toml`` and ``hydrocalc route POND.toml --inflow CSV``.
 
-Thin: parse, call :mod:`hydrocalc.hydraulics.routing` / :mod:`hydrocalc.hydraulics.outlets`, format. The pond file
-layout is documented in :func:`hydrocalc.hydraulics.pond_file.pond_from_mapping` and docs/ponds.md.
+Thin: parse, call :mod:`hydrocalc.hydraulics.routing` / :mod:`hydrocalc.hydraulics.outlets`,
+format. The pond file layout is documented in
+:func:`hydrocalc.hydraulics.pond_file.pond_from_mapping` and docs/ponds.md.
 """
 
 from __future__ import annotations

@@ -117,7 +117,8 @@ def run(site_file, json_path, csv_dir, no_hydrographs, strict, allow_unconfirmed
     st = site.storms
     click.echo(f"Site: {site.name}")
     click.echo(f"Storms: NRCS {st.distribution} 24-hour; depths from "
-               f"{st.file.name if st.file else 'the site file'} ({st.source or 'no source given'})")
+               f"{st.file.name if st.file else 'the site file'} "
+               f"({st.source or 'no source given'})")
     click.echo("")
     click.echo("Pre- vs post-development peak flows and volumes at the design points")
     rows = [(r["design_point"], r["storm"], r["precip_in"], r["pre_peak_cfs"],

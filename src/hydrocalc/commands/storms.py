@@ -131,7 +131,8 @@ def import_pfds(file, out, site, force):
     if ratio is not None:
         best = ranking.iloc[0]
         click.echo(
-            f"  60-min/24-hr ratio (25 yr, or the nearest return period given) = {ratio:.3f}; closest shipped distribution "
+            f"  60-min/24-hr ratio (25 yr, or the nearest return period given) = {ratio:.3f}; "
+            "closest shipped distribution "
             f"{best.distribution} (max 1-h fraction {best.max_1hr_frac:.3f}). A suggestion "
             "only: set the distribution explicitly in the project file."
         )

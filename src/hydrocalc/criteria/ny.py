@@ -142,7 +142,7 @@ def water_quality_volume(
     *,
     min_rv: float | None = None,
 ) -> FloatOrArray:
-    r"""Water quality volume WQv ("90 % rule"), NYS SMDM Table 4.1. [acre-ft]
+    r"""Water quality volume WQv ("90 % rule"), NYS SMDM Table 4.1 [acre-ft].
 
     Parameters
     ----------
@@ -240,7 +240,7 @@ def minimum_runoff_reduction_volume(
     new_impervious_ac: npt.ArrayLike,
     specific_reduction_factor: npt.ArrayLike,
 ) -> FloatOrArray:
-    r"""Minimum runoff reduction volume, NYS SMDM Section 4.3 (equation UNVERIFIED). [acre-ft]
+    r"""Minimum runoff reduction volume, NYS SMDM Section 4.3 (equation UNVERIFIED) [acre-ft].
 
     Parameters
     ----------
@@ -432,7 +432,8 @@ def channel_protection_storage(
     k = vr_b / (S_PER_HR * t_hr * qi_b)  # r = ratio(r) * k at the solution
 
     def ratio(r):
-        return np.asarray(storage_ratio(r, rainfall_type=rainfall_type, ratio_limits=(1e-12, 0.99)))
+        return np.asarray(storage_ratio(r, rainfall_type=rainfall_type,
+                                        ratio_limits=(1e-12, 0.99)))
 
     hi_r = 0.8
     too_flat = (ratio(np.full(k.shape, hi_r)) * k - hi_r) > 0
@@ -466,7 +467,7 @@ def channel_protection_storage(
 def orifice_diameter_in(
     flow_cfs: npt.ArrayLike, head_ft: npt.ArrayLike, *, cd: float = 0.6
 ) -> FloatOrArray:
-    r"""Diameter of a circular orifice passing ``flow_cfs`` under ``head_ft``. [in]
+    r"""Diameter of a circular orifice passing ``flow_cfs`` under ``head_ft`` [in].
 
     Parameters
     ----------
@@ -506,7 +507,7 @@ def orifice_diameter_in(
 def centroid_detention_time_hr(
     time_hr: npt.ArrayLike, inflow_cfs: npt.ArrayLike, outflow_cfs: npt.ArrayLike
 ) -> float:
-    r"""Centre-of-mass detention time: outflow centroid minus inflow centroid. [h]
+    r"""Centre-of-mass detention time: outflow centroid minus inflow centroid [h].
 
     Parameters
     ----------
@@ -551,7 +552,9 @@ def centroid_detention_time_hr(
 def peak_not_increased(
     pre_peak_cfs: npt.ArrayLike, post_peak_cfs: npt.ArrayLike, *, tolerance_cfs: float = 0.0
 ) -> bool | np.ndarray:
-    """Qp / Qf check: is the post-development peak at or below the pre-development peak?
+    """Qp / Qf check: whether the post-development peak is at or below the pre-development one.
+
+    Answers: is the post-development peak at or below the pre-development peak?
 
     Parameters
     ----------
@@ -582,8 +585,9 @@ def peak_not_increased(
 
 
 def criteria_table() -> pd.DataFrame:
-    """The shipped criteria table ``ny_sizing_criteria`` (key, symbol, rule, equation, source,
-    location, status).
+    """The shipped criteria table ``ny_sizing_criteria``.
+
+    Columns: key, symbol, rule, equation, source, location, status.
 
     Examples
     --------

@@ -78,11 +78,12 @@ class Redevelopment:
 
     @property
     def existing_impervious_pct(self) -> float:
+        """Existing impervious cover as a share of the redeveloped area, capped at 100 [%]."""
         return min(100.0, 100.0 * self.existing_impervious_ac / self.redeveloped_area_ac)
 
     @property
     def reduction_provided(self) -> float | None:
-        """Share of the existing impervious cover removed (impervious_reduction). [-]"""
+        """Share of the existing impervious cover removed (impervious_reduction) [-]."""
         if self.impervious_after_ac is None or self.existing_impervious_ac <= 0:
             return None
         return max(self.existing_impervious_ac - self.impervious_after_ac, 0.0) / \

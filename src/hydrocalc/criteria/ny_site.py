@@ -53,15 +53,17 @@ def _crit_row(table, key, criterion, design_point, storm, required, provided, un
 
 
 def _key(value) -> tuple:
-    """An exact memo key of one input value (its type and repr: ``-0.0`` and ``0.0``, or
-    ``1`` and ``1.0``, are different keys).
+    """An exact memo key of one input value: its type name and repr.
+
+    ``-0.0`` and ``0.0``, or ``1`` and ``1.0``, are different keys.
     """
     return type(value).__name__, repr(value)
 
 
 def _memo(hydro, key: tuple, compute):
-    """``compute()``, through ``hydro.memo`` when the hydrology offers one (see
-    :meth:`hydrocalc.analysis.Hydrology.memo`); ``key`` names the function and holds every
+    """``compute()``, through ``hydro.memo`` when the hydrology offers one.
+
+    See :meth:`hydrocalc.analysis.Hydrology.memo`; ``key`` names the function and holds every
     input it reads.
     """
     memo = getattr(hydro, "memo", None)
@@ -69,26 +71,26 @@ def _memo(hydro, key: tuple, compute):
 
 
 def _wqv_acft(hydro, p_in, imp_pct, area_ac, min_rv=None) -> float:
-    """:func:`hydrocalc.criteria.ny.water_quality_volume` as a float. [acre-ft]"""
+    """:func:`hydrocalc.criteria.ny.water_quality_volume` as a float [acre-ft]."""
     return _memo(hydro, ("wqv", _key(p_in), _key(imp_pct), _key(area_ac), _key(min_rv)),
                  lambda: float(ny.water_quality_volume(p_in, imp_pct, area_ac,
                                                        min_rv=min_rv)))
 
 
 def _rv(hydro, imp_pct) -> float:
-    """:func:`hydrocalc.criteria.ny.runoff_coefficient` as a float. [-]"""
+    """:func:`hydrocalc.criteria.ny.runoff_coefficient` as a float [-]."""
     return _memo(hydro, ("rv", _key(imp_pct)),
                  lambda: float(ny.runoff_coefficient(imp_pct)))
 
 
 def _rrv_min_acft(hydro, p_in, area_ac, factor) -> float:
-    """:func:`hydrocalc.criteria.ny.minimum_runoff_reduction_volume` as a float. [acre-ft]"""
+    """:func:`hydrocalc.criteria.ny.minimum_runoff_reduction_volume` as a float [acre-ft]."""
     return _memo(hydro, ("rrv_min", _key(p_in), _key(area_ac), _key(factor)),
                  lambda: float(ny.minimum_runoff_reduction_volume(p_in, area_ac, factor)))
 
 
 def _peak(hydro, scenario: str, node: str, i: int) -> float:
-    """Peak of ``node``'s outflow in storm ``i`` (:meth:`Hydrology.peak_cfs`). [ft3/s]"""
+    """Peak of ``node``'s outflow in storm ``i`` (:meth:`Hydrology.peak_cfs`) [ft3/s]."""
     peak = getattr(hydro, "peak_cfs", None)
     if peak is None:
         return float(hydro.runs[scenario].node_outflow(node)[i].max())
@@ -373,7 +375,9 @@ def evaluate(site, hydro) -> tuple[list[dict], dict, list[str]]:
         If the site's specific reduction factors lack an HSG that has new impervious cover.
     """
     cs = site.criteria
-    rows, details, notes = [], {}, []
+    rows: list[dict] = []
+    details: dict = {}
+    notes: list[str] = []
     if cs.standard == "none":
         return rows, details, notes
     edition = getattr(site.project, "design_manual", None)

@@ -75,6 +75,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from typing import cast
 
 from hydrocalc._validate import suggest
 from hydrocalc.criteria import ny
@@ -141,6 +142,7 @@ class Practice:
 
     @property
     def bottom_area_ft2(self) -> float | None:
+        """Bottom area from ``area_ft2`` or ``length_ft`` x ``width_ft``, else None [ft2]."""
         d = self.dims
         if "area_ft2" in d:
             return d["area_ft2"]
@@ -150,7 +152,7 @@ class Practice:
 
 
 def storage_ft3(p: Practice) -> float:
-    """Volume of water the practice holds when full (module table). [ft3]"""
+    """Volume of water the practice holds when full (module table) [ft3]."""
     d, k = p.dims, p.kind
     if k in ("bioretention", "rain_garden"):
         stone = d.get("stone_depth_ft", 0.0) * d.get("stone_void_ratio", 0.0)
@@ -175,7 +177,7 @@ def storage_ft3(p: Practice) -> float:
 
 
 def drain_down_hr(p: Practice) -> float | None:
-    """Time to empty the full practice: infiltration ``V / (A_bottom f)`` or cistern use. [h]
+    """Time to empty the full practice: infiltration ``V / (A_bottom f)`` or cistern use [h].
 
     None when the practice does not drain by infiltration or use (underdrained, green roof,
     rooftop disconnection, swale).
@@ -183,7 +185,9 @@ def drain_down_hr(p: Practice) -> float | None:
     if p.kind == "cistern":
         return p.dims["volume_gal"] / p.dims["demand_gal_per_day"] * 24.0
     if p.infiltrates and p.infiltration_rate_in_hr:
-        return storage_ft3(p) / (p.bottom_area_ft2 * p.infiltration_rate_in_hr / 12.0)
+        # an infiltrating kind's required dims give its bottom area
+        bottom_ft2 = cast(float, p.bottom_area_ft2)
+        return storage_ft3(p) / (bottom_ft2 * p.infiltration_rate_in_hr / 12.0)
     return None
 
 
@@ -253,8 +257,9 @@ def evaluate_practice(p: Practice, precip_in: float) -> dict:
 
 
 def values_to_confirm(p: Practice) -> list[dict]:
-    """The practice's manual factors as rows ``key, name, value, units, source, verified``
-    (``key``: a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``).
+    """The practice's manual factors as rows ``key, name, value, units, source, verified``.
+
+    ``key`` is a stable identifier, e.g. ``practice_RG-1_rrv_credit_fraction``.
     """
     rows = [dict(key=f"practice_{p.id}_rrv_credit_fraction",
                  name=f"practice {p.id}: RRv credit fraction ({p.kind})",
@@ -394,7 +399,8 @@ def _parse_one(P, e, where: str) -> Practice | None:
                   f"{p.dims['volume_gal']:g} gal at {p.dims['demand_gal_per_day']:g} gal/d takes "
                   f"{t:.3g} h; need a demand >= {need:.4g} gal/d or a smaller volume")
         else:
-            depth_ft = storage_ft3(p) / p.bottom_area_ft2
+            # t came from the infiltration branch of drain_down_hr: the bottom area is known
+            depth_ft = storage_ft3(p) / cast(float, p.bottom_area_ft2)
             need = depth_ft * 12.0 / tmax
             P.add(f"{where}.infiltration_rate_in_hr",
                   f"cannot drain the practice within max_drain_down_hr = {tmax:g} h: "

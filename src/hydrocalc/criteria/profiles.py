@@ -2,9 +2,9 @@
 
 One profile per municipality lives in ``hydrocalc/data/regulations/<key>.toml``. Every rule
 cites its section and quotes a short verbatim anchor from the law. :func:`load_profile` reads
-and checks a profile into a :class:`RegulationProfile`; :func:`hydrocalc.criteria.regulations.assess`
-applies it to a project. The profiles and their sources are listed in
-:mod:`hydrocalc.criteria.regulations`.
+and checks a profile into a :class:`RegulationProfile`;
+:func:`hydrocalc.criteria.regulations.assess` applies it to a project. The profiles and their
+sources are listed in :mod:`hydrocalc.criteria.regulations`.
 """
 
 from __future__ import annotations
@@ -75,9 +75,11 @@ _REQUIRED_WHEN = ("always", "any_condition", "undetermined")
 
 
 def citation(section: str, inferred: bool) -> str:
-    """``§ 83-8A``; a section whose number is not known from the published text is cited by
-    its chapter alone (``Ch. 83``), the number left out (the profile's ``section_note`` says
-    how sections are cited).
+    """Citation of a section: ``§ 83-8A``, or its chapter alone (``Ch. 83``) when inferred.
+
+    A section whose number is not known from the published text is cited by its chapter alone
+    (``Ch. 83``), the number left out (the profile's ``section_note`` says how sections are
+    cited).
     """
     if not section:
         return "(no section)"

@@ -46,8 +46,8 @@ References
    and Sediment Control, L.L. No. 5-2011.
 .. [2] Village of Pelham, Code Chapter 83, Stormwater Management and Erosion and Sediment
    Control Local Law, L.L. No. 1-2008.
-.. [3] NYSDEC, SPDES General Permit for Stormwater Discharges from Construction Activity (GP-0-25-001);
-   see docs/provenance.md.
+.. [3] NYSDEC, SPDES General Permit for Stormwater Discharges from Construction Activity
+   (GP-0-25-001); see docs/provenance.md.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ from hydrocalc.criteria.profiles import (  # noqa: F401 (re-exported: public add
 )
 from hydrocalc.criteria.state_permit import assess_state_permit, summary_lines
 from hydrocalc.errors import InputError
-from hydrocalc.site.project import (  # upward, the one exception: see pyproject [tool.importlinter]
+from hydrocalc.site.project import (  # the one upward import: pyproject [tool.importlinter]
     ProjectFacts,
     parse_project,
 )
@@ -240,7 +240,8 @@ class Assessment:
     certifications: tuple[dict, ...]
     recordkeeping: tuple[dict, ...]
     notes: tuple[str, ...]
-    #: NYS construction-permit findings (:func:`hydrocalc.criteria.state_permit.assess_state_permit`).
+    #: NYS construction-permit findings
+    #: (:func:`hydrocalc.criteria.state_permit.assess_state_permit`).
     state_permit: dict | None = None
 
     @property

@@ -63,6 +63,7 @@ import datetime as _dt
 import functools
 import tomllib
 from importlib.resources import files
+from typing import cast
 
 from hydrocalc._validate import fmt_value, suggest
 
@@ -161,7 +162,7 @@ def start_date_problem(edition: str | None, start_date) -> str | None:
     """
     if edition != "GP-0-25-001" or start_date is None:
         return None
-    ed = _edition(load_permit_rules(), edition)
+    ed = cast(dict, _edition(load_permit_rules(), edition))  # a shipped edition
     effective = _dt.date.fromisoformat(ed["effective"])
     if start_date >= effective:
         return None
@@ -180,8 +181,9 @@ def _edition(rules: dict, key: str | None) -> dict | None:
 
 def _small_site_coverage(cov: dict, plan: StatePermitPlan, facts, reasons: list[str],
                          confirm: list[dict]) -> bool | None:
-    """Coverage of a site disturbing less than one acre, not part of a larger common plan:
-    the NYC East-of-Hudson watershed threshold and (GP-0-25-001) the New York City ones.
+    """Coverage of a site disturbing less than one acre, not part of a larger common plan.
+
+    Applies the NYC East-of-Hudson watershed threshold and (GP-0-25-001) the New York City ones.
 
     Appends the reasons (and a "Values to confirm" row for an unverified rule applied);
     returns True, False or None (a deciding fact is unknown).
@@ -269,7 +271,8 @@ def _coverage_required(cov: dict, plan: StatePermitPlan, facts, ac: float,
 def _edition_note(rules: dict, plan: StatePermitPlan, required: bool | None,
                   confirm: list[dict]) -> str:
     """The permit edition named (or not) and its dates; appends what to confirm."""
-    ed = _edition(rules, plan.edition)
+    # Read only when plan.edition is named: a known edition (parse_state_permit).
+    ed = cast(dict, _edition(rules, plan.edition))
     if plan.edition is None:
         edition_note = ("no permit edition named: set project.state_permit.edition "
                         f"({', '.join(permit_editions())})")
@@ -333,7 +336,7 @@ def _disturbance_check(lim: dict, plan: StatePermitPlan, required: bool | None, 
 
 
 def assess_state_permit(facts) -> dict:
-    """Is NYS construction-permit coverage needed, and does the phasing respect 5 acres?
+    """Whether NYS construction-permit coverage is needed and the phasing respects 5 acres.
 
     Parameters
     ----------

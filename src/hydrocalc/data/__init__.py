@@ -3,7 +3,7 @@
 Every CSV in this folder is a transcription of a published table (TR-55, NEH Part 630,
 WinTR-20 rainfall distributions, state manuals) with an entry in ``manifest.toml`` (or a
 ``manifest_<topic>.toml`` beside it) giving the source publication, table number, units of
-each column and the file's sha256. ``tests/test_data_manifest.py`` checks that the three
+each column and the file's sha256. ``tests/foundation/test_data_manifest.py`` checks that the three
 agree, so any edit to a transcribed number is deliberate.
 
 Tables load through :mod:`importlib.resources` (works from any install), are parsed once and
@@ -110,8 +110,9 @@ _READS: set[str] = set()
 
 
 def tables_read() -> set[str]:
-    """Names of the shipped tables :func:`load_table` has read in this process (callers
-    cache their tables, so a table is recorded on its first read).
+    """Names of the shipped tables :func:`load_table` has read in this process.
+
+    Callers cache their tables, so a table is recorded on its first read.
     """
     return set(_READS)
 

@@ -322,12 +322,12 @@ class DepthFrequencyTable:
 
     @property
     def duration_hr(self) -> np.ndarray:
-        """Durations in hours, in row order. [h]"""
+        """Durations in hours, in row order [h]."""
         return np.array([parse_duration(d)[1] for d in self.depth_in.index])
 
     @property
     def return_periods_yr(self) -> list:
-        """Return periods in column order. [yr]"""
+        """Return periods in column order [yr]."""
         return list(self.depth_in.columns)
 
     def _row(self, duration) -> str:
@@ -352,7 +352,7 @@ class DepthFrequencyTable:
         return self.depth_in.index[int(match[0])]
 
     def depth(self, return_period_yr, duration: str | float = "24-hr") -> float:
-        """Mean depth for one return period and duration (label or hours). [in]
+        """Mean depth for one return period and duration (label or hours) [in].
 
         Examples
         --------
@@ -372,13 +372,15 @@ class DepthFrequencyTable:
         return float(self.depth_in.loc[row, cols[0]])
 
     def storm_depths_in(self, duration: str | float = "24-hr") -> dict[str, float]:
-        """``{"2yr": depth, ...}`` for one duration (the design-storm depths). [in]"""
+        """``{"2yr": depth, ...}`` for one duration (the design-storm depths) [in]."""
         row = self._row(duration)
         return {f"{fmt_value(c)}yr": float(v) for c, v in self.depth_in.loc[row].items()}
 
     def to_frame(self) -> pd.DataFrame:
-        """Tidy table: ``duration``, ``duration_hr``, ``return_period_yr``, ``depth_in``
-        and, when present, ``upper_in`` and ``lower_in``.
+        """Tidy table of the depths, one row per duration and return period.
+
+        Columns ``duration``, ``duration_hr``, ``return_period_yr``, ``depth_in`` and, when
+        present, ``upper_in`` and ``lower_in``.
         """
         long = self.depth_in.stack().rename("depth_in").reset_index()
         long.insert(1, "duration_hr", [parse_duration(d)[1] for d in long["duration"]])
@@ -389,5 +391,5 @@ class DepthFrequencyTable:
         return long
 
     def ratio(self, duration: str, base: str = "24-hr", return_period_yr=25) -> float:
-        """Depth ratio of two durations for one return period (e.g. 60-min / 24-hr). [-]"""
+        """Depth ratio of two durations for one return period (e.g. 60-min / 24-hr) [-]."""
         return self.depth(return_period_yr, duration) / self.depth(return_period_yr, base)

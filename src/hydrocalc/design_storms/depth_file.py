@@ -11,6 +11,7 @@ import pathlib
 import tomllib
 import warnings
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,7 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
     illustrative = doc.get("illustrative", False)
     if not isinstance(illustrative, bool):
         problems.append(f"{where}: illustrative must be true or false; got {illustrative!r}")
-    frames = {}
+    frames: dict[str, pd.DataFrame | None] = {}
     for key in ("depth_in", "upper_in", "lower_in"):
         table = doc.get(key)
         if table is None:
@@ -110,7 +111,7 @@ def _parse_ddf(doc: Mapping, where: str) -> DepthFrequencyTable:
     try:
         return DepthFrequencyTable(
             depth_in=frames["depth_in"], upper_in=frames["upper_in"],
-            lower_in=frames["lower_in"], source=source, site=str(doc.get("site", "")),
+            lower_in=frames["lower_in"], source=cast(str, source), site=str(doc.get("site", "")),
             series=str(doc.get("series", "")), latitude_deg=doc.get("latitude_deg"),
             longitude_deg=doc.get("longitude_deg"), illustrative=illustrative,
             warning_text=str(doc.get("warning", "")),

@@ -1,5 +1,7 @@
-"""Rainfall time patterns from files: user distributions and hyetographs (CSV), and the
-NOAA Atlas 14 Volume 10 temporal distributions [1]_.
+"""Rainfall time patterns from files and the NOAA Atlas 14 temporal distributions.
+
+User distributions and hyetographs (CSV), and the NOAA Atlas 14 Volume 10 temporal
+distributions [1]_.
 
 References
 ----------
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import io
 import pathlib
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -50,7 +53,8 @@ def _read_user_csv(path) -> tuple[pd.DataFrame, str]:
             if values.isna().any():
                 i = int(np.flatnonzero(values.isna().to_numpy())[0])
                 raise InputError(
-                    f"{name}: {col} must be numeric; got {_excerpt(repr(frame[col].iloc[i]))} at row {i + 1}"
+                    f"{name}: {col} must be numeric; "
+                    f"got {_excerpt(repr(frame[col].iloc[i]))} at row {i + 1}"
                 )
             frame[col] = values.astype(float)
     return frame, name
@@ -203,7 +207,7 @@ def read_a14_temporal_csv(source) -> dict[str, pd.DataFrame]:
         if current is None:
             continue
         if first == "HOURS":
-            columns = [f"p{int(_number(c))}" for c in row[1:]]
+            columns = [f"p{int(cast(float, _number(c)))}" for c in row[1:]]
             continue
         if _is_float(row[0]) and columns:
             if len(row) - 1 != len(columns) or not all(_is_float(c) for c in row[1:]):

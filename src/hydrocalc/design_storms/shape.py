@@ -5,8 +5,9 @@ Atlas 14; NRCS later derived the NOAA_A-D distributions from NOAA Atlas 14 depth
 ratios and, for New York and New England, the NRCC_A-D distributions from the Northeast
 Regional Climate Center's depths [2]_ [3]_ [4]_ (the shipped WinTR-20 tables). Running
 depths from one of those sources with a Type I/IA/II/III shape mixes two generations of
-data; New York review memos return such computations. :func:`storm_shape_warning` names the source, the shape and the
-matching family to use (the distribution itself stays an explicit project choice).
+data; New York review memos return such computations. :func:`storm_shape_warning` names the source,
+the shape and the matching family to use (the distribution itself stays an explicit project
+choice).
 
 References
 ----------

@@ -1,5 +1,6 @@
-r"""Pipes and channels as routed reaches: cross-sections, Manning's equation, capacity and
-variable-parameter Muskingum-Cunge routing.
+r"""Pipes and channels as routed reaches.
+
+Cross-sections, Manning's equation, capacity and variable-parameter Muskingum-Cunge routing.
 
 * Sections: :class:`CircularSection` (a pipe), :class:`RectangularSection`,
   :class:`TrapezoidalSection` and :class:`UserSection` (station-elevation points), each
@@ -44,8 +45,9 @@ with a :class:`~hydrocalc.errors.RangeWarning` naming the reach and the slope, a
   fills first and does not drain), and
 * outflow = the steady flow whose subcritical backwater profile, integrated upstream from
   critical depth at a free outfall at the downstream lip (the outlet control relation of
-  :mod:`hydrocalc.hydraulics.outlets.culvert`, no entrance loss: the reach continues the upstream conveyance),
-  gives that upstream level (:func:`hydrocalc.hydraulics.outlets.culvert.adverse_reach_levels_ft`).
+  :mod:`hydrocalc.hydraulics.outlets.culvert`, no entrance loss: the reach continues the upstream
+  conveyance), gives that upstream level
+  (:func:`hydrocalc.hydraulics.outlets.culvert.adverse_reach_levels_ft`).
 
 Results of an adverse reach: ``depth_ft`` is the level at the upstream end (the deepest
 point), ``velocity_fps`` the velocity at critical depth at the outfall,
@@ -91,28 +93,32 @@ _DEPTH_POINTS = 400
 class _Section:
     """Geometry on a depth table: area, wetted perimeter, top width (vectorized)."""
 
-    max_depth_ft: float
     closed = False
+
+    @property
+    def max_depth_ft(self) -> float:
+        """Largest depth of the section: pipe crown or bank-full [ft]."""
+        raise NotImplementedError
 
     def _geometry(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError
 
     def area_ft2(self, depth_ft):
-        """Flow area at ``depth_ft``. [ft2]"""
+        """Flow area at ``depth_ft`` [ft2]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[0]
 
     def wetted_perimeter_ft(self, depth_ft):
-        """Wetted perimeter at ``depth_ft``. [ft]"""
+        """Wetted perimeter at ``depth_ft`` [ft]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[1]
 
     def top_width_ft(self, depth_ft):
-        """Water-surface width at ``depth_ft``. [ft]"""
+        """Water-surface width at ``depth_ft`` [ft]."""
         return self._geometry(np.asarray(depth_ft, dtype=float))[2]
 
 
 @dataclass(frozen=True)
 class CircularSection(_Section):
-    r"""A circular pipe of diameter ``diameter_in`` (> 0). [in]
+    r"""A circular pipe of diameter ``diameter_in`` (> 0) [in].
 
     Parameters
     ----------
@@ -148,6 +154,7 @@ class CircularSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Pipe diameter, the largest depth of the section [ft]."""
         return self.diameter_in / IN_PER_FT
 
     def _geometry(self, y):
@@ -162,7 +169,7 @@ class CircularSection(_Section):
 
 @dataclass(frozen=True)
 class TrapezoidalSection(_Section):
-    r"""Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth. [ft, -, ft]
+    r"""Trapezoidal channel: bottom width, side slope z (H:V), bank-full depth [ft, -, ft].
 
     Parameters
     ----------
@@ -207,6 +214,7 @@ class TrapezoidalSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Bank-full depth, the largest depth of the channel [ft]."""
         return self.depth_ft
 
     def _geometry(self, y):
@@ -216,7 +224,7 @@ class TrapezoidalSection(_Section):
 
 
 def RectangularSection(width_ft: float, depth_ft: float) -> TrapezoidalSection:
-    """A rectangular channel (a trapezoid with vertical sides). [ft]
+    """A rectangular channel (a trapezoid with vertical sides) [ft].
 
     Parameters
     ----------
@@ -240,7 +248,7 @@ def RectangularSection(width_ft: float, depth_ft: float) -> TrapezoidalSection:
 
 @dataclass(frozen=True)
 class UserSection(_Section):
-    """An open section from station-elevation points (left bank to right bank). [ft]
+    """An open section from station-elevation points (left bank to right bank) [ft].
 
     Depth is measured from the lowest point; the section is bank-full at the lower of the two
     end points. Area, wetted perimeter and top width sum the wetted part of each segment
@@ -288,6 +296,7 @@ class UserSection(_Section):
 
     @property
     def max_depth_ft(self) -> float:
+        """Bank-full depth: lower end point above the lowest point [ft]."""
         z = self.elevation_ft
         return min(z[0], z[-1]) - min(z)
 
@@ -396,7 +405,7 @@ class Conveyance:
         return self.slope_ftft < 0.0
 
     def _adverse_rating(self, q_top: float):
-        """(flow grid, upstream level, storage) of an adverse reach. [ft3/s, ft, ft3]"""
+        """(flow grid, upstream level, storage) of an adverse reach [ft3/s, ft, ft3]."""
         sec, length, rise = self.section, self.length_ft, -self.slope_ftft
         q = np.concatenate([[0.0], q_top * np.geomspace(1e-5, 1.0, 300)])
         y = adverse_reach_levels_ft(sec._geometry, sec.max_depth_ft, sec.closed, q,
@@ -430,8 +439,9 @@ class Conveyance:
 
     @property
     def full_flow_capacity_cfs(self) -> float:
-        """Manning capacity: the pipe flowing full, or the channel bank-full; for an adverse
-        reach the outflow when the upstream end reaches the crown or bank-full. [ft3/s]
+        """Manning capacity: the pipe flowing full, or the channel bank-full [ft3/s].
+
+        For an adverse reach, the outflow when the upstream end reaches the crown or bank-full.
         """
         d = self.section.max_depth_ft
         if self.adverse:
@@ -454,7 +464,7 @@ class Conveyance:
         return cap
 
     def normal_depth_ft(self, flow_cfs):
-        """Normal depth of ``flow_cfs`` (<= the section's largest normal flow). [ft]"""
+        """Normal depth of ``flow_cfs`` (<= the section's largest normal flow) [ft]."""
         y, _, _, q = self._table()
         return np.interp(flow_cfs, q, y)
 
@@ -488,21 +498,26 @@ class ConveyanceResult:
 
     @property
     def peak_inflow_cfs(self) -> float:
+        """Peak inflow [ft3/s]."""
         return float(self.inflow_cfs.max())
 
     @property
     def peak_outflow_cfs(self) -> float:
+        """Peak routed outflow [ft3/s]."""
         return float(self.outflow_cfs.max())
 
     @property
     def max_depth_ft(self) -> float:
+        """Maximum flow depth in the reach [ft]."""
         return float(self.depth_ft.max())
 
     @property
     def max_velocity_fps(self) -> float:
+        """Maximum velocity [ft/s]."""
         return float(self.velocity_fps.max())
 
     def outflow_hydrograph(self) -> Hydrograph:
+        """The routed outflow as a :class:`Hydrograph` [ft3/s]."""
         return Hydrograph(self.time_hr, self.outflow_cfs)
 
     def summary(self) -> dict:

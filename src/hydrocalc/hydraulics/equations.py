@@ -64,7 +64,7 @@ _KF_CONSTANT = 2.0 * GRAVITY_FT_S2 / MANNING_KU**2
 
 
 def orifice_flow(head_ft: npt.ArrayLike, area_ft2: npt.ArrayLike, *, cd: float = 0.6):
-    r"""Flow through a submerged orifice, Q = cd A sqrt(2 g h). [ft3/s]
+    r"""Flow through a submerged orifice, Q = cd A sqrt(2 g h) [ft3/s].
 
     Parameters
     ----------
@@ -110,7 +110,7 @@ def orifice_flow(head_ft: npt.ArrayLike, area_ft2: npt.ArrayLike, *, cd: float =
 
 def weir_flow(head_ft: npt.ArrayLike, length_ft: npt.ArrayLike, *, cw: float = 3.33,
               end_contractions: int = 0):
-    r"""Rectangular (or broad-crested) weir, Q = cw L' H^1.5, L' = L - 0.1 n H. [ft3/s]
+    r"""Rectangular (or broad-crested) weir, Q = cw L' H^1.5, L' = L - 0.1 n H [ft3/s].
 
     Parameters
     ----------
@@ -160,7 +160,7 @@ def weir_flow(head_ft: npt.ArrayLike, length_ft: npt.ArrayLike, *, cw: float = 3
 
 
 def vnotch_weir_flow(head_ft: npt.ArrayLike, angle_deg: npt.ArrayLike, *, cw: float = 2.5):
-    r"""V-notch (triangular) weir, Q = cw tan(theta/2) H^2.5. [ft3/s]
+    r"""V-notch (triangular) weir, Q = cw tan(theta/2) H^2.5 [ft3/s].
 
     Parameters
     ----------
@@ -199,7 +199,7 @@ def vnotch_weir_flow(head_ft: npt.ArrayLike, angle_deg: npt.ArrayLike, *, cw: fl
 
 def full_pipe_flow(head_ft: npt.ArrayLike, diameter_ft: float, length_ft: float, *,
                    n: float = 0.013, ke: float = 0.5):
-    r"""Full-flow (outlet-control) capacity of a circular barrel for a given head. [ft3/s]
+    r"""Full-flow (outlet-control) capacity of a circular barrel for a given head [ft3/s].
 
     Solves the energy equation of HDS-5 [1]_ Ch. 3 for the velocity,
 

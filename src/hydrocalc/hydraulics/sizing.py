@@ -67,12 +67,12 @@ class SizingResult:
 
     @property
     def diameter_in(self) -> float:
-        """The (smallest feasible) size, for an orifice. [in]"""
+        """The (smallest feasible) size, for an orifice [in]."""
         return self.size
 
     @property
     def length_ft(self) -> float:
-        """The (smallest feasible) size, for a weir. [ft]"""
+        """The (smallest feasible) size, for a weir [ft]."""
         return self.size
 
     def to_frame(self):
@@ -287,9 +287,9 @@ def size_orifice(inflows, stage_storage: StageStorage, target_peak_cfs: npt.Arra
                  dt_hr: float | None = None) -> SizingResult:
     r"""Smallest circular-orifice diameter whose routed peaks meet every storm's target.
 
-    The orifice is :class:`~hydrocalc.hydraulics.outlets.CircularOrifice` (:math:`Q = C_d A \sqrt{2gh}`,
-    HEC-22 [2]_ Ch. 8); each candidate is routed by the storage-indication method ([1]_
-    Section 8.2) in :func:`size_outlet`.
+    The orifice is :class:`~hydrocalc.hydraulics.outlets.CircularOrifice`
+    (:math:`Q = C_d A \sqrt{2gh}`, HEC-22 [2]_ Ch. 8); each candidate is routed by the
+    storage-indication method ([1]_ Section 8.2) in :func:`size_outlet`.
 
     Parameters
     ----------
@@ -348,9 +348,9 @@ def size_weir(inflows, stage_storage: StageStorage, target_peak_cfs: npt.ArrayLi
               dt_hr: float | None = None) -> SizingResult:
     """Smallest rectangular-weir length whose routed peaks meet every storm's target.
 
-    The weir is :class:`~hydrocalc.hydraulics.outlets.RectangularWeir` (:math:`Q = C_w L H^{1.5}`, with
-    end contractions, HEC-22 [2]_ Ch. 8); each candidate is routed by the
-    storage-indication method ([1]_ Section 8.2) in :func:`size_outlet`.
+    The weir is :class:`~hydrocalc.hydraulics.outlets.RectangularWeir`
+    (:math:`Q = C_w L H^{1.5}`, with end contractions, HEC-22 [2]_ Ch. 8); each candidate is
+    routed by the storage-indication method ([1]_ Section 8.2) in :func:`size_outlet`.
 
     Parameters
     ----------

@@ -106,8 +106,9 @@ class StageStorage:
     # -- constructors ---------------------------------------------------------------------
     @staticmethod
     def _levels(stage_ft, elevation: bool, datum_ft) -> tuple[np.ndarray, float | None]:
-        """Stages from the bottom and the datum, from stages or (``elevation=True``)
-        elevations.
+        """Stages from the bottom and the datum.
+
+        From stages or (``elevation=True``) elevations.
         """
         if not elevation:
             return StageStorage._check_stages(stage_ft), _datum(datum_ft)
@@ -526,7 +527,7 @@ class StageStorage:
 
     @property
     def extension_area_ft2(self) -> float:
-        """Plan area assumed above the top (vertical walls at the largest area). [ft2]"""
+        """Plan area assumed above the top (vertical walls at the largest area) [ft2]."""
         return float(max(self._alo.max(), self._ahi.max()))
 
     def _storage_ext(self, h):
@@ -554,7 +555,7 @@ class StageStorage:
                                    "ft; above it the pond overtops")
 
     def storage_ft3(self, stage_ft: npt.ArrayLike):
-        """Storage at ``stage_ft`` in [0, top]. [ft3]
+        """Storage at ``stage_ft`` in [0, top] [ft3].
 
         Examples
         --------
@@ -565,19 +566,20 @@ class StageStorage:
         return like(self._storage_ext(h), stage_ft)
 
     def area_ft2(self, stage_ft: npt.ArrayLike):
-        """Plan (water-surface) area at ``stage_ft`` in [0, top]; at a table breakpoint the
-        area just above it. [ft2]
+        """Plan (water-surface) area at ``stage_ft`` in [0, top] [ft2].
+
+        At a table breakpoint, the area just above it.
         """
         h = self._check(stage_ft)
         return like(self._area_ext(h), stage_ft)
 
     def wetted_area_ft2(self, stage_ft: npt.ArrayLike):
-        """Bottom plus submerged side area at ``stage_ft`` in [0, top] (soil interface). [ft2]"""
+        """Bottom plus submerged side area at ``stage_ft`` in [0, top] (soil interface) [ft2]."""
         h = self._check(stage_ft)
         return like(self._wetted_ext(h), stage_ft)
 
     def stage_ft(self, storage_ft3: npt.ArrayLike):
-        """Stage holding ``storage_ft3`` in [0, max_storage_ft3] (inverse of storage). [ft]
+        """Stage holding ``storage_ft3`` in [0, max_storage_ft3] (inverse of storage) [ft].
 
         Solved on the Hermite interval by bisection to machine precision.
         """
@@ -596,7 +598,7 @@ class StageStorage:
 
     @property
     def top_stage_ft(self) -> float:
-        """Stage of the top of the structure (last table stage). [ft]"""
+        """Stage of the top of the structure (last table stage) [ft]."""
         return float(self._h[-1])
 
     @property
@@ -610,16 +612,16 @@ class StageStorage:
 
     @property
     def bottom_elevation_ft(self) -> float:
-        """Elevation of the bottom: ``datum_ft``, or 0 for a stage-only pond. [ft]"""
+        """Elevation of the bottom: ``datum_ft``, or 0 for a stage-only pond [ft]."""
         return 0.0 if self._datum is None else self._datum
 
     @property
     def top_elevation_ft(self) -> float:
-        """Elevation of the top of the structure (equals the top stage without a datum). [ft]"""
+        """Elevation of the top of the structure (equals the top stage without a datum) [ft]."""
         return self.bottom_elevation_ft + self.top_stage_ft
 
     def elevation_ft(self, stage_ft: npt.ArrayLike):
-        """Elevation of a stage above the bottom (stage + ``bottom_elevation_ft``). [ft]"""
+        """Elevation of a stage above the bottom (stage + ``bottom_elevation_ft``) [ft]."""
         return like(as_float_array(stage_ft, "stage_ft") + self.bottom_elevation_ft, stage_ft)
 
     def with_datum(self, datum_ft: float | None) -> StageStorage:
@@ -629,17 +631,17 @@ class StageStorage:
 
     @property
     def max_storage_ft3(self) -> float:
-        """Storage at the top. [ft3]"""
+        """Storage at the top [ft3]."""
         return float(self._s[-1])
 
     @property
     def bottom_area_ft2(self) -> float:
-        """Plan area just above stage 0. [ft2]"""
+        """Plan area just above stage 0 [ft2]."""
         return float(self._alo[0])
 
     @property
     def breakpoints_ft(self) -> np.ndarray:
-        """Stages of the table points. [ft]"""
+        """Stages of the table points [ft]."""
         return self._h.copy()
 
     def to_frame(self):

@@ -32,8 +32,9 @@ def markdown_to_html(text: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _markdown():
-    """The Markdown renderer (made once per process; rendering keeps no state between
-    calls).
+    """The Markdown renderer.
+
+    Made once per process; rendering keeps no state between calls.
     """
     import mistune
 

@@ -31,6 +31,7 @@ import pathlib
 import pickle
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from hydrocalc.errors import InputError, ReportError
 
@@ -77,9 +78,10 @@ def _parameters(key: str, site_file: str, out_dir: str, keys: Sequence[str]) -> 
 def compute_section(key: str, site_file: str | os.PathLike, keys: Sequence[str], *,
                     site_label: str | None = None, out_dir: str = ".", figures: bool = True,
                     wait: bool = True, computed: Mapping | None = None):
-    """One section of a report of ``keys``, from the site's one analysis (cached per
-    process by :func:`hydrocalc.report.sections.context`); parameters recorded with
-    ``site_label`` (default ``site_file``).
+    """One section of a report of ``keys``, from the site's one analysis.
+
+    The analysis is cached per process by :func:`hydrocalc.report.sections.context`;
+    parameters are recorded with ``site_label`` (default ``site_file``).
 
     Inside :func:`figure_pool` with ``wait=False`` the section returns while its figures
     are still being drawn in the pool; :func:`finish_section` completes it. ``computed``
@@ -102,9 +104,10 @@ def section_done(res) -> bool:
     return all(fut.done() for _, fut in S.PENDING_FIGURES.get(id(res), ()))
 
 
-def finish_section(res):
-    """``res`` with the figures drawn in a :func:`figure_pool` in place (waits for them;
-    a drawing error is raised here).
+def finish_section(res: Any) -> Any:
+    """``res`` with the figures drawn in a :func:`figure_pool` in place.
+
+    Waits for them; a drawing error is raised here.
     """
     from hydrocalc.report import sections as S
 
@@ -131,8 +134,9 @@ def finish_section(res):
 
 
 def draw_queued_figure() -> bool:
-    """Draw here, in this process, the last figure still waiting for the
-    :func:`figure_pool` (one no worker has started); False when there is none.
+    """Draw here the last figure still waiting for the :func:`figure_pool`; False when none.
+
+    Drawn in this process: the figure is one no worker has started.
 
     A report run calls it while it would otherwise wait for the pool, so that this process
     and the worker draw the figures from both ends of the queue (same code, same bytes,
@@ -154,7 +158,8 @@ def draw_queued_figure() -> bool:
 
 
 def run_in_figure_pool(func, *args):
-    """A future of ``func(*args)`` run in the worker of the active :func:`figure_pool`, or
+    """A future of ``func(*args)`` run in the worker of the active :func:`figure_pool`, or None.
+
     None when no pool is active (the caller then runs it itself).
 
     A report run hands the pool's worker the work that needs neither this process's state
@@ -171,9 +176,11 @@ def run_in_figure_pool(func, *args):
 
 
 def _exit_with_parent() -> bool:
-    """Exit this figure worker as soon as the report run that forked it ends (even one
-    killed by SIGKILL): a daemon thread waits on :func:`multiprocessing.parent_process`'s
-    ``sentinel``. Returns True when the watch was started.
+    """Exit this figure worker as soon as the report run that forked it ends.
+
+    Even one killed by SIGKILL: a daemon thread waits on
+    :func:`multiprocessing.parent_process`'s ``sentinel``. Returns True when the watch was
+    started.
     """
     parent = multiprocessing.parent_process()
     if parent is None or parent.sentinel is None:
@@ -188,9 +195,10 @@ def _exit_with_parent() -> bool:
 
 
 def _warm_worker() -> None:
-    """Import the drawing code (and the workbook writer, see :func:`run_in_figure_pool`) in
-    a pool worker before its first task arrives; the worker exits with the report run
-    (:func:`_exit_with_parent`).
+    """Import the drawing code in a pool worker before its first task arrives.
+
+    The workbook writer too (see :func:`run_in_figure_pool`); the worker exits with the report
+    run (:func:`_exit_with_parent`).
     """
     import gc
 
@@ -236,7 +244,7 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
                                    initializer=_warm_worker)
     executor.submit(int)  # forks every worker now: they warm up while this process computes
     pool = F.FigureQueue(executor, in_flight=workers + 1)
-    F._POOL = pool
+    F._POOL = pool  # type: ignore[assignment]  # declared as None in figures
     try:
         yield pool
     finally:
@@ -285,8 +293,10 @@ def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,
 
 
 def save_sections(results: Mapping, path: str | os.PathLike) -> pathlib.Path:
-    """Pickle computed sections (key -> SectionResult) to ``path`` (a ``.pkl`` file in the
-    report's staging folder; trusted: read back only by the same run's notebooks).
+    """Pickle computed sections (key -> SectionResult) to ``path``.
+
+    ``path`` is a ``.pkl`` file in the report's staging folder (trusted: read back only by the
+    same run's notebooks).
 
     Each section is stored as a :class:`~hydrocalc.report.view.SectionView`: its
     presentation rendered here, once, so the notebook that unpickles it only displays it

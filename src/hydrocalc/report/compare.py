@@ -14,6 +14,7 @@ import json
 import math
 import pathlib
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from hydrocalc.report.tables import sha256_json
 
@@ -32,6 +33,7 @@ class Difference:
     kind: str = "value"  # value | missing | extra | input | artifact | refused | note
 
     def row(self) -> tuple[str, str, str, str]:
+        """``(kind, where, reported, recomputed)`` as display strings."""
         a, b = self.reported, self.recomputed
         if _is_number(a) and _is_number(b) and isinstance(a, float) | isinstance(b, float):
             return (self.kind, self.where) + _readable_pair(float(a), float(b))
@@ -79,9 +81,11 @@ class Verification:
 
     @property
     def ok(self) -> bool:
+        """True when no value differs."""
         return not self.differences
 
     def summary(self) -> str:
+        """One line: values compared, from where, tolerances, and the outcome."""
         where = self.source or f"{self.report_dir / 'results.json'} and the report's files"
         return (f"compared {self.values_compared} values ({self.numbers_compared} numbers) "
                 f"from {where} with rtol={self.rtol:g}, "
@@ -109,10 +113,10 @@ class Verification:
             return ""
         head = ("kind", "where", "reported", "recomputed")
         widths = [min(max(len(r[i]) for r in rows + [head]), 72) for i in range(4)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)),
+        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=False)),
                  "  ".join("-" * w for w in widths)]
         for r in rows:
-            lines.append("  ".join(_clip(c, w).ljust(w) for c, w in zip(r, widths)))
+            lines.append("  ".join(_clip(c, w).ljust(w) for c, w in zip(r, widths, strict=False)))
         if len(self.differences) > max_rows:
             lines.append(f"... and {len(self.differences) - max_rows} more differences")
         return "\n".join(lines)
@@ -147,7 +151,7 @@ class _Counter:
         self.values = 0
 
 
-def _is_number(v) -> bool:
+def _is_number(v: object) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
@@ -183,7 +187,7 @@ def compare_values(reported, recomputed, where: str, *, rtol: float = DEFAULT_RT
     if isinstance(reported, list) and isinstance(recomputed, list):
         if len(reported) != len(recomputed):
             out.append(Difference(f"{where} (length)", len(reported), len(recomputed)))
-        for i, (a, b) in enumerate(zip(reported, recomputed)):
+        for i, (a, b) in enumerate(zip(reported, recomputed, strict=False)):
             out.extend(compare_values(a, b, f"{where}[{i}]", rtol=rtol, atol=atol,
                                       _counter=counter))
         return out
@@ -224,12 +228,12 @@ def _compare_tables(rep: dict, rec: dict, where: str, rtol: float, atol: float,
     rows_a, rows_b = rep["rows"], rec["rows"]
     if len(rows_a) != len(rows_b):
         out.append(Difference(f"{where} (number of rows)", len(rows_a), len(rows_b)))
-    for i, (ra, rb) in enumerate(zip(rows_a, rows_b)):
+    for i, (ra, rb) in enumerate(zip(rows_a, rows_b, strict=False)):
         name = _row_name(rb, cols_b, keys, i)
         if not isinstance(ra, list) or len(ra) != len(cols_a):
             out.append(Difference(f"{where} {name}", ra, rb))
             continue
-        for col, a, b in zip(cols_a, ra, rb):
+        for col, a, b in zip(cols_a, ra, rb, strict=False):
             out.extend(compare_values(a, b, f"{where} {name} / {col}", rtol=rtol, atol=atol,
                                       _counter=counter))
     for field in ("title", "units", "key_columns"):

@@ -3,7 +3,8 @@
 A report notebook only presents what one call into ``hydrocalc.report`` returns.
 Lessons (``notebooks/learn/``) are the one exception: they show the arithmetic step by
 step before calling the package, so they follow :func:`lesson_problems` instead (listed
-at the end of this docstring). :func:`notebook_problems` lists every way a notebook breaks that contract:
+at the end of this docstring). :func:`notebook_problems` lists every way a notebook breaks
+that contract:
 
 - a code cell that does not parse (IPython magics and shell escapes do not);
 - ``def``, ``class`` or ``lambda``; arithmetic (``BinOp``, ``AugAssign``, unary operators
@@ -84,7 +85,8 @@ def _comments_by_line(src: str) -> dict[int, str]:
 
 
 def _check_parameters_cell(src: str, where: str) -> tuple[list[str], set[str]]:
-    problems, names = [], set()
+    problems: list[str] = []
+    names: set[str] = set()
     try:
         tree = ast.parse(src)
     except SyntaxError as exc:
@@ -343,16 +345,13 @@ def lesson_problems(path: str | os.PathLike) -> list[str]:
             problems.append(f"{where}: does not parse as Python ({exc.msg})")
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                mods = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                mods = [node.module or ""]
-            else:
-                mods = []
-            for mod in mods:
-                if mod.split(".")[0] not in _LESSON_IMPORTS:
-                    problems.append(f"{where} line {node.lineno}: import {mod}; lessons import "
-                                    f"only {', '.join(_LESSON_IMPORTS)}")
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                        else [node.module or ""])
+                for mod in mods:
+                    if mod.split(".")[0] not in _LESSON_IMPORTS:
+                        problems.append(f"{where} line {node.lineno}: import {mod}; lessons "
+                                        f"import only {', '.join(_LESSON_IMPORTS)}")
             if isinstance(node, ast.Name) and node.id in _LESSON_FORBIDDEN_NAMES:
                 problems.append(f"{where} line {node.lineno}: {node.id} is not allowed")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -1,5 +1,6 @@
-"""PDF pages to PNG (pypdfium2) for looking at; the PDF itself is typeset by
-:mod:`hydrocalc.report.typeset` (typst).
+"""PDF pages to PNG (pypdfium2) for looking at.
+
+The PDF itself is typeset by :mod:`hydrocalc.report.typeset` (typst).
 
 Run ``python -m hydrocalc.report.pdf PATH [PATH ...]`` to render every page of each PDF (or
 of every ``report.pdf`` under a folder) to ``pages/page-NNN.png`` beside it.

@@ -103,8 +103,10 @@ _LONG_TOKEN = re.compile(r"\S{18,}")
 
 
 def _breakable(text: str) -> str:
-    """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens
-    (identifiers, URLs) so narrow table columns wrap instead of overflowing the page.
+    """HTML-escape ``text`` and allow line breaks after _ / . - inside long tokens.
+
+    Long tokens are identifiers and URLs: narrow table columns then wrap instead of
+    overflowing the page.
     """
     out, pos = [], 0
     for m in _LONG_TOKEN.finditer(text):
@@ -154,6 +156,7 @@ class Table:
     # -- machine-readable forms -------------------------------------------------------
     @property
     def columns(self) -> list[str]:
+        """Column names of the table's frame, as strings."""
         return [str(c) for c in self.frame.columns]
 
     def rows(self) -> list[list]:
@@ -181,7 +184,7 @@ class Table:
     def _display_cells(self) -> list[list[tuple[str, bool]]]:
         """Per row, per column: :meth:`_format_cell` ``(text, is_numeric)``."""
         cols = self.columns
-        return [[self._format_cell(c, v) for c, v in zip(cols, row)]
+        return [[self._format_cell(c, v) for c, v in zip(cols, row, strict=True)]
                 for row in self._row_tuples]
 
     def __getstate__(self) -> dict:
@@ -220,8 +223,9 @@ class Table:
 
     # -- display ---------------------------------------------------------------------
     def _format_cell(self, col: str, value) -> tuple[str, bool]:
-        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`); a text cell
-        of a column with a display function (``display``) shows its words.
+        """(text, is_numeric) for one cell (:func:`hydrocalc.labels.format_cell`).
+
+        A text cell of a column with a display function (``display``) shows its words.
         """
         if col in self.display and isinstance(value, str):
             return str(self.display[col](value)), False
@@ -237,7 +241,7 @@ class Table:
             parts.append(f'<p class="table-title">{html.escape(self.title)}</p>')
         parts.append(f'<table class="{classes}">')
         parts.append("<thead><tr>")
-        for col, numeric in zip(cols, self._numeric_columns):
+        for col, numeric in zip(cols, self._numeric_columns, strict=True):
             label = self.labels.get(col, column_label(col))
             cls = ' class="num"' if numeric else ""
             parts.append(f'<th scope="col"{cls}>{html.escape(label)}</th>')

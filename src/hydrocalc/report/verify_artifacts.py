@@ -79,12 +79,12 @@ def _compare_grid(where: str, table, expected: list[list], found: list[list], *,
     raw = table.rows()
     if len(found) != len(expected):
         out.append(Difference(f"{where} (number of rows)", len(found), len(expected)))
-    for i, (exp, got) in enumerate(zip(expected, found)):
+    for i, (exp, got) in enumerate(zip(expected, found, strict=False)):
         row = _row_name(table, raw[i] if i < len(raw) else exp, i)
         if len(got) != len(exp):
             out.append(Difference(f"{where} {row} (number of cells)", len(got), len(exp)))
             continue
-        for col, a, b in zip(names, exp, got):
+        for col, a, b in zip(names, exp, got, strict=False):
             ok = (a == b) if exact else _same(a, b, rtol, atol)
             if not ok:
                 if not exact:  # numbers read from text are shown as numbers (readable)
@@ -274,7 +274,7 @@ def _check_html(base, fresh_sections, rtol, atol) -> list[Difference]:
     keys = list(fresh_sections)
     if len(parts) != len(keys):
         out.append(Difference("report.html (number of sections)", len(parts), len(keys)))
-    for key, part in zip(keys, parts):
+    for key, part in zip(keys, parts, strict=False):
         res = fresh_sections[key]
         if res.narrative_md and markdown_to_html(res.narrative_md) not in part:
             out.append(Difference(f"{key} (report.html narrative)", "differs",
@@ -356,7 +356,7 @@ def _check_pdf_text(path: pathlib.Path, fresh_sections) -> list[Difference]:
             cols = table.columns
             raw = table.rows()
             for i, row in enumerate(table.frame.itertuples(index=False, name=None)):
-                for col, value in zip(cols, row):
+                for col, value in zip(cols, row, strict=False):
                     text, numeric = table._format_cell(col, value)
                     if not numeric:
                         continue
@@ -373,8 +373,9 @@ def _check_pdf_text(path: pathlib.Path, fresh_sections) -> list[Difference]:
 
 def check_artifacts(base: pathlib.Path, reported: Mapping, fresh_sections: Mapping, *,
                     rtol: float, atol: float) -> list[Difference]:
-    """Every human-readable file of a report folder against the re-computation (see the
-    module docstring); returns the differences.
+    """Every human-readable file of a report folder against the re-computation.
+
+    See the module docstring; returns the differences.
     """
     out: list[Difference] = []
     formats = reported.get("parameters", {}).get("formats", [])

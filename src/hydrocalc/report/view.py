@@ -33,7 +33,7 @@ class HTMLBlock:
 
 
 class MarkdownBlock:
-    """Markdown narrative (user strings escaped with :func:`~hydrocalc.report.tables.md_escape`)."""
+    """Markdown narrative (user strings escaped by :func:`~hydrocalc.report.tables.md_escape`)."""
 
     def __init__(self, text: str):
         self.text = text

@@ -202,7 +202,8 @@ def _flatten(obj, prefix: str, out: dict, base: pathlib.Path) -> None:
 
 
 def _input_changes(a: _Side, b: _Side) -> list:
-    fa, fb = {}, {}
+    fa: dict[str, object] = {}
+    fb: dict[str, object] = {}
     _flatten(_load_toml(a.site), "", fa, a.site.parent)
     _flatten(_load_toml(b.site), "", fb, b.site.parent)
     changes = []
@@ -264,8 +265,8 @@ def _result_changes(a: _Side, b: _Side) -> list:
     return changes
 
 
-def _submitted_changes(a: _Side, b: _Side) -> list:
-    sa, sb = load_submitted(a.submitted), load_submitted(b.submitted)
+def _submitted_changes(a: pathlib.Path, b: pathlib.Path) -> list:
+    sa, sb = load_submitted(a), load_submitted(b)
 
     def index(s):
         return {(r["node"], r.get("hydrocad_storm") or r.get("storm"), r["quantity"]):
@@ -305,7 +306,7 @@ def diff_paths(a: str, b: str, *, results: bool = True) -> Diff:
     if results:
         changes += _result_changes(sa, sb)
     if sa.submitted and sb.submitted:
-        changes += _submitted_changes(sa, sb)
+        changes += _submitted_changes(sa.submitted, sb.submitted)
     elif bool(sa.submitted) != bool(sb.submitted):
         notes.append("only one side holds a submitted.json; submitted values not compared")
     return Diff(a=a, b=b, changes=changes, notes=notes)

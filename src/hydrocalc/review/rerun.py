@@ -52,8 +52,8 @@ Known causes (checked in this order, beyond the tolerance)
 Input audit
 -----------
 After the rows, every review lists the input audit of the submission
-(:func:`hydrocalc.review.importers.hydrocad_audit.audit_submitted`): each printed cover CN, weighted
-CN, Tc segment and total, stage storage and device flow recomputed from the report's own
+(:func:`hydrocalc.review.importers.hydrocad_audit.audit_submitted`): each printed cover CN,
+weighted CN, Tc segment and total, stage storage and device flow recomputed from the report's own
 printed inputs (TR-55 tables and equations, orifice and weir equations). Without a site
 (``review_site(None, submitted)``) only the audit runs and ``rows`` is empty.
 
@@ -244,8 +244,10 @@ class Review:
         return lines
 
     def to_html(self) -> str:
-        """A self-contained HTML page of the review, styled as the report: verdict first,
-        findings to paste into a comment letter, every compared value, then the input audit
+        """A self-contained HTML page of the review, styled as the report.
+
+        Verdict first, findings to paste into a comment letter, every compared value, then
+        the input audit
         (:func:`hydrocalc.review.review_page.review_html`).
         """
         return review_html(self, tolerances=(
@@ -254,8 +256,10 @@ class Review:
             "unit."), extra_sections=[("Input audit", self._audit_html())])
 
     def _audit_html(self) -> str:
-        """The input audit as a report table (node, item, printed, recomputed, reference,
-        one sentence) a reviewer can paste into a comment letter, and what was not checked.
+        """The input audit as a report table, and what was not checked.
+
+        Columns: node, item, printed, recomputed, reference, one sentence; a reviewer can paste
+        the table into a comment letter.
         """
         e = html.escape
         a = self.input_audit
@@ -294,9 +298,9 @@ def load_submitted(path: str | pathlib.Path) -> dict:
                          f"hydrocad`; it is not valid JSON ({exc}).") from None
 
     if not isinstance(data, dict) or data.get("format") != SUBMITTED_FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise InputError(f"--submitted {p}: expected format {SUBMITTED_FORMAT!r} (written by "
-                         f"`hydrocalc import hydrocad`); got "
-                         f"{data.get('format') if isinstance(data, dict) else type(data).__name__!r}.")
+                         f"`hydrocalc import hydrocad`); got {got!r}.")
     return data
 
 
@@ -331,8 +335,9 @@ def review_site(site_file: str | pathlib.Path | None,
     nodes = nodes[nodes["scenario"] == scenario] if "scenario" in nodes else nodes
     subs = res.subcatchments
     subs = subs[subs["scenario"] == scenario] if "scenario" in subs else subs
-    cn_of = dict(zip(subs["subcatchment"], subs["cn"])) if "subcatchment" in subs else {}
-    tc_of = dict(zip(subs["subcatchment"], subs["tc_hr"])) if "subcatchment" in subs else {}
+    has_names = "subcatchment" in subs
+    cn_of = dict(zip(subs["subcatchment"], subs["cn"], strict=False)) if has_names else {}
+    tc_of = dict(zip(subs["subcatchment"], subs["tc_hr"], strict=False)) if has_names else {}
     dt_hc = (sub.get("settings") or {}).get("dt_hr")
     storms_ok = set(site.storms.names)
     rows = []

@@ -1,7 +1,8 @@
 """A pond's devices: outlet, culvert, barrel and storage objects built from validated specs.
 
-Adapters from the site file's tables to :mod:`hydrocalc.hydraulics.outlets`, :mod:`hydrocalc.hydraulics.outlets.culvert`
-and :class:`hydrocalc.hydraulics.routing.StageStorage`; the sweep reuses them to rebuild varied ponds.
+Adapters from the site file's tables to :mod:`hydrocalc.hydraulics.outlets`,
+:mod:`hydrocalc.hydraulics.outlets.culvert` and :class:`hydrocalc.hydraulics.routing.StageStorage`;
+the sweep reuses them to rebuild varied ponds.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
     # type: (required positional keys, {optional key: (lower, lower_inclusive)})
     "circular_orifice": (("diameter_in", "invert_ft"), {"cd": (0.0, False)}),
     "rectangular_orifice": (("width_in", "height_in", "invert_ft"), {"cd": (0.0, False)}),
-    "rectangular_weir": (("length_ft", "crest_ft"), {"cw": (0.0, False), "end_contractions": (0, True)}),
+    "rectangular_weir": (("length_ft", "crest_ft"),
+                         {"cw": (0.0, False), "end_contractions": (0, True)}),
     "vnotch_weir": (("angle_deg", "crest_ft"), {"cw": (0.0, False)}),
     "broad_crested_weir": (("length_ft", "crest_ft"), {"cw": (0.0, False)}),
     "riser": (("diameter_in", "crest_ft"), {"cw": (0.0, False), "cd": (0.0, False)}),
@@ -41,8 +43,9 @@ POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "ra
 
 
 def device_level_ft(spec: Mapping) -> float:
-    """The stage at which an outlet of the site file starts to pass flow: its ``invert_ft``,
-    ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0. [ft]
+    """The stage at which an outlet of the site file starts to pass flow [ft].
+
+    Its ``invert_ft``, ``crest_ft`` or ``inlet_invert_ft`` (the first present), else 0.
     """
     for k in ("invert_ft", "crest_ft", "inlet_invert_ft"):
         if k in spec:
@@ -145,10 +148,12 @@ _BARREL_OPTIONAL = ("n", "ke", "cd")
 
 
 def build_barrel(spec: Mapping):
-    """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table
-    (``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``).
+    """The :class:`hydrocalc.outlets.Barrel` of a pond's ``[...pond.barrel]`` table.
+
+    Keys ``diameter_in, invert_ft, length_ft, slope_ftft``; optional ``n, ke, cd``.
     """
-    return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],
+    # the required values fill the leading parameters only, never name (mypy cannot tell)
+    return outlets.Barrel(*[spec[k] for k in _BARREL_REQUIRED],  # type: ignore[misc]
                           **{k: spec[k] for k in _BARREL_OPTIONAL if k in spec}, name="barrel")
 
 
@@ -172,7 +177,8 @@ def build_storage(kind: str, spec: Mapping):
         obj = ss.from_volumes(spec["stage_ft"], spec["storage_ft3"])
     elif kind == "basin":
         obj = ss.basin(spec["bottom_length_ft"], spec["bottom_width_ft"], spec["depth_ft"],
-                       **{k: spec[k] for k in ("side_slope_h_per_v", "porosity_frac") if k in spec})
+                       **{k: spec[k] for k in ("side_slope_h_per_v", "porosity_frac")
+                          if k in spec})
     else:
         obj = ss.drywell(spec["diameter_ft"], spec["depth_ft"],
                          **{k: spec[k] for k in ("stone_porosity_frac", "stone_width_ft",
@@ -192,7 +198,7 @@ def combine_storage(parts: list):
 
 
 def storage_top_ft(ss) -> float | None:
-    """The top stage of a stage-storage relation, or None when it does not say. [ft]"""
+    """The top stage of a stage-storage relation, or None when it does not say [ft]."""
     top = getattr(ss, "top_stage_ft", None)
     if callable(top):
         top = top()

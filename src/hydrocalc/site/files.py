@@ -139,7 +139,7 @@ def _resolve(base_dir: pathlib.Path, raw: str, *, field: str = "path",
 
 
 def outside_paths_default() -> bool:
-    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``hydrocalc --allow-outside-paths``)."""
+    """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``--allow-outside-paths``)."""
     import os
 
     return os.environ.get("HYDROCALC_ALLOW_OUTSIDE_PATHS", "") == "1"
@@ -190,8 +190,9 @@ def _relpath(path: pathlib.Path, base: pathlib.Path) -> str:
 
 
 def _two_column_csv(P, ctx, path: str, raw: str, col1: str, col2: str):
-    """Read the two-column numeric CSV ``raw`` named at ``path.csv`` (inside the site's
-    folder); return (first column, second column, [(file name, line)]) or None after
+    """Read the two-column numeric CSV ``raw`` named at ``path.csv`` (inside the site's folder).
+
+    Return (first column, second column, [(file name, line)]) or None after
     recording the problem.
     """
     fpath = _site_path(P, f"{path}.csv", ctx.base_dir, raw, what="CSV file")
@@ -230,6 +231,11 @@ MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
 
 
 def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
+    """Read and parse site file ``path``; return ``(path, text, doc, {name: sha256})``.
+
+    Raises InputError (one line naming the file) for a missing, non-regular, too large
+    (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8 or non-TOML file.
+    """
     import os
     import stat
 

@@ -1,5 +1,6 @@
-"""Entry points: read, validate and build a site (:func:`load_site`, :func:`check_site`,
-:func:`parse_site`, :func:`site_problems`).
+"""Entry points: read, validate and build a site.
+
+:func:`load_site`, :func:`check_site`, :func:`parse_site`, :func:`site_problems`.
 
 Calls the section parsers in order (project and construction, storms, analysis, criteria,
 the two scenarios, rational settings, checks, confirmations), collects every problem with
@@ -67,8 +68,9 @@ def _annotate(problems: list[str], P: _Problems) -> list[str]:
 
 
 def _p2_fallback(doc: Mapping, base: pathlib.Path) -> float | None:
-    """The 2-yr depth when ``[storms]`` has other problems, so that every problem is
-    reported in one pass without false "no 2yr storm" errors.
+    """The 2-yr depth when ``[storms]`` has other problems.
+
+    So that every problem is reported in one pass without false "no 2yr storm" errors.
 
     The inline ``depths_in."2yr"`` or the depth file's 2-yr depth when readable; when the
     depths cannot be known (the storms problems are reported), a placeholder of 3 in lets
@@ -100,6 +102,14 @@ def site_problems(doc: Mapping[str, Any], *, where: str = "site.toml",
                   input_files: dict[str, str] | None = None,
                   path: pathlib.Path | None = None,
                   allow_outside_paths: bool | None = None) -> tuple[Site | None, list[str]]:
+    """Validate a parsed site mapping; return ``(site or None, problems)`` without raising.
+
+    ``doc`` is the parsed TOML, ``where`` the file name prefixing each problem, ``base_dir``
+    the folder relative file names resolve against, ``text`` the TOML text (for line
+    numbers), ``input_files`` the ``{relative path: sha256}`` collected so far and ``path``
+    the site file. ``allow_outside_paths`` None: the environment default
+    (:func:`outside_paths_default`).
+    """
     if allow_outside_paths is None:
         allow_outside_paths = outside_paths_default()
     token = _ALLOW_OUTSIDE.set(bool(allow_outside_paths))
@@ -133,8 +143,9 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     allow_outside_paths : bool, optional
         Accept file names that leave the site's folder (``..``, absolute paths, symbolic
         links out of it). Default (None): False unless the environment variable
-        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``). By default every file a site names (CSV tables, rainfall record,
-        depth files) must lie inside the site file's folder, and a depth file may also lie
+        ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` is set (the CLI's ``--allow-outside-paths``).
+        By default every file a site names (CSV tables, rainfall record, depth files) must lie
+        inside the site file's folder, and a depth file may also lie
         in a ``design_storms/`` folder (see ``docs/validation.md``), so a site file from a
         stranger cannot read the rest of the machine.
     """
@@ -222,6 +233,9 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         return None, P.items
     notes += _confirmation_notes(confirmations, where)
     # one pre/post area tolerance: [checks] area_tolerance_pct (plausibility and report alike)
+    # no problem: every section parser returned its value
+    assert facts is not None and storms is not None and criteria is not None
+    assert options is not None
     options = dataclasses.replace(options, area_tolerance_pct=float(checks["area_tolerance_pct"]))
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
@@ -240,8 +254,9 @@ site_problems.__doc__ = _site_problems.__doc__
 
 
 def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
-    """``[rational]`` settings; required by (and only with) rational subcatchments, which
-    need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
+    """``[rational]`` settings; required by (and only with) rational subcatchments.
+
+    Those need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
     """
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
@@ -278,17 +293,18 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
                                    allow_outside_paths=allow_outside_paths)
     if problems:
         raise InputError("\n".join(problems))
+    assert site is not None  # no problem: the site was built
     return site
 
 
 def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
-    """Every problem of site file ``path`` (empty list if it is valid); never raises on content.
+    r"""Every problem of site file ``path`` (empty list if it is valid); never raises on content.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "site.toml").write_text("[projct]\\n")
+    >>> _ = (d / "site.toml").write_text("[projct]\n")
     >>> check_site(d / "site.toml")[0]
     "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
     """

@@ -113,16 +113,17 @@ class Subcatchment:
 
     @property
     def impervious_ac(self) -> float:
-        """Total impervious area, connected plus unconnected. [ac]"""
+        """Total impervious area, connected plus unconnected [ac]."""
         return self.impervious_connected_ac + self.impervious_unconnected_ac
 
     @property
     def impervious_pct(self) -> float:
-        """Impervious share of the subcatchment area. [%]"""
+        """Impervious share of the subcatchment area [%]."""
         return 100.0 * self.impervious_ac / self.area_ac
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"subcatchment"``."""
         return "subcatchment"
 
 
@@ -158,6 +159,7 @@ class Pond:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"pond"``."""
         return "pond"
 
     @property
@@ -170,8 +172,9 @@ class Pond:
         return "constant" if isinstance(self.tailwater, float) else "series"
 
     def tailwater_level_ft(self, stage_ft):
-        """A stage (array) above the pond bottom as a level in the file's frame (elevation
-        when the pond has ``bottom_elevation_ft``).
+        """A stage (array) above the pond bottom as a level in the file's frame [ft].
+
+        The level is an elevation when the pond has ``bottom_elevation_ft``.
         """
         return stage_ft + (self.bottom_elevation_ft or 0.0)
 
@@ -194,7 +197,7 @@ class Pond:
 
     @property
     def surface_outlet_invert_ft(self) -> float:
-        """Lowest invert/crest of the devices that discharge downstream (inf if none). [ft]"""
+        """Lowest invert/crest of the devices that discharge downstream (inf if none) [ft]."""
         levels = [
             device_level_ft(spec)
             for spec, t in zip(self.outlet_spec, self.outlet_types, strict=True)
@@ -207,10 +210,11 @@ class Pond:
 class Reach:
     """A reach: a pure lag (``lag_hr``, shape unchanged) or a routed pipe or channel.
 
-    With ``conveyance`` (a :class:`hydrocalc.hydraulics.conveyance.Conveyance`) the analysis routes the
-    inflow by variable-parameter Muskingum-Cunge (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`,
-    NEH 630 Ch. 17); ``lag_hr`` must then be 0. ``conveyance_spec`` echoes the site-file
-    fields (section, dimensions, length, slope, n).
+    With ``conveyance`` (a :class:`hydrocalc.hydraulics.conveyance.Conveyance`) the analysis
+    routes the inflow by variable-parameter Muskingum-Cunge
+    (:func:`hydrocalc.hydraulics.conveyance.route_conveyance`, NEH 630 Ch. 17); ``lag_hr``
+    must then be 0. ``conveyance_spec`` echoes the site-file fields (section, dimensions,
+    length, slope, n).
     """
 
     id: str
@@ -229,6 +233,7 @@ class Reach:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"reach"``."""
         return "reach"
 
     @property
@@ -247,6 +252,7 @@ class DesignPoint:
 
     @property
     def kind(self) -> str:
+        """Node kind: ``"design_point"``."""
         return "design_point"
 
 
@@ -260,7 +266,8 @@ class Scenario:
     reaches: tuple[Reach, ...] = ()
     design_points: tuple[DesignPoint, ...] = ()
     description: str = ""
-    #: ``method = "rational"`` subcatchments (:class:`hydrocalc.site.rational.RationalSubcatchment`);
+    #: ``method = "rational"`` subcatchments
+    #: (:class:`hydrocalc.site.rational.RationalSubcatchment`);
     #: nodes of kind "subcatchment", not in ``subcatchments`` (they have no CN).
     rational: tuple = ()
 
@@ -296,12 +303,12 @@ class Scenario:
 
     @property
     def area_ac(self) -> float:
-        """Total area of the scenario's subcatchments, rational ones included. [ac]"""
+        """Total area of the scenario's subcatchments, rational ones included [ac]."""
         return sum(s.area_ac for s in self.subcatchments) + sum(s.area_ac for s in self.rational)
 
     @property
     def impervious_ac(self) -> float:
-        """Total impervious area of the scenario's subcatchments. [ac]"""
+        """Total impervious area of the scenario's subcatchments [ac]."""
         return sum(s.impervious_ac for s in self.subcatchments)
 
 
@@ -328,8 +335,9 @@ class Storms:
 
     @property
     def depth_source(self) -> str:
-        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``
-        (:func:`hydrocalc.design_storms.depth_source_kind`).
+        """Where the depths come from: ``"noaa_atlas_14"``, ``"nrcc"`` or ``"other"``.
+
+        See :func:`hydrocalc.design_storms.depth_source_kind`.
         """
         return depth_source_kind(self.source, illustrative=self.illustrative)
 
@@ -402,10 +410,12 @@ class Site:
 
     @property
     def pre(self) -> Scenario:
+        """The pre-development scenario."""
         return self.scenarios["pre"]
 
     @property
     def post(self) -> Scenario:
+        """The post-development scenario."""
         return self.scenarios["post"]
 
     @property
@@ -431,7 +441,7 @@ class Site:
                 f"node must be a node of scenario {scenario}; got {node_id!r}"
                 f"{suggest(node_id, sc.nodes)}"
             )
-        groups = {}
+        groups: dict[str, Any] = {}
         for field in ("subcatchments", "rational", "ponds", "reaches", "design_points"):
             nodes = getattr(sc, field)
             groups[field] = tuple(
@@ -449,7 +459,8 @@ class Site:
                 f"{suggest(unknown[0], self.storms.names)}"
             )
         storms = dataclasses.replace(
-            self.storms, depths_in={**self.storms.depths_in, **{k: float(v) for k, v in depths_in.items()}}
+            self.storms,
+            depths_in={**self.storms.depths_in, **{k: float(v) for k, v in depths_in.items()}},
         )
         return dataclasses.replace(self, storms=storms)
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.site.project import project_warnings
@@ -134,7 +134,7 @@ def _return_period(name: str) -> float | None:
 
 
 def network_new_impervious_ac(site) -> tuple[float, float, float]:
-    """``(pre_ac, post_ac, post - pre)``: impervious area of each scenario's network. [ac]
+    """``(pre_ac, post_ac, post - pre)``: impervious area of each scenario's network [ac].
 
     Counts the impervious fields of every subcatchment and the cover rows whose TR-55 key is
     impervious (:data:`IMPERVIOUS_COVER_KEYS`).
@@ -177,6 +177,21 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
         warnings.append(f"{key}: {text}. If this is deliberate, add \"{key}\" to "
                         "[checks] accept")
 
+    _network_checks(site, problems, warn)
+    _storm_checks(site, problems, warn)
+    _area_checks(site, tol, warn)
+    try:
+        for line in project_warnings(site.project):
+            key = line.split(":", 1)[0]
+            if key not in accept:
+                warnings.append(line)
+    except (ImportError, AttributeError):  # pragma: no cover - facts not a ProjectFacts
+        pass
+    return problems, warnings
+
+
+def _network_checks(site, problems: list[str], warn: Callable[[str, str], None]) -> None:
+    """Subcatchment and pond checks of :func:`site_checks` (appends to ``problems``, warns)."""
     # -- subcatchments ---------------------------------------------------------------------
     for sc in site.scenarios.values():
         for s in sc.subcatchments:
@@ -240,6 +255,9 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                          f"{fmt_value(WARN_EXFILTRATION_IN_HR)} in/h (faster than clean gravel "
                          "is designed for; use a tested rate with its safety factor)")
 
+
+def _storm_checks(site, problems: list[str], warn: Callable[[str, str], None]) -> None:
+    """Design-storm and water-quality rainfall checks of :func:`site_checks`."""
     # -- design storms and the water-quality rainfall -----------------------------------------
     storms = site.storms
     by_rp = sorted((rp, name, float(d)) for name, d in storms.depths_in.items()
@@ -264,6 +282,9 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                  f"({fmt_value(d_min)} in); the 90 % rainfall (SMDM Fig. 4.1) is normally about "
                  "1 in in New York")
 
+
+def _area_checks(site, tol: float, warn: Callable[[str, str], None]) -> None:
+    """Pre/post total areas and declared facts vs the network, for :func:`site_checks`."""
     # -- engineers' slips: pre/post total areas ----------------------------------------------
     a_pre, a_post = site.pre.area_ac, site.post.area_ac
     if a_pre > 0 and abs(a_post - a_pre) > tol / 100.0 * max(a_pre, a_post):
@@ -293,14 +314,6 @@ def site_checks(site, checks: Mapping | None = None) -> tuple[list[str], list[st
                  f"the pre/post networks add {added_ft2:,.0f} ft2 of impervious area, more "
                  f"than project.disturbed_area ({dist:,.0f} ft2). Correct the declaration or "
                  "the network")
-    try:
-        for line in project_warnings(facts):
-            key = line.split(":", 1)[0]
-            if key not in accept:
-                warnings.append(line)
-    except (ImportError, AttributeError):  # pragma: no cover - facts not a ProjectFacts
-        pass
-    return problems, warnings
 
 
 def _finite(x) -> bool:

@@ -22,10 +22,10 @@ from hydrocalc.units import FT2_PER_AC
 class _Block:
     __slots__ = ("parent", "name", "index", "id", "is_array", "keys", "line")
 
-    def __init__(self, parent, name, index, is_array, line):
+    def __init__(self, parent, name, index, is_array, line) -> None:
         self.parent, self.name, self.index = parent, name, index
         self.is_array, self.line = is_array, line
-        self.id = None
+        self.id: str | None = None
         self.keys: dict[str, int] = {}
 
     def label(self) -> str:
@@ -39,7 +39,9 @@ class _Block:
 
 
 _HEADER_RE = re.compile(r"^\[(\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY_RE = re.compile(r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$""")
+_KEY_RE = re.compile(
+    r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$"""
+)
 _ID_VALUE_RE = re.compile(r"""^("([^"]*)"|'([^']*)')""")
 
 
@@ -49,7 +51,7 @@ def _split_key(raw: str) -> list[str]:
 
 
 def key_lines(text: str) -> dict[str, int]:
-    """Map each key path of a TOML text to its line number (1-based).
+    r"""Map each key path of a TOML text to its line number (1-based).
 
     Paths use the loader's labels: array-of-tables entries are labelled by their ``id``
     value when they have one (``post.subcatchment[S-2].area_ac``), otherwise by index.
@@ -58,7 +60,7 @@ def key_lines(text: str) -> dict[str, int]:
 
     Examples
     --------
-    >>> text = '[[post.subcatchment]]\\nid = "S-2"\\narea_ac = -3\\n'
+    >>> text = '[[post.subcatchment]]\nid = "S-2"\narea_ac = -3\n'
     >>> key_lines(text)["post.subcatchment[S-2].area_ac"]
     3
     """
@@ -121,8 +123,8 @@ def key_lines(text: str) -> dict[str, int]:
         label = blk.label()
         if label:
             out.setdefault(label, blk.line)
-        for k, ln in blk.keys.items():
-            out[f"{label}.{k}" if label else k] = ln
+        for keypath, ln in blk.keys.items():
+            out[f"{label}.{keypath}" if label else keypath] = ln
     return out
 
 
@@ -214,8 +216,8 @@ class _Problems:
         lo_bad = lower is not None and (x < lower or (x == lower and not lower_inclusive))
         hi_bad = upper is not None and (x > upper or (x == upper and not upper_inclusive))
         if lo_bad or hi_bad:
-            self.add(path, f"must be {_requirement(lower, upper, lower_inclusive, upper_inclusive)}; "
-                           f"got {fmt_value(x)}")
+            requirement = _requirement(lower, upper, lower_inclusive, upper_inclusive)
+            self.add(path, f"must be {requirement}; got {fmt_value(x)}")
             return None
         return int(v) if integer else x
 
@@ -237,7 +239,8 @@ class _Problems:
         v = m[key]
         if not isinstance(v, str) or v not in choices:
             hint = suggest(str(v), choices) if isinstance(v, str) else ""
-            self.add(f"{prefix}.{key}", f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
+            self.add(f"{prefix}.{key}",
+                     f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
             return None
         return v
 
@@ -246,7 +249,8 @@ class _Problems:
         k_ac, k_ft2 = f"{base}_ac", f"{base}_ft2"
         has_ac, has_ft2 = k_ac in m, k_ft2 in m
         if has_ac and has_ft2:
-            self.add(f"{prefix}.{k_ac}", f"and {k_ft2} must not both be given; got both. Keep one.")
+            self.add(f"{prefix}.{k_ac}",
+                     f"and {k_ft2} must not both be given; got both. Keep one.")
             return None
         if not (has_ac or has_ft2):
             if required:
@@ -273,7 +277,8 @@ class _Problems:
         if single_ok and isinstance(v, Mapping):
             return [v]
         if not isinstance(v, list) or not all(isinstance(e, Mapping) for e in v):
-            self.add(f"{prefix}.{key}", f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
+            self.add(f"{prefix}.{key}",
+                     f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
             return []
         return v
 
@@ -285,7 +290,8 @@ class _Problems:
         v = m[key]
         if (not isinstance(v, list) or len(v) < min_len
                 or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)):
-            self.add(f"{prefix}.{key}", f"must be a list of at least {min_len} numbers; got {_short(v)}")
+            self.add(f"{prefix}.{key}",
+                     f"must be a list of at least {min_len} numbers; got {_short(v)}")
             return None
         arr = [float(x) for x in v]
         for i, x in enumerate(arr):

@@ -1,5 +1,7 @@
-r"""Rational-method subcatchments in a site: the ``[rational]`` intensity settings, the
-``[[<scenario>.subcatchment]] method = "rational"`` entries and their design hydrographs.
+r"""Rational-method subcatchments in a site.
+
+The ``[rational]`` intensity settings, the ``[[<scenario>.subcatchment]] method =
+"rational"`` entries and their design hydrographs.
 
 The equations are those of :mod:`hydrocalc.rational` (``Q = C i A``, HEC-22 Eq. 3-1;
 composite C; intensity = depth / duration from a NOAA Atlas 14 table) plus, for an
@@ -42,7 +44,7 @@ import dataclasses
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,7 +73,7 @@ _STORM_T = re.compile(r"^(\d+(?:\.\d+)?)yr$")
 
 
 def idf_intensity_in_hr(b: float, d: float, e: float, duration_hr: float) -> float:
-    r"""Intensity from the IDF equation :math:`i = b / (t + d)^e`, t in minutes. [in/h]
+    r"""Intensity from the IDF equation :math:`i = b / (t + d)^e`, t in minutes [in/h].
 
     TxDOT *Hydraulic Design Manual* (2019), Ch. 4 Sec. 12 (rational method).
 
@@ -111,12 +113,13 @@ class RationalSettings:
         return float(m.group(1)) if m else None
 
     def intensity_in_hr(self, storm: str, duration_hr: float) -> float:
-        """Average intensity of ``storm`` for ``duration_hr`` (= Tc). [in/h]"""
+        """Average intensity of ``storm`` for ``duration_hr`` (= Tc) [in/h]."""
         if self.source == "idf":
             b, d, e = self.idf[storm]
             return idf_intensity_in_hr(b, d, e, duration_hr)
 
-        t = self.return_period(storm)
+        # the site parser requires a return period for every storm of a table source
+        t = cast(float, self.return_period(storm))
         rp = int(t) if float(t).is_integer() else t
         return intensity_in_hr(self.table, rp, duration_hr)
 
@@ -151,10 +154,12 @@ class RationalSubcatchment:
 
     @property
     def kind(self) -> str:
+        """Node kind: always ``"subcatchment"``."""
         return "subcatchment"
 
     @property
     def method(self) -> str:
+        """Runoff method: always ``"rational"``."""
         return "rational"
 
 
@@ -217,14 +222,14 @@ def parse_settings(P, m, base_dir, input_files, storm_names) -> RationalSettings
                                    f"{_short(raw_idf)}")
             return None
         for storm, coef in raw_idf.items():
-            path = f"{prefix}.idf.{storm}"
+            where = f"{prefix}.idf.{storm}"
             if not isinstance(coef, Mapping):
-                P.add(path, f"must be a table with b, d, e; got {_short(coef)}")
+                P.add(where, f"must be a table with b, d, e; got {_short(coef)}")
                 continue
-            P.unknown_keys(coef, _IDF_KEYS, path)
-            b = P.number(coef, "b", path, required=True, lower=0.0, lower_inclusive=False)
-            d = P.number(coef, "d", path, required=True, lower=0.0)
-            e = P.number(coef, "e", path, required=True, lower=0.0, lower_inclusive=False,
+            P.unknown_keys(coef, _IDF_KEYS, where)
+            b = P.number(coef, "b", where, required=True, lower=0.0, lower_inclusive=False)
+            d = P.number(coef, "d", where, required=True, lower=0.0)
+            e = P.number(coef, "e", where, required=True, lower=0.0, lower_inclusive=False,
                          upper=2.0)
             if None not in (b, d, e):
                 idf[str(storm)] = (b, d, e)
@@ -244,9 +249,10 @@ def parse_settings(P, m, base_dir, input_files, storm_names) -> RationalSettings
             P.add(f"{prefix}.return_periods_yr", f"must give the return period of storm "
                                                  f"{storm!r} (its name is not '<T>yr'); got "
                                                  "nothing")
-        elif not any(math.isclose(float(t), float(c)) for c in table.return_periods_yr):
+        elif not any(math.isclose(float(t), float(c))
+                     for c in settings.table.return_periods_yr):
             P.add(f"{prefix}.{source}", f"has no {t:g}-yr column for storm {storm!r}; its "
-                                        f"return periods are {table.return_periods_yr}")
+                                        f"return periods are {settings.table.return_periods_yr}")
     if len(P.items) > n0:
         return None
     return settings
@@ -321,7 +327,8 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx) -> RationalSubcatchment | 
     elif area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when c is given; got nothing.")
         return None
-    tc_method, tc_segments = "given", ()
+    tc_method = "given"
+    tc_segments: tuple[TcSegment, ...] = ()
     if segs:
         try:
             tc, times = _segment_travel_times(segs)
@@ -332,7 +339,9 @@ def parse_subcatchment(P, e: Mapping, path: str, ctx) -> RationalSubcatchment | 
         tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t})
                             for s, t in zip(segs, times, strict=True))
         tc_method = "segments (TR-55 Ch. 3)"
-    return RationalSubcatchment(id=sid, to=to, area_ac=float(area), c=float(c), tc_hr=float(tc),
+    # after the problem check above, to, c and tc are set (a missing one is a problem)
+    return RationalSubcatchment(id=sid, to=cast(str, to), area_ac=float(area),
+                                c=float(cast(float, c)), tc_hr=float(cast(float, tc)),
                                 c_method=c_method, covers=tuple(covers),
                                 tc_segments=tc_segments, tc_method=tc_method, description=desc)
 
@@ -356,7 +365,7 @@ def check_durations(P, settings: RationalSettings, scenarios, storm_names) -> No
 
 
 def peak_window_end_hr(hyeto, duration_hr: float) -> float:
-    """End time of the ``duration_hr`` window of ``hyeto`` with the most rainfall. [h]"""
+    """End time of the ``duration_hr`` window of ``hyeto`` with the most rainfall [h]."""
     t = np.asarray(hyeto.time_hr, dtype=float)
     p = np.asarray(hyeto.cumulative_in, dtype=float)
     before = np.interp(t - duration_hr, t, p, left=0.0)
@@ -365,8 +374,9 @@ def peak_window_end_hr(hyeto, duration_hr: float) -> float:
 
 def rational_flows(sub: RationalSubcatchment, settings: RationalSettings, storm_names,
                    hyetos, time_hr: np.ndarray) -> tuple[np.ndarray, list[dict]]:
-    """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm
-    (C, i, A, Tc, Q and the sources of i and C); see the module docstring.
+    """Hydrographs (m, nt) of one rational subcatchment on ``time_hr`` and one row per storm.
+
+    Each row gives C, i, A, Tc, Q and the sources of i and C; see the module docstring.
     """
     dt = float(time_hr[1] - time_hr[0])
     out = np.zeros((len(storm_names), time_hr.size))

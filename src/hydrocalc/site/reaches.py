@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc._validate import fmt_value
 from hydrocalc.errors import HydrocalcError
@@ -31,8 +31,10 @@ _REACH_GEOMETRY_ALL = ("diameter_in", "bottom_width_ft", "depth_ft", "side_slope
 
 
 def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None:
-    """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section`` with
-    ``length_ft``, ``slope_ftft`` (or both invert elevations) and Manning's ``n``.
+    """A ``[[<scenario>.reach]]``: ``lag_hr`` (pure lag) or a routed ``section``.
+
+    A routed section has ``length_ft``, ``slope_ftft`` (or both invert elevations) and
+    Manning's ``n``.
     """
     k0 = len(P.items)
     P.unknown_keys(e, _REACH_KEYS, path)
@@ -50,7 +52,8 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
         lag = P.number(e, "lag_hr", path, required=True, lower=0.0)
         if len(P.items) > k0:
             return None
-        return Reach(id=rid, to=to, lag_hr=lag, description=d)
+        # no problem recorded: the destination was parsed (not None)
+        return Reach(id=rid, to=cast(str, to), lag_hr=lag, description=d)
     section = P.choice(e, "section", path, _REACH_SECTIONS, required=True)
     spec: dict[str, Any] = {"section": section}
     length = P.number(e, "length_ft", path, required=True, lower=0.0, lower_inclusive=False)
@@ -96,6 +99,7 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
     if len(P.items) > k0:
         return None
 
+    sec: cv.CircularSection | cv.TrapezoidalSection | cv.UserSection
     try:
         if section == "circular":
             sec = cv.CircularSection(spec["diameter_in"])
@@ -110,7 +114,8 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
         P.add(path, f"section is invalid: {_msg(exc)}")
         return None
     try:
-        conv = cv.Conveyance(sec, length, slope, n, name=path)
+        # no problem recorded: the length, slope and n were parsed (not None)
+        conv = cv.Conveyance(sec, length, cast(float, slope), n, name=path)
     except HydrocalcError as exc:
         text = _msg(exc)
         if text.startswith("slope_ftft "):
@@ -124,7 +129,7 @@ def _parse_reach(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Reach | None
     spec.update(length_ft=length, slope_ftft=conv.slope_ftft, n=n,
                 full_flow_capacity_cfs=conv.full_flow_capacity_cfs,
                 depth_full_ft=sec.max_depth_ft)
-    return Reach(id=rid, to=to, lag_hr=0.0, description=d, conveyance=conv,
+    return Reach(id=rid, to=cast(str, to), lag_hr=0.0, description=d, conveyance=conv,
                  conveyance_spec=spec)
 
 
@@ -143,7 +148,7 @@ def _user_section_points(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> dict
         if got is None:
             return None
         xs, zs, where = got
-        for x, z, (name, lineno) in zip(xs, zs, where):
+        for x, z, (name, lineno) in zip(xs, zs, where, strict=True):
             if not (math.isfinite(x) and math.isfinite(z)):
                 P.add(f"{path}.csv", f"must hold finite numbers; got {x}, {z} at {name} "
                                      f"line {lineno}")

@@ -9,8 +9,9 @@ summed from travel-time segments (TR-55 Ch. 3, :func:`hydrocalc.tc.time_of_conce
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc import tc
 from hydrocalc._validate import fmt_value, suggest
@@ -35,8 +36,6 @@ def _lookup_cn(cover: str, hsg: str, condition: str | None) -> float:
 
 
 def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: float) -> float:
-    import warnings
-
 
     # The loader computes the percentage from areas, so impervious_composite_cn's guess that
     # a value between 0 and 1 is a fraction typed as a percentage does not apply here; a
@@ -158,9 +157,12 @@ def _parse_cover(P, c, path) -> Cover | None:
     area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
     cond = P.text(c, "condition", path) if "condition" in c else None
     cn_given = "cn" in c
-    cn = P.number(c, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if cn_given else None
+    cn = (P.number(c, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0)
+          if cn_given else None)
     if len(P.items) > n0:
         return None
+    # no problem recorded: the required cover and hsg were parsed (not None)
+    key, hsg = cast(str, key), cast(str, hsg)
     if not cn_given:
         try:
             cn = _lookup_cn(key, hsg, cond)
@@ -175,7 +177,8 @@ def _parse_cover(P, c, path) -> Cover | None:
             P.add(f"{path}.cover", f"has no curve number for HSG {hsg} in TR-55 Tables 2-2a..d "
                                    f"({key!r}); give cn for this row")
             return None
-    return Cover(cover=key, hsg=hsg, area_ac=area, cn=cn, condition=cond, cn_given=cn_given)
+    return Cover(cover=key, hsg=hsg, area_ac=area, cn=cast(float, cn), condition=cond,
+                 cn_given=cn_given)
 
 
 def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
@@ -211,7 +214,8 @@ def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
     elif kind == "shallow":
         seg["surface"] = P.choice(s, "surface", path, ("unpaved", "paved"), required=True)
     else:
-        seg["n"] = P.number(s, "n", path, required=True, lower=0.0, lower_inclusive=False, upper=1.0)
+        seg["n"] = P.number(s, "n", path, required=True, lower=0.0, lower_inclusive=False,
+                            upper=1.0)
         seg["area_ft2"] = P.number(s, "area_ft2", path, required=True, lower=0.0,
                                    lower_inclusive=False)
         seg["wetted_perimeter_ft"] = P.number(s, "wetted_perimeter_ft", path, required=True,
@@ -221,27 +225,15 @@ def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
     return seg
 
 
-def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subcatchment | None:
-    n0 = len(P.items)
-    csv_line = e.get("__line__")
-    if csv_line:
-        P.csv_lines[path] = csv_line
-        e = {k: v for k, v in e.items() if k != "__line__"}
-    P.unknown_keys(e, _SUB_KEYS, path)
-    sid = P.text(e, "id", path, required=True)
-    to = _to(P, e, path)
-    desc = P.text(e, "description", path, default="") or ""
-    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
-    has_area = "area_ac" in e or "area_ft2" in e
-    imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
-    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False, lower_inclusive=True) or 0.0
-    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
+def _parse_cn_inputs(P: _Problems, e: Mapping, path: str,
+                     imp: float) -> tuple[Any, list[Cover]]:
+    """The given composite CN (or None) and the parsed cover rows of a subcatchment entry."""
     covers_raw = P.tables(e, "cover", path) if "cover" in e else []
     has_cn = "cn" in e
     if has_cn and covers_raw:
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
-    elif not has_cn and not covers_raw and imp_c + imp_u <= 0:
+    elif not has_cn and not covers_raw and imp <= 0:
         P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
                             "cn, land-cover rows with cover, hsg and area_ac, or, for an "
                             "all-impervious subcatchment, impervious_connected_ac / "
@@ -252,25 +244,34 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
         cv = _parse_cover(P, c, f"{path}.cover[{i}]")
         if cv is not None:
             covers.append(cv)
-    # Tc
+    return cn, covers
+
+
+def _parse_tc_inputs(P: _Problems, e: Mapping, path: str,
+                     ctx: _Ctx) -> tuple[Any, list[dict]]:
+    """The given Tc [h] (or None) and the parsed Tc segments of a subcatchment entry."""
     has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
+    cover_rows = e.get("cover")
     if has_tc and segs_raw:
         P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
     elif not has_tc and not segs_raw and not any(
             isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c)
-            for c in (e.get("cover") if isinstance(e.get("cover"), list) else [])):
+            for c in (cover_rows if isinstance(cover_rows, list) else [])):
         # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
-    tc_hr = P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_tc else None
+    tc_hr = (P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0)
+             if has_tc else None)
     segs = []
     for i, s in enumerate(segs_raw):
         seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
         if seg is not None:
             segs.append(seg)
-    if len(P.items) > n0:
-        return None
-    # derived values
-    imp = imp_c + imp_u
+    return tc_hr, segs
+
+
+def _derived_cn(P: _Problems, path: str, covers: list[Cover], cn: Any, area: Any,
+                has_area: bool, imp: float, imp_u: float) -> tuple[Any, Any, str, Any] | None:
+    """Area [ac], CN, CN method and pervious CN of a parsed subcatchment; None on a problem."""
     cn_method, pervious_cn = "given", None
     if covers:
         cover_area = sum(c.area_ac for c in covers)
@@ -316,23 +317,64 @@ def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subca
                                                  f"area_ac ({fmt_value(area)}); got "
                                                  f"{fmt_value(imp)}")
         return None
+    return area, cn, cn_method, pervious_cn
+
+
+def _segment_tc(P: _Problems, path: str,
+                segs: list[dict]) -> tuple[float, tuple[TcSegment, ...]] | None:
+    """Tc [h] and the timed segments of a parsed segment list; None on a problem."""
+    try:
+        tc_hr, times = _segment_travel_times(segs)
+    except ImportError:
+        P.add(f"{path}.tc_segment", "cannot be computed: hydrocalc.tc is not available; give "
+                                    "tc_hr")
+        return None
+    except HydrocalcError as exc:
+        P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
+        return None
+    return tc_hr, tuple(TcSegment(**{**s, "travel_time_hr": t})
+                        for s, t in zip(segs, times, strict=True))
+
+
+def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subcatchment | None:
+    n0 = len(P.items)
+    csv_line = e.get("__line__")
+    if csv_line:
+        P.csv_lines[path] = csv_line
+        e = {k: v for k, v in e.items() if k != "__line__"}
+    P.unknown_keys(e, _SUB_KEYS, path)
+    sid = P.text(e, "id", path, required=True)
+    to = _to(P, e, path)
+    desc = P.text(e, "description", path, default="") or ""
+    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
+    has_area = "area_ac" in e or "area_ft2" in e
+    imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
+    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False,
+                      lower_inclusive=True) or 0.0
+    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
+    cn, covers = _parse_cn_inputs(P, e, path, imp_c + imp_u)
+    tc_hr, segs = _parse_tc_inputs(P, e, path, ctx)
+    if len(P.items) > n0:
+        return None
+    # derived values
+    imp = imp_c + imp_u
+    derived = _derived_cn(P, path, covers, cn, area, has_area, imp, imp_u)
+    if derived is None:
+        return None
+    area, cn, cn_method, pervious_cn = derived
     tc_method = "given"
     tc_segments: tuple[TcSegment, ...] = ()
     if segs:
-        try:
-            tc_hr, times = _segment_travel_times(segs)
-        except ImportError:
-            P.add(f"{path}.tc_segment", "cannot be computed: hydrocalc.tc is not available; give "
-                                        "tc_hr")
+        timed = _segment_tc(P, path, segs)
+        if timed is None:
             return None
-        except HydrocalcError as exc:
-            P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
-            return None
-        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t}) for s, t in zip(segs, times, strict=True))
+        tc_hr, tc_segments = timed
         tc_method = "segments (TR-55 Ch. 3)"
     if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
         imp_hsg = covers[0].hsg
-    return Subcatchment(id=sid, to=to, area_ac=float(area), cn=float(cn), tc_hr=float(tc_hr),
+    # no problem recorded: the destination and Tc were parsed (not None)
+    return Subcatchment(id=sid, to=cast(str, to), area_ac=float(area), cn=float(cn),
+                        tc_hr=float(cast(float, tc_hr)),
                         impervious_connected_ac=float(imp_c),
                         impervious_unconnected_ac=float(imp_u), impervious_hsg=imp_hsg,
                         covers=tuple(covers), tc_segments=tc_segments, pervious_cn=pervious_cn,

@@ -105,8 +105,9 @@ class Sweep:
 
     @functools.cached_property
     def _value_plan(self) -> tuple[tuple[str, int, tuple], ...]:
-        """``(column, group position, values)`` giving :meth:`values` its entries in order:
-        a column's value comes from the last variation of that name in group order.
+        """``(column, group position, values)`` giving :meth:`values` its entries in order.
+
+        A column's value comes from the last variation of that name in group order.
         """
         source: dict[str, tuple[int, tuple]] = {}
         for g, (_, ix) in enumerate(self.groups):

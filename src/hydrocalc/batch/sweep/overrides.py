@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc import rainfall
 from hydrocalc import site as site_mod
@@ -87,7 +87,8 @@ def _outlet_bounds(site_mod, kind: str, key: str):
     return (float(lo), inc, None, True, key == "end_contractions")
 
 
-def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
+# C901 waived: one short branch per override kind, all filling the same change dicts
+def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,  # noqa: C901
                     node_cache: dict | None = None):
     """Return a copy of ``site`` with the overrides applied (in order).
 
@@ -127,7 +128,8 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
     for target, op, value in overrides:
         label = target.label
         kind = target.kind
-        key = (target.scenario, target.node)
+        # the node kinds (the only users of key and item) always carry scenario, node, item
+        key = cast(tuple[str, str], (target.scenario, target.node))
         if kind == "storm_depth":
             base = depths.get(target.attr, site.storms.depths_in[target.attr])
             new = _combine(op, base, value)
@@ -159,13 +161,14 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
                 raise InputError(f"{label} has no value in the base site to {op}; use op = "
                                  "\"set\"")
             new = _combine(op, base, value)
-            bounds = {"subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS,
-                      "reach": _REACH_ATTRS}[target.node_kind][target.attr]
+            by_kind: dict[str, dict[str, tuple]] = {
+                "subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS, "reach": _REACH_ATTRS}
+            bounds = by_kind[target.node_kind][target.attr]
             changes[target.attr] = _check(new, bounds, label, (op, base, value))
         elif kind == "outlet":
             node = site.scenarios[target.scenario].nodes[target.node]
             specs = outlets.setdefault(key, [dict(s) for s in node.outlet_spec])
-            spec = specs[target.item]
+            spec = specs[cast(int, target.item)]
             base = spec.get(target.attr)
             if base is None and op != "set":
                 raise InputError(f"{label} has no value in the base site to {op}; use op = "
@@ -186,7 +189,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
         elif kind == "storage":
             node = site.scenarios[target.scenario].nodes[target.node]
             specs = storages.setdefault(key, [dict(s) for s in node.storage_spec])
-            spec = specs[target.item]
+            spec = specs[cast(int, target.item)]
             base = spec[target.attr]
             new = _combine(op, base, value)
             spec[target.attr] = _check(new, _STORAGE_ATTRS[target.attr], label,
@@ -197,10 +200,11 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
     new_site = site
     if depths or storms:
         st = site.storms
-        changes: dict[str, Any] = dict(storms)
+        storm_changes: dict[str, Any] = dict(storms)
         if depths:
-            changes["depths_in"] = {**st.depths_in, **depths}
-        new_site = dataclasses.replace(new_site, storms=dataclasses.replace(st, **changes))
+            storm_changes["depths_in"] = {**st.depths_in, **depths}
+        new_site = dataclasses.replace(new_site,
+                                       storms=dataclasses.replace(st, **storm_changes))
     if options:
         new_site = dataclasses.replace(new_site, options=dataclasses.replace(site.options,
                                                                              **options))
@@ -230,7 +234,7 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
                             continue
                     base = n
                     n = _rebuild_node(site_mod, n, *args, f"{sc_name}.{single}[{n.id}]")
-                    if ck is not None:
+                    if ck is not None and node_cache is not None:  # ck is set only with a cache
                         if len(node_cache) >= _NODE_CACHE_SIZE:
                             node_cache.clear()
                         node_cache[ck] = (base, n)
@@ -241,10 +245,12 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
 
 
 def _same_topology(base, new):
-    """``new`` with the topology ``base`` has computed (``order``, ``upstream``) when its
-    links are exactly the base's (the same node ids, in the same order, draining to the
-    same nodes): a varied attribute seldom changes a link, and each scenario would otherwise
-    sort its network again. The values are the base's own objects (shared, never modified).
+    """``new`` with the topology ``base`` has computed when its links are exactly the base's.
+
+    The topology is (``order``, ``upstream``); the links match when they have the same node
+    ids, in the same order, draining to the same nodes. A varied attribute seldom changes a
+    link, and each scenario would otherwise sort its network again. The values are the base's
+    own objects (shared, never modified).
     """
     edges = new.edges
     if list(edges.items()) != list(base.edges.items()):
@@ -266,7 +272,8 @@ def _check_distribution(value, label: str) -> str:
     return value
 
 
-def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_specs, path):
+def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_specs,
+                  path: str) -> Any:
     """Apply attribute changes and rebuild devices/storage of one node, re-validating."""
     new = dataclasses.replace(node, **changes) if changes else node
     if node.kind == "subcatchment":

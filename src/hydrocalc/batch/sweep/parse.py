@@ -16,6 +16,7 @@ import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 
@@ -139,6 +140,57 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     problems: list[str] = []
     if not isinstance(doc, Mapping):
         raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")
+    base_raw, name, combine, seed, samples, storm_sel, description, vary = _top_values(
+        doc, where, path, problems)
+    bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+    if problems:
+        raise InputError("\n".join(problems))
+    base_raw = cast(str, base_raw)  # no problem recorded: a non-empty string
+
+    base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
+        else pathlib.Path(base_raw)
+    if site is None:
+        if not base_path.is_file():
+            raise InputError(f"{where}: base must be an existing site file (relative to the "
+                             f"sweep file); got {base_raw!r}")
+        site = load_site(base_path)
+    if storm_sel is not None:
+        for s in storm_sel:
+            if s not in site.storms.depths_in:
+                problems.append(f"{where}: storms must name storms of the base site; got {s!r}"
+                                f"{suggest(s, site.storms.names)} Available: "
+                                f"{', '.join(site.storms.names)}")
+
+    rng_spec: list = []
+    entries = _vary_entries(vary, where, site, problems, rng_spec)
+    if rng_spec:
+        if seed is None:
+            problems.append(f"{where}: seed is required when a [[vary]] entry is random "
+                            "(uniform, normal or choice); add seed = <integer>")
+        if samples is None:
+            problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
+                            "add samples = <number of draws>")
+    if problems:
+        raise InputError("\n".join(problems))
+
+    draws = _draws(rng_spec, seed, samples)
+    variations = _variations(entries, draws, combine, where, problems)
+    if problems:
+        raise InputError("\n".join(problems))
+    sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
+                  combine=combine, seed=seed, samples=samples,
+                  storms=tuple(storm_sel) if storm_sel else None,
+                  description=description if isinstance(description, str) else "",
+                  where=where)
+    if sweep.n_scenarios > 10_000_000:
+        raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
+                         f"{sweep.n_scenarios:,}. Use fewer values or random sampling")
+    return sweep
+
+
+def _top_values(doc: Mapping, where: str, path: pathlib.Path | None,
+                problems: list[str]) -> tuple:
+    """The top-level values of a sweep document, each checked (problems appended)."""
     for k in doc:
         if k not in _TOP_KEYS:
             problems.append(f"{where}: unknown key {k}{suggest(str(k), _TOP_KEYS)}")
@@ -146,7 +198,6 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     if not isinstance(base_raw, str) or not base_raw:
         problems.append(f"{where}: base must be the path of the site file (relative to the sweep "
                         f"file); got {base_raw!r}")
-    bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
     name = doc.get("name", path.stem if path is not None else "sweep")
     if not isinstance(name, str) or not name:
         problems.append(f"{where}: name must be a non-empty string; got {name!r}")
@@ -171,24 +222,11 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     if not isinstance(vary, list) or not all(isinstance(v, Mapping) for v in vary):
         problems.append(f"{where}: vary must be an array of tables ([[vary]]); got {vary!r}")
         vary = []
-    if problems:
-        raise InputError("\n".join(problems))
+    return base_raw, name, combine, seed, samples, storm_sel, description, vary
 
-    base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
-        else pathlib.Path(base_raw)
-    if site is None:
-        if not base_path.is_file():
-            raise InputError(f"{where}: base must be an existing site file (relative to the "
-                             f"sweep file); got {base_raw!r}")
-        site = load_site(base_path)
-    if storm_sel is not None:
-        for s in storm_sel:
-            if s not in site.storms.depths_in:
-                problems.append(f"{where}: storms must name storms of the base site; got {s!r}"
-                                f"{suggest(s, site.storms.names)} Available: "
-                                f"{', '.join(site.storms.names)}")
 
-    rng_spec: list = []
+def _vary_entries(vary: list, where: str, site, problems: list[str], rng_spec: list) -> list:
+    """The checked ``[[vary]]`` entries as tuples (problems appended, random specs collected)."""
     entries = []
     labels_seen: set[str] = set()
     for i, e in enumerate(vary):
@@ -230,16 +268,11 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
                 problems.append(f"{p}.{src} may hold text only for storms.distribution with "
                                 f"op = \"set\"; got {e[src]!r}")
         entries.append((field, op, vals, group, label, targets, src))
-    if rng_spec:
-        if seed is None:
-            problems.append(f"{where}: seed is required when a [[vary]] entry is random "
-                            "(uniform, normal or choice); add seed = <integer>")
-        if samples is None:
-            problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
-                            "add samples = <number of draws>")
-    if problems:
-        raise InputError("\n".join(problems))
+    return entries
 
+
+def _draws(rng_spec: list, seed: int | None, samples: int | None) -> list:
+    """The random draws of every random entry, in file order (seeded)."""
     draws = []
     if rng_spec:
         rng = np.random.default_rng(seed)
@@ -251,6 +284,12 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
             else:
                 d = np.asarray(spec, dtype=object)[rng.integers(0, len(spec), samples)]
             draws.append(tuple(x if isinstance(x, str) else float(x) for x in d))
+    return draws
+
+
+def _variations(entries: list, draws: list, combine: str, where: str,
+                problems: list[str]) -> list:
+    """The :class:`Variation` of each entry; equal value counts checked per group."""
     variations = []
     for field, op, vals, group, label, targets, src in entries:
         if vals[0] == "random" and len(vals) == 2 and isinstance(vals[1], int) and src in _RANDOM:
@@ -258,7 +297,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         if combine == "zip":
             group = "zip"
         variations.append(Variation(field=field, op=op, values=tuple(vals), group=group,
-                                    label=label, targets=targets, source=src))
+                                    label=label, targets=cast(tuple, targets), source=src))
     sizes: dict[str, set] = {}
     for v in variations:
         sizes.setdefault(v.group, set()).add(len(v.values))
@@ -268,17 +307,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
                 f"entries of group {g!r}"
             problems.append(f"{where}: {what} must have the same number of values; got "
                             f"{', '.join(str(n) for n in sorted(s))}")
-    if problems:
-        raise InputError("\n".join(problems))
-    sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
-                  combine=combine, seed=seed, samples=samples,
-                  storms=tuple(storm_sel) if storm_sel else None,
-                  description=description if isinstance(description, str) else "",
-                  where=where)
-    if sweep.n_scenarios > 10_000_000:
-        raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
-                         f"{sweep.n_scenarios:,}. Use fewer values or random sampling")
-    return sweep
+    return variations
 
 
 def load_sweep(path, *, site=None) -> Sweep:

@@ -1,5 +1,7 @@
-"""Daily MUSLE sediment accumulation in a trap through a construction period, and the
-dates it reaches the cleanout mark (:func:`cleanout_schedule`, :class:`CleanoutSchedule`).
+"""Daily MUSLE sediment accumulation in a trap through a construction period.
+
+Also the dates it reaches the cleanout mark (:func:`cleanout_schedule`,
+:class:`CleanoutSchedule`).
 """
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import warnings
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -38,12 +41,12 @@ class CleanoutSchedule:
 
     @property
     def total_yield_tons(self) -> float:
-        """MUSLE yield over the period. [short ton]"""
+        """MUSLE yield over the period [short ton]."""
         return float(self.daily["yield_tons"].sum())
 
     @property
     def total_trapped_ft3(self) -> float:
-        """Sediment volume deposited over the period. [ft3]"""
+        """Sediment volume deposited over the period [ft3]."""
         return float(self.daily["trapped_ft3"].sum())
 
     def to_dict(self) -> dict:
@@ -142,19 +145,23 @@ def cleanout_schedule(
     and P are constant through the period; Ia/P outside the Table F-1 range uses the
     limiting value (TR-55) and is reported in ``warnings``.
     """
-    trap.require_musle()
+    trap.require_musle()  # from here on every MUSLE input of the trap is set (not None)
+    cn, tc_hr = cast(float, trap.cn), cast(float, trap.tc_hr)
+    k_factor, c_factor = cast(float, trap.k_factor), cast(float, trap.c_factor)
+    p_factor = cast(float, trap.p_factor)
+    dry_unit_weight_lb_ft3 = cast(float, trap.dry_unit_weight_lb_ft3)
     chk = trap.check(cleanout_frac=cleanout_frac)
 
     precip_in = as_daily_series(precip_in)  # the one daily-rain rule: sorted, no duplicates
     p = precip_in.to_numpy()
     area_ac = float(trap.drainage_area_ac)
 
-    q_in = np.asarray(runoff_depth(p, trap.cn), dtype=float)
+    q_in = np.asarray(runoff_depth(p, cn), dtype=float)
     notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RangeWarning)
         qp = np.asarray(
-            graphical_peak_discharge(area_ac / 640.0, trap.cn, trap.tc_hr, p,
+            graphical_peak_discharge(area_ac / 640.0, cn, tc_hr, p,
                                      rainfall_type=rainfall_type),
             dtype=float,
         )
@@ -163,12 +170,12 @@ def cleanout_schedule(
             notes.append(f"TR-55 peak: {w.message}")
     q_acft = q_in * area_ac / 12.0
     y = np.asarray(
-        musle_yield_tons(q_acft, qp, trap.k_factor, trap.ls, trap.c_factor, trap.p_factor,
+        musle_yield_tons(q_acft, qp, k_factor, trap.ls, c_factor, p_factor,
                          coefficient=coefficient),
         dtype=float,
     )
     trapped = np.asarray(sediment_volume_ft3(y * trap.trap_efficiency_frac,
-                                             trap.dry_unit_weight_lb_ft3), dtype=float)
+                                             dry_unit_weight_lb_ft3), dtype=float)
     limit = chk.cleanout_volume_ft3
     acc = np.empty_like(trapped)
     before = np.empty_like(trapped)

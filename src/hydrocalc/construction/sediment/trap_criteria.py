@@ -149,7 +149,7 @@ def required_storage_ft3(
     runoff_in: npt.ArrayLike | None = None,
     zones: bool = False,
 ):
-    """Required storage of a sediment trap or basin under a named criteria.
+    r"""Required storage of a sediment trap or basin under a named criteria.
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ def required_storage_ft3(
     Notes
     -----
     ``per_acre``: :math:`V = v_{ac} A`. ``runoff_volume``: each zone holds
-    ``multiple x runoff`` over the drainage area, :math:`V = (m_l + m_u)\\,Q A`.
+    ``multiple x runoff`` over the drainage area, :math:`V = (m_l + m_u)\,Q A`.
     Every result carries the criteria's source and verification status; print
     ``criteria(key).label`` with it.
 

@@ -8,8 +8,9 @@ Functions (flows in ft3/s, lengths in ft, US customary units throughout):
   backwater (gradually varied flow) profile for partly full barrels.
 * :func:`culvert_headwater_ft` - the larger of the two and the controlling regime.
 * :func:`critical_depth_ft` - critical depth in a circular or box barrel.
-* :class:`Culvert` - the pond outlet device (re-exported as ``hydrocalc.hydraulics.outlets.Culvert``),
-  usable wherever devices are (``route_reservoir``, batch routing, an
+* :class:`Culvert` - the pond outlet device (re-exported as
+  ``hydrocalc.hydraulics.outlets.Culvert``), usable wherever devices are
+  (``route_reservoir``, batch routing, an
   :class:`~hydrocalc.hydraulics.outlets.OutletStructure` ``barrel=``).
 
 Headwater HW is the depth of the upstream energy (pond level, approach velocity neglected)
@@ -88,10 +89,12 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -220,7 +223,7 @@ def inlet_coefficients(inlet: str, shape: str | None = None) -> dict:
 # -- geometry -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Barrel:
-    """One barrel's geometry: circular (rise = span = D) or box (span B, rise D). [ft]"""
+    """One barrel's geometry: circular (rise = span = D) or box (span B, rise D) [ft]."""
 
     shape: str
     span_ft: float
@@ -239,8 +242,9 @@ class _Barrel:
         return 2.0 * (self.span_ft + self.rise_ft)
 
     def geometry(self, y):
-        """Area, wetted perimeter, top width at depth y (full section at and above the
-        crown, top width 0 there). [ft2, ft, ft]
+        """Area, wetted perimeter, top width at depth y [ft2, ft, ft].
+
+        Full section at and above the crown, top width 0 there.
         """
         d = self.rise_ft
         yc = np.clip(y, 0.0, d)
@@ -289,7 +293,7 @@ def _barrels(barrels) -> int:
 
 
 def _critical_depth(bar: _Barrel, q: np.ndarray) -> np.ndarray:
-    """Critical depth of flows q (one barrel), capped at the rise (HDS-5: dc <= D). [ft]"""
+    """Critical depth of flows q (one barrel), capped at the rise (HDS-5: dc <= D) [ft]."""
     q = np.asarray(q, dtype=float)
     d = bar.rise_ft
     if bar.shape == "box":
@@ -311,7 +315,7 @@ def _critical_depth(bar: _Barrel, q: np.ndarray) -> np.ndarray:
 
 def critical_depth_ft(flow_cfs: npt.ArrayLike, *, shape: str, diameter_in=None, span_ft=None,
                       rise_ft=None, barrels: int = 1):
-    r"""Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``). [ft]
+    r"""Critical depth in each barrel at ``flow_cfs`` (split equally among ``barrels``) [ft].
 
     Parameters
     ----------
@@ -400,7 +404,7 @@ def _inlet_hw(bar: _Barrel, coef: dict, q: np.ndarray, slope: float) -> np.ndarr
 def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: str,
                                diameter_in=None, span_ft=None, rise_ft=None,
                                slope_ftft: float = 0.0, barrels: int = 1):
-    r"""Inlet control headwater above the inlet invert (FHWA HDS-5 Appendix A). [ft]
+    r"""Inlet control headwater above the inlet invert (FHWA HDS-5 Appendix A) [ft].
 
     Parameters
     ----------
@@ -454,9 +458,10 @@ def inlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, inlet: st
 
 # -- outlet control -------------------------------------------------------------------------
 def _friction_slope(n: float, q, area, perim):
-    """Friction slope S_f = (Q / K)^2 with the conveyance K = (1.49 / n) A R^(2/3)
-    (Manning's equation with the TR-55 Eq. 3-4 constant).
-    [ft/ft]; infinite where the section is dry.
+    """Friction slope S_f = (Q / K)^2, infinite where the section is dry [ft/ft].
+
+    The conveyance is K = (1.49 / n) A R^(2/3) (Manning's equation with the TR-55 Eq. 3-4
+    constant).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(perim > 0, area / np.where(perim > 0, perim, 1.0), 0.0)
@@ -466,8 +471,9 @@ def _friction_slope(n: float, q, area, perim):
 
 def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start: np.ndarray,
                  dc: np.ndarray, length: float, slope: float, n: float):
-    """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the
-    barrel, integrating dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
+    """Subcritical (gradually varied flow) profile from the outlet (depth y_start) up the barrel.
+
+    Integrates dy/dx = (S0 - Sf) / (1 - Fr^2) (Chow 1959, Ch. 9; Heun steps).
     Returns the depth (pressure head above the invert once full) at the inlet, NaN where the
     profile would fall to critical depth (no subcritical profile: supercritical barrel).
     """
@@ -488,7 +494,7 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(den > 1e-6, (sf - slope) / np.where(den > 1e-6, den, 1.0), -np.inf)
 
-    for x0, x1 in zip(xs[:-1], xs[1:]):
+    for x0, x1 in zip(xs[:-1], xs[1:], strict=True):
         h = x1 - x0
         k1 = rate(y)
         yp = y + h * k1
@@ -503,8 +509,9 @@ def _gvf_profile(geometry, rise_ft: float, closed: bool, q: np.ndarray, y_start:
 
 
 def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
-    """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry``
-    (depth -> area, wetted perimeter, top width), searched in (0, y_hi]. [ft]
+    """Critical depth (Q^2 T = g A^3) of flows q in any section given by ``geometry`` [ft].
+
+    ``geometry`` maps depth -> area, wetted perimeter, top width; searched in (0, y_hi].
     """
     target = q * q / _G
     lo, hi = np.zeros_like(q), np.full_like(q, y_hi)
@@ -520,7 +527,7 @@ def critical_depth_section(geometry, q: np.ndarray, y_hi: float) -> np.ndarray:
 
 def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cfs,
                             *, length_ft: float, slope_ftft: float, n: float) -> np.ndarray:
-    r"""Depth at the upstream end of an adverse reach with a free outfall. [ft]
+    r"""Depth at the upstream end of an adverse reach with a free outfall [ft].
 
     For steady flows ``flow_cfs``: the subcritical backwater profile from critical depth at
     the outfall, integrated upstream by :math:`dy/dx_{up} = (S_f - S)/(1 - F^2)` (Chow [1]_
@@ -566,9 +573,10 @@ def adverse_reach_levels_ft(geometry, max_depth_ft: float, closed: bool, flow_cf
 
 def _outlet_hw(bar: _Barrel, q: np.ndarray, *, length: float, slope: float, n: float,
                ke: float, tw_depth: float | None) -> np.ndarray:
-    """Outlet control headwater above the inlet invert for flows q (one barrel); tw_depth is
-    the tailwater above the outlet invert (None: free). NaN where outlet control cannot
-    govern (supercritical barrel).
+    """Outlet control headwater above the inlet invert for flows q (one barrel) [ft].
+
+    tw_depth is the tailwater above the outlet invert (None: free). NaN where outlet control
+    cannot govern (supercritical barrel).
     """
     d, a_full = bar.rise_ft, bar.area_ft2
     r_full = a_full / bar.perimeter_ft
@@ -605,7 +613,8 @@ def _check_outlet_inputs(length_ft, n, ke):
                               hint="Manning's n of the barrel, e.g. 0.012 concrete, "
                                    "0.024 corrugated metal"))
     kke = float(as_float_array(ke, "ke", lower=0.0, upper=2.0,
-                               hint="the HDS-5 entrance loss table gives 0.2-0.9 by entrance type"))
+                               hint="the HDS-5 entrance loss table gives 0.2-0.9 "
+                                    "by entrance type"))
     return length, nn, kke
 
 
@@ -613,7 +622,7 @@ def outlet_control_headwater_ft(flow_cfs: npt.ArrayLike, *, shape: str, length_f
                                 n: float, ke: float, diameter_in=None, span_ft=None,
                                 rise_ft=None, slope_ftft: float = 0.0, barrels: int = 1,
                                 tailwater_ft: float | None = None):
-    r"""Outlet control headwater above the inlet invert (FHWA HDS-5 Ch. 3). [ft]
+    r"""Outlet control headwater above the inlet invert (FHWA HDS-5 Ch. 3) [ft].
 
     Parameters
     ----------
@@ -768,8 +777,10 @@ class CulvertHeadwater(tuple):
     _KEYS = ("headwater_ft", "control", "inlet_ft", "outlet_ft")
 
     def __new__(cls, headwater_ft, control, inlet_ft, outlet_ft):
+        """Build the result; the tuple holds ``(headwater_ft, control)``, all four by key."""
         obj = super().__new__(cls, (headwater_ft, control))
-        obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft)))
+        obj._values = dict(zip(cls._KEYS, (headwater_ft, control, inlet_ft, outlet_ft),
+                                strict=True))
         return obj
 
     def __getitem__(self, key):
@@ -786,6 +797,7 @@ class CulvertHeadwater(tuple):
         raise AttributeError(name)
 
     def keys(self):
+        """Names of the result's values (as a dict's ``keys()``)."""
         return self._values.keys()
 
     def __reduce__(self):
@@ -889,6 +901,11 @@ class Culvert(Device):
     #: may be the ``barrel=`` of an OutletStructure (devices in series)
     _series_barrel = True
 
+    if TYPE_CHECKING:  # set by __post_init__ (object.__setattr__), not dataclass fields
+        _bar: _Barrel = field(init=False)
+        _coef: dict = field(init=False)
+        _tables: dict = field(init=False)
+
     def __post_init__(self):
         bar = _barrel(self.shape, self.diameter_in, self.span_ft, self.rise_ft)
         coef = inlet_coefficients(self.inlet, self.shape)
@@ -936,32 +953,44 @@ class Culvert(Device):
                 "Ks": c["Ks"], "chart": str(c["chart"]), "scale": str(c["scale"])}
 
     def shifted(self, by_ft: float) -> Culvert:
-        import dataclasses
-
+        """A copy with both inverts moved by ``by_ft`` [ft]."""
         with warnings.catch_warnings():   # an adverse barrel was announced once already
             warnings.simplefilter("ignore", RangeWarning)
             return dataclasses.replace(self, inlet_invert_ft=self.inlet_invert_ft + by_ft,
-                                       outlet_invert_ft=self.outlet_invert_ft + by_ft,
+                                       outlet_invert_ft=self._outlet_ft + by_ft,
                                        slope_ftft=None)
 
     @property
     def lowest_ft(self) -> float:
-        """Inlet invert, or the outlet invert when higher (adverse barrel). [ft]"""
-        return max(self.inlet_invert_ft, self.outlet_invert_ft)
+        """Inlet invert, or the outlet invert when higher (adverse barrel) [ft]."""
+        return max(self.inlet_invert_ft, self._outlet_ft)
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: lowest invert, crown, 1.5 rises [ft]."""
         d = self._bar.rise_ft
         return (self.lowest_ft, self.inlet_invert_ft + d, self.inlet_invert_ft + 1.5 * d)
 
     @property
     def free_below_ft(self) -> float:
-        return self.outlet_invert_ft
+        """A tailwater at or below the outlet invert leaves the rating free [ft]."""
+        return self._outlet_ft
+
+    @property
+    def _outlet_ft(self) -> float:
+        """Outlet invert [ft]; ``__post_init__`` always sets it (given or from the slope)."""
+        return cast(float, self.outlet_invert_ft)
+
+    @property
+    def _slope(self) -> float:
+        """Barrel slope [ft/ft]; ``__post_init__`` always sets it (given or from the inverts)."""
+        return cast(float, self.slope_ftft)
 
     # -- ratings
     def headwater_ft(self, flow_cfs, tailwater_ft=None):
-        """Controlling headwater above the inlet invert at ``flow_cfs`` (all barrels), with
-        an optional tailwater level in the device's frame. Returns the dict of
+        """Controlling headwater above the inlet invert at ``flow_cfs`` (all barrels).
+
+        With an optional tailwater level in the device's frame. Returns the dict of
         :func:`culvert_headwater_ft`.
         """
         tw = None if tailwater_ft is None else float(tailwater_ft) - self.outlet_invert_ft
@@ -985,8 +1014,8 @@ class Culvert(Device):
         x_max = math.sqrt(max(_GRID_HEAD_RISES - coef["Y"], 1.0) / coef["c"])
         q_max = x_max * a * math.sqrt(d) / KU
         q = np.concatenate([[0.0], q_max * np.geomspace(1e-6, 1.0, _GRID_POINTS - 1)])
-        hwi = _inlet_hw(bar, coef, q, self.slope_ftft)
-        hwo = _outlet_hw(bar, q, length=self.length_ft, slope=self.slope_ftft, n=self.n,
+        hwi = _inlet_hw(bar, coef, q, self._slope)
+        hwo = _outlet_hw(bar, q, length=self.length_ft, slope=self._slope, n=self.n,
                          ke=self.ke, tw_depth=tw_depth)
         hw = np.where(np.isfinite(hwo), np.maximum(hwi, hwo), hwi)
         hw = np.maximum.accumulate(hw) + np.arange(q.size) * 1e-12

@@ -62,7 +62,7 @@ class Device:
     name: str
 
     def discharge_cfs(self, stage_ft: npt.ArrayLike, tailwater_ft: npt.ArrayLike | None = None):
-        """Discharge at ``stage_ft`` (stage above the pond bottom). [ft3/s]
+        """Discharge at ``stage_ft`` (stage above the pond bottom) [ft3/s].
 
         Parameters
         ----------
@@ -89,28 +89,32 @@ class Device:
         raise NotImplementedError
 
     def _flow_tw(self, stage: np.ndarray, tw: np.ndarray) -> np.ndarray:
-        """Discharge with a tailwater ``tw`` (stage frame); default: the free rating when the
-        tailwater is below the device, else a refusal (device without a submerged rule).
+        """Discharge with a tailwater ``tw`` (stage frame).
+
+        Default: the free rating when the tailwater is below the device, else a refusal
+        (device without a submerged rule).
         """
         raise InputError(f"{type(self).__name__} '{self.name}' has no tailwater rule; got a "
                          "tailwater. Route it with a free outfall")
 
     def shifted(self, by_ft: float) -> Device:
-        """A copy with every invert and crest moved by ``by_ft`` (e.g. from elevations to
-        stages above the pond bottom: ``by_ft = -bottom elevation``).
+        """A copy with every invert and crest moved by ``by_ft``.
+
+        E.g. from elevations to stages above the pond bottom: ``by_ft = -bottom elevation``.
         """
         changes = {k: getattr(self, k) + by_ft for k in ("invert_ft", "crest_ft")
                    if hasattr(self, k)}
-        return dataclasses.replace(self, **changes) if changes else self
+        # every concrete device is a dataclass; Device itself only declares the protocol
+        return dataclasses.replace(self, **changes) if changes else self  # type: ignore[type-var]
 
     @property
     def lowest_ft(self) -> float:  # pragma: no cover - abstract
-        """Stage below which the device passes nothing. [ft]"""
+        """Stage below which the device passes nothing [ft]."""
         raise NotImplementedError
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
-        """Stages where the rating changes form (inverts, crowns, crests). [ft]"""
+        """Stages where the rating changes form (inverts, crowns, crests) [ft]."""
         return (self.lowest_ft,)
 
     def bind(self, stage_storage) -> Device:
@@ -127,7 +131,9 @@ class Device:
 
     def _components_tw(self, stage: np.ndarray,
                        tw: np.ndarray) -> list[tuple[Device, np.ndarray]]:
-        """(device, flow) with a tailwater ``tw`` (stage frame). On a 2-D grid the rows
+        """(device, flow) with a tailwater ``tw`` (stage frame).
+
+        On a 2-D grid the rows
         (first axis) hold one tailwater each and every row the same stages; rows whose
         tailwater is at or below :attr:`free_below_ft` take the free rating,
         which is then identical, so only the rows the tailwater reaches are evaluated.
@@ -146,7 +152,7 @@ class Device:
 
     @property
     def free_below_ft(self) -> float:
-        """A tailwater at or below this stage leaves the rating free (identical). [ft]"""
+        """A tailwater at or below this stage leaves the rating free (identical) [ft]."""
         return self.lowest_ft
 
     #: The class that combines devices in parallel (``device_a + device_b``):

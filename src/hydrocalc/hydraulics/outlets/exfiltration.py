@@ -1,5 +1,6 @@
-"""Flow that leaves the system through the pond's soil: :class:`Exfiltration` (a constant
-rate over the wetted, water-surface or bottom area; a "discarded" outflow).
+"""Flow that leaves the system through the pond's soil: :class:`Exfiltration`.
+
+A constant rate over the wetted, water-surface or bottom area; a "discarded" outflow.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ class Exfiltration(Device):
         safety factor the governing manual requires. [in/h]
     over : {"wetted", "surface", "bottom"}, default "wetted"
         Area the rate applies to: "wetted" = bottom plus submerged side walls (the soil
-        interface; see :meth:`hydrocalc.hydraulics.routing.StageStorage.wetted_area_ft2`), "surface" =
-        plan area of the water surface at the current stage, "bottom" = plan area at stage 0.
+        interface; see :meth:`hydrocalc.hydraulics.routing.StageStorage.wetted_area_ft2`),
+        "surface" = plan area of the water surface at the current stage, "bottom" = plan area
+        at stage 0.
     stage_storage : StageStorage, optional
         The pond whose stage-area relation to use. Usually left out: ``route_reservoir`` and
         ``route_reservoirs`` bind the device to the pond being routed (:meth:`bind`).
@@ -72,7 +74,7 @@ class Exfiltration(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Exfiltration starts with water in the pond (stage 0). [ft]"""
+        """Exfiltration starts with water in the pond (stage 0) [ft]."""
         return 0.0
 
     def bind(self, stage_storage) -> Exfiltration:
@@ -99,4 +101,5 @@ class Exfiltration(Device):
 
     @property
     def free_below_ft(self) -> float:
+        """Tailwater never acts on exfiltration: infinite [ft]."""
         return np.inf

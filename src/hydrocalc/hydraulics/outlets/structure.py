@@ -1,5 +1,7 @@
-"""Devices combined: :class:`OutletStructure` (in parallel, optionally into a barrel in
-series), :func:`as_structure` and :func:`unique_names`.
+"""Devices combined: :class:`OutletStructure`, :func:`as_structure` and :func:`unique_names`.
+
+An :class:`OutletStructure` combines devices in parallel, optionally into a barrel in
+series.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class OutletStructure(Device):
     ------
     InputError
         If ``devices`` is empty or holds something that is not a device, if ``barrel`` is not
-        a :class:`Barrel` or :class:`Culvert`, or if an :class:`Exfiltration` sits inside a structure with a barrel.
+        a :class:`Barrel` or :class:`Culvert`, or if an :class:`Exfiltration` sits inside a
+        structure with a barrel.
 
     Notes
     -----
@@ -82,6 +85,7 @@ class OutletStructure(Device):
 
     @property
     def lowest_ft(self) -> float:
+        """Stage below which the structure passes nothing (barrel included) [ft]."""
         low = min(d.lowest_ft for d in self.devices)
         if self.barrel is not None:
             low = max(low, self.barrel.lowest_ft)
@@ -89,24 +93,29 @@ class OutletStructure(Device):
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where a device's or the barrel's rating changes form [ft]."""
         pts = [p for d in self.devices for p in d.breakpoints_ft]
         if self.barrel is not None:
             pts += list(self.barrel.breakpoints_ft)
         return tuple(pts)
 
     def bind(self, stage_storage) -> OutletStructure:
+        """Return the structure with every device bound to a pond's stage-storage."""
         return OutletStructure([d.bind(stage_storage) for d in self.devices],
                                barrel=self.barrel, name=self.name)
 
     def shifted(self, by_ft: float) -> OutletStructure:
+        """A copy with every device (and the barrel) moved by ``by_ft`` [ft]."""
         return OutletStructure([d.shifted(by_ft) for d in self.devices],
                                barrel=None if self.barrel is None else self.barrel.shifted(by_ft),
                                name=self.name)
 
     def _components_tw(self, stage, tw):
-        """(device, flow) with a tailwater ``tw``. Devices feeding a barrel see the same
-        tailwater (the box level is taken as the tailwater); series rule on magnitudes:
-        |Q| = min(|sum of devices|, |barrel|), both signed by the pond-tailwater difference.
+        """(device, flow) pairs with a tailwater ``tw``.
+
+        Devices feeding a barrel see the same tailwater (the box level is taken as the tailwater);
+        series rule on magnitudes: |Q| = min(|sum of devices|, |barrel|), both signed by the
+        pond-tailwater difference.
         """
         parts = [pair for d in self.devices for pair in d._components_tw(stage, tw)]
         if self.barrel is None:
@@ -123,6 +132,7 @@ class OutletStructure(Device):
         return np.sum([q for _, q in self._components_tw(stage, tw)], axis=0)
 
     def leaves(self) -> list[Device]:
+        """The elementary devices of the structure (the barrel excluded)."""
         return [leaf for d in self.devices for leaf in d.leaves()]
 
     def _components(self, stage):
@@ -142,7 +152,7 @@ class OutletStructure(Device):
         """Flow of every elementary device (after any barrel cap), keyed by unique names."""
         stage = _stage(stage_ft)
         names = unique_names([dev for dev, _ in self._components(stage)])
-        return {n: q for n, (_, q) in zip(names, self._components(stage))}
+        return {n: q for n, (_, q) in zip(names, self._components(stage), strict=True)}
 
 
 def unique_names(devices: Sequence[Device]) -> list[str]:
@@ -156,7 +166,8 @@ def unique_names(devices: Sequence[Device]) -> list[str]:
     return out
 
 
-Device.parallel_class = OutletStructure  # device_a + device_b -> OutletStructure
+# device_a + device_b -> OutletStructure (Device declares the attribute as None: set here)
+Device.parallel_class = OutletStructure  # type: ignore[assignment]
 
 
 def as_structure(outlets) -> OutletStructure:

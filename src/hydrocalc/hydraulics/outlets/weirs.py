@@ -1,6 +1,8 @@
-"""Flow over a crest: :class:`RectangularWeir`, :class:`VNotchWeir`,
-:class:`BroadCrestedWeir` and the :class:`Riser` (weir over the rim or orifice through the
-top); with a tailwater, Villemonte's submergence factor. References as in
+"""Flow over a crest: rectangular, V-notch and broad-crested weirs and the riser.
+
+:class:`RectangularWeir`, :class:`VNotchWeir`, :class:`BroadCrestedWeir` and the
+:class:`Riser` (weir over the rim or orifice through the top); with a tailwater,
+Villemonte's submergence factor. References as in
 :mod:`hydrocalc.hydraulics.outlets`.
 """
 
@@ -80,7 +82,7 @@ class RectangularWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Crest stage. [ft]"""
+        """Crest stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -147,7 +149,7 @@ class VNotchWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Vertex stage. [ft]"""
+        """Vertex stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -210,7 +212,7 @@ class BroadCrestedWeir(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Crest stage. [ft]"""
+        """Crest stage [ft]."""
         return self.crest_ft
 
     def _flow(self, stage):
@@ -287,17 +289,18 @@ class Riser(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Rim stage. [ft]"""
+        """Rim stage [ft]."""
         return self.crest_ft
 
     @property
     def transition_head_ft(self) -> float:
-        """Head above the rim where orifice flow starts to control. [ft]"""
+        """Head above the rim where orifice flow starts to control [ft]."""
         d = self.diameter_in / IN_PER_FT
         return float(self.cd * d * _SQRT_2G / (4.0 * self.cw))
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: rim, and rim plus the transition head [ft]."""
         return (self.crest_ft, self.crest_ft + self.transition_head_ft)
 
     def _flow(self, stage):
@@ -322,9 +325,11 @@ class Riser(Device):
 
 
 def _submerged_weir(dev, stage, tw, exponent):
-    """Weir flow with a tailwater: the free equation at the higher level's head times
-    Villemonte's factor [1 - (H2/H1)^n]^0.385 (Villemonte 1947; SWMM 5 ``weir_getInflow``),
-    negative (back into the pond) when the tailwater is the higher level.
+    """Weir flow with a tailwater (Villemonte 1947; SWMM 5 ``weir_getInflow``) [ft3/s].
+
+    The free equation at the higher level's head times Villemonte's factor
+    [1 - (H2/H1)^n]^0.385, negative (back into the pond) when the tailwater is the higher
+    level.
     """
     h1, h2 = np.maximum(stage, tw), np.minimum(stage, tw)
     sign = np.where(stage >= tw, 1.0, -1.0)

@@ -17,19 +17,22 @@ r"""Stage-storage relations and level-pool (storage-indication) routing of deten
 
 Modules (each builds on the ones above it)
 ------------------------------------------
-=============================================  ============================================================
-:mod:`hydrocalc.hydraulics.routing.table`      the storage-indication table, device and frame checks,
-                                               :class:`OvertoppingWarning`
-:mod:`hydrocalc.hydraulics.routing.reservoir`  :func:`route_reservoir`, :class:`RoutingResult` (one pond,
-                                               one inflow; constant or time-varying tailwater)
-:mod:`hydrocalc.hydraulics.routing.batch`      :func:`route_reservoirs`, :class:`BatchRoutingResult`
-                                               (many ponds x storms in one loop over time)
-=============================================  ============================================================
+=============================================  ====================================================
+:mod:`hydrocalc.hydraulics.routing.table`      the storage-indication table, device and frame
+                                               checks, :class:`OvertoppingWarning`
+:mod:`hydrocalc.hydraulics.routing.reservoir`  :func:`route_reservoir`, :class:`RoutingResult`
+                                               (one pond, one inflow; constant or time-varying
+                                               tailwater)
+:mod:`hydrocalc.hydraulics.routing.batch`      :func:`route_reservoirs`,
+                                               :class:`BatchRoutingResult` (many ponds x storms
+                                               in one loop over time)
+=============================================  ====================================================
 
 The stage-storage relation (:mod:`hydrocalc.hydraulics.stage_storage`), outlet sizing
-(:mod:`hydrocalc.hydraulics.sizing`), pond files and the SWMM export (:mod:`hydrocalc.hydraulics.pond_file`) and the
-TR-55 planning estimate (:mod:`hydrocalc.storage_estimate`) live in their own modules. Every
-name is importable from :mod:`hydrocalc.hydraulics.routing` itself.
+(:mod:`hydrocalc.hydraulics.sizing`), pond files and the SWMM export
+(:mod:`hydrocalc.hydraulics.pond_file`) and the TR-55 planning estimate
+(:mod:`hydrocalc.storage_estimate`) live in their own modules. Every name is importable
+from :mod:`hydrocalc.hydraulics.routing` itself.
 
 Symbols
 -------

@@ -1,8 +1,8 @@
 r"""Many ponds x many storms in one loop over time: :func:`route_reservoirs`.
 
 The batch form of :func:`hydrocalc.hydraulics.routing.route_reservoir`: the same storage-indication
-tables (:mod:`hydrocalc.hydraulics.routing.table`), one time loop vectorized across every pond-storm
-(bucketed interval search, blocks of ``_BLOCK`` steps; the compiled loop of
+tables (:mod:`hydrocalc.hydraulics.routing.table`), one time loop vectorized across every
+pond-storm (bucketed interval search, blocks of ``_BLOCK`` steps; the compiled loop of
 :mod:`hydrocalc.hydraulics.routing.kernel` when available), returning a :class:`BatchRoutingResult`
 whose :meth:`~BatchRoutingResult.routing_result` gives any one pond-storm as a
 :class:`~hydrocalc.hydraulics.routing.RoutingResult`.
@@ -83,7 +83,7 @@ class BatchRoutingResult:
 
     @property
     def peak_elevation_ft(self) -> np.ndarray:
-        """Peak water-surface elevation (peak stage + each pond's bottom elevation). [ft]"""
+        """Peak water-surface elevation (peak stage + each pond's bottom elevation) [ft]."""
         base = 0.0 if self.bottom_elevation_ft is None else self.bottom_elevation_ft
         return self.peak_stage_ft + base
 
@@ -100,7 +100,7 @@ class BatchRoutingResult:
         InputError
             If the batch was routed with ``keep="peaks"``.
         """
-        if self.outflow_cfs is None:
+        if self.outflow_cfs is None or self.storage_ft3 is None:
             raise InputError("routing_result needs the series; got a batch routed with "
                              "keep='peaks'. Route again with keep='series'")
         idx = index if isinstance(index, tuple) else (index,)
@@ -268,7 +268,8 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     # interval search never steps into the next pond's table)
     next_si = np.concatenate([tb.next_si for tb in tables]) if k else np.empty(0)
     scale = np.array([tb.si[tb.n_inside - 1] for tb in tables])   # 2S/dt + O at the top
-    bucket = np.concatenate([st + tb.bucket for st, tb in zip(starts, tables)]).astype(np.intp)
+    bucket = np.concatenate([st + tb.bucket
+                             for st, tb in zip(starts, tables, strict=False)]).astype(np.intp)
 
     bsize = int(np.prod(batch_shape))
     pond = np.tile(np.arange(k), bsize // k)
@@ -443,8 +444,8 @@ def _batch_tailwater(tailwater_ft, ss_list, k) -> list:
         raise InputError("route_reservoirs takes a constant tailwater per pond; got a series. "
                          "Route a time-varying tailwater with route_reservoir")
     tw = np.broadcast_to(as_float_array(tailwater_ft, "tailwater_ft", allow_nan=True), (k,))
-    out = []
-    for p, (level, ss) in enumerate(zip(tw, ss_list)):
+    out: list[float | None] = []
+    for p, (level, ss) in enumerate(zip(tw, ss_list, strict=False)):
         if np.isnan(level):
             out.append(None)
             continue
@@ -463,8 +464,9 @@ _BLOCK = 128
 def routing_table(stage_storage: StageStorage, outlets, dt_s: float, *,
                   tailwater_stage_ft: float | None = None, flap_gate: bool = False,
                   table_points: int = TABLE_POINTS, cache: bool = False):
-    r"""The storage-indication table of one pond at routing step ``dt_s``, as
-    :func:`route_reservoirs` builds it.
+    r"""The storage-indication table of one pond at routing step ``dt_s``.
+
+    As :func:`route_reservoirs` builds it.
 
     Parameters
     ----------
@@ -505,16 +507,20 @@ def _table(ss, outlets, dt_s, points, tailwater, flap, cache):
 
 
 def tailwater_stages_ft(tailwater_ft, stage_storages) -> list:
-    """Constant tailwater levels in each pond's frame as stages above its bottom (None: free
-    outfall, for NaN or ``tailwater_ft=None``), as :func:`route_reservoirs` takes them. [ft]
+    """Constant tailwater levels in each pond's frame as stages above its bottom [ft].
+
+    None: free outfall, for NaN or ``tailwater_ft=None``; as :func:`route_reservoirs` takes
+    them.
     """
     ss_list = list(stage_storages)
     return _batch_tailwater(tailwater_ft, ss_list, len(ss_list))
 
 
 def _locate(x, j, lo, hi, flat_si):
-    """Interval j with flat_si[j] <= x < flat_si[j + 1], clipped to [lo, hi] (the pond's own
-    table), from a bucket guess: step up, and down for round-off, until exact.
+    """Interval j with flat_si[j] <= x < flat_si[j + 1], clipped to [lo, hi].
+
+    [lo, hi] is the pond's own table. From a bucket guess: step up, and down for round-off,
+    until exact.
     """
     while True:
         up = (j < hi) & (flat_si[j + 1] <= x)

@@ -48,9 +48,10 @@ References
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -118,42 +119,52 @@ class InterconnectedResult:
 
     @property
     def elevation_up_ft(self) -> np.ndarray:
+        """Water-surface elevation of the upstream pond at each time step [ft]."""
         return self.stage_up_ft + self.bottom_elevation_up_ft
 
     @property
     def elevation_down_ft(self) -> np.ndarray:
+        """Water-surface elevation of the downstream pond at each time step [ft]."""
         return self.stage_down_ft + self.bottom_elevation_down_ft
 
     @property
     def peak_stage_up_ft(self) -> float:
+        """Highest stage of the upstream pond above its bottom [ft]."""
         return float(self.stage_up_ft.max())
 
     @property
     def peak_stage_down_ft(self) -> float:
+        """Highest stage of the downstream pond above its bottom [ft]."""
         return float(self.stage_down_ft.max())
 
     @property
     def peak_elevation_up_ft(self) -> float:
+        """Highest water-surface elevation of the upstream pond [ft]."""
         return self.peak_stage_up_ft + self.bottom_elevation_up_ft
 
     @property
     def peak_elevation_down_ft(self) -> float:
+        """Highest water-surface elevation of the downstream pond [ft]."""
         return self.peak_stage_down_ft + self.bottom_elevation_down_ft
 
     @property
     def peak_link_cfs(self) -> float:
+        """Largest forward (downstream) flow through the connecting link [ft3/s]."""
         return float(self.link_cfs.max())
 
     @property
     def peak_reverse_link_cfs(self) -> float:
+        """Largest backward (upstream) flow through the link, >= 0 [ft3/s]."""
         return float(max(-self.link_cfs.min(), 0.0))
 
     @property
     def peak_outflow_down_cfs(self) -> float:
+        """Peak outflow of the downstream pond [ft3/s]."""
         return float(self.outflow_down_cfs.max())
 
     @property
     def reverse_flow(self) -> bool:
+        """True when flow ran back upstream through the link."""
         return self.peak_reverse_link_cfs > 1e-9 * max(self.peak_link_cfs, 1e-12)
 
     def summary(self) -> dict:
@@ -408,8 +419,9 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
                                 upper=pond_up.top_stage_ft))
     h2_0 = float(as_float_array(initial_stage_down_ft, "initial_stage_down_ft", lower=0.0,
                                 upper=pond_down.top_stage_ft))
+    # tailwater_series returns None only for a None tailwater.
     tw2 = None if tailwater_ft is None else float(
-        tailwater_series(float(tailwater_ft), np.zeros(1), pond_down)[0])
+        cast(np.ndarray, tailwater_series(float(tailwater_ft), np.zeros(1), pond_down))[0])
     tb = _pair_tables(pond_up, s_up, pond_down, s_dn, offset, dt_s, table_points, tw2)
 
     st1 = np.empty(n)
@@ -453,8 +465,9 @@ def route_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, outlets_u
 # =========================================================================================
 @dataclass(frozen=True, eq=False)
 class ChainResult:
-    """Ponds routed together, each one's outlets feeling the next one's level (see
-    :func:`route_interconnected_chain`). Arrays are (ponds, steps), in the order the ponds
+    """Ponds routed together, each one's outlets feeling the next one's level.
+
+    See :func:`route_interconnected_chain`. Arrays are (ponds, steps), in the order the ponds
     were given.
 
     Attributes
@@ -504,19 +517,22 @@ class ChainResult:
 
     @property
     def elevation_ft(self) -> np.ndarray:
+        """Water-surface elevation of every pond, (ponds, steps) [ft]."""
         return self.stage_ft + self.bottom_elevation_ft[:, None]
 
     @property
     def links(self) -> tuple:
+        """The connecting links as ``(upstream index, downstream index)`` pairs."""
         return tuple((i, d) for i, d in enumerate(self.to) if d is not None)
 
     @property
     def link_cfs(self) -> np.ndarray:
+        """Flow through every link, (links, steps), in the order of :attr:`links` [ft3/s]."""
         return self.outflow_cfs[[i for i, _ in self.links]]
 
     @property
     def total_inflow_cfs(self) -> np.ndarray:
-        """Local inflow plus the connecting flows from the ponds upstream. [ft3/s]"""
+        """Local inflow plus the connecting flows from the ponds upstream [ft3/s]."""
         q = self.inflow_cfs.copy()
         for i, d in self.links:
             q[d] += self.outflow_cfs[i]
@@ -524,22 +540,27 @@ class ChainResult:
 
     @property
     def peak_stage_ft(self) -> np.ndarray:
+        """Highest stage of every pond above its bottom [ft]."""
         return self.stage_ft.max(axis=1)
 
     @property
     def peak_elevation_ft(self) -> np.ndarray:
+        """Highest water-surface elevation of every pond [ft]."""
         return self.peak_stage_ft + self.bottom_elevation_ft
 
     @property
     def peak_outflow_cfs(self) -> np.ndarray:
+        """Peak outflow of every pond [ft3/s]."""
         return self.outflow_cfs.max(axis=1)
 
     @property
     def peak_link_cfs(self) -> np.ndarray:
+        """Largest forward (downstream) flow through every link [ft3/s]."""
         return self.link_cfs.max(axis=1)
 
     @property
     def peak_reverse_link_cfs(self) -> np.ndarray:
+        """Largest backward (upstream) flow through every link, >= 0 [ft3/s]."""
         return np.maximum(-self.link_cfs.min(axis=1), 0.0)
 
     @property
@@ -550,7 +571,7 @@ class ChainResult:
     def summary(self) -> list[dict]:
         """One dict per pond: peaks, levels, reverse flow into it, mass balance."""
         rev_in = np.zeros(len(self.names))
-        for (i, _), r in zip(self.links, self.peak_reverse_link_cfs):
+        for (i, _), r in zip(self.links, self.peak_reverse_link_cfs, strict=True):
             rev_in[i] = r
         return [{"pond": nm, "to": (None if d is None else self.names[d]),
                  "peak_stage_ft": float(self.peak_stage_ft[i]),
@@ -558,12 +579,13 @@ class ChainResult:
                  "peak_outflow_cfs": float(self.peak_outflow_cfs[i]),
                  "peak_reverse_cfs": float(rev_in[i]),
                  "mass_balance_error_pct": float(self.mass_balance_error_pct[i])}
-                for i, (nm, d) in enumerate(zip(self.names, self.to))]
+                for i, (nm, d) in enumerate(zip(self.names, self.to, strict=True))]
 
 
 def _chain_topology(to, n: int) -> tuple[list, int, list, list]:
-    """Validated ``to`` (default: a chain), the root, children lists and an order with
-    every pond after all ponds upstream of it.
+    """Validated ``to`` (default: a chain), the root, children lists and a topological order.
+
+    The order puts every pond after all ponds upstream of it.
     """
     if to is None:
         to = list(range(1, n)) + [None]
@@ -825,8 +847,10 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
                                tailwater_ft: float | None = None,
                                duration_hr: float | None = None, table_points: int = 200,
                                names=None) -> ChainResult:
-    r"""Route N interconnected ponds together: a chain (or a tree, several ponds backing into
-    one) in which every pond's outlets discharge into the next pond and feel its level.
+    r"""Route N interconnected ponds together, each pond's outlets feeling the next one's level.
+
+    The ponds form a chain (or a tree, several ponds backing into one) in which every pond's
+    outlets discharge into the next pond and feel its level.
 
     Parameters
     ----------
@@ -922,7 +946,9 @@ def route_interconnected_chain(inflows, ponds, outlets, *, to=None, initial_stag
     dt_s = dt * S_PER_HR
     tw_r = None
     if tailwater_ft is not None:
-        tw_r = float(tailwater_series(float(tailwater_ft), np.zeros(1), ponds[root])[0])
+        # tailwater_series returns None only for a None tailwater.
+        tw_r = float(cast(np.ndarray, tailwater_series(float(tailwater_ft), np.zeros(1),
+                                                       ponds[root]))[0])
 
     H, S, D, O_root, links = _chain_tables(ponds, structs, to, root, names, dt_s,
                                            table_points, tw_r)
@@ -970,12 +996,15 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
                                pond_down: StageStorage, outlets_down, *,
                                routing_step_s: float = 1.0, storage_points: int = 200,
                                tailwater_ft: float | None = None) -> str:
-    """The two ponds as an EPA SWMM 5 input file: storage ``SU0`` (upstream, inflow
-    ``TS0``) linked by the connecting devices (links ``U1``, ``U2``, ...) to ``SU1``
-    (downstream, outlets to ``OUT1``, ...). Dynamic wave carries backwater and reverse flow.
+    """The two ponds as an EPA SWMM 5 input file.
 
-    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; the upstream storage's invert
-    is its bottom's height above the downstream bottom (elevations: the datum difference).
+    Storage ``SU0`` (upstream, inflow ``TS0``) is linked by the connecting devices (links
+    ``U1``, ``U2``, ...) to ``SU1`` (downstream, outlets to ``OUT1``, ...). Dynamic wave
+    carries backwater and reverse flow.
+
+    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; the upstream
+    storage's invert is its bottom's height above the downstream bottom (elevations: the datum
+    difference).
 
     Parameters
     ----------
@@ -1020,7 +1049,9 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
     s_up = to_stage_frame(as_structure(outlets_up), pond_up)
     h, area = swmm_curve(pond_up, storage_points)
     invert = -offset                     # upstream bottom above the downstream bottom
-    orifices, weirs, xsect = [], [], []
+    orifices: list[str] = []
+    weirs: list[str] = []
+    xsect: list[str] = []
     for i, dev in enumerate(s_up.leaves()):
         swmm_link(dev, f"U{i + 1}", "SU0", "SU1", orifices, weirs, xsect)
 
@@ -1036,22 +1067,23 @@ def to_swmm_inp_interconnected(inflow_up: Hydrograph, pond_up: StageStorage, out
     lines[k + 1] = "SU0 FLOW TS0 FLOW 1.0 1.0"
     t = np.asarray(inflow_up.time_hr, dtype=float)
     insert_after("[TIMESERIES]", [f"TS0 {ti:.6f} {qi:.8g}" for ti, qi in
-                                  zip(t - t[0], inflow_up.flow_cfs)])
+                                  zip(t - t[0], inflow_up.flow_cfs, strict=True)])
     insert_after("[CURVES]", [f"SC0 {'Storage' if i == 0 else ''} {hi:.8f} {ai:.8f}"
-                              for i, (hi, ai) in enumerate(zip(h, area))])
+                              for i, (hi, ai) in enumerate(zip(h, area, strict=True))])
     return "\n".join(lines)
 
 
 def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
                                      routing_step_s: float = 1.0, storage_points: int = 200,
                                      tailwater_ft: float | None = None) -> str:
-    """The ponds of :func:`route_interconnected_chain` as an EPA SWMM 5 input file: storage
-    ``P<i>`` per pond (local inflow ``T<i>``), pond i's devices as links ``P<i>_1``,
+    """The ponds of :func:`route_interconnected_chain` as an EPA SWMM 5 input file.
+
+    Storage ``P<i>`` per pond (local inflow ``T<i>``), pond i's devices as links ``P<i>_1``,
     ``P<i>_2``, ... into the pond it discharges into, and the last pond's devices to their
     outfalls (links ``L1``, ``L2``, ...). Dynamic wave carries backwater and reverse flow.
 
-    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; every storage's invert is its
-    bottom's height above the last pond's bottom.
+    Same conventions as :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp`; every storage's
+    invert is its bottom's height above the last pond's bottom.
 
     Parameters
     ----------
@@ -1076,9 +1108,6 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
     .. [1] Rossman, L.A., *Storm Water Management Model Reference Manual, Volume II -
        Hydraulics*, EPA/600/R-17/111, 2017.
     """
-    import re
-
-
     ponds, outlets, inflows = list(ponds), list(outlets), list(inflows)
     to, root, _, _ = _chain_topology(to, len(ponds))
     if any(ss.datum_ft is not None for ss in ponds) and not all(
@@ -1095,7 +1124,9 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
         text = re.sub(rf"\b{old}\b", new, text)
     lines = text.split("\n")
     storage, curves, series, inflow_lines = [], [], [], []
-    orifices, weirs, xsect = [], [], []
+    orifices: list[str] = []
+    weirs: list[str] = []
+    xsect: list[str] = []
     base = ponds[root].bottom_elevation_ft
     for i, ss in enumerate(ponds):
         if i == root:
@@ -1103,13 +1134,13 @@ def to_swmm_inp_interconnected_chain(inflows, ponds, outlets, *, to=None,
         h, area = swmm_curve(ss, storage_points)
         storage.append(f"P{i} {ss.bottom_elevation_ft - base:.6f} {h[-1]:.6f} 0 TABULAR C{i} 0 0")
         curves += [f"C{i} {'Storage' if k == 0 else ''} {hk:.8f} {ak:.8f}"
-                   for k, (hk, ak) in enumerate(zip(h, area))]
+                   for k, (hk, ak) in enumerate(zip(h, area, strict=True))]
         for k, dev in enumerate(to_stage_frame(as_structure(outlets[i]), ss).leaves()):
             swmm_link(dev, f"P{i}_{k + 1}", f"P{i}", f"P{to[i]}", orifices, weirs, xsect)
         if inflows[i] is not None:
             q = _on_grid(t, inflows[i], f"inflows[{i}]")
             inflow_lines.append(f"P{i} FLOW T{i} FLOW 1.0 1.0")
-            series += [f"T{i} {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q)]
+            series += [f"T{i} {ti:.6f} {qi:.8g}" for ti, qi in zip(t - t[0], q, strict=True)]
 
     def insert_after(header, new):
         k = lines.index(header)

@@ -1,7 +1,8 @@
 r"""Compiled time loop of the batch storage-indication routing (optional, numba).
 
-:func:`hydrocalc.hydraulics.routing.route_reservoirs` loops over time in Python, vectorized across the
-pond-storms of the batch; each step costs about 25 numpy calls whatever the batch size. When
+:func:`hydrocalc.hydraulics.routing.route_reservoirs` loops over time in Python, vectorized
+across the pond-storms of the batch; each step costs about 25 numpy calls whatever the batch
+size. When
 `numba <https://numba.pydata.org>`_ is installed (the ``batch`` extra), :func:`series_loop`
 runs the same recurrence compiled, one pond-storm at a time: the cost then grows with the
 work only, so a sweep can route small chunks (little memory) as fast as large ones.
@@ -17,7 +18,7 @@ bucket guess and the same exactness check), the outflow
 :math:`O_i = \frac{dO}{dSI}\big|_j (x_i - SI_j) + O_j`, the storage
 :math:`S_i = (x_i - O_i)\,\Delta t/2`, the stage by linear interpolation in the table, and the
 running sum of :math:`O` in time order. The results are therefore identical to the numpy
-loop's (``tests/test_batch.py`` checks this bit for bit). Storage-indication routing:
+loop's (``tests/batch/test_batch.py`` checks this bit for bit). Storage-indication routing:
 USDA-NRCS (2004), National Engineering Handbook Part 630, Chapter 17, "Flood Routing".
 
 The engine is an explicit argument of the callers (``engine="numpy"``, ``"numba"`` or
@@ -66,7 +67,8 @@ def resolve_engine(engine: str) -> str:
                      "HYDROCALC_NO_NUMBA unset; use engine='numpy' or 'auto'")
 
 
-def _compile():
+# C901 waived: the compiled loop is one numba function; splitting it would slow the kernel
+def _compile():  # noqa: C901
     import numba
 
     @numba.njit(cache=True, nogil=True)
@@ -235,7 +237,7 @@ def route_split(q2, table_of_row, tables, initial_stage_ft, noise, keep_series,
     import numpy as np
 
     k = len(tables)
-    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft)]
+    per = [_fused_arrays(tb, float(h0)) for tb, h0 in zip(tables, initial_stage_ft, strict=False)]
     lens = np.array([tb.si.size for tb in tables], dtype=np.intp)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.intp)
     flat_si = np.concatenate([tb.si for tb in tables])
@@ -292,10 +294,11 @@ _FUSED_ARRAYS: dict = {}
 
 
 def _fused_arrays(tb, h0: float) -> dict:
-    """The arrays :func:`route_split` derives from one table and initial stage ``h0``:
-    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the
-    initial 2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's
-    interval slopes.
+    """The arrays :func:`route_split` derives from one table and initial stage ``h0``.
+
+    dO/dSI and dh/dSI per interval (0 appended, as route_reservoirs' flat tables), the initial
+    2S/dt + O, interval and outflow, and the discarded parts with numpy.interp's interval
+    slopes.
     """
     import numpy as np
 
@@ -322,8 +325,10 @@ def _fused_arrays(tb, h0: float) -> dict:
 
 
 def warm_up() -> bool:
-    """Load the compiled pass of :func:`route_split` now (from numba's cache, compiling it
-    the first time), by routing one tiny made-up pond-storm; True when it was loaded.
+    """Load the compiled pass of :func:`route_split` now; True when it was loaded.
+
+    It is loaded from numba's cache (compiled the first time) by routing one tiny made-up
+    pond-storm.
 
     Called by the batch's fork server before it forks the workers, so no worker loads it
     itself; the arrays have the types and layouts :func:`route_split` always passes, so the
@@ -375,21 +380,21 @@ def available() -> bool:
 
 def series_loop(q2, x, x_max, j0, o0, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo,
                 hi, half_dt_s, os_, storage, stage):
-    """Run the routing recurrence for every pond-storm, compiled (``engine="numba"``).
+    r"""Run the routing recurrence for every pond-storm, compiled (``engine="numba"``).
 
     Parameters
     ----------
     q2 : ndarray (B, nt)
         Inflows of the B pond-storms. [ft3/s]
     x, x_max : ndarray (B,)
-        Initial :math:`2S/\\Delta t + O` (updated in place to the last value) and its running
+        Initial :math:`2S/\Delta t + O` (updated in place to the last value) and its running
         maximum (updated in place). [ft3/s]
     j0 : ndarray of intp (B,)
         Initial table interval of each pond-storm (an index into the flat tables).
     o0 : ndarray (B,)
         Initial outflow. [ft3/s]
     flat_si, flat_o, flat_slope, flat_h, flat_hslope : ndarray
-        The concatenated storage-indication tables: :math:`2S/\\Delta t + O` [ft3/s], outflow
+        The concatenated storage-indication tables: :math:`2S/\Delta t + O` [ft3/s], outflow
         [ft3/s], dO/dSI [-], stage [ft] and dh/dSI [ft s/ft3].
     lo, hi : ndarray of intp (B,)
         First and last interval of each pond-storm's own table.
@@ -429,9 +434,10 @@ def cached_table(build, stage_storage, structure, dt_s: float, points: int, *,
     pond is kept under the pickled bytes of its inputs (the stage-storage relation, the
     bound outlet structure, the step, the table size and the ``options`` such as tailwater
     and flap gate): a sweep that varies an orifice over a few values routes the same few
-    ponds thousands of times, and building a table costs more than routing it. Equal bytes mean equal inputs, and the table is a
-    deterministic function of them, so a reused table is the table that would be built
-    (its arrays are read-only). Without ``cache`` (one site analysed once) it is built.
+    ponds thousands of times, and building a table costs more than routing it. Equal bytes
+    mean equal inputs, and the table is a deterministic function of them, so a reused table is
+    the table that would be built (its arrays are read-only). Without ``cache`` (one site
+    analysed once) it is built.
     """
     if not cache:
         return build(stage_storage, structure, dt_s, points, **options)

@@ -177,7 +177,7 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     with :func:`route_reservoirs` instead). Outflow, stage and storage are linear in the
     table within each interval, so :math:`S = (x - O)\Delta t/2` holds exactly and the mass
     balance closes to round-off; the accuracy of the route is that of the table and the step
-    (compare with SWMM in ``tests/test_swmm_agreement.py``).
+    (compare with SWMM in ``tests/hydraulics/test_swmm_agreement.py``).
 
     With a tailwater the outflow depends on the pond level and on the tailwater
     :math:`T_{j+1}` at the end of the step, :math:`O = O(h, T)`; the recursion is unchanged

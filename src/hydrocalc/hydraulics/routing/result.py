@@ -100,32 +100,34 @@ class RoutingResult:
 
     @property
     def bottom_elevation_ft(self) -> float:
-        """Elevation of the pond bottom (0 without a datum). [ft]"""
+        """Elevation of the pond bottom (0 without a datum) [ft]."""
         return 0.0 if self.datum_ft is None else float(self.datum_ft)
 
     @property
     def elevation_ft(self) -> np.ndarray:
-        """Water-surface elevation at every step (stage + bottom elevation). [ft]"""
+        """Water-surface elevation at every step (stage + bottom elevation) [ft]."""
         return self.stage_ft + self.bottom_elevation_ft
 
     @property
     def peak_elevation_ft(self) -> float:
-        """Peak water-surface elevation. [ft]"""
+        """Peak water-surface elevation [ft]."""
         return self.peak_stage_ft + self.bottom_elevation_ft
 
     @property
     def top_elevation_ft(self) -> float:
-        """Elevation of the top of the structure. [ft]"""
+        """Elevation of the top of the structure [ft]."""
         return self.top_stage_ft + self.bottom_elevation_ft
 
     @property
     def peak_tailwater_ft(self) -> float | None:
-        """Highest tailwater level in the devices' frame (None for a free outfall). [ft]"""
+        """Highest tailwater level in the devices' frame (None for a free outfall) [ft]."""
         return None if self.tailwater_ft is None else float(np.max(self.tailwater_ft))
 
     def outflow_hydrograph(self, which: str = "total") -> Hydrograph:
-        """The outflow as a Hydrograph: ``which`` = "total" (default), "primary" (to the
-        downstream system; use this to route on) or "discarded" (exfiltration).
+        """The outflow as a Hydrograph of the ``which`` flow.
+
+        ``which`` = "total" (default), "primary" (to the downstream system; use this to route on)
+        or "discarded" (exfiltration).
         """
         check_choice(which, "which", ("total", "primary", "discarded"))
         q = {"total": self.outflow_cfs, "primary": self.primary_cfs,

@@ -1,12 +1,12 @@
 r"""The storage-indication table of a pond and the checks behind it.
 
-:func:`_build_table` tabulates stage, storage, outflow and the storage indication
-2S/dt + O of one pond and its outlet structure (the stage frame of
-:class:`~hydrocalc.hydraulics.stage_storage.StageStorage`, extended above the top with vertical walls);
-both routing forms (:mod:`hydrocalc.hydraulics.routing.reservoir`, :mod:`hydrocalc.hydraulics.routing.batch`) and
-the tailwater and interconnected solvers route on it. Also here: the device checks against
-the structure, the move of devices given in elevations into the stage frame, the time-step
-stability note and :class:`OvertoppingWarning`.
+:func:`_build_table` tabulates stage, storage, outflow and the storage indication 2S/dt + O of one
+pond and its outlet structure (the stage frame of
+:class:`~hydrocalc.hydraulics.stage_storage.StageStorage`, extended above the top with vertical
+walls); both routing forms (:mod:`hydrocalc.hydraulics.routing.reservoir`,
+:mod:`hydrocalc.hydraulics.routing.batch`) and the tailwater and interconnected solvers route on
+it. Also here: the device checks against the structure, the move of devices given in elevations
+into the stage frame, the time-step stability note and :class:`OvertoppingWarning`.
 
 References
 ----------
@@ -23,7 +23,7 @@ import numpy as np
 
 from hydrocalc._validate import fmt_value
 from hydrocalc.errors import InputError, RangeWarning
-from hydrocalc.hydraulics.outlets import OutletStructure, unique_names
+from hydrocalc.hydraulics.outlets import Device, OutletStructure, unique_names
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.units import S_PER_HR
 
@@ -58,9 +58,10 @@ class _Table:
 
     @functools.cached_property
     def bucket(self) -> np.ndarray:
-        """Table interval at the lower edge of each of the ``_BUCKETS`` buckets of
-        2S/dt + O normalized by its value at the top (route_reservoirs' interval guess);
-        kept with the table, which a batch worker reuses.
+        """Table interval at the lower edge of each of the ``_BUCKETS`` buckets.
+
+        The buckets are of 2S/dt + O normalized by its value at the top (route_reservoirs'
+        interval guess); kept with the table, which a batch worker reuses.
         """
         sc = self.si[self.n_inside - 1]
         return np.clip(np.searchsorted(self.si / sc, np.arange(_BUCKETS) / _BUCKETS,
@@ -83,8 +84,10 @@ def _table_stages(ss: StageStorage, structure: OutletStructure, points: int) -> 
 
 
 def _components(structure: OutletStructure, h: np.ndarray, tailwater, flap_gate: bool):
-    """(device, flow) at stages ``h`` with a free outfall (tailwater None) or a tailwater
-    (scalar or array broadcastable with ``h``, stage frame); a flap gate stops reverse flow.
+    """(device, flow) at stages ``h`` with a free outfall or a tailwater.
+
+    Free outfall: tailwater None; else a tailwater (scalar or array broadcastable with ``h``,
+    stage frame). A flap gate stops reverse flow.
     """
     if tailwater is None:
         return structure._components(h)
@@ -102,7 +105,7 @@ def _build_table(ss: StageStorage, structure: OutletStructure, dt_s: float,
     s = ss._storage_ext(h)
     comps = _components(structure, h, tailwater, flap_gate)
     names = unique_names([d for d, _ in comps])
-    parts = tuple((n, d.kind, q) for n, (d, q) in zip(names, comps))
+    parts = tuple((n, d.kind, q) for n, (d, q) in zip(names, comps, strict=False))
     o = np.sum([q for _, q in comps], axis=0)
     si = 2.0 * s / dt_s + o
     dsi = np.diff(si)
@@ -142,7 +145,7 @@ def check_devices(structure: OutletStructure, ss: StageStorage) -> None:
     """
     top = ss.top_stage_ft
     items = list(structure.leaves())
-    stack = [structure]
+    stack: list[Device] = [structure]
     while stack:
         node = stack.pop()
         if isinstance(node, OutletStructure):
@@ -160,7 +163,7 @@ def check_devices(structure: OutletStructure, ss: StageStorage) -> None:
 
 def _all_devices(structure: OutletStructure) -> list:
     items = list(structure.leaves())
-    stack = [structure]
+    stack: list[Device] = [structure]
     while stack:
         node = stack.pop()
         if isinstance(node, OutletStructure):

@@ -1,7 +1,7 @@
 r"""Level-pool routing against a time-varying tailwater (one table row per time step).
 
-:func:`hydrocalc.hydraulics.routing.route_reservoir` calls :func:`route_with_tailwater_series` when its
-``tailwater_ft`` is a series that changes in time; a free outfall or a constant tailwater
+:func:`hydrocalc.hydraulics.routing.route_reservoir` calls :func:`route_with_tailwater_series`
+when its ``tailwater_ft`` is a series that changes in time; a free outfall or a constant tailwater
 never comes here (one storage-indication table serves every step).
 
 Method
@@ -85,10 +85,12 @@ def _row_interp(x: np.ndarray, si: np.ndarray, values: np.ndarray) -> np.ndarray
 def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, dt: float,
                                       ss: StageStorage, structure: OutletStructure, h0: float,
                                       tw: np.ndarray, table_points: int, flap_gate: bool):
-    """Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
-    discharge against the tailwater ``tw`` (stage frame, one value per step), evaluating
-    every device at every table stage and every step's tailwater (the reference for
-    :func:`route_with_tailwater_series`, about ten times slower).
+    """Route inflow ``q`` through pond ``ss`` against the tailwater ``tw`` (reference method).
+
+    ``q`` is on times ``t`` (step ``dt`` h); the outlets discharge against the tailwater ``tw``
+    (stage frame, one value per step). Every device is evaluated at every table stage and
+    every step's tailwater (the reference for :func:`route_with_tailwater_series`, about ten
+    times slower).
 
     Parameters
     ----------
@@ -116,8 +118,8 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
     Returns
     -------
     RoutingResult
-        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
-        flows at every step; peaks, mass balance, reverse flow).
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and
+        device flows at every step; peaks, mass balance, reverse flow).
 
     Raises
     ------
@@ -168,7 +170,7 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
         xs[i] = x
         os_[i] = o_prev
     stage = _row_interp(xs, si, np.broadcast_to(h, si.shape))
-    flows = {nm: _row_interp(xs, si, qq) for nm, (_, qq) in zip(names, comps)}
+    flows = {nm: _row_interp(xs, si, qq) for nm, (_, qq) in zip(names, comps, strict=True)}
     # overtopping and step checks on the table at the lowest tailwater (largest dO/dh)
     table = _build_table(ss, structure, dt_s, table_points, tailwater=float(tw.min()),
                          flap_gate=flap_gate)
@@ -177,8 +179,10 @@ def route_with_tailwater_series_exact(name: str, t: np.ndarray, q: np.ndarray, d
 
 
 def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -> np.ndarray:
-    """Tailwater levels of the grid (stage frame): the routing stages strictly between the
-    lowest and highest tailwater, both extremes and every device breakpoint in between.
+    """Tailwater levels of the grid (stage frame).
+
+    The routing stages strictly between the lowest and highest tailwater, both extremes and
+    every device breakpoint in between.
     """
     lo, hi = float(tw.min()), float(tw.max())
     bps = [p for d in _all_devices(structure) for p in (*d.breakpoints_ft, d.free_below_ft)]
@@ -193,12 +197,14 @@ def _tailwater_grid(h: np.ndarray, tw: np.ndarray, structure: OutletStructure) -
 def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: float,
                                 ss: StageStorage, structure: OutletStructure, h0: float,
                                 tw: np.ndarray, table_points: int, flap_gate: bool):
-    r"""Route inflow ``q`` (on times ``t``, step ``dt`` h) through pond ``ss`` whose outlets
-    discharge against the tailwater ``tw`` (stage frame, one value per step), on the
-    tailwater grid of the module docstring (bilinear in stage and tailwater).
+    r"""Route inflow ``q`` through pond ``ss`` against the tailwater ``tw`` on a tailwater grid.
 
-    Called by :func:`hydrocalc.hydraulics.routing.route_reservoir` (which validates every argument);
-    returns its :class:`~hydrocalc.hydraulics.routing.RoutingResult`. Agrees with
+    ``q`` is on times ``t`` (step ``dt`` h); the outlets discharge against the tailwater ``tw``
+    (stage frame, one value per step), on the tailwater grid of the module docstring (bilinear
+    in stage and tailwater).
+
+    Called by :func:`hydrocalc.hydraulics.routing.route_reservoir` (which validates every
+    argument); returns its :class:`~hydrocalc.hydraulics.routing.RoutingResult`. Agrees with
     :func:`route_with_tailwater_series_exact` within the tolerances stated in the module
     docstring.
 
@@ -228,8 +234,8 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     Returns
     -------
     RoutingResult
-        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and device
-        flows at every step; peaks, mass balance, reverse flow).
+        As :func:`hydrocalc.hydraulics.routing.route_reservoir` returns it (outflow, stage and
+        device flows at every step; peaks, mass balance, reverse flow).
 
     Raises
     ------
@@ -308,8 +314,9 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
     os_ = np.empty(n)
 
     def solve(x, mi, w, j):
-        """Interval j and weight of ``x`` in the blended row (linear beyond the last
-        point, held at the first point below it) and the outflow there.
+        """Interval j and weight of ``x`` in the blended row, and the outflow there.
+
+        Linear beyond the last point, held at the first point below it.
         """
         r0, r1 = rows[mi], rows[mi + 1]
         lo = r0[j] + w * (r1[j] - r0[j])
@@ -339,16 +346,16 @@ def route_with_tailwater_series(name: str, t: np.ndarray, q: np.ndarray, dt: flo
         x = qsum[i - 1] + x - 2.0 * o_prev
         j, wx, o_prev = solve(x, ml[i], wl[i], j)
         xs[i], os_[i], js[i], wxs[i] = x, o_prev, j, wx
-    j = np.array(js)
-    wx = np.array(wxs)
-    stage = h[j] + wx * (h[j + 1] - h[j])
+    ja = np.array(js)
+    wxa = np.array(wxs)
+    stage = h[ja] + wxa * (h[ja + 1] - h[ja])
 
     def at(v):
-        lo = v[m, j] + wt * (v[m + 1, j] - v[m, j])
-        hi = v[m, j + 1] + wt * (v[m + 1, j + 1] - v[m, j + 1])
-        return lo + wx * (hi - lo)
+        lo = v[m, ja] + wt * (v[m + 1, ja] - v[m, ja])
+        hi = v[m, ja + 1] + wt * (v[m + 1, ja + 1] - v[m, ja + 1])
+        return lo + wxa * (hi - lo)
 
-    flows = {nm: at(qq) for nm, (_, qq) in zip(names, comps)}
+    flows = {nm: at(qq) for nm, (_, qq) in zip(names, comps, strict=True)}
     # overtopping and step checks on the table at the lowest tailwater (largest dO/dh)
     table = _build_table(ss, structure, dt_s, table_points, tailwater=float(tw.min()),
                          flap_gate=flap_gate)

@@ -42,8 +42,9 @@ def notebook_dir() -> pathlib.Path:
 
 
 def check_notebook_parameters(path: str | os.PathLike, key: str) -> None:
-    """Refuse a notebook whose ``parameters`` cell differs from what section ``key`` receives
-    (see :func:`notebook_parameters`).
+    """Refuse a notebook whose ``parameters`` cell differs from what section ``key`` receives.
+
+    See :func:`notebook_parameters`.
 
     Raises
     ------
@@ -145,7 +146,8 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     try:
         done = papermill.execute_notebook(
             nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
-            request_save_on_cell_execute=False, progress_bar=False, report_mode=True, start_timeout=120,
+            request_save_on_cell_execute=False, progress_bar=False, report_mode=True,
+            start_timeout=120,
             execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
             resources={"metadata": {"path": str(cwd)}}, **engine)
     except PapermillExecutionError as exc:
@@ -166,8 +168,10 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
 
 def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir: str,
                         sections: Sequence[str]) -> dict:
-    """The parameters a section notebook receives: ``site_file``, ``results_file``,
-    ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``).
+    """The parameters a section notebook receives.
+
+    ``site_file``, ``results_file``, ``out_dir`` and the section's fixed ones (``scenario``,
+    ``section_keys``).
     """
     params = S.section_parameters(key, site_file=site_file, out_dir=out_dir,
                                         sections=list(sections))

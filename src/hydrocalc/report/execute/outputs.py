@@ -104,8 +104,9 @@ def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
 
 def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
                stages: dict, computed: Mapping):
-    """Typeset report.pdf in a background thread (typst releases the GIL); returns a
-    future of the page count, or None when no PDF is wanted.
+    """Typeset report.pdf in a background thread (typst releases the GIL).
+
+    Returns a future of the page count, or None when no PDF is wanted.
     """
     if "pdf" not in fmts:
         return None
@@ -196,8 +197,9 @@ def sheet_name(section: str, table: str, used: set[str]) -> str:
 
 
 def _shorten_words(name: str, limit: int) -> str:
-    """``name`` shortened to ``limit`` characters by taking one letter at a time off its
-    longest word (words: runs between ``.``, ``_``, ``-`` and spaces).
+    """``name`` shortened to ``limit`` characters, a letter at a time off its longest word.
+
+    Words: runs between ``.``, ``_``, ``-`` and spaces.
     """
     parts = re.split(r"([._\- ])", name)
     words = list(range(0, len(parts), 2))
@@ -303,8 +305,10 @@ def _workbook_bytes(results: dict) -> bytes:
 
 
 def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:
-    """:func:`_write_workbook`, returning the seconds it took (module-level, so a report run
-    can hand it to its figure worker; see :func:`hydrocalc.report.build.run_in_figure_pool`).
+    """:func:`_write_workbook`, returning the seconds it took.
+
+    Module-level, so a report run can hand it to its figure worker; see
+    :func:`hydrocalc.report.build.run_in_figure_pool`.
     """
     t = time.perf_counter()
     _write_workbook(path, results)

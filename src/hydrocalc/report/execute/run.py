@@ -92,8 +92,9 @@ def _resolve_formats(formats) -> tuple[str, ...]:
 
 def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
               results_file: str = "") -> list[dict]:
-    """One job per section: notebook, parameters and output name (``results_file`` may
-    hold ``{key}``, replaced by the section key).
+    """One job per section: notebook, parameters and output name.
+
+    ``results_file`` may hold ``{key}``, replaced by the section key.
     """
     jobs = []
     for n, key in enumerate(section_keys, start=1):
@@ -111,10 +112,11 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 
 
 @interrupt_on_terminate
-def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
-               sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
-               progress: bool = True, notebooks: str | os.PathLike | None = None,
-               fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
+def run_report(  # noqa: C901 - one run's steps share state through closures; kept together
+        site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
+        sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
+        progress: bool = True, notebooks: str | os.PathLike | None = None,
+        fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -235,7 +237,7 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
-        computed = {}
+        computed: dict = {}
         documents: dict = {}  # each section's canonical JSON form, computed once
         waiting: list = []
         late = {"warned": False}  # a figure drawn in the pool warned after its section
@@ -363,8 +365,8 @@ def run_report(site_file: str | os.PathLike, out: str | os.PathLike | None = Non
             from hydrocalc.report.assemble import assemble_html
 
             t = time.perf_counter()
-            notebooks = sorted((staging / "notebooks").glob("*.ipynb"))
-            (staging / "report.html").write_text(assemble_html(notebooks, meta),
+            executed = sorted((staging / "notebooks").glob("*.ipynb"))
+            (staging / "report.html").write_text(assemble_html(executed, meta),
                                                  encoding="utf-8")
             stages["html_s"] = round(time.perf_counter() - t, 3)
         pages = typesetting.result() if typesetting is not None else None
@@ -408,8 +410,10 @@ class _Aborted(Exception):
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
                  jobs: int, progress: bool, pool: KernelPool | None,
                  next_ready=None) -> dict:
-    """Execute the section notebooks, ``jobs`` at a time; on failure keep the staging
-    folder as ``.<name>.failed`` and raise the first section's ReportError.
+    """Execute the section notebooks, ``jobs`` at a time.
+
+    On failure keep the staging folder as ``.<name>.failed`` and raise the first section's
+    ReportError.
 
     With ``next_ready`` (a callable returning the key of the next section ready to present,
     blocking until there is one) the notebooks run in the order their sections become

@@ -42,10 +42,11 @@ def default_report_dir(site_file: str | os.PathLike) -> pathlib.Path:
 
 def copy_inputs(site, site_path: pathlib.Path, inputs_dir: pathlib.Path
                  ) -> tuple[str, dict[str, str]]:
-    """Copy the site file and every input it reads under ``inputs_dir``, keeping their
-    relative layout (relative to the site file's folder, or to the common folder of all
-    inputs when one lies outside it). Returns (site file relative to the staging folder,
-    {path relative to ``inputs/``: sha256}).
+    """Copy the site file and every input it reads under ``inputs_dir``, keeping their layout.
+
+    Paths stay relative to the site file's folder, or to the common folder of all inputs when
+    one lies outside it. Returns (site file relative to the staging folder, {path relative to
+    ``inputs/``: sha256}).
     """
     base = site_path.parent
     declared = dict(getattr(site, "input_files", {}) or {})
@@ -134,7 +135,7 @@ def clean_stale_staging(target: str | os.PathLike) -> list[pathlib.Path]:
     import socket
 
     target = pathlib.Path(target)
-    removed = []
+    removed: list[pathlib.Path] = []
     if not target.parent.is_dir():
         return removed
     for pattern in (f".{target.name}.partial-*", f".{target.name}.old-*"):

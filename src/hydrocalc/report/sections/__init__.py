@@ -12,7 +12,8 @@ functions and display the result; ``hydrocalc verify`` calls :func:`build_sectio
 Key                 Function                    Content
 ==================  ==========================  ===============================================
 ``project``         :func:`project_summary`     project facts as entered; applicability of the
-                                                local law (:func:`hydrocalc.criteria.regulations.assess`)
+                                                local law
+                                                (:func:`hydrocalc.criteria.regulations.assess`)
                                                 and the SWPPP content checklist
 ``storms``          :func:`design_storms`       depths and their source, hyetographs
 ``hydrology_pre``   :func:`hydrology`           subcatchments, covers/CN, Tc segments, results

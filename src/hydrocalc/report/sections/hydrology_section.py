@@ -1,5 +1,6 @@
-"""The ``hydrology_pre`` and ``hydrology_post`` sections: subcatchments, covers and CN, Tc
-segments, conveyance and Rational-method tables, node flows.
+"""The ``hydrology_pre`` and ``hydrology_post`` sections.
+
+Subcatchments, covers and CN, Tc segments, conveyance and Rational-method tables, node flows.
 
 Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 """
@@ -122,8 +123,9 @@ def tc_used_table(subs: pd.DataFrame) -> pd.DataFrame:
 
 
 def conveyance_input_table(sc) -> pd.DataFrame:
-    """One row per routed pipe/channel reach of a scenario: section, size, length, slope,
-    Manning's n and full-flow capacity (empty without such reaches).
+    """One row per routed pipe/channel reach of a scenario (empty without such reaches).
+
+    Columns: section, size, length, slope, Manning's n and full-flow capacity.
     """
     rows = []
     for rch in sc.reaches:
@@ -152,8 +154,9 @@ def conveyance_input_table(sc) -> pd.DataFrame:
 
 
 def conveyance_result_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Reach results per storm (from :attr:`SiteResults.conveyance` of one scenario): peak
-    inflow and outflow, maximum depth and velocity, capacity and surcharge ("yes"/"no").
+    """Reach results per storm (from :attr:`SiteResults.conveyance` of one scenario).
+
+    Peak inflow and outflow, maximum depth and velocity, capacity and surcharge ("yes"/"no").
     """
     out = frame[["reach", "storm", "peak_inflow_cfs", "peak_outflow_cfs",
                  "time_of_peak_outflow_hr", "max_depth_ft", "max_velocity_fps",
@@ -173,8 +176,9 @@ def _rational_sentence(sc) -> str:
 
 
 def rational_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rational-method rows (from :attr:`SiteResults.rational` of one scenario): C, i, A,
-    Tc, Q and the sources of i and C.
+    """Rational-method rows (from :attr:`SiteResults.rational` of one scenario).
+
+    C, i, A, Tc, Q and the sources of i and C.
     """
     return frame[["subcatchment", "storm", "c", "intensity_in_hr", "area_ac", "tc_hr",
                   "peak_cfs", "intensity_source", "c_source"]].reset_index(drop=True)
@@ -349,7 +353,7 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                   for storm in r.storms]
         b.figure(f"hydrographs_{dp.id}", f"{_SCENARIO_TITLE[scenario].capitalize()} "
                  f"hydrographs at {dp.id}",
-                 lambda series=series, dp=dp: F.hydrograph_comparison_figure(
+                 lambda series=series, dp=dp: F.hydrograph_comparison_figure(  # type: ignore[misc]
                      f"hydrographs_{dp.id}", "", series, xlim=_active_window(series),
                      height_in=2.8))
     b.echo("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "

@@ -178,7 +178,8 @@ def cover_meta(results: Mapping, site=None) -> dict:
 
     With a compliance summary (``results["summary"]``, else computed from ``site``) it
     carries ``verdict`` (``"meets"``, ``"does_not_meet"`` or ``"incomplete"``),
-    ``verdict_text``, ``verdict_confirm`` (values remain to confirm) and ``summary_tables`` (:func:`hydrocalc.report.summary.summary_tables`).
+    ``verdict_text``, ``verdict_confirm`` (values remain to confirm) and ``summary_tables``
+    (:func:`hydrocalc.report.summary.summary_tables`).
     """
     project = dict(results.get("project", {}))
     if site is not None:

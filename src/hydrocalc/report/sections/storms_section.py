@@ -68,7 +68,8 @@ def _build_storms(b: _Builder) -> None:
     src = md_escape(st.source) if st.source else "no source stated in the site file"
     b.res.narrative_md = (
         f"The analysis uses {len(storms)} design storms of {_fmt(st.duration_hr, 0)} hours "
-        f"with the {md_escape(distribution_label(st.distribution))} rainfall distribution: {names}. "
+        f"with the {md_escape(distribution_label(st.distribution))} rainfall distribution: "
+        f"{names}. "
         f"Depth source: {src}. The largest one-hour share of the storm under this "
         f"distribution is {_fmt(100.0 * one_hr, 1)} %. The water-quality volume uses a "
         f"90 % rainfall depth of {_fmt(st.wqv_precip_in)} in "

@@ -1,5 +1,6 @@
-"""The ``warnings`` section: every warning of the computation, with the sections it was
-raised in.
+"""The ``warnings`` section.
+
+Every warning of the computation, with the sections it was raised in.
 
 Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
 """
@@ -19,7 +20,9 @@ from hydrocalc.report.tables import Table
 
 def _build_warnings(b: _Builder, sections: Sequence[str],
                     computed: Mapping[str, SectionResult] | None, build: Callable) -> None:
-    """Gather the warnings of every other section, each built without figures by ``build``
+    """Gather the warnings of every other section.
+
+    Each is built without figures by ``build``
     (the section builder of :mod:`~hydrocalc.report.sections.run`, passed in so that the
     imports run one way); a section in ``computed`` (already built from the same context,
     e.g. by a report run) is reused when drawing its figures raised no warning, since its

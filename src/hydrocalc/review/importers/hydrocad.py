@@ -8,8 +8,8 @@ what was printed, by node and storm, and what could not be read.
 What is read
 ------------
 * the page footer (``HydroCAD® 10.00-16 s/n ... © 2015 HydroCAD Software Solutions LLC``:
-  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the ``Prepared by ...`` line and the routing diagram title
-  (``Drainage Diagram for NAME``);
+  the program version; also OCR'd, ``HydroCAD®8.50 s/n 000476 @2007 ...``), the
+  ``Prepared by ...`` line and the routing diagram title (``Drainage Diagram for NAME``);
 * the rainfall events from the page headers (``Type II 24-hr 2 YR Rainfall=2.80"``); the
   NRCS Type I/IA/II/III storms and HydroCAD's ``NOAA 24-hr A``-``D`` and ``NRCC 24-hr A``-``D``
   storms map to hydrocalc's distributions of the same shape (``"II"``, ``"NOAA_D"``,
@@ -65,7 +65,8 @@ _NRCS_TYPES = {"Type I 24-hr": "I", "Type IA 24-hr": "IA", "Type II 24-hr": "II"
 _SECTION_RE = re.compile(r"Summary for (?P<kind>Subcatchment|Reach|Pond|Link) ?(?P<id>[^\s:]+): ?")
 # The copyright sign may be OCR'd as "@" or "0" ("@2007", "02009") or lost.
 _FOOTER_RE = re.compile(
-    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ (?:[©@]|\(c\)|0)? ?\d{4} ?"
+    r"HydroCAD®? ?(?P<version>\d+\.\d+(?:-\w+)?) ?(?:s/ ?n|S/N|sin) ?\S+ "
+    r"(?:[©@]|\(c\)|0)? ?\d{4} ?"
     r"HydroCAD Software Solutions ?LLC(?: ?Page ?\d+)?")
 _PREPARED_RE = re.compile(
     r"Prepared by (?P<by>.{1,80}?),? ?(?:Printed )?(?P<date>\d{1,2}/\d{1,2}/\d{4})")
@@ -363,7 +364,7 @@ def _area_listing(m: re.Match, t: str) -> dict | None:
     num = r"\d[\d,]*\.\d{3}" if unit == "ac" else r"\d[\d,]*"
     start = re.compile(r"(?:(?<=^)|(?<= ))(" + num + r") ?(\d{2,3})(?=\D)")
     starts = list(start.finditer(m.group(3)))
-    rows = []
+    rows: list[dict] = []
     out: dict = {"rows": rows}
     for i, sm in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(m.group(3))
@@ -401,13 +402,14 @@ def _area_soil_listings(rep: HydroCADReport, t: str) -> None:
                 rep.listings["area_total_cn"] = listing["total_cn"]
         if listing not in rep.listings.setdefault("area_listings", []):
             rep.listings["area_listings"].append(listing)
-    m = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
-                  r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
-    if m:
-        unit = "ac" if m.group(1) == "acres" else "sf"
+    soil = re.search(r"Soil Listing \((?:all|selected) nodes\) Area \((acres|sq-ft)\) ?Soil "
+                     r"Group Subcatchment Numbers (.*?)(?=TOTAL AREA|$)", t)
+    if soil:
+        unit = "ac" if soil.group(1) == "acres" else "sf"
         rows = []
         for sm in re.finditer(r"(\d[\d,]*(?:\.\d{3})?) ?(HSG [A-D]|Other) ?(.*?)"
-                              r"(?= \d[\d,]*(?:\.\d{3})? ?(?:HSG [A-D]|Other)|$)", m.group(2)):
+                              r"(?= \d[\d,]*(?:\.\d{3})? ?(?:HSG [A-D]|Other)|$)",
+                              soil.group(2)):
             rows.append({"area": _num(sm.group(1)), "unit": unit, "group": sm.group(2),
                          "subcatchments": _split_ids(re.sub(r" ?\d[\d,.]*$", "",
                                                             sm.group(3)))})
@@ -522,8 +524,9 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
         rep.add_result(pid, "pond", storm, "inflow_volume_acft", m.group("vi"), w)
         rep.add_result(pid, "pond", storm, "peak_cfs", m.group("qo"), w)
         rep.add_result(pid, "pond", storm, "volume_acft", m.group("vo"), w)
-        for dm in re.finditer(r"(Primary|Secondary|Discarded)=({n}) cfs ({n}) af".replace("{n}", _NUM),
-                              m.group("rest")):
+        for dm in re.finditer(
+                r"(Primary|Secondary|Discarded)=({n}) cfs ({n}) af".replace("{n}", _NUM),
+                m.group("rest")):
             key = dm.group(1).lower()
             rep.add_result(pid, "pond", storm, f"{key}_peak_cfs", dm.group(2), w)
             rep.add_result(pid, "pond", storm, f"{key}_volume_acft", dm.group(3), w)
@@ -542,12 +545,11 @@ def _listing(rep: HydroCADReport, t: str, storm_at) -> None:
 def _truncation(rep: HydroCADReport, t: str) -> None:
     """A listing record or section heading cut by the end of the text."""
     tail = t[-400:]
-    m = None
-    for m in re.finditer(r"(Runoff Area=|Subcatchment ?[^\s:]+:|Pond ?[^\s:]+:|"
-                         r"Reach ?[^\s:]+:)", tail):
-        pass
-    if m is None:
+    matches = list(re.finditer(r"(Runoff Area=|Subcatchment ?[^\s:]+:|Pond ?[^\s:]+:|"
+                               r"Reach ?[^\s:]+:)", tail))
+    if not matches:
         return
+    m = matches[-1]
     rest = tail[m.start():]
     complete = re.search(r"(?:Runoff|Outflow)=" + _NUM + r" cfs " + _NUM + r" af", rest)
     if complete is None and not re.search(r"Summary for", rest):

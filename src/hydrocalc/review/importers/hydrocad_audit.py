@@ -125,7 +125,8 @@ _COVER_PATTERNS: list[tuple[str, str]] = [
 _CROPS = {"row crops": "row_crops", "small grain": "small_grain",
           "legumes": "close_seeded_legumes", "close-seeded legumes": "close_seeded_legumes"}
 _TREATMENTS = {"straight row": "straight_row", "sr": "straight_row",
-               "sr ?\\+ ?cr": "straight_row_residue", "straight row ?\\+ ?cr": "straight_row_residue",
+               "sr ?\\+ ?cr": "straight_row_residue",
+               "straight row ?\\+ ?cr": "straight_row_residue",
                "contoured": "contoured", "c": "contoured", "c ?\\+ ?cr": "contoured_residue",
                "contoured ?\\+ ?cr": "contoured_residue", "c ?& ?t": "contoured_terraced",
                "contoured & terraced": "contoured_terraced",
@@ -284,7 +285,7 @@ def shallow_flow_time_min(length_ft: float, slope_ftft: float, kv_fps: float) ->
 
 def channel_flow_time_min(length_ft: float, slope_ftft: float, n: float, area_ft2: float,
                           perimeter_ft: float) -> float:
-    r"""Channel flow time by Manning's equation, TR-55 eqs. 3-4, 3-5 and 3-1. [min]
+    r"""Channel flow time by Manning's equation, TR-55 eqs. 3-4, 3-5 and 3-1 [min].
 
     :math:`V = 1.486 r^{2/3} s^{1/2} / n`, :math:`r = a / p_w`, :math:`T = L / (60 V)`.
 
@@ -354,7 +355,7 @@ def stage_storage_ft3(elev_ft: float, elevs_ft, areas_ft2, *, conic: bool = Fals
 
 
 def orifice_flow_cfs(c: float, area_ft2: float, head_ft: float) -> float:
-    r"""Orifice flow :math:`Q = C A \sqrt{2 g h}` (g = 32.2 ft/s2). [cfs]
+    r"""Orifice flow :math:`Q = C A \sqrt{2 g h}` (g = 32.2 ft/s2) [cfs].
 
     References
     ----------
@@ -369,7 +370,7 @@ def orifice_flow_cfs(c: float, area_ft2: float, head_ft: float) -> float:
 
 
 def weir_flow_cfs(c: float, length_ft: float, head_ft: float) -> float:
-    r"""Rectangular weir flow :math:`Q = C L h^{1.5}` with the printed C and L. [cfs]
+    r"""Rectangular weir flow :math:`Q = C L h^{1.5}` with the printed C and L [cfs].
 
     References
     ----------
@@ -520,8 +521,9 @@ def _audit_area_listing(audit: InputAudit, listings: dict) -> None:
 
 
 def _audit_covers(audit: InputAudit, nid: str, tables: list) -> None:
-    """Each distinct printed cover row and weighted CN of a node's area tables (one table is
-    printed per storm: a value differing in one copy is checked in that copy).
+    """Each distinct printed cover row and weighted CN of a node's area tables.
+
+    One table is printed per storm: a value differing in one copy is checked in that copy.
     """
     seen: set = set()
     for table in tables:
@@ -616,7 +618,8 @@ def _audit_tc_table(audit: InputAudit, nid: str, table: dict, seen: set) -> None
     segs = table.get("segments") or []
     for i, seg in enumerate(segs, start=1):
         item = f"segment {i}: {seg['type']}"
-        key = (i, seg["type"], seg["printed"], tuple(seg["numbers"]), seg["description"])
+        key: tuple = (i, seg["type"], seg["printed"], tuple(seg["numbers"]),
+                      seg["description"])
         if key in seen:
             continue
         seen.add(key)
@@ -663,7 +666,7 @@ def _volume_tables(audit: InputAudit, nid: str, node: dict) -> list[dict] | None
                        "the stage tables cannot be matched to the printed storage volumes")
         return None
     out = []
-    for v, t in zip(listed, tables):
+    for v, t in zip(listed, tables, strict=False):
         desc = v["description"]
         conic = "(Conic)" in desc
         cols = t["columns"]
@@ -761,9 +764,9 @@ def _peaks_from_results(nid: str, results: list) -> list[dict]:
 
 def _audit_volume(audit: InputAudit, nid: str, k: int, v: dict, seen: set) -> None:
     ref = ("frustum (HydroCAD Conic)" if v["conic"] else "average end area (HydroCAD Prismatic)")
-    for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"]):
+    for e, e_text, printed in zip(v["elevs"], v["elev_printed"], v["cum_printed"], strict=False):
         item = f"{e_text}'"
-        key = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
+        key: tuple = (k, "row", tuple(v["elev_printed"]), tuple(v["areas"]), e_text, printed)
         if key in seen:
             continue
         seen.add(key)
@@ -822,7 +825,7 @@ def _device_flow(dev: dict, flow: dict, hw: float) -> tuple[float | None, str, s
         if rect:
             w_ft, h_ft, o = _num(rect.group("w")) / 12, _num(rect.group("h")) / 12, rect["o"]
             area = w_ft * h_ft
-        else:
+        elif rnd:  # always: rect or rnd matched
             d_ft, o = _num(rnd.group("d")) / 12, rnd["o"]
             area, h_ft = math.pi * d_ft ** 2 / 4.0, d_ft
         if o == "Vert":

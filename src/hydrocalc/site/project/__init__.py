@@ -1,9 +1,10 @@
 """Project facts and construction plan: the ``[project]`` and ``[construction]`` site-file tables.
 
 These two frozen dataclasses carry what the regulatory assessment
-(:mod:`hydrocalc.criteria.regulations`), the inspection schedule (:mod:`hydrocalc.construction.inspections`) and the
-sediment-trap checks (:mod:`hydrocalc.construction.sediment`) need to know about a project. The parse
-functions validate a mapping (a parsed TOML table) and return ``(object_or_None, problems)``:
+(:mod:`hydrocalc.criteria.regulations`), the inspection schedule
+(:mod:`hydrocalc.construction.inspections`) and the sediment-trap checks
+(:mod:`hydrocalc.construction.sediment`) need to know about a project. The parse functions
+validate a mapping (a parsed TOML table) and return ``(object_or_None, problems)``:
 they never raise on bad content, they collect **every** problem, one line each, in the form
 ``site.toml: project.disturbed_area_ac must be >= 0; got -3``, so a site loader can report all
 of them at once. Unknown keys are problems with a "did you mean" suggestion.

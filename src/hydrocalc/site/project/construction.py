@@ -11,7 +11,7 @@ import dataclasses
 import datetime as _dt
 import pathlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc._validate import confined_path, excerpt, number_problem, suggest, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
@@ -188,8 +188,9 @@ _CONSTRUCTION_KEYS = (
 RAINFALL_TYPES = ("I", "IA", "II", "III")
 #: How the 7-day inspection clock runs (see hydrocalc.construction.inspections).
 INSPECTION_CLOCKS = ("fixed", "rolling")
-#: Readings of the laws' "storm event" (see hydrocalc.construction.inspections): ``"multi_day"`` (default:
-#: a run of consecutive wet days is one event) or ``"calendar_day"`` (each day alone).
+#: Readings of the laws' "storm event" (see hydrocalc.construction.inspections):
+#: ``"multi_day"`` (default: a run of consecutive wet days is one event) or ``"calendar_day"``
+#: (each day alone).
 STORM_EVENT_READINGS = ("multi_day", "calendar_day")
 _MILESTONE_KEYS = ("key", "date")
 
@@ -269,7 +270,8 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             else:
                 values.update(arrays)
 
-    bounds = TRAP_NUMBER_RULES
+    # The keyword bounds of col.number per field (mypy infers dict[str, object] values).
+    bounds = cast(dict[str, dict[str, Any]], TRAP_NUMBER_RULES)
     for k in _TRAP_HYDRO:
         values[k] = col.number(entry, k, prefix, **bounds[k])
     if "design_precip_in" in entry and "cn" not in entry:
@@ -304,7 +306,9 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             )
     if len(col.problems) > n0:
         return None
-    return TrapPlan(id=tid, drainage_area_ac=area, criteria=criteria, **values)
+    # No problem recorded: id, drainage area and criteria were given and valid.
+    return TrapPlan(id=cast(str, tid), drainage_area_ac=cast(float, area),
+                    criteria=cast(str, criteria), **values)
 
 
 def _parse_rainfall_file(col: _Collector, mapping, prefix: str, where: str,
@@ -433,7 +437,8 @@ def _parse_milestones(col: _Collector, mapping, prefix: str,
                 f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
             )
         if len(col.problems) == n0:
-            milestones.append(Milestone(key=key, when=when))
+            # No problem recorded: key is a given, valid string.
+            milestones.append(Milestone(key=cast(str, key), when=when))
     return milestones
 
 

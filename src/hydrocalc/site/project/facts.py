@@ -12,7 +12,7 @@ import dataclasses
 import datetime as _dt
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc._validate import (
     MAX_PROJECT_AREA_AC,
@@ -28,7 +28,7 @@ from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.units import FT2_PER_AC
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
-_PROJECT_NUMBER_RULES = {
+_PROJECT_NUMBER_RULES: dict[str, dict[str, Any]] = {
     "disturbed_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
     "disturbed_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
     "new_impervious_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
@@ -78,7 +78,8 @@ class ProjectFacts:
     owner: str = ""
     preparer: str = ""
     impairment: str = ""
-    #: ``[project.state_permit]`` (:class:`hydrocalc.criteria.state_permit.StatePermitPlan`) or None.
+    #: ``[project.state_permit]``
+    #: (:class:`hydrocalc.criteria.state_permit.StatePermitPlan`) or None.
     state_permit: Any = None
     #: NYS SMDM edition of the sizing criteria, ``"2015"`` or ``"2024"``; None when the site
     #: file names none (the 2015 edition is then applied with a warning,
@@ -192,7 +193,8 @@ def project_problems(facts) -> list[str]:
                 ok = False
         if not ok:
             continue
-        a = float(v_ac) if v_ac is not None else float(v_ft2) / FT2_PER_AC
+        # v_ac and v_ft2 are not both None (checked above).
+        a = float(v_ac) if v_ac is not None else float(cast(float, v_ft2)) / FT2_PER_AC
         if v_ac is not None and v_ft2 is not None and not math.isclose(
                 float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3, abs_tol=1.0):
             out.append(f"{ac} and {ft2} must agree; got {fmt_value(v_ac)} ac = "
@@ -214,8 +216,9 @@ def project_warnings(facts: ProjectFacts) -> list[str]:
     dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
     if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
         return [
-            f"impervious_exceeds_disturbed: project.new_impervious_area ({fmt_value(round(imp, 1))} "
-            f"ft2) is larger than project.disturbed_area ({fmt_value(round(dist, 1))} ft2); new "
+            "impervious_exceeds_disturbed: project.new_impervious_area "
+            f"({fmt_value(round(imp, 1))} ft2) is larger than project.disturbed_area "
+            f"({fmt_value(round(dist, 1))} ft2); new "
             "impervious cover is normally built on disturbed soil. Check both areas and their "
             "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
         ]
@@ -385,7 +388,10 @@ def parse_project(
     larger = col.boolean(
         mapping, "part_of_larger_common_plan", prefix, required=False, default=False
     )
-    texts = {k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT}
+    # dict[str, str], kept as Any so that mypy accepts it as ``**`` keywords beside the areas.
+    texts: dict[str, Any] = {
+        k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT
+    }
     manual = mapping.get("design_manual")
     justification = mapping.get("design_manual_justification")
     for line in edition_problems(manual, justification):
@@ -410,14 +416,15 @@ def parse_project(
             col.problems.append(f"{where}: {prefix}.{line}")
     if col.problems:
         return None, col.problems
+    # No problem recorded: every required field was given and valid.
     facts = ProjectFacts(
-        name=name,
-        municipality=municipality,
-        receiving_water=receiving,
-        drains_to_impaired_water=impaired,
-        **areas,
-        project_type=ptype,
-        part_of_larger_common_plan=larger,
+        name=cast(str, name),
+        municipality=cast(str, municipality),
+        receiving_water=cast(str, receiving),
+        drains_to_impaired_water=cast(bool, impaired),
+        **cast(dict[str, Any], areas),
+        project_type=cast(str, ptype),
+        part_of_larger_common_plan=cast(bool, larger),
         exemptions_claimed=exemptions,
         exemption_approved_on=approved_on,
         state_permit=state_permit,
