@@ -1,6 +1,8 @@
-"""Sphinx configuration: the user guides (Markdown, MyST) and the API reference generated
-from the numpydoc docstrings (autosummary walks the package, so a new or moved module needs
-no edit here). Build with ``make docs`` (warnings are errors)."""
+"""Sphinx configuration: the user guides (Markdown, MyST) and the API reference.
+
+The reference is generated from the numpydoc docstrings (autosummary walks the package, so a
+new or moved module needs no edit here). Build with ``make docs`` (warnings are errors).
+"""
 
 from __future__ import annotations
 
