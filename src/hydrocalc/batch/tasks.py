@@ -51,7 +51,7 @@ def _proc_status_mb(key: str) -> float | None:
 
 
 def _peak_rss_mb() -> float:
-    """Peak resident memory of this process since it started its program. [MB]
+    """Peak resident memory of this process since it started its program [MB].
 
     On Linux ``VmHWM`` of ``/proc/self/status``: ``getrusage`` would also count the parent's
     memory at the fork that preceded a spawned worker's ``exec``.
@@ -68,7 +68,7 @@ def _peak_rss_mb() -> float:
 
 
 def current_rss_mb() -> float:
-    """Resident memory of this process now (NaN where it cannot be read). [MB]"""
+    """Resident memory of this process now (NaN where it cannot be read) [MB]."""
     v = _proc_status_mb("VmRSS")
     return math.nan if v is None else v
 
@@ -111,7 +111,9 @@ class RowBlock:
 
     @classmethod
     def from_rows(cls, rows: list) -> RowBlock:
-        """Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
+        """Return the rows as one block in scenario order (a stable sort).
+
+        Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
         order (a stable sort: the rows of one scenario keep their order).
         """
         blocks = [r for r in rows if isinstance(r, RowBlock)]
@@ -187,7 +189,9 @@ def _fingerprint(path: str, sw=None) -> tuple:
 
 
 def _cached_sweep(path: str, preload: bytes | None = None):
-    """The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
+    """Return the sweep at ``path``, loaded once per process and reloaded on change.
+
+    The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
     base site or a file the site reads changes (long-lived distributed workers).
 
     ``preload`` (:func:`_sweep_blob`, made by the planning process) is the sweep as the
@@ -330,7 +334,9 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
 
 
 def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
-    """Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
+    """Compute the rows of ``block`` by analyze_many; return the failures.
+
+    Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
     arrays where ``arrays``, else from the full analysis); returns the failures.
     """
     sites = [s for _, s in block]
@@ -366,7 +372,9 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
 
 
 def _block_columns(block, results, sw, spec) -> RowBlock:
-    """The rows of a summary block as a :class:`RowBlock` (the row dicts of
+    """Return the rows of a summary block as a :class:`RowBlock`.
+
+    The rows of a summary block as a :class:`RowBlock` (the row dicts of
     :func:`_summary_block`'s callers, built column by column).
     """
     source = spec["source"]

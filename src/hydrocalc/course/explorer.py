@@ -1,4 +1,6 @@
-"""An interactive explorer: move P, CN, impervious share, Tc and the pond outlet, watch the
+"""An interactive explorer of runoff, hydrographs and pond stage.
+
+An interactive explorer: move P, CN, impervious share, Tc and the pond outlet, watch the
 runoff, the pre/post hydrographs and the pond stage move.
 
 :func:`explore` shows sliders (ipywidgets) wired to :func:`compute`, which only calls the
@@ -192,7 +194,9 @@ def figure(result: ExplorerResult):
 
 
 def verdict(result: ExplorerResult) -> tuple[str, str]:
-    """(``"meets"`` or ``"fails"``, one line): is the routed post-development peak at most
+    """Return the verdict (``"meets"`` or ``"fails"``, one line).
+
+    (``"meets"`` or ``"fails"``, one line): is the routed post-development peak at most
     the pre-development peak, and does the pond hold the storm (no overtopping)?
 
     Examples
@@ -262,7 +266,9 @@ def _panel(series, box, y_label, lines_extra=()) -> list[str]:
 
 
 def svg_plot(result: ExplorerResult, width_px: int = 640, height_px: int = 400) -> str:
-    """The explorer's live plot as inline SVG: pre, post and routed hydrographs (top), pond
+    """Return the explorer's live plot as inline SVG.
+
+    The explorer's live plot as inline SVG: pre, post and routed hydrographs (top), pond
     stage with the weir crest and the top of the pond (bottom), 8 to 24 h.
 
     Drawn as text (no raster step), so a slider change redraws in a few milliseconds; the
@@ -326,7 +332,9 @@ def panel_html(result: ExplorerResult, plot: str | None = None) -> str:
 
 
 def preview_html(result: ExplorerResult) -> str:
-    """What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
+    """Return what a notebook shows before the explorer's cell runs.
+
+    What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
     verdict, plot (as an image, which a notebook shows even before it is trusted) and table
     at the starting values.
     """
@@ -357,7 +365,9 @@ def _kernel_running() -> bool:
 
 
 def _bundle(self, **kwargs) -> dict:
-    """The widget's display bundle: the widget view, and for a notebook that cannot show
+    """Return the widget's display bundle.
+
+    The widget's display bundle: the widget view, and for a notebook that cannot show
     it yet (not run, not trusted) the one-line hint and a static preview.
     """
     data = super(type(self), self)._repr_mimebundle_(**kwargs)

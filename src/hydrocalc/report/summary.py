@@ -432,7 +432,9 @@ def _rests_on(row: Mapping, items: Sequence[str]) -> list[str]:
 
 
 def _mark_unconfirmed(rows: list[dict], items: Sequence[str]) -> None:
-    """Name, on every row that meets while resting on a value still to confirm, the values
+    """Name the values still to confirm on every row that meets resting on them.
+
+    Name, on every row that meets while resting on a value still to confirm, the values
     it rests on.
     """
     for r in rows:
@@ -537,7 +539,9 @@ VERDICT_COLOURS = {"meets": "#1b5e20", "confirm": "#8a4b00", "fails": "#b00020"}
 
 
 def verdict_class(verdict: str | None, confirm: bool = False) -> str:
-    """How the verdict box is drawn: ``"meets"`` (green), ``"confirm"`` (amber: meets, but
+    """Return how the verdict box is drawn: meets, confirm or fails.
+
+    How the verdict box is drawn: ``"meets"`` (green), ``"confirm"`` (amber: meets, but
     values remain to confirm) or ``"fails"`` (red: does not meet or incomplete).
 
     Examples
@@ -640,7 +644,9 @@ def summary_tables(summary: Mapping) -> list:
 
 
 def format_summary_text(summary: Mapping) -> str:
-    """Plain-text summary for the console: the verdict line, then every failing item,
+    """Return the plain-text summary for the console.
+
+    Plain-text summary for the console: the verdict line, then every failing item,
     item not evaluated and waiver.
     """
     lines = [f"COMPLIANCE: {summary['verdict_text']}"]

@@ -189,7 +189,9 @@ def _font_size(ncols: int) -> str:
 
 def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
              numeric: Sequence[bool]) -> list[int]:
-    """Relative column widths from the content: a number column is as wide as its widest
+    """Return relative column widths from the content.
+
+    Relative column widths from the content: a number column is as wide as its widest
     number (numbers never wrap), a text column as its longer texts (capped, they wrap);
     neither narrower than the longest word of its header.
     """
@@ -206,7 +208,9 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 
 
 def table_typst(table) -> str:
-    """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
+    """Return a :class:`~hydrocalc.report.tables.Table` as a typst table.
+
+    A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans).
     """
     cols = table.columns

@@ -208,7 +208,9 @@ def verify_report(report: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
 
 def verify_pdf(pdf: str | os.PathLike, *, rtol: float = DEFAULT_RTOL,
                atol: float = DEFAULT_ATOL) -> Verification:
-    """Verify a report PDF on its own: extract its attachments (``results.json``,
+    """Verify a report PDF on its own from its attachments.
+
+    Verify a report PDF on its own: extract its attachments (``results.json``,
     ``inputs/...``) into an empty temporary folder, recompute from them alone, compare.
     """
     pdf = pathlib.Path(pdf)

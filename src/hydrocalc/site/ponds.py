@@ -150,7 +150,9 @@ def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
 
 
 def _pond_in_stages(P: _Problems, e: Mapping, path: str) -> tuple[Mapping, float | None]:
-    """The pond table with elevations turned into stages above its bottom, and the bottom
+    """Return the pond table with stages above its bottom, and the bottom elevation.
+
+    The pond table with elevations turned into stages above its bottom, and the bottom
     elevation (None for a pond given by stage only).
 
     A pond is in elevations when it gives ``bottom_elevation_ft`` or a storage table with
@@ -353,7 +355,9 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
 
 
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
-    """A pond with ``backwater = true`` discharges into another pond and feels its level.
+    """Check the ponds that discharge into another pond (``backwater = true``).
+
+    A pond with ``backwater = true`` discharges into another pond and feels its level.
     Such ponds form chains or trees (several may back into one pond) routed together with
     the pond they end in (see hydrocalc.hydraulics.routing.interconnected): every pond of the group in
     elevations and a single unit, no tailwater_ft on a backwater pond (the downstream

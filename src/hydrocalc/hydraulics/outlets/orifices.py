@@ -33,12 +33,12 @@ class _VerticalOrifice(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Invert of the opening. [ft]"""
+        """Invert of the opening [ft]."""
         return self.invert_ft
 
     @property
     def crown_ft(self) -> float:
-        """Top of the opening. [ft]"""
+        """Top of the opening [ft]."""
         return self.invert_ft + self.height_ft
 
     @property
@@ -137,12 +137,12 @@ class CircularOrifice(_VerticalOrifice):
 
     @property
     def height_ft(self) -> float:
-        """Diameter of the opening. [ft]"""
+        """Diameter of the opening [ft]."""
         return self.diameter_in / IN_PER_FT
 
     @property
     def area_ft2(self) -> float:
-        """Area of the opening. [ft2]"""
+        """Area of the opening [ft2]."""
         return np.pi * self.height_ft**2 / 4.0
 
 
@@ -196,10 +196,10 @@ class RectangularOrifice(_VerticalOrifice):
 
     @property
     def height_ft(self) -> float:
-        """Height of the opening. [ft]"""
+        """Height of the opening [ft]."""
         return self.height_in / IN_PER_FT
 
     @property
     def area_ft2(self) -> float:
-        """Area of the opening. [ft2]"""
+        """Area of the opening [ft2]."""
         return self.width_in * self.height_in / IN_PER_FT**2

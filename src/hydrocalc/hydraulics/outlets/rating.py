@@ -1,4 +1,6 @@
-"""Ratings of outlet works: :func:`rating_table` (a DataFrame) and :func:`rating_figure`
+"""Ratings of outlet works: :func:`rating_table` and :func:`rating_figure`.
+
+Ratings of outlet works: :func:`rating_table` (a DataFrame) and :func:`rating_figure`
 (matplotlib, imported on use).
 """
 

@@ -45,7 +45,9 @@ _REFERENCES = (
 
 
 def _design_manual_row(site) -> tuple[str, str, str]:
-    """The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
+    """Return the methods row naming the NYS SMDM edition the criteria use.
+
+    The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
     manual, the justification the site file gives).
     """
     stated = getattr(site.project, "design_manual", None)
@@ -72,7 +74,9 @@ def _uses_conveyance(site) -> bool:
 
 
 def _conveyance_methods(site) -> list[tuple[str, str, str]]:
-    """Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
+    """Return the methods rows of routed reaches and rational subcatchments.
+
+    Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
     the site has them.
     """
     rows = []

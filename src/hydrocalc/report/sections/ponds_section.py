@@ -70,7 +70,9 @@ def device_table(pond) -> pd.DataFrame:
 
 
 def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
-    """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
+    """Return the per-storm routing summary of one pond.
+
+    Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
     lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes; for a
     pond with a tailwater (constant, series or interconnected), its kind, peak level and
     the peak flow it drove back into the pond.
