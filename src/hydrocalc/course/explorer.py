@@ -8,8 +8,8 @@ package: the composite CN (:func:`hydrocalc.runoff.impervious_composite_cn`, TR-
 runoff depth (:func:`hydrocalc.runoff.runoff_depth`, TR-55 Eqs. 2-1 to 2-4), the NRCS design
 storm (:func:`hydrocalc.rainfall.design_storm`), the unit-hydrograph runoff
 (:func:`hydrocalc.hydrograph.runoff_hydrograph`, NEH 630 Ch. 16) and storage-indication
-routing (:func:`hydrocalc.hydraulics.routing.route_reservoir`). :func:`figure` and :func:`table` draw
-and tabulate its result with the report's figure and table code.
+routing (:func:`hydrocalc.hydraulics.routing.route_reservoir`). :func:`figure` and
+:func:`table` draw and tabulate its result with the report's figure and table code.
 
 Without ipywidgets, or outside a running Jupyter kernel, or with ``static=True``,
 :func:`explore` shows the static figure and table for the given values instead of sliders.

@@ -50,9 +50,11 @@ class Figure:
     caption: str = ""
 
     def data_uri(self) -> str:
+        """Return the PNG as a base64 ``data:`` URI."""
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
     def to_html(self) -> str:
+        """Return the figure as an HTML ``<figure>`` with its image and caption."""
         cap = html.escape(self.title)
         if self.caption:
             cap += f' <span class="fig-note">{html.escape(self.caption)}</span>'
@@ -608,7 +610,8 @@ def routing_diagram_figure(name: str, title: str,
                            ncols=max(len(scenarios), 1), left_in=0.08, right_in=0.08,
                            top_in=0.28, bottom_in=0.34, wspace_in=0.16)
     shapes = {"hexagon": "h", "triangle": "^", "square": "s", "diamond": "D"}
-    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels):
+    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels,
+                                                 strict=False):
         ax.grid(False)
         ax.set_xticks([])
         ax.set_yticks([])

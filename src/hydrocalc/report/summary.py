@@ -337,9 +337,9 @@ def confirmation_rows(site, results, assessment=None, traps: Iterable | None = N
         placeholder, or any under an edition whose numbers were not read (the 2024 manual)
         (``wqv_precip_in``), every criteria value with an unverified status
         (``criterion_<key>``), the RRv specific reduction factors from the shipped table (or
-        those entered for the 2024 manual) (``rrv_factors``), every sediment-trap criteria row not verified
-        (``trap_criteria_<key>``), and a municipal profile whose status is not
-        ``verified`` (``regulation_profile``).
+        those entered for the 2024 manual) (``rrv_factors``), every sediment-trap criteria
+        row not verified (``trap_criteria_<key>``), and a municipal profile whose status is
+        not ``verified`` (``regulation_profile``).
     """
     st = site.storms
     confirmations = getattr(site, "confirmations", {}) or {}
@@ -583,7 +583,8 @@ def summary_tables(summary: Mapping) -> list:
         out.append(Table("summary_peaks", "Peak flow at each design point: pre vs post",
                          frame, labels={"pre_peak_cfs": "Pre peak [cfs]",
                                         "post_peak_cfs": "Post peak [cfs]",
-                                        "change_cfs": "Change [cfs]", "design_point": "Design point"},
+                                        "change_cfs": "Change [cfs]",
+                                        "design_point": "Design point"},
                          key_columns=["design_point", "storm"]))
     over = summary.get("overtopping", [])
     if over:

@@ -1,4 +1,4 @@
-"""The report PDF, typeset with typst from the section results (no system libraries).
+r"""The report PDF, typeset with typst from the section results (no system libraries).
 
 :func:`write_pdf` turns the report's :class:`~hydrocalc.report.result.SectionResult` objects
 (the same tables and PNG figures the HTML shows) into typst markup and compiles it with the
@@ -16,7 +16,7 @@ ones embedded in it, system fonts are ignored so every machine lays out the same
 - the narrative Markdown converted to typst.
 
 **Escaping.** Every string that comes from the site file, the results or the narrative
-reaches typst only as a typst *string literal* (``#"..."``, with ``\\``, ``"`` and control
+reaches typst only as a typst *string literal* (``#"..."``, with ``\``, ``"`` and control
 characters escaped by :func:`typst_string`), displayed as text: no user text is ever parsed
 as typst markup or code. Markdown structure (emphasis, lists, tables) is rebuilt from
 mistune's syntax tree with typst function calls.
@@ -159,12 +159,12 @@ def _md_table(tok: Mapping) -> str:
 
 
 def markdown_to_typst(text: str) -> str:
-    """Typst markup for Markdown ``text`` (every text run a typst string literal).
+    r"""Typst markup for Markdown ``text`` (every text run a typst string literal).
 
     Examples
     --------
     >>> markdown_to_typst("**Warning.** Lot #7 is *wet*")
-    '#par[#strong[#"Warning."]#" Lot #7 is "#emph[#"wet"]]\\n'
+    '#par[#strong[#"Warning."]#" Lot #7 is "#emph[#"wet"]]\n'
     """
     import mistune
 
@@ -224,7 +224,7 @@ def table_typst(table) -> str:
     if table.frame.empty:
         cells.append(f"table.cell(colspan: {max(len(cols), 1)})[#emph[{_t('(none)')}]]")
     for row in formatted:
-        for num, text in zip(numeric, row):
+        for num, text in zip(numeric, row, strict=False):
             if not num:
                 text = _breakable(text)
             if text.strip().upper() in ("FAILS", "FAIL"):
@@ -279,11 +279,12 @@ _PREAMBLE = """#set document(title: {title}, author: "hydrocalc", description: {
     #set text(size: 8pt, fill: luma(90))
     {footer} #h(1fr) Page #counter(page).display() of #counter(page).final().first()
   ])
-"""
+"""  # noqa: E501 (typst markup: the level-1 heading rule must stay one template line)
 
 
 def _cover(meta: Mapping) -> str:
-    parts = [f"#block(above: 1.2in)[#text(size: 11pt, fill: luma(80))[{_t(meta.get('kind', ''))}]]",
+    parts = [f"#block(above: 1.2in)[#text(size: 11pt, fill: luma(80))"
+             f"[{_t(meta.get('kind', ''))}]]",
              f"#block(below: 1em)[#text(size: 22pt, weight: \"bold\")"
              f"[{_t(meta.get('project_name', ''))}]]"]
     verdict = meta.get("verdict_text")
@@ -315,7 +316,8 @@ def _cover(meta: Mapping) -> str:
 def _warnings(res) -> str:
     if not res.warnings:
         return (f"#block(above: 1em)[#text(size: 8.5pt, fill: luma(90))"
-                f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]]\n")
+                f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]"
+                "]\n")
     items = ", ".join(f"[{_t(_breakable(w))}]" for w in res.warnings)
     title = f"Warnings raised in this section's computation ({len(res.warnings)})"
     return (f"#block(above: 1em, width: 100%, inset: 6pt, stroke: 0.6pt + rgb(\"#b26a00\"))"

@@ -62,7 +62,7 @@ def topological_order(edges: Mapping[str, str | None]) -> tuple[str, ...]:
         If the graph has a cycle (validate with :func:`find_cycle` first).
     """
     indeg = {n: 0 for n in edges}
-    for n, t in edges.items():
+    for t in edges.values():
         if t is not None and t in indeg:
             indeg[t] += 1
     rank = {n: i for i, n in enumerate(edges)}

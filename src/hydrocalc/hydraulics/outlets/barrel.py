@@ -124,6 +124,7 @@ class Barrel(Device):
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: the inlet invert and crown [ft]."""
         return (self.invert_ft, self.invert_ft + self.diameter_ft)
 
     def _flow(self, stage):
@@ -139,6 +140,7 @@ class Barrel(Device):
 
     @property
     def free_below_ft(self) -> float:
+        """Tailwater level at or below which the barrel flows free [ft]."""
         return min(self.invert_ft, self.outlet_invert_ft + self.diameter_ft)
 
     def _flow_tw(self, stage, tw):

@@ -88,7 +88,7 @@ _ORIFICE_NOTES = r"""
 
 
 @dataclass(frozen=True, eq=False)
-class CircularOrifice(_VerticalOrifice):
+class CircularOrifice(_VerticalOrifice):  # noqa: D101 (docstring built in __doc__: shared notes)
     __doc__ = r"""A circular orifice in a vertical wall.
 
     Parameters
@@ -147,7 +147,7 @@ class CircularOrifice(_VerticalOrifice):
 
 
 @dataclass(frozen=True, eq=False)
-class RectangularOrifice(_VerticalOrifice):
+class RectangularOrifice(_VerticalOrifice):  # noqa: D101 (docstring built in __doc__: shared notes)
     __doc__ = r"""A rectangular orifice (slot) in a vertical wall.
 
     Parameters

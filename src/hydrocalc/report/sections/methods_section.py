@@ -217,8 +217,10 @@ def _build_methods(b: _Builder) -> None:
         f"Runoff is computed with the NRCS curve-number method (Ia = {opt.ia_ratio:g} S) and "
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
-        f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
-        f"storage-indication. {manual_md}Every published table this computation read is listed with its "
+        f"{md_escape(distribution_label(site.storms.distribution))} design storms. "
+        "Ponds are routed by "
+        f"storage-indication. {manual_md}Every published table this computation read "
+        "is listed with its "
         "source and SHA-256, so a reviewer can check the numbers it rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )

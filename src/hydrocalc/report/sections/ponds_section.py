@@ -39,14 +39,14 @@ def device_table(pond) -> pd.DataFrame:
     ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
-    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
-    outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants (form, K, M, c, Y,
-    Ks, chart, scale).
+    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as
+    ``invert_ft``, its outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants
+    (form, K, M, c, Y, Ks, chart, scale).
     """
     import dataclasses
 
     rows = []
-    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets))
+    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets, strict=False))
     if getattr(pond, "barrel", None) is not None:
         devices.append(("barrel", "barrel", pond.barrel))
     for dev_id, kind, dev in devices:
@@ -244,7 +244,7 @@ def _build_ponds(b: _Builder) -> None:
                                                     "time_of_peak_hr", "volume_ft3"]],
                                   key_columns=["storm", "device"]))
         marks = [(f"{s} peak stage", float(v)) for s, v in
-                 zip(rows["storm"], rows["peak_stage_ft"])]
+                 zip(rows["storm"], rows["peak_stage_ft"], strict=True)]
         b.figure(f"{tag}_rating", f"Stage-storage-discharge of {label}",
                  lambda rating=rating, marks=marks: F.stage_storage_discharge_figure(
                      "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
