@@ -173,7 +173,7 @@ def _import_writers() -> None:
         import pyarrow.parquet  # noqa: F401
 
 
-def _terminate_as_interrupt() -> Callable[[], None]:
+def _terminate_as_interrupt() -> Callable[[], object]:
     """Turn SIGTERM into KeyboardInterrupt while the batch runs; return the undo.
 
     Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a

@@ -16,9 +16,10 @@ import math
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc.analysis import analyze, analyze_many
+from hydrocalc.analysis.summary import SummaryRows
 from hydrocalc.batch.sweep import load_sweep
 from hydrocalc.site import load_site
 
@@ -159,7 +160,7 @@ class RowBlock:
         return isinstance(other, RowBlock) and (self.n, self.key, self.columns) == (
             other.n, other.key, other.columns)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (mutable columns), as dict
 
     def __getstate__(self):
         return self.columns, self.n, self.key
@@ -250,7 +251,7 @@ def run_task(spec: dict) -> dict:
     start = time.time()
     t0 = time.perf_counter()
     c0 = time.thread_time()
-    rows: list[dict] = []
+    rows: list = []  # row dicts, or RowBlocks for a sweep
     failed = 0
     paths: dict = {}
     kind = spec["kind"]
@@ -341,13 +342,13 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
     """
     sites = [s for _, s in block]
     if arrays:
-        results = analyze_many(sites, storms=storms, detail="summary", errors="collect",
-                               engine=ENGINE)
+        summary = cast(SummaryRows, analyze_many(sites, storms=storms, detail="summary",
+                                                 errors="collect", engine=ENGINE))
         for key in ("summary_arrays", "full_analysis"):
-            paths[key] += results.paths[key]
-        for why, n in results.paths["reasons"].items():
+            paths[key] += summary.paths[key]
+        for why, n in summary.paths["reasons"].items():
             paths["reasons"][why] = paths["reasons"].get(why, 0) + n
-        results = list(results)
+        results = list(summary)
     else:
         results = [r if isinstance(r, Exception) else r.summary_rows()
                    for r in analyze_many(sites, storms=storms, errors="collect", engine=ENGINE)]

@@ -33,7 +33,7 @@ from hydrocalc.hydraulics.routing import kernel as _route_kernel
 try:
     from multiprocessing import forkserver
 except ImportError:  # pragma: no cover - a platform without a fork server
-    forkserver = None
+    forkserver = None  # type: ignore[assignment]  # checked before use
 
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
@@ -502,10 +502,10 @@ def _run_distributed(tasks, client, on_result: Callable[[dict], None],
                 continue
             alone_since = alone_since or time.monotonic()
             if time.monotonic() - alone_since >= worker_wait_s:
-                exc = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
-                                 "(--worker-wait)")
+                lost = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
+                                  "(--worker-wait)")
                 for fut in pending:
-                    on_failure(futures[fut], exc)
+                    on_failure(futures[fut], lost)
                 pending = set()
     finally:
         for fut in pending:

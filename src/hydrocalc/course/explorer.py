@@ -31,11 +31,13 @@ import warnings
 
 from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.routing.result import RoutingResult
 from hydrocalc.hydrograph import runoff_hydrograph
 from hydrocalc.rainfall import design_storm
 from hydrocalc.report import figures as F
 from hydrocalc.report.tables import Table
 from hydrocalc.runoff import impervious_composite_cn, runoff_depth
+from hydrocalc.timeseries import Hydrograph
 
 __all__ = ["HINT", "SLIDERS", "ExplorerResult", "compute", "explore", "figure", "panel_html",
            "preview_html", "svg_plot", "table", "verdict"]
@@ -75,9 +77,9 @@ class ExplorerResult:
     post_cn: float
     pre_runoff_in: float
     post_runoff_in: float
-    pre: object
-    post: object
-    routed: object
+    pre: Hydrograph
+    post: Hydrograph
+    routed: RoutingResult
     inputs: dict
     warnings: tuple = ()
 
@@ -407,9 +409,11 @@ def explore(static: bool | None = None, **values):
     widgets = None
     if static is not True:
         try:
-            import ipywidgets as widgets
+            import ipywidgets
         except ImportError:
-            widgets = None
+            pass
+        else:
+            widgets = ipywidgets
     if widgets is None or (static is None and not _kernel_running()):
         result = compute(**values)
         if _kernel_running() or static:

@@ -163,7 +163,8 @@ class FigureQueue:
         self._feed()
 
 
-def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
+def _draw_in_worker(func_name: str, args: tuple, kwargs: dict
+                    ) -> Figure | tuple[Figure, tuple[tuple[str, str], ...]]:
     """Run one drawing function in a worker process (module-level, so it pickles).
 
     The warnings the drawing raises travel back with the figure (``Figure.drawn_warnings``,

@@ -166,7 +166,8 @@ def _criterion_failure(row: Mapping, label: str) -> str:
 def _criteria_rows(results, assessment) -> tuple[list[dict], list[dict]]:
     """(criterion rows, scope rows) of the summary."""
     site = results.site
-    out, scope = [], []
+    out: list[dict] = []
+    scope: list[dict] = []
     crit = results.criteria
     standard = getattr(site.criteria, "standard", "none")
     if standard == "none" or crit.empty:
@@ -219,7 +220,8 @@ def _criteria_rows(results, assessment) -> tuple[list[dict], list[dict]]:
 
 def _peak_rows(results) -> tuple[list[dict], list[dict]]:
     comp = results.comparison
-    rows, scope = [], []
+    rows: list[dict] = []
+    scope: list[dict] = []
     if comp.empty:
         scope.append({"group": "peak", "item": "Pre/post peaks", "where": "site",
                       "status": "not evaluated",

@@ -36,6 +36,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
@@ -85,7 +86,7 @@ def _breakable(text: str) -> str:
 # --------------------------------------------------------------------------------------
 # Markdown -> typst
 # --------------------------------------------------------------------------------------
-def _inline(tokens: Sequence[Mapping]) -> str:
+def _inline(tokens: Sequence[Mapping] | None) -> str:
     out = []
     for tok in tokens or []:
         kind = tok.get("type")
@@ -114,7 +115,7 @@ def _inline(tokens: Sequence[Mapping]) -> str:
     return "".join(out)
 
 
-def _blocks(tokens: Sequence[Mapping]) -> str:
+def _blocks(tokens: Sequence[Mapping] | None) -> str:
     out = []
     for tok in tokens or []:
         kind = tok.get("type")
@@ -171,7 +172,7 @@ def markdown_to_typst(text: str) -> str:
     if not text or not str(text).strip():
         return ""
     parse = mistune.create_markdown(renderer=None, plugins=["table", "strikethrough"])
-    return _blocks(parse(str(text)))
+    return _blocks(cast(list, parse(str(text))))  # renderer=None: the token list
 
 
 # --------------------------------------------------------------------------------------
@@ -371,9 +372,9 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
             elif kind == "table":
                 out.append(table_typst(value))
             elif kind == "figure":
-                file_name = figure_files.get((res.key, value.name))
-                if file_name:
-                    out.append(_figure_typst(value, file_name))
+                fig_file = figure_files.get((res.key, value.name))
+                if fig_file:
+                    out.append(_figure_typst(value, fig_file))
         out.append(_warnings(res))
     return "".join(out)
 
@@ -410,7 +411,7 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
     path = pathlib.Path(path)
     work = pathlib.Path(tempfile.mkdtemp(prefix="hydrocalc-typst-"))
     try:
-        figure_files = {}
+        figure_files: dict[tuple, str] = {}
         for res in results:
             for name, fig in res.figures.items():
                 if fig.png:

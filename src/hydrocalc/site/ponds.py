@@ -350,7 +350,7 @@ def _parse_pond(  # noqa: C901 (one validation step per field of the pond table)
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "
                                                     f"({fmt_value(top)} ft); got {fmt_value(lvl)}")
     tailwater, tw_spec = _pond_tailwater(P, e, path, datum, top)
-    if len(P.items) > n0:
+    if len(P.items) > n0 or to is None:  # a missing ``to`` is always a recorded problem
         return None
     return Pond(id=pid, to=to, stage_storage=ss, outlets=tuple(oobjs), outlet_ids=tuple(oids),
                 outlet_types=tuple(s["type"] for s in ospecs), initial_stage_ft=init,

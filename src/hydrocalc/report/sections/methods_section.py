@@ -94,7 +94,7 @@ def _conveyance_methods(site) -> list[tuple[str, str, str]]:
 
 
 def _conveyance_references(site) -> tuple:
-    refs = ()
+    refs: tuple = ()
     if any(sc.rational for sc in site.scenarios.values()):
         refs += (("HEC-22", "FHWA (2009). Urban Drainage Design Manual, Hydraulic Engineering "
                   "Circular No. 22, 3rd ed., FHWA-NHI-10-009, Section 3.2.2 and Table 3-1."),

@@ -50,7 +50,8 @@ def device_table(pond) -> pd.DataFrame:
     if getattr(pond, "barrel", None) is not None:
         devices.append(("barrel", "barrel", pond.barrel))
     for dev_id, kind, dev in devices:
-        fields = dataclasses.asdict(dev) if dataclasses.is_dataclass(dev) else dict(vars(dev))
+        fields = (dataclasses.asdict(dev)  # type: ignore[arg-type]  # devices are instances
+                  if dataclasses.is_dataclass(dev) else dict(vars(dev)))
         row = {"device": dev_id, "type": kind,
                "invert_ft": fields.pop("invert_ft", fields.pop(
                    "crest_ft", fields.pop("inlet_invert_ft", None)))}
@@ -246,9 +247,11 @@ def _build_ponds(b: _Builder) -> None:
         marks = [(f"{s} peak stage", float(v)) for s, v in
                  zip(rows["storm"], rows["peak_stage_ft"], strict=True)]
         b.figure(f"{tag}_rating", f"Stage-storage-discharge of {label}",
-                 lambda rating=rating, marks=marks: F.stage_storage_discharge_figure(
-                     "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
-                     rating["total_cfs"].to_numpy(), marks=marks))
+                 # mypy cannot type a lambda whose defaults bind values (ignored below)
+                 lambda rating=rating, marks=marks: (  # type: ignore[misc]
+                     F.stage_storage_discharge_figure(
+                         "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
+                         rating["total_cfs"].to_numpy(), marks=marks)))
         series = []
         for storm in r.storms:
             series.append((f"{storm} inflow", r.time_hr,
@@ -256,7 +259,7 @@ def _build_ponds(b: _Builder) -> None:
             series.append((f"{storm} outflow", r.time_hr,
                            np.asarray(r.flow_cfs(name, storm, pond.id))))
         b.figure(f"{tag}_routing", f"Inflow and outflow of {label}",
-                 lambda series=series: F.routing_figure("", "", series,
-                                                        xlim=_active_window(series)))
+                 lambda series=series: (  # type: ignore[misc]  # defaults bind the values
+                     F.routing_figure("", "", series, xlim=_active_window(series))))
     b.echo("inputs", "Pond inputs as entered", ["pre.pond", "post.pond"])
     b.res.warnings.extend(_analysis_warnings(ctx, "ponds"))
