@@ -260,7 +260,7 @@ def number_problem(value, *, lower=None, upper=None, lower_inclusive: bool = Tru
 
 
 def control_char(text: str) -> str | None:
-    """The first control character of ``text`` (escaped, e.g. ``'\\x1b'``), or None.
+    r"""The first control character of ``text`` (escaped, e.g. ``'\x1b'``), or None.
 
     Tab is allowed; every other C0/C1 control character (ESC, NUL, BEL, CR, LF, DEL, ...)
     is not: it breaks the one-line messages, the terminal, the CSV/Excel writers and the PDF.

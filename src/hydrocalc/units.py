@@ -48,20 +48,20 @@ KG_PER_LB = 0.45359237  #: kilograms per pound (exact)
 
 
 def ac_to_mi2(area_ac):
-    """Convert acres to square miles. [mi2]"""
+    """Convert acres to square miles [mi2]."""
     return area_ac / AC_PER_MI2
 
 
 def mi2_to_ac(area_mi2):
-    """Convert square miles to acres. [ac]"""
+    """Convert square miles to acres [ac]."""
     return area_mi2 * AC_PER_MI2
 
 
 def ac_in_to_ft3(area_ac, depth_in):
-    """Volume of ``depth_in`` inches over ``area_ac`` acres. [ft3]"""
+    """Volume of ``depth_in`` inches over ``area_ac`` acres [ft3]."""
     return area_ac * FT2_PER_AC * depth_in / IN_PER_FT
 
 
 def ft3_to_acft(volume_ft3):
-    """Convert cubic feet to acre-feet. [acft]"""
+    """Convert cubic feet to acre-feet [acft]."""
     return volume_ft3 / FT2_PER_AC

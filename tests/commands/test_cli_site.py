@@ -29,7 +29,8 @@ def invoke(*args):
 def test_check_ok(site_dir):
     res = invoke("check", site_dir / "site.toml")
     assert res.exit_code == 0, res.output
-    assert "OK - 'Test Site': 5 subcatchments, 1 pond, 1 design point (DP-1), 4 storms" in res.output
+    assert ("OK - 'Test Site': 5 subcatchments, 1 pond, 1 design point (DP-1), 4 storms"
+            in res.output)
 
 
 def test_check_lists_every_problem_without_traceback(site_dir):
@@ -39,7 +40,8 @@ def test_check_lists_every_problem_without_traceback(site_dir):
     res = invoke("check", path)
     assert res.exit_code == 1
     lines = res.output.strip().splitlines()
-    assert any(line.startswith("error: site.toml: pre.subcatchment[E-1].cn must be in (0, 100]; got 170 (line ")
+    assert any(line.startswith("error: site.toml: pre.subcatchment[E-1].cn must be in "
+                               "(0, 100]; got 170 (line ")
                for line in lines), lines
     assert any("pre.subcatchment[E-2].cover[0].hsg must be one of A, B, C, D; got 'Q'" in line
                for line in lines), lines

@@ -198,7 +198,8 @@ def test_justification_without_the_2015_edition_is_one_clear_line(tmp_path, edit
     assert len(lines) == 1
     got = "'2024'" if edition_line else "nothing"
     assert lines[0].startswith(
-        "error: site.toml: project.design_manual_justification is only for design_manual = \"2015\" "
+        "error: site.toml: project.design_manual_justification is only for "
+        "design_manual = \"2015\" "
         f"(the reason to use the 2015 manual); got design_manual = {got}"), lines[0]
 
 
@@ -213,7 +214,8 @@ def test_gp_0_25_001_project_starting_before_its_effective_date_is_one_clear_lin
     lines = res.output.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(
-        "error: site.toml: construction.start_date must be on or after 2025-01-29, when GP-0-25-001 "
+        "error: site.toml: construction.start_date must be on or after 2025-01-29, "
+        "when GP-0-25-001 "
         "(project.state_permit.edition) took effect; got 2024-11-04."), lines[0]
     assert "(line " in lines[0]
     path.write_text(path.read_text().replace("start_date = 2024-11-04", "start_date = 2025-01-29"))

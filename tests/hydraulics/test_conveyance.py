@@ -125,7 +125,7 @@ def _swmm(inflow, xsect, length, slope, n, path):
         "[JUNCTIONS]", f"J1 {slope * length:.6f} 100 0 0 0", "[OUTFALLS]", "O1 0 NORMAL NO",
         "[CONDUITS]", f"C1 J1 O1 {length} {n} 0 0 0 0", "[XSECTIONS]", f"C1 {xsect}",
         "[INFLOWS]", "J1 FLOW TS1 FLOW 1.0 1.0", "[TIMESERIES]",
-        *[f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(T, inflow.flow_cfs)],
+        *[f"TS1 {ti:.6f} {qi:.8g}" for ti, qi in zip(T, inflow.flow_cfs, strict=False)],
         "[REPORT]", "INPUT NO"]
     path.write_text("\n".join(lines))
     q, t = [], []

@@ -1,11 +1,11 @@
 """Agreement with an independent engine: EPA SWMM 5 (through pyswmm) on ordinary ponds.
 
-Each pond is exported with :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp` (storage unit with a tabular
-depth-area curve, SIDE orifices and TRANSVERSE / V-NOTCH weirs with the same coefficients, the
-inflow as an external time series, free outfalls) and run by SWMM's dynamic-wave solver at a
-1-s routing step. Peak outflow and peak stage must agree within 1 % (the acceptance criterion
-is 2 %; measured differences are about 0.02 %). Skipped when pyswmm is not installed (it is a
-``bench`` extra).
+Each pond is exported with :func:`hydrocalc.hydraulics.pond_file.to_swmm_inp` (storage unit
+with a tabular depth-area curve, SIDE orifices and TRANSVERSE / V-NOTCH weirs with the same
+coefficients, the inflow as an external time series, free outfalls) and run by SWMM's
+dynamic-wave solver at a 1-s routing step. Peak outflow and peak stage must agree within 1 %
+(the acceptance criterion is 2 %; measured differences are about 0.02 %). Skipped when
+pyswmm is not installed (it is a ``bench`` extra).
 """
 
 from __future__ import annotations

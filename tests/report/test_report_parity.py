@@ -136,7 +136,7 @@ def test_undersized_basin_that_overtops_gets_its_report(tmp_path):
     assert "Overtopped in storm: the routed stage reaches" in html
     assert "no freeboard, 0.68 ft above the top at 5.00 ft" in html
     summary = doc["sections"]["ponds"]["tables"]["post_P-1_summary"]
-    row = dict(zip(summary["columns"], summary["rows"][0]))
+    row = dict(zip(summary["columns"], summary["rows"][0], strict=True))
     assert row["surface_area_ft2"] is None  # no area looked up above the top of the table
     assert math.isclose(row["peak_overtopping_cfs"], o["peak_overtopping_cfs"], rel_tol=1e-9)
 

@@ -73,7 +73,8 @@ def make_pdf(path: pathlib.Path, pages: list[list[str]]) -> None:
     xref = len(data)
     data += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
     data += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    data += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    data += (f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+             "%%EOF\n").encode()
     path.write_bytes(bytes(data))
 
 
@@ -89,8 +90,8 @@ def _chunks(text: str, n: int = 110) -> list[str]:
 
 
 def _report_body(path: pathlib.Path) -> str:
-    return "\n".join(l for l in path.read_text(encoding="utf-8").splitlines()
-                     if not l.startswith("#"))
+    return "\n".join(line for line in path.read_text(encoding="utf-8").splitlines()
+                     if not line.startswith("#"))
 
 
 # -- parsing the real reports --------------------------------------------------------------
@@ -250,7 +251,7 @@ def test_review_cli_exit_codes_and_outputs(chan_review, tmp_path):
                      "--json", tmp_path / "r.json", "--html", tmp_path / "r.html")
     assert code == 0, text
     assert "INCOMPLETE" in text
-    assert max(len(l) for l in text.splitlines() if not l.startswith("AGREES")) <= 100
+    assert max(len(line) for line in text.splitlines() if not line.startswith("AGREES")) <= 100
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["counts"]["unexplained"] == 0 and data["counts"]["agrees"] == 25
     page = (tmp_path / "r.html").read_text()
@@ -313,7 +314,7 @@ def test_diff_two_imports(chan_review, tmp_path):
     assert "storms.depths_in.2_YR  2.8 -> 3.0" in text
     assert "nodes[post, FT4.4, 2_YR].peak_cfs" in text
     assert "FT4.4[2 YR].peak_cfs  12.09 -> 12.50" in text
-    assert max(len(l) for l in text.splitlines() if not l.startswith("wrote")) <= 100
+    assert max(len(line) for line in text.splitlines() if not line.startswith("wrote")) <= 100
     assert not re.search(r"\d\.\d{6,}", text.split("changed results")[1])  # no 17 digits
     assert "FT4.4" in (tmp_path / "d.html").read_text()
     code, text = run("diff", out / "site.toml", out / "site.toml")
@@ -490,7 +491,7 @@ Device Routing Invert Outlet Devices
 #1 Primary 100.50' 6.0" Vert. Orifice/Grate C= 0.600
 Primary OutFlow Max={qo:.2f} cfs @ {to:.2f} hrs HW=102.00' (Free Discharge)
 1=Orifice/Grate (Orifice Controls {qo:.2f} cfs @ 5.00 fps)
-"""
+"""  # noqa: E501 (HydroCAD report lines reproduced verbatim)
 
 
 def test_pond_round_trip_with_links(tmp_path):

@@ -48,7 +48,9 @@ _T0 = [0.0]
 
 
 def _trace(what: str) -> None:
-    """One line of the timeline on stderr (seconds since :func:`run_batch` began) when
+    """Write one timeline line on stderr when :data:`TRACE_ENV` is set.
+
+    One line of the timeline on stderr (seconds since :func:`run_batch` began) when
     :data:`TRACE_ENV` is set; nothing otherwise.
     """
     if os.environ.get(TRACE_ENV, "0") not in ("", "0"):
@@ -161,7 +163,9 @@ def run_batch(inputs: Sequence, *, out_dir=None, scheduler=None, workers: int | 
 
 
 def _import_writers() -> None:
-    """Import the summary writers' libraries now (pandas' Parquet support and pyarrow's
+    """Import the summary writers' libraries now, while the fork server starts.
+
+    Import the summary writers' libraries now (pandas' Parquet support and pyarrow's
     writer): done while the workers' fork server starts, not in the serial end.
     """
     with contextlib.suppress(ImportError):
@@ -169,8 +173,10 @@ def _import_writers() -> None:
         import pyarrow.parquet  # noqa: F401
 
 
-def _terminate_as_interrupt() -> Callable[[], None]:
-    """Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
+def _terminate_as_interrupt() -> Callable[[], object]:
+    """Turn SIGTERM into KeyboardInterrupt while the batch runs; return the undo.
+
+    Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
     terminated batch stops its workers and writes its partial summary; returns the undo.
     """
     import signal
@@ -191,7 +197,9 @@ def _terminate_as_interrupt() -> Callable[[], None]:
 
 @contextlib.contextmanager
 def _held_interrupts():
-    """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
+    """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only).
+
+    Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
     then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
     (a module left half-imported could not write the summary).
     """

@@ -16,9 +16,10 @@ import math
 import os
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 from hydrocalc.analysis import analyze, analyze_many
+from hydrocalc.analysis.summary import SummaryRows
 from hydrocalc.batch.sweep import load_sweep
 from hydrocalc.site import load_site
 
@@ -51,7 +52,7 @@ def _proc_status_mb(key: str) -> float | None:
 
 
 def _peak_rss_mb() -> float:
-    """Peak resident memory of this process since it started its program. [MB]
+    """Peak resident memory of this process since it started its program [MB].
 
     On Linux ``VmHWM`` of ``/proc/self/status``: ``getrusage`` would also count the parent's
     memory at the fork that preceded a spawned worker's ``exec``.
@@ -68,7 +69,7 @@ def _peak_rss_mb() -> float:
 
 
 def current_rss_mb() -> float:
-    """Resident memory of this process now (NaN where it cannot be read). [MB]"""
+    """Resident memory of this process now (NaN where it cannot be read) [MB]."""
     v = _proc_status_mb("VmRSS")
     return math.nan if v is None else v
 
@@ -111,7 +112,9 @@ class RowBlock:
 
     @classmethod
     def from_rows(cls, rows: list) -> RowBlock:
-        """Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
+        """Return the rows as one block in scenario order (a stable sort).
+
+        Rows (dicts with ``_input``/``_index``, or blocks) as one block in scenario
         order (a stable sort: the rows of one scenario keep their order).
         """
         blocks = [r for r in rows if isinstance(r, RowBlock)]
@@ -157,7 +160,7 @@ class RowBlock:
         return isinstance(other, RowBlock) and (self.n, self.key, self.columns) == (
             other.n, other.key, other.columns)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (mutable columns), as dict
 
     def __getstate__(self):
         return self.columns, self.n, self.key
@@ -187,7 +190,9 @@ def _fingerprint(path: str, sw=None) -> tuple:
 
 
 def _cached_sweep(path: str, preload: bytes | None = None):
-    """The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
+    """Return the sweep at ``path``, loaded once per process and reloaded on change.
+
+    The sweep at ``path``, loaded once per process and reloaded when the sweep file, its
     base site or a file the site reads changes (long-lived distributed workers).
 
     ``preload`` (:func:`_sweep_blob`, made by the planning process) is the sweep as the
@@ -246,7 +251,7 @@ def run_task(spec: dict) -> dict:
     start = time.time()
     t0 = time.perf_counter()
     c0 = time.thread_time()
-    rows: list[dict] = []
+    rows: list = []  # row dicts, or RowBlocks for a sweep
     failed = 0
     paths: dict = {}
     kind = spec["kind"]
@@ -330,18 +335,20 @@ def _sweep_rows(spec: dict) -> tuple[list[dict], int, dict]:
 
 
 def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
-    """Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
+    """Compute the rows of ``block`` by analyze_many; return the failures.
+
+    Rows of ``block`` by :func:`hydrocalc.analysis.analyze_many` (summary rows by the
     arrays where ``arrays``, else from the full analysis); returns the failures.
     """
     sites = [s for _, s in block]
     if arrays:
-        results = analyze_many(sites, storms=storms, detail="summary", errors="collect",
-                               engine=ENGINE)
+        summary = cast(SummaryRows, analyze_many(sites, storms=storms, detail="summary",
+                                                 errors="collect", engine=ENGINE))
         for key in ("summary_arrays", "full_analysis"):
-            paths[key] += results.paths[key]
-        for why, n in results.paths["reasons"].items():
+            paths[key] += summary.paths[key]
+        for why, n in summary.paths["reasons"].items():
             paths["reasons"][why] = paths["reasons"].get(why, 0) + n
-        results = list(results)
+        results = list(summary)
     else:
         results = [r if isinstance(r, Exception) else r.summary_rows()
                    for r in analyze_many(sites, storms=storms, errors="collect", engine=ENGINE)]
@@ -366,7 +373,9 @@ def _summary_block(block, storms, sw, spec, rows, paths, arrays: bool) -> int:
 
 
 def _block_columns(block, results, sw, spec) -> RowBlock:
-    """The rows of a summary block as a :class:`RowBlock` (the row dicts of
+    """Return the rows of a summary block as a :class:`RowBlock`.
+
+    The rows of a summary block as a :class:`RowBlock` (the row dicts of
     :func:`_summary_block`'s callers, built column by column).
     """
     source = spec["source"]

@@ -33,7 +33,7 @@ from hydrocalc.hydraulics.routing import kernel as _route_kernel
 try:
     from multiprocessing import forkserver
 except ImportError:  # pragma: no cover - a platform without a fork server
-    forkserver = None
+    forkserver = None  # type: ignore[assignment]  # checked before use
 
 #: Seconds to wait for a dask.distributed scheduler to answer. [s]
 CONNECT_TIMEOUT_S = 20.0
@@ -111,7 +111,9 @@ WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30),
 
 @contextlib.contextmanager
 def worker_malloc_env() -> Iterator[dict]:
-    """Within the block, processes started by this one keep the memory they free for reuse
+    """Keep freed memory for reuse in processes started within the block.
+
+    Within the block, processes started by this one keep the memory they free for reuse
     (glibc, through :data:`WORKER_MALLOC_ENV`; a variable the user has set is kept).
 
     A sweep task allocates a few hundred MB of arrays and frees them; by default glibc
@@ -157,7 +159,9 @@ def _follow_parent() -> bool:
 
 
 def _worker_init() -> None:
-    """Initializer of the local worker processes: exit with the batch; import the analysis
+    """Initialize a local worker process (exit with the batch, import, load).
+
+    Initializer of the local worker processes: exit with the batch; import the analysis
     and load the compiled routing loop (already done when the worker was forked from the
     warmed-up fork server, see :func:`warm_up`).
     """
@@ -167,7 +171,9 @@ def _worker_init() -> None:
 
 
 def _ignore_interrupts() -> None:
-    """Ignore SIGINT in a worker: Ctrl-C reaches the whole process group, and the batch
+    """Ignore SIGINT in a worker (the batch itself stops its workers).
+
+    Ignore SIGINT in a worker: Ctrl-C reaches the whole process group, and the batch
     itself stops its workers (a worker that died of it would look like a lost worker).
     """
     try:
@@ -191,7 +197,9 @@ _WARM_MODULES = (
 
 
 def warm_up() -> None:
-    """Import what every sweep task uses and load the compiled routing loop (numba's cached
+    """Import what every sweep task uses and load the compiled routing loop.
+
+    Import what every sweep task uses and load the compiled routing loop (numba's cached
     machine code), once per process.
 
     Run by the fork server of the local worker pool before it forks the workers
@@ -254,7 +262,9 @@ def _pool_context():
 
 
 def start_server() -> bool:
-    """Start the warmed-up fork server of the local pool now (it imports and loads in its own
+    """Start the warmed-up fork server of the local pool now; True when used.
+
+    Start the warmed-up fork server of the local pool now (it imports and loads in its own
     process while the caller goes on); True when the pool uses one, False otherwise.
 
     The server is started before dask is imported (a quarter of a second that the server's
@@ -276,7 +286,9 @@ def start_server() -> bool:
 
 
 class WorkerPool(ProcessPoolExecutor):
-    """The local process pool: a :class:`~concurrent.futures.ProcessPoolExecutor` that can
+    """The local process pool, able to stop its worker processes at once.
+
+    The local process pool: a :class:`~concurrent.futures.ProcessPoolExecutor` that can
     stop its worker processes at once (:meth:`stop`).
 
     Its workers are the children of this process started after the pool was made
@@ -311,7 +323,9 @@ class WorkerPool(ProcessPoolExecutor):
 
 
 def _start_pool(workers: int) -> WorkerPool:
-    """A local process pool whose workers start now (forked from the warmed-up server, or
+    """Return a local process pool whose workers start now.
+
+    A local process pool whose workers start now (forked from the warmed-up server, or
     spawned and initialized in parallel with whatever the caller does next).
     """
     return WorkerPool(workers, _pool_context())
@@ -325,7 +339,9 @@ def _stop_pool(pool: WorkerPool) -> None:
 def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], None],
                done: set[int], retries: int = POOL_RESTARTS,
                restarts: list | None = None, pool=None) -> None:
-    """Run ``tasks`` on the local scheduler; a broken process pool (a worker killed) is
+    """Run ``tasks`` on the local scheduler, replacing a broken process pool.
+
+    Run ``tasks`` on the local scheduler; a broken process pool (a worker killed) is
     replaced up to ``retries`` times to re-run the tasks not yet done (each replacement is
     appended to ``restarts``). ``pool``: a started process pool (:func:`_start_pool`) for
     the first attempt (stopped here).
@@ -364,7 +380,9 @@ def _run_local(tasks, scheduler: str, workers: int, on_result: Callable[[dict], 
 
 
 def _run_pool(todo, pool, on_result: Callable[[dict], None]) -> None:
-    """Submit ``todo`` to the process pool in order; ``on_result`` of each as it finishes
+    """Submit ``todo`` to the process pool in order; call ``on_result`` of each.
+
+    Submit ``todo`` to the process pool in order; ``on_result`` of each as it finishes
     (in this thread). A task's exception (a lost worker: BrokenProcessPool) is raised.
     """
     from concurrent.futures import as_completed
@@ -397,7 +415,9 @@ def _run_dask_local(todo, scheduler: str, workers: int,
 
 
 def _local_get(scheduler: str) -> Callable:
-    """The function of dask's local scheduler ``scheduler`` (``"threads"`` or
+    """Return the function of dask's local scheduler ``scheduler``.
+
+    The function of dask's local scheduler ``scheduler`` (``"threads"`` or
     ``"synchronous"``), as ``dask.compute(scheduler=...)`` would choose.
     """
     if scheduler == "threads":
@@ -453,7 +473,9 @@ class _NoWorkers(RuntimeError):
 def _run_distributed(tasks, client, on_result: Callable[[dict], None],
                      on_failure: Callable[[dict, BaseException], None], *,
                      worker_wait_s: float = WORKER_WAIT_S, poll_s: float = 1.0) -> None:
-    """Submit every task; lost workers' tasks are re-run by the scheduler (up to its
+    """Submit every task to the cluster; lost workers' tasks are re-run.
+
+    Submit every task; lost workers' tasks are re-run by the scheduler (up to its
     ``distributed.scheduler.allowed-failures``); tasks still pending when the cluster has
     had no worker for ``worker_wait_s`` fail with that message.
     """
@@ -480,10 +502,10 @@ def _run_distributed(tasks, client, on_result: Callable[[dict], None],
                 continue
             alone_since = alone_since or time.monotonic()
             if time.monotonic() - alone_since >= worker_wait_s:
-                exc = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
-                                 "(--worker-wait)")
+                lost = _NoWorkers(f"the scheduler has had no worker for {worker_wait_s:g} s "
+                                  "(--worker-wait)")
                 for fut in pending:
-                    on_failure(futures[fut], exc)
+                    on_failure(futures[fut], lost)
                 pending = set()
     finally:
         for fut in pending:

@@ -2,9 +2,10 @@
 
 Thin: each command reads the ``[project]`` / ``[construction]`` tables of a site file (with
 the same parse functions :func:`hydrocalc.site.load_site` uses, so a file holding only these
-two tables works too), calls :mod:`hydrocalc.criteria.regulations`, :mod:`hydrocalc.construction.inspections` or
-:mod:`hydrocalc.construction.sediment`, and formats the result. Every sediment number is printed with its
-criteria source and verification status.
+two tables works too), calls :mod:`hydrocalc.criteria.regulations`,
+:mod:`hydrocalc.construction.inspections` or :mod:`hydrocalc.construction.sediment`, and
+formats the result. Every sediment number is printed with its criteria source and
+verification status.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Reviewing other programs' calculations: import, review, diff.
 
-* ``hydrocalc import hydrocad REPORT --out FOLDER [--allow-partial] [--links LINKS.toml]``: read a HydroCAD report
-  (PDF or its text) and write ``FOLDER/site.toml`` and ``FOLDER/submitted.json`` (written
-  into a temporary folder, moved into place when complete). Exit 0 when imported (an
-  incomplete import says INCOMPLETE and lists what was not imported), 1 when the report
+* ``hydrocalc import hydrocad REPORT --out FOLDER [--allow-partial] [--links LINKS.toml]``:
+  read a HydroCAD report (PDF or its text) and write ``FOLDER/site.toml`` and
+  ``FOLDER/submitted.json`` (written into a temporary folder, moved into place when
+  complete). Exit 0 when imported (an incomplete import says INCOMPLETE and lists what was
+  not imported), 1 when the report
   cannot be imported (one line saying what was expected; nothing written).
 * ``hydrocalc review [SITE] --submitted SUBMITTED.json [--json PATH] [--html PATH]``: re-run
   the site and compare, and audit the printed inputs (without SITE: the audit only); exit 0

@@ -1,4 +1,6 @@
-"""An interactive explorer: move P, CN, impervious share, Tc and the pond outlet, watch the
+"""An interactive explorer of runoff, hydrographs and pond stage.
+
+An interactive explorer: move P, CN, impervious share, Tc and the pond outlet, watch the
 runoff, the pre/post hydrographs and the pond stage move.
 
 :func:`explore` shows sliders (ipywidgets) wired to :func:`compute`, which only calls the
@@ -6,8 +8,8 @@ package: the composite CN (:func:`hydrocalc.runoff.impervious_composite_cn`, TR-
 runoff depth (:func:`hydrocalc.runoff.runoff_depth`, TR-55 Eqs. 2-1 to 2-4), the NRCS design
 storm (:func:`hydrocalc.rainfall.design_storm`), the unit-hydrograph runoff
 (:func:`hydrocalc.hydrograph.runoff_hydrograph`, NEH 630 Ch. 16) and storage-indication
-routing (:func:`hydrocalc.hydraulics.routing.route_reservoir`). :func:`figure` and :func:`table` draw
-and tabulate its result with the report's figure and table code.
+routing (:func:`hydrocalc.hydraulics.routing.route_reservoir`). :func:`figure` and
+:func:`table` draw and tabulate its result with the report's figure and table code.
 
 Without ipywidgets, or outside a running Jupyter kernel, or with ``static=True``,
 :func:`explore` shows the static figure and table for the given values instead of sliders.
@@ -29,11 +31,13 @@ import warnings
 
 from hydrocalc.hydraulics.outlets import CircularOrifice, RectangularWeir
 from hydrocalc.hydraulics.routing import StageStorage, route_reservoir
+from hydrocalc.hydraulics.routing.result import RoutingResult
 from hydrocalc.hydrograph import runoff_hydrograph
 from hydrocalc.rainfall import design_storm
 from hydrocalc.report import figures as F
 from hydrocalc.report.tables import Table
 from hydrocalc.runoff import impervious_composite_cn, runoff_depth
+from hydrocalc.timeseries import Hydrograph
 
 __all__ = ["HINT", "SLIDERS", "ExplorerResult", "compute", "explore", "figure", "panel_html",
            "preview_html", "svg_plot", "table", "verdict"]
@@ -73,9 +77,9 @@ class ExplorerResult:
     post_cn: float
     pre_runoff_in: float
     post_runoff_in: float
-    pre: object
-    post: object
-    routed: object
+    pre: Hydrograph
+    post: Hydrograph
+    routed: RoutingResult
     inputs: dict
     warnings: tuple = ()
 
@@ -192,7 +196,9 @@ def figure(result: ExplorerResult):
 
 
 def verdict(result: ExplorerResult) -> tuple[str, str]:
-    """(``"meets"`` or ``"fails"``, one line): is the routed post-development peak at most
+    """Return the verdict (``"meets"`` or ``"fails"``, one line).
+
+    (``"meets"`` or ``"fails"``, one line): is the routed post-development peak at most
     the pre-development peak, and does the pond hold the storm (no overtopping)?
 
     Examples
@@ -262,7 +268,9 @@ def _panel(series, box, y_label, lines_extra=()) -> list[str]:
 
 
 def svg_plot(result: ExplorerResult, width_px: int = 640, height_px: int = 400) -> str:
-    """The explorer's live plot as inline SVG: pre, post and routed hydrographs (top), pond
+    """Return the explorer's live plot as inline SVG.
+
+    The explorer's live plot as inline SVG: pre, post and routed hydrographs (top), pond
     stage with the weir crest and the top of the pond (bottom), 8 to 24 h.
 
     Drawn as text (no raster step), so a slider change redraws in a few milliseconds; the
@@ -326,7 +334,9 @@ def panel_html(result: ExplorerResult, plot: str | None = None) -> str:
 
 
 def preview_html(result: ExplorerResult) -> str:
-    """What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
+    """Return what a notebook shows before the explorer's cell runs.
+
+    What a notebook shows before the explorer's cell runs: :data:`HINT`, then the
     verdict, plot (as an image, which a notebook shows even before it is trusted) and table
     at the starting values.
     """
@@ -357,7 +367,9 @@ def _kernel_running() -> bool:
 
 
 def _bundle(self, **kwargs) -> dict:
-    """The widget's display bundle: the widget view, and for a notebook that cannot show
+    """Return the widget's display bundle.
+
+    The widget's display bundle: the widget view, and for a notebook that cannot show
     it yet (not run, not trusted) the one-line hint and a static preview.
     """
     data = super(type(self), self)._repr_mimebundle_(**kwargs)
@@ -397,9 +409,11 @@ def explore(static: bool | None = None, **values):
     widgets = None
     if static is not True:
         try:
-            import ipywidgets as widgets
+            import ipywidgets
         except ImportError:
-            widgets = None
+            pass
+        else:
+            widgets = ipywidgets
     if widgets is None or (static is None and not _kernel_running()):
         result = compute(**values)
         if _kernel_running() or static:

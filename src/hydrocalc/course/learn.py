@@ -152,7 +152,9 @@ def published(key: str, computed: float) -> bool:
 
 
 def agrees(what: str, computed, reference, *, rtol: float, source: str) -> bool:
-    """Compare computed values with a reference computed from a published equation or
+    """Compare computed values with a reference from a published equation.
+
+    Compare computed values with a reference computed from a published equation or
     exact solution (when no printed number exists); print the comparison.
 
     Parameters
@@ -186,7 +188,9 @@ def agrees(what: str, computed, reference, *, rtol: float, source: str) -> bool:
 # -- exercises --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Exercise:
-    """An exercise: the question, a function computing the answer with the package, the
+    """An exercise: question, answer function, tolerance and hint.
+
+    An exercise: the question, a function computing the answer with the package, the
     tolerance accepted [absolute, in ``unit``] and a hint shown on a wrong answer.
     """
 
@@ -457,7 +461,9 @@ def run_lesson(path: str | os.PathLike, *, timeout_s: int = 300, kernel_name: st
 
 
 def checked_outputs(nb) -> list[str]:
-    """Text printed by the cells that call :func:`published` or :func:`agrees` (the checked
+    """Return the text printed by the cells that check worked examples.
+
+    Text printed by the cells that call :func:`published` or :func:`agrees` (the checked
     worked examples).
     """
     out = []

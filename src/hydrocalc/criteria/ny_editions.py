@@ -74,7 +74,9 @@ def load_design_manual_editions() -> dict:
 
 
 def applied_edition(project) -> str:
-    """The edition a project's criteria use: its ``design_manual``, else
+    """Return the edition a project's criteria use.
+
+    The edition a project's criteria use: its ``design_manual``, else
     :data:`ASSUMED_EDITION` (a file that names none, with a warning).
     """
     return getattr(project, "design_manual", None) or ASSUMED_EDITION
@@ -187,7 +189,9 @@ def edition_criteria_status(edition: str, status: str) -> str:
 
 
 def edition_criteria_info(info: dict, edition: str | None) -> dict:
-    """A row of ``ny_sizing_criteria`` (:func:`hydrocalc.criteria.ny.criteria_info`) as it
+    """Return a row of ``ny_sizing_criteria`` as it applies under ``edition``.
+
+    A row of ``ny_sizing_criteria`` (:func:`hydrocalc.criteria.ny.criteria_info`) as it
     applies under ``edition`` (None: :data:`ASSUMED_EDITION`).
 
     The 2015 edition returns the row unchanged. Under the 2024 edition the row's ``source``
@@ -220,7 +224,9 @@ def design_manual_label(edition: str | None) -> str:
 
 def rrv_factor_problem(edition: str | None, factors_given: bool,
                        rrv_evaluated: bool) -> str | None:
-    """The bad-input line when the edition ships no specific reduction factors and the site
+    """Return the bad-input line for missing reduction factors, or None.
+
+    The bad-input line when the edition ships no specific reduction factors and the site
     gives none (field path first, no file prefix); None otherwise.
 
     Examples
@@ -241,7 +247,9 @@ def rrv_factor_problem(edition: str | None, factors_given: bool,
 
 
 def edition_values_to_confirm(edition: str | None, wqv_precip_in: float, criteria) -> list[dict]:
-    """The numbers an edition whose values were not read makes explicit inputs, as rows
+    """Return the numbers an unread edition makes explicit inputs, as rows.
+
+    The numbers an edition whose values were not read makes explicit inputs, as rows
     ``key, name, value, units, source, verified`` (empty for the 2015 edition).
 
     Parameters

@@ -25,5 +25,5 @@ See ``docs/report.md``.
 
 from __future__ import annotations
 
-__all__ = ["build", "typeset", "sections", "tables", "figures", "execute", "assemble", "pdf", "verify",
-           "notebook_rules", "learn", "result", "view"]
+__all__ = ["build", "typeset", "sections", "tables", "figures", "execute", "assemble", "pdf",
+           "verify", "notebook_rules", "learn", "result", "view"]

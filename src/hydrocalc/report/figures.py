@@ -50,9 +50,11 @@ class Figure:
     caption: str = ""
 
     def data_uri(self) -> str:
+        """Return the PNG as a base64 ``data:`` URI."""
         return "data:image/png;base64," + base64.b64encode(self.png).decode("ascii")
 
     def to_html(self) -> str:
+        """Return the figure as an HTML ``<figure>`` with its image and caption."""
         cap = html.escape(self.title)
         if self.caption:
             cap += f' <span class="fig-note">{html.escape(self.caption)}</span>'
@@ -105,14 +107,18 @@ class FigureQueue:
         return future
 
     def submit_task(self, func, *args):
-        """A future of ``func(*args)`` run by the pool's worker (not a figure: it goes to
+        """Return a future of ``func(*args)`` run by the pool's worker.
+
+        A future of ``func(*args)`` run by the pool's worker (not a figure: it goes to
         the worker as soon as the figures already handed to it are drawn, and the caller
         never takes it back). ``func`` must be a module-level function (it is pickled).
         """
         return self.executor.submit(func, *args)
 
     def take_last(self):
-        """The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
+        """Return the last waiting figure (no worker has it), or None.
+
+        The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
         has it; the caller draws it with :func:`_draw_in_worker` and sets the future's
         result), or None.
         """
@@ -157,7 +163,8 @@ class FigureQueue:
         self._feed()
 
 
-def _draw_in_worker(func_name: str, args: tuple, kwargs: dict) -> Figure:
+def _draw_in_worker(func_name: str, args: tuple, kwargs: dict
+                    ) -> Figure | tuple[Figure, tuple[tuple[str, str], ...]]:
     """Run one drawing function in a worker process (module-level, so it pickles).
 
     The warnings the drawing raises travel back with the figure (``Figure.drawn_warnings``,
@@ -265,7 +272,9 @@ def render(fig, name: str, title: str, caption: str = "") -> Figure:
 
 
 def _png_rgb(rgba, width: int, height: int, *, dpi: float) -> bytes:
-    """An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded,
+    """Return an 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped).
+
+    An 8-bit RGB PNG of an RGBA pixel buffer (alpha dropped), its resolution recorded,
     written by Pillow at zlib level :data:`PNG_COMPRESS_LEVEL` (no time stamp or software
     tag, so the bytes depend on the pixels only).
 
@@ -450,7 +459,9 @@ def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections
 def routing_figure(name: str, title: str,
                    series: Sequence[tuple[str, np.ndarray, np.ndarray]], *, caption: str = "",
                    xlim=None) -> Figure:
-    """Pond inflow and outflow: ``series`` alternates (inflow, outflow) per storm; one
+    """Draw pond inflow and outflow, one colour per storm.
+
+    Pond inflow and outflow: ``series`` alternates (inflow, outflow) per storm; one
     colour per storm, inflow dashed and thin, outflow solid.
     """
     fig, axes = new_figure(3.0)
@@ -474,7 +485,9 @@ def routing_figure(name: str, title: str,
 @_poolable
 def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
                             caption: str = "") -> Figure:
-    """Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
+    """Draw small multiples of hydrograph comparisons, two panels per row.
+
+    Small multiples: ``panels`` is a sequence of ``(panel_title, series)`` with series as in
     :func:`hydrograph_comparison_figure`; two panels per row, each with its own axes.
     ``window(series)`` may return x limits for a panel.
     """
@@ -567,7 +580,9 @@ def network_layout(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, 
 
 def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str, str]]
                      ) -> dict:
-    """What a routing-diagram panel draws: ``{"nodes": [(id, kind, x, y), ...],
+    """Return what a routing-diagram panel draws (nodes and arrows).
+
+    What a routing-diagram panel draws: ``{"nodes": [(id, kind, x, y), ...],
     "arrows": [(from_id, to_id), ...]}`` (every node given, every link between two of them;
     positions by :func:`network_layout`).
     """
@@ -596,7 +611,8 @@ def routing_diagram_figure(name: str, title: str,
                            ncols=max(len(scenarios), 1), left_in=0.08, right_in=0.08,
                            top_in=0.28, bottom_in=0.34, wspace_in=0.16)
     shapes = {"hexagon": "h", "triangle": "^", "square": "s", "diamond": "D"}
-    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels):
+    for ax, (label, nodes, _), pos, panel in zip(axes.flat, scenarios, layouts, panels,
+                                                 strict=False):
         ax.grid(False)
         ax.set_xticks([])
         ax.set_yticks([])

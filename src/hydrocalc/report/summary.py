@@ -166,7 +166,8 @@ def _criterion_failure(row: Mapping, label: str) -> str:
 def _criteria_rows(results, assessment) -> tuple[list[dict], list[dict]]:
     """(criterion rows, scope rows) of the summary."""
     site = results.site
-    out, scope = [], []
+    out: list[dict] = []
+    scope: list[dict] = []
     crit = results.criteria
     standard = getattr(site.criteria, "standard", "none")
     if standard == "none" or crit.empty:
@@ -219,7 +220,8 @@ def _criteria_rows(results, assessment) -> tuple[list[dict], list[dict]]:
 
 def _peak_rows(results) -> tuple[list[dict], list[dict]]:
     comp = results.comparison
-    rows, scope = [], []
+    rows: list[dict] = []
+    scope: list[dict] = []
     if comp.empty:
         scope.append({"group": "peak", "item": "Pre/post peaks", "where": "site",
                       "status": "not evaluated",
@@ -337,9 +339,9 @@ def confirmation_rows(site, results, assessment=None, traps: Iterable | None = N
         placeholder, or any under an edition whose numbers were not read (the 2024 manual)
         (``wqv_precip_in``), every criteria value with an unverified status
         (``criterion_<key>``), the RRv specific reduction factors from the shipped table (or
-        those entered for the 2024 manual) (``rrv_factors``), every sediment-trap criteria row not verified
-        (``trap_criteria_<key>``), and a municipal profile whose status is not
-        ``verified`` (``regulation_profile``).
+        those entered for the 2024 manual) (``rrv_factors``), every sediment-trap criteria
+        row not verified (``trap_criteria_<key>``), and a municipal profile whose status is
+        not ``verified`` (``regulation_profile``).
     """
     st = site.storms
     confirmations = getattr(site, "confirmations", {}) or {}
@@ -432,7 +434,9 @@ def _rests_on(row: Mapping, items: Sequence[str]) -> list[str]:
 
 
 def _mark_unconfirmed(rows: list[dict], items: Sequence[str]) -> None:
-    """Name, on every row that meets while resting on a value still to confirm, the values
+    """Name the values still to confirm on every row that meets resting on them.
+
+    Name, on every row that meets while resting on a value still to confirm, the values
     it rests on.
     """
     for r in rows:
@@ -537,7 +541,9 @@ VERDICT_COLOURS = {"meets": "#1b5e20", "confirm": "#8a4b00", "fails": "#b00020"}
 
 
 def verdict_class(verdict: str | None, confirm: bool = False) -> str:
-    """How the verdict box is drawn: ``"meets"`` (green), ``"confirm"`` (amber: meets, but
+    """Return how the verdict box is drawn: meets, confirm or fails.
+
+    How the verdict box is drawn: ``"meets"`` (green), ``"confirm"`` (amber: meets, but
     values remain to confirm) or ``"fails"`` (red: does not meet or incomplete).
 
     Examples
@@ -579,7 +585,8 @@ def summary_tables(summary: Mapping) -> list:
         out.append(Table("summary_peaks", "Peak flow at each design point: pre vs post",
                          frame, labels={"pre_peak_cfs": "Pre peak [cfs]",
                                         "post_peak_cfs": "Post peak [cfs]",
-                                        "change_cfs": "Change [cfs]", "design_point": "Design point"},
+                                        "change_cfs": "Change [cfs]",
+                                        "design_point": "Design point"},
                          key_columns=["design_point", "storm"]))
     over = summary.get("overtopping", [])
     if over:
@@ -640,7 +647,9 @@ def summary_tables(summary: Mapping) -> list:
 
 
 def format_summary_text(summary: Mapping) -> str:
-    """Plain-text summary for the console: the verdict line, then every failing item,
+    """Return the plain-text summary for the console.
+
+    Plain-text summary for the console: the verdict line, then every failing item,
     item not evaluated and waiver.
     """
     lines = [f"COMPLIANCE: {summary['verdict_text']}"]

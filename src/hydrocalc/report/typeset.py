@@ -1,4 +1,4 @@
-"""The report PDF, typeset with typst from the section results (no system libraries).
+r"""The report PDF, typeset with typst from the section results (no system libraries).
 
 :func:`write_pdf` turns the report's :class:`~hydrocalc.report.result.SectionResult` objects
 (the same tables and PNG figures the HTML shows) into typst markup and compiles it with the
@@ -16,7 +16,7 @@ ones embedded in it, system fonts are ignored so every machine lays out the same
 - the narrative Markdown converted to typst.
 
 **Escaping.** Every string that comes from the site file, the results or the narrative
-reaches typst only as a typst *string literal* (``#"..."``, with ``\\``, ``"`` and control
+reaches typst only as a typst *string literal* (``#"..."``, with ``\``, ``"`` and control
 characters escaped by :func:`typst_string`), displayed as text: no user text is ever parsed
 as typst markup or code. Markdown structure (emphasis, lists, tables) is rebuilt from
 mistune's syntax tree with typst function calls.
@@ -36,6 +36,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
@@ -85,7 +86,7 @@ def _breakable(text: str) -> str:
 # --------------------------------------------------------------------------------------
 # Markdown -> typst
 # --------------------------------------------------------------------------------------
-def _inline(tokens: Sequence[Mapping]) -> str:
+def _inline(tokens: Sequence[Mapping] | None) -> str:
     out = []
     for tok in tokens or []:
         kind = tok.get("type")
@@ -114,7 +115,7 @@ def _inline(tokens: Sequence[Mapping]) -> str:
     return "".join(out)
 
 
-def _blocks(tokens: Sequence[Mapping]) -> str:
+def _blocks(tokens: Sequence[Mapping] | None) -> str:
     out = []
     for tok in tokens or []:
         kind = tok.get("type")
@@ -159,19 +160,19 @@ def _md_table(tok: Mapping) -> str:
 
 
 def markdown_to_typst(text: str) -> str:
-    """Typst markup for Markdown ``text`` (every text run a typst string literal).
+    r"""Typst markup for Markdown ``text`` (every text run a typst string literal).
 
     Examples
     --------
     >>> markdown_to_typst("**Warning.** Lot #7 is *wet*")
-    '#par[#strong[#"Warning."]#" Lot #7 is "#emph[#"wet"]]\\n'
+    '#par[#strong[#"Warning."]#" Lot #7 is "#emph[#"wet"]]\n'
     """
     import mistune
 
     if not text or not str(text).strip():
         return ""
     parse = mistune.create_markdown(renderer=None, plugins=["table", "strikethrough"])
-    return _blocks(parse(str(text)))
+    return _blocks(cast(list, parse(str(text))))  # renderer=None: the token list
 
 
 # --------------------------------------------------------------------------------------
@@ -189,7 +190,9 @@ def _font_size(ncols: int) -> str:
 
 def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
              numeric: Sequence[bool]) -> list[int]:
-    """Relative column widths from the content: a number column is as wide as its widest
+    """Return relative column widths from the content.
+
+    Relative column widths from the content: a number column is as wide as its widest
     number (numbers never wrap), a text column as its longer texts (capped, they wrap);
     neither narrower than the longest word of its header.
     """
@@ -206,7 +209,9 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 
 
 def table_typst(table) -> str:
-    """A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
+    """Return a :class:`~hydrocalc.report.tables.Table` as a typst table.
+
+    A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
     the table's reporting precision, header repeated on every page the table spans).
     """
     cols = table.columns
@@ -220,7 +225,7 @@ def table_typst(table) -> str:
     if table.frame.empty:
         cells.append(f"table.cell(colspan: {max(len(cols), 1)})[#emph[{_t('(none)')}]]")
     for row in formatted:
-        for num, text in zip(numeric, row):
+        for num, text in zip(numeric, row, strict=False):
             if not num:
                 text = _breakable(text)
             if text.strip().upper() in ("FAILS", "FAIL"):
@@ -275,11 +280,12 @@ _PREAMBLE = """#set document(title: {title}, author: "hydrocalc", description: {
     #set text(size: 8pt, fill: luma(90))
     {footer} #h(1fr) Page #counter(page).display() of #counter(page).final().first()
   ])
-"""
+"""  # noqa: E501 (typst markup: the level-1 heading rule must stay one template line)
 
 
 def _cover(meta: Mapping) -> str:
-    parts = [f"#block(above: 1.2in)[#text(size: 11pt, fill: luma(80))[{_t(meta.get('kind', ''))}]]",
+    parts = [f"#block(above: 1.2in)[#text(size: 11pt, fill: luma(80))"
+             f"[{_t(meta.get('kind', ''))}]]",
              f"#block(below: 1em)[#text(size: 22pt, weight: \"bold\")"
              f"[{_t(meta.get('project_name', ''))}]]"]
     verdict = meta.get("verdict_text")
@@ -311,7 +317,8 @@ def _cover(meta: Mapping) -> str:
 def _warnings(res) -> str:
     if not res.warnings:
         return (f"#block(above: 1em)[#text(size: 8.5pt, fill: luma(90))"
-                f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]]\n")
+                f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]"
+                "]\n")
     items = ", ".join(f"[{_t(_breakable(w))}]" for w in res.warnings)
     title = f"Warnings raised in this section's computation ({len(res.warnings)})"
     return (f"#block(above: 1em, width: 100%, inset: 6pt, stroke: 0.6pt + rgb(\"#b26a00\"))"
@@ -365,9 +372,9 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
             elif kind == "table":
                 out.append(table_typst(value))
             elif kind == "figure":
-                file_name = figure_files.get((res.key, value.name))
-                if file_name:
-                    out.append(_figure_typst(value, file_name))
+                fig_file = figure_files.get((res.key, value.name))
+                if fig_file:
+                    out.append(_figure_typst(value, fig_file))
         out.append(_warnings(res))
     return "".join(out)
 
@@ -404,7 +411,7 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
     path = pathlib.Path(path)
     work = pathlib.Path(tempfile.mkdtemp(prefix="hydrocalc-typst-"))
     try:
-        figure_files = {}
+        figure_files: dict[tuple, str] = {}
         for res in results:
             for name, fig in res.figures.items():
                 if fig.png:

@@ -5,13 +5,18 @@ checks **everything**, and either returns a :class:`Site` or raises one
 :class:`~hydrocalc.errors.InputError` whose message lists every problem, one per line::
 
     site.toml: post.subcatchment[S-2].area_ac must be > 0; got -3 (line 41)
-    site.toml: unknown key post.pond[P-1].outlet[0].diameter_ft; did you mean 'diameter_in'? (line 57)
-    site.toml: post.design_point[DP-2] is missing from scenario pre; every design point must be in both scenarios (line 63)
+    site.toml: unknown key post.pond[P-1].outlet[0].diameter_ft; did you mean 'diameter_in'?
+        (line 57)
+    site.toml: post.design_point[DP-2] is missing from scenario pre; every design point must
+        be in both scenarios (line 63)
+
+(the last two messages are wrapped here; each is one line).
 
 The schema is documented field by field in ``docs/site_file.md``. Sections:
 
 ``[project]`` and ``[construction]``
-    Parsed by :func:`hydrocalc.site.project.parse_project` / :func:`~hydrocalc.site.project.parse_construction`.
+    Parsed by :func:`hydrocalc.site.project.parse_project` /
+    :func:`~hydrocalc.site.project.parse_construction`.
 ``[storms]``
     Design-storm depths by name (``"10yr"``), their distribution, or a file in
     ``design_storms/``; and the 90 % rainfall depth for the water-quality volume.
@@ -22,8 +27,8 @@ The schema is documented field by field in ``docs/site_file.md``. Sections:
 ``[pre]`` and ``[post]``
     The two scenarios: ``[[pre.subcatchment]]``, ``[[pre.pond]]``, ``[[pre.reach]]``,
     ``[[pre.design_point]]`` (and the same under ``post``). A reach is a lag (``lag_hr``)
-    or a routed pipe/channel (``section``, :mod:`hydrocalc.hydraulics.conveyance`); a subcatchment with
-    ``method = "rational"`` is parsed by :mod:`hydrocalc.site.rational`.
+    or a routed pipe/channel (``section``, :mod:`hydrocalc.hydraulics.conveyance`); a
+    subcatchment with ``method = "rational"`` is parsed by :mod:`hydrocalc.site.rational`.
 ``[rational]``
     Intensity source of rational-method subcatchments (:mod:`hydrocalc.site.rational`).
 

@@ -62,7 +62,7 @@ def topological_order(edges: Mapping[str, str | None]) -> tuple[str, ...]:
         If the graph has a cycle (validate with :func:`find_cycle` first).
     """
     indeg = {n: 0 for n in edges}
-    for n, t in edges.items():
+    for t in edges.values():
         if t is not None and t in indeg:
             indeg[t] += 1
     rank = {n: i for i, n in enumerate(edges)}
@@ -105,7 +105,10 @@ def _upstream_sets(items: tuple) -> dict[str, frozenset[str]]:
 def terminal_of(edges: Mapping[str, str | None], node: str) -> str:
     """The last node reached by following ``to`` from ``node`` (acyclic graphs only)."""
     seen = set()
-    while edges.get(node) is not None and node not in seen:
+    while node not in seen:
+        nxt = edges.get(node)
+        if nxt is None:
+            break
         seen.add(node)
-        node = edges[node]
+        node = nxt
     return node

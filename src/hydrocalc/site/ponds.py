@@ -53,7 +53,8 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
         col2 = "area_ft2" if kind == "stage_area" else "storage_ft3"
         if "csv" in s:
             if "stage_ft" in s or col2 in s:
-                P.add(f"{path}.csv", f"and stage_ft/{col2} lists must not both be given; got both.")
+                P.add(f"{path}.csv",
+                      f"and stage_ft/{col2} lists must not both be given; got both.")
                 return None
             raw = P.text(s, "csv", path)
             if raw is None:
@@ -78,7 +79,7 @@ def _parse_storage_item(P, s, path, ctx: _Ctx) -> tuple[dict, Any] | None:
             if len(stage) != len(other):
                 P.add(f"{path}.{col2}", f"must have as many values as stage_ft ({len(stage)}); "
                                         f"got {len(other)}")
-            elif any(b <= a for a, b in zip(stage, stage[1:])):
+            elif any(b <= a for a, b in zip(stage, stage[1:], strict=False)):
                 P.add(f"{path}.stage_ft", f"must be strictly increasing; got {stage}")
             spec["stage_ft"], spec[col2] = stage, other
         if kind == "stage_area":
@@ -150,7 +151,9 @@ def _parse_outlet(P, o, path, index) -> tuple[dict, Any] | None:
 
 
 def _pond_in_stages(P: _Problems, e: Mapping, path: str) -> tuple[Mapping, float | None]:
-    """The pond table with elevations turned into stages above its bottom, and the bottom
+    """Return the pond table with stages above its bottom, and the bottom elevation.
+
+    The pond table with elevations turned into stages above its bottom, and the bottom
     elevation (None for a pond given by stage only).
 
     A pond is in elevations when it gives ``bottom_elevation_ft`` or a storage table with
@@ -210,8 +213,9 @@ def _pond_in_stages(P: _Problems, e: Mapping, path: str) -> tuple[Mapping, float
         return spec
 
     if isinstance(e.get("outlet"), list):
-        out["outlet"] = [shift(o, f"{path}.outlet[{_label(o, i) if isinstance(o, Mapping) else i}]")
-                         for i, o in enumerate(e["outlet"])]
+        out["outlet"] = [
+            shift(o, f"{path}.outlet[{_label(o, i) if isinstance(o, Mapping) else i}]")
+            for i, o in enumerate(e["outlet"])]
     if isinstance(e.get("barrel"), Mapping):
         out["barrel"] = shift(e["barrel"], f"{path}.barrel")
     return out, datum
@@ -237,7 +241,7 @@ def _pond_tailwater(P: _Problems, e: Mapping, path: str, datum: float | None,
             P.add(f"{key}.{level_key}", f"must have as many values as time_hr ({len(t)}); got "
                                         f"{len(lv)}")
             return None, None
-        if any(b <= a for a, b in zip(t, t[1:])):
+        if any(b <= a for a, b in zip(t, t[1:], strict=False)):
             P.add(f"{key}.time_hr", f"must be strictly increasing; got {t}")
             return None, None
         stages = [x - base for x in lv]
@@ -256,7 +260,8 @@ def _pond_tailwater(P: _Problems, e: Mapping, path: str, datum: float | None,
     return value, spec
 
 
-def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
+def _parse_pond(  # noqa: C901 (one validation step per field of the pond table)
+        P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     n0 = len(P.items)
     P.unknown_keys(e, _POND_KEYS, path)
     e, datum = _pond_in_stages(P, e, path)
@@ -267,14 +272,17 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
     desc = P.text(e, "description", path, default="") or ""
     init = P.number(e, "initial_stage_ft", path, default=0.0, lower=0.0)
     count = P.number(e, "count", path, default=1, lower=1, integer=True)
-    rrv = P.number(e, "rrv_credit_pct", path, lower=0.0, upper=100.0) if "rrv_credit_pct" in e else None
+    rrv = (P.number(e, "rrv_credit_pct", path, lower=0.0, upper=100.0)
+           if "rrv_credit_pct" in e else None)
     if "storage" not in e:
         P.add(f"{path}.storage", "is required; got nothing. Add [[...pond.storage]] with type = "
                                  "\"stage_area\", \"stage_storage\", \"basin\" or \"drywell\".")
     storages = P.tables(e, "storage", path, single_ok=True) if "storage" in e else []
     specs, objs = [], []
     for i, s in enumerate(storages):
-        got = _parse_storage_item(P, s, f"{path}.storage[{i}]" if len(storages) > 1 or isinstance(e.get("storage"), list) else f"{path}.storage", ctx)
+        numbered = len(storages) > 1 or isinstance(e.get("storage"), list)
+        got = _parse_storage_item(
+            P, s, f"{path}.storage[{i}]" if numbered else f"{path}.storage", ctx)
         if got is not None:
             specs.append(got[0])
             objs.append(got[1])
@@ -342,7 +350,7 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
                 P.add(f"{path}.outlet[{oid}].{key}", f"must be below the top of the storage "
                                                     f"({fmt_value(top)} ft); got {fmt_value(lvl)}")
     tailwater, tw_spec = _pond_tailwater(P, e, path, datum, top)
-    if len(P.items) > n0:
+    if len(P.items) > n0 or to is None:  # a missing ``to`` is always a recorded problem
         return None
     return Pond(id=pid, to=to, stage_storage=ss, outlets=tuple(oobjs), outlet_ids=tuple(oids),
                 outlet_types=tuple(s["type"] for s in ospecs), initial_stage_ft=init,
@@ -353,10 +361,12 @@ def _parse_pond(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Pond | None:
 
 
 def _check_backwater(P: _Problems, prefix: str, ponds: list) -> None:
-    """A pond with ``backwater = true`` discharges into another pond and feels its level.
+    """Check the ponds that discharge into another pond (``backwater = true``).
+
+    A pond with ``backwater = true`` discharges into another pond and feels its level.
     Such ponds form chains or trees (several may back into one pond) routed together with
-    the pond they end in (see hydrocalc.hydraulics.routing.interconnected): every pond of the group in
-    elevations and a single unit, no tailwater_ft on a backwater pond (the downstream
+    the pond they end in (see hydrocalc.hydraulics.routing.interconnected): every pond of
+    the group in elevations and a single unit, no tailwater_ft on a backwater pond (the downstream
     pond's level is its tailwater), at most a constant tailwater where the group ends.
     """
     by_id = {p.id: p for p in ponds}

@@ -33,7 +33,8 @@ from hydrocalc.units import FT2_PER_AC, LB_PER_SHORT_TON, M3_PER_FT3
 MUSLE_A_METRIC = 11.8
 #: MUSLE exponent b (Williams 1975).
 MUSLE_B = 0.56
-#: Rounded US-customary coefficient found in practice (derived from the metric form; docs/provenance.md).
+#: Rounded US-customary coefficient found in practice (derived from the metric form;
+#: docs/provenance.md).
 MUSLE_A_US_ROUNDED = 95.0
 
 M3_PER_ACFT = FT2_PER_AC * M3_PER_FT3  #: cubic metres per acre-foot (exact)

@@ -1,4 +1,6 @@
-"""The outlet pipe through the embankment: :class:`Barrel` (HDS-5 inlet and outlet control,
+"""The outlet pipe through the embankment: :class:`Barrel`.
+
+The outlet pipe through the embankment: :class:`Barrel` (HDS-5 inlet and outlet control,
 simplified); alone a device, as the ``barrel=`` of an
 :class:`~hydrocalc.hydraulics.outlets.OutletStructure` a cap on the devices in series.
 """
@@ -107,21 +109,22 @@ class Barrel(Device):
 
     @property
     def diameter_ft(self) -> float:
-        """Barrel diameter. [ft]"""
+        """Barrel diameter [ft]."""
         return self.diameter_in / IN_PER_FT
 
     @property
     def lowest_ft(self) -> float:
-        """Inlet invert. [ft]"""
+        """Inlet invert [ft]."""
         return self.invert_ft
 
     @property
     def outlet_invert_ft(self) -> float:
-        """Outlet invert (may be below the pond bottom). [ft]"""
+        """Outlet invert (may be below the pond bottom) [ft]."""
         return self.invert_ft - self.slope_ftft * self.length_ft
 
     @property
     def breakpoints_ft(self) -> tuple[float, ...]:
+        """Stages where the rating changes form: the inlet invert and crown [ft]."""
         return (self.invert_ft, self.invert_ft + self.diameter_ft)
 
     def _flow(self, stage):
@@ -137,6 +140,7 @@ class Barrel(Device):
 
     @property
     def free_below_ft(self) -> float:
+        """Tailwater level at or below which the barrel flows free [ft]."""
         return min(self.invert_ft, self.outlet_invert_ft + self.diameter_ft)
 
     def _flow_tw(self, stage, tw):

@@ -33,12 +33,12 @@ class _VerticalOrifice(Device):
 
     @property
     def lowest_ft(self) -> float:
-        """Invert of the opening. [ft]"""
+        """Invert of the opening [ft]."""
         return self.invert_ft
 
     @property
     def crown_ft(self) -> float:
-        """Top of the opening. [ft]"""
+        """Top of the opening [ft]."""
         return self.invert_ft + self.height_ft
 
     @property
@@ -88,7 +88,7 @@ _ORIFICE_NOTES = r"""
 
 
 @dataclass(frozen=True, eq=False)
-class CircularOrifice(_VerticalOrifice):
+class CircularOrifice(_VerticalOrifice):  # noqa: D101 (docstring built in __doc__: shared notes)
     __doc__ = r"""A circular orifice in a vertical wall.
 
     Parameters
@@ -137,17 +137,17 @@ class CircularOrifice(_VerticalOrifice):
 
     @property
     def height_ft(self) -> float:
-        """Diameter of the opening. [ft]"""
+        """Diameter of the opening [ft]."""
         return self.diameter_in / IN_PER_FT
 
     @property
     def area_ft2(self) -> float:
-        """Area of the opening. [ft2]"""
+        """Area of the opening [ft2]."""
         return np.pi * self.height_ft**2 / 4.0
 
 
 @dataclass(frozen=True, eq=False)
-class RectangularOrifice(_VerticalOrifice):
+class RectangularOrifice(_VerticalOrifice):  # noqa: D101 (docstring built in __doc__: shared notes)
     __doc__ = r"""A rectangular orifice (slot) in a vertical wall.
 
     Parameters
@@ -196,10 +196,10 @@ class RectangularOrifice(_VerticalOrifice):
 
     @property
     def height_ft(self) -> float:
-        """Height of the opening. [ft]"""
+        """Height of the opening [ft]."""
         return self.height_in / IN_PER_FT
 
     @property
     def area_ft2(self) -> float:
-        """Area of the opening. [ft2]"""
+        """Area of the opening [ft2]."""
         return self.width_in * self.height_in / IN_PER_FT**2

@@ -1,4 +1,6 @@
-"""Ratings of outlet works: :func:`rating_table` (a DataFrame) and :func:`rating_figure`
+"""Ratings of outlet works: :func:`rating_table` and :func:`rating_figure`.
+
+Ratings of outlet works: :func:`rating_table` (a DataFrame) and :func:`rating_figure`
 (matplotlib, imported on use).
 """
 
@@ -70,7 +72,7 @@ def rating_table(outlets, stage_ft: npt.ArrayLike | None = None, *, stage_storag
         cols["area_ft2"] = stage_storage._area_ext(stage)
         cols["storage_ft3"] = stage_storage._storage_ext(stage)
     parts = structure._components(stage)
-    for name, (_, q) in zip(unique_names([d for d, _ in parts]), parts):
+    for name, (_, q) in zip(unique_names([d for d, _ in parts]), parts, strict=True):
         cols[f"{name}_cfs"] = q
     cols["total_cfs"] = np.sum([q for _, q in parts], axis=0)
     return pd.DataFrame(cols)

@@ -1,9 +1,10 @@
 r"""One inflow hydrograph through one pond: :func:`route_reservoir`, :class:`RoutingResult`.
 
 Storage-indication (modified Puls) routing on the pond's table
-(:mod:`hydrocalc.hydraulics.routing.table`), with the inflow resampled to the routing step, an optional
-tailwater (a constant level or a series; a series is solved by :mod:`hydrocalc.hydraulics.routing.tailwater`)
-and the result's series, peaks, mass balance and device flows.
+(:mod:`hydrocalc.hydraulics.routing.table`), with the inflow resampled to the routing step,
+an optional tailwater (a constant level or a series; a series is solved by
+:mod:`hydrocalc.hydraulics.routing.tailwater`) and the result's series, peaks, mass balance
+and device flows.
 
 References
 ----------
@@ -115,8 +116,9 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     stage_storage : StageStorage
         The pond (stage 0 = bottom).
     outlets : Device, list of Device or OutletStructure
-        Outlet works; a list means devices in parallel. :class:`~hydrocalc.hydraulics.outlets.Exfiltration`
-        devices are bound to ``stage_storage`` here.
+        Outlet works; a list means devices in parallel.
+        :class:`~hydrocalc.hydraulics.outlets.Exfiltration` devices are bound to
+        ``stage_storage`` here.
     initial_stage_ft : float, default 0
         Starting water level (storage and outflow at that stage). [ft]
     dt_hr : float, "auto" or None
@@ -184,11 +186,12 @@ def route_reservoir(inflow: Hydrograph, stage_storage: StageStorage, outlets, *,
     with :math:`O_{j+1} = O(h_{j+1}, T_{j+1})`. A constant tailwater gives one table as
     above; a tailwater series gives one table row per step, the linear blend of two rows of
     a stage x tailwater grid evaluated once (bilinear in stage and tailwater; error bound
-    and tolerances against the exact evaluation in :mod:`hydrocalc.hydraulics.routing.tailwater`), and each
-    step interpolates in its own row, so the mass balance still closes to round-off. Device
-    rules with a tailwater (see :mod:`hydrocalc.hydraulics.outlets`): orifices and barrels use the head
-    difference, weirs Villemonte's factor; a tailwater above the pond level gives a negative
-    (reverse) flow, routed like any other, reported in ``reverse_flow`` and warned about.
+    and tolerances against the exact evaluation in
+    :mod:`hydrocalc.hydraulics.routing.tailwater`), and each step interpolates in its own
+    row, so the mass balance still closes to round-off. Device rules with a tailwater (see
+    :mod:`hydrocalc.hydraulics.outlets`): orifices and barrels use the head difference,
+    weirs Villemonte's factor; a tailwater above the pond level gives a negative (reverse)
+    flow, routed like any other, reported in ``reverse_flow`` and warned about.
 
     References
     ----------

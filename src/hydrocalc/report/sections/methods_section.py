@@ -45,7 +45,9 @@ _REFERENCES = (
 
 
 def _design_manual_row(site) -> tuple[str, str, str]:
-    """The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
+    """Return the methods row naming the NYS SMDM edition the criteria use.
+
+    The methods row naming the NYS SMDM edition the criteria use (and, for the 2015
     manual, the justification the site file gives).
     """
     stated = getattr(site.project, "design_manual", None)
@@ -72,7 +74,9 @@ def _uses_conveyance(site) -> bool:
 
 
 def _conveyance_methods(site) -> list[tuple[str, str, str]]:
-    """Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
+    """Return the methods rows of routed reaches and rational subcatchments.
+
+    Methods rows of routed pipe/channel reaches and of rational subcatchments, only when
     the site has them.
     """
     rows = []
@@ -90,7 +94,7 @@ def _conveyance_methods(site) -> list[tuple[str, str, str]]:
 
 
 def _conveyance_references(site) -> tuple:
-    refs = ()
+    refs: tuple = ()
     if any(sc.rational for sc in site.scenarios.values()):
         refs += (("HEC-22", "FHWA (2009). Urban Drainage Design Manual, Hydraulic Engineering "
                   "Circular No. 22, 3rd ed., FHWA-NHI-10-009, Section 3.2.2 and Table 3-1."),
@@ -213,8 +217,10 @@ def _build_methods(b: _Builder) -> None:
         f"Runoff is computed with the NRCS curve-number method (Ia = {opt.ia_ratio:g} S) and "
         f"turned into hydrographs with the NRCS dimensionless unit hydrograph (peak rate "
         f"factor {opt.prf:g}) at {opt.dt_hr:g}-hour steps, for the "
-        f"{md_escape(distribution_label(site.storms.distribution))} design storms. Ponds are routed by "
-        f"storage-indication. {manual_md}Every published table this computation read is listed with its "
+        f"{md_escape(distribution_label(site.storms.distribution))} design storms. "
+        "Ponds are routed by "
+        f"storage-indication. {manual_md}Every published table this computation read "
+        "is listed with its "
         "source and SHA-256, so a reviewer can check the numbers it rests on; "
         f"`hydrocalc verify` re-computes this report from the input files stored with it."
     )

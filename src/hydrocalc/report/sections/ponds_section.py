@@ -39,18 +39,19 @@ def device_table(pond) -> pd.DataFrame:
     ``invert_elevation_ft`` when the pond has ``bottom_elevation_ft``) and one column
     per coefficient or dimension (``diameter_in``, ``cd``, ``length_ft``, ``cw``,
     ``end_contractions``...), then the barrel (``n``, ``ke``...) when the pond has one.
-    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as ``invert_ft``, its
-    outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants (form, K, M, c, Y,
-    Ks, chart, scale).
+    A culvert (``hydrocalc.hydraulics.outlets.culvert.Culvert``) lists its inlet invert as
+    ``invert_ft``, its outlet invert, slope, size, n, ke and its HDS-5 Table A.1 constants
+    (form, K, M, c, Y, Ks, chart, scale).
     """
     import dataclasses
 
     rows = []
-    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets))
+    devices = list(zip(pond.outlet_ids, pond.outlet_types, pond.outlets, strict=False))
     if getattr(pond, "barrel", None) is not None:
         devices.append(("barrel", "barrel", pond.barrel))
     for dev_id, kind, dev in devices:
-        fields = dataclasses.asdict(dev) if dataclasses.is_dataclass(dev) else dict(vars(dev))
+        fields = (dataclasses.asdict(dev)  # type: ignore[arg-type]  # devices are instances
+                  if dataclasses.is_dataclass(dev) else dict(vars(dev)))
         row = {"device": dev_id, "type": kind,
                "invert_ft": fields.pop("invert_ft", fields.pop(
                    "crest_ft", fields.pop("inlet_invert_ft", None)))}
@@ -70,7 +71,9 @@ def device_table(pond) -> pd.DataFrame:
 
 
 def pond_summary(r, scenario: str, pond) -> pd.DataFrame:
-    """Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
+    """Return the per-storm routing summary of one pond.
+
+    Per storm: peak elevation (or stage), surface area and storage at peak, attenuation,
     lag, plug-flow and centre-of-mass detention times, inflow and outflow volumes; for a
     pond with a tailwater (constant, series or interconnected), its kind, peak level and
     the peak flow it drove back into the pond.
@@ -242,11 +245,13 @@ def _build_ponds(b: _Builder) -> None:
                                                     "time_of_peak_hr", "volume_ft3"]],
                                   key_columns=["storm", "device"]))
         marks = [(f"{s} peak stage", float(v)) for s, v in
-                 zip(rows["storm"], rows["peak_stage_ft"])]
+                 zip(rows["storm"], rows["peak_stage_ft"], strict=True)]
         b.figure(f"{tag}_rating", f"Stage-storage-discharge of {label}",
-                 lambda rating=rating, marks=marks: F.stage_storage_discharge_figure(
-                     "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
-                     rating["total_cfs"].to_numpy(), marks=marks))
+                 # mypy cannot type a lambda whose defaults bind values (ignored below)
+                 lambda rating=rating, marks=marks: (  # type: ignore[misc]
+                     F.stage_storage_discharge_figure(
+                         "", "", rating["stage_ft"].to_numpy(), rating["storage_ft3"].to_numpy(),
+                         rating["total_cfs"].to_numpy(), marks=marks)))
         series = []
         for storm in r.storms:
             series.append((f"{storm} inflow", r.time_hr,
@@ -254,7 +259,7 @@ def _build_ponds(b: _Builder) -> None:
             series.append((f"{storm} outflow", r.time_hr,
                            np.asarray(r.flow_cfs(name, storm, pond.id))))
         b.figure(f"{tag}_routing", f"Inflow and outflow of {label}",
-                 lambda series=series: F.routing_figure("", "", series,
-                                                        xlim=_active_window(series)))
+                 lambda series=series: (  # type: ignore[misc]  # defaults bind the values
+                     F.routing_figure("", "", series, xlim=_active_window(series))))
     b.echo("inputs", "Pond inputs as entered", ["pre.pond", "post.pond"])
     b.res.warnings.extend(_analysis_warnings(ctx, "ponds"))

@@ -137,7 +137,9 @@ def _build_project(b: _Builder) -> None:
 
 
 def values_to_confirm(ctx: Context) -> pd.DataFrame:
-    """Every value the preparer must confirm before submission, once each
+    """Return every value the preparer must confirm before submission.
+
+    Every value the preparer must confirm before submission, once each
     (:func:`hydrocalc.report.summary.confirmation_rows` of the context's site, as a frame
     with columns ``item, value, used_for, basis, source_entered, status``).
     """
