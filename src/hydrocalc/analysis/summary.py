@@ -604,7 +604,7 @@ def _route_fused(q_rows, inflow_of_row, shape, ponds, dt, routing, noise, series
     """
     m, k, nt = shape
     dt_s = float(dt) * routing.S_PER_HR
-    index: dict[int, int] = {}
+    index = {}  # pond object id -> table number
     tables, stages, of_pond = [], [], np.empty(k, dtype=np.intp)
     for j, pond in enumerate(ponds):
         t = index.get(id(pond))

@@ -14,7 +14,7 @@ import math
 import os
 import pathlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from hydrocalc.batch.output import (
     BatchInterrupted,
@@ -196,12 +196,11 @@ def _terminate_as_interrupt() -> Callable[[], object]:
 
 
 @contextlib.contextmanager
-def _held_interrupts():
+def _held_interrupts() -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only).
 
-    Hold Ctrl-C and SIGTERM while the inputs are planned (main thread only): an interrupt
-    then arrives as KeyboardInterrupt when planning ends, never in the middle of an import
-    (a module left half-imported could not write the summary).
+    An interrupt then arrives as KeyboardInterrupt when planning ends, never in the middle of
+    an import (a module left half-imported could not write the summary).
     """
     import signal
     import threading
