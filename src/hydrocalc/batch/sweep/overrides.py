@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from hydrocalc import rainfall
@@ -87,8 +87,130 @@ def _outlet_bounds(site_mod, kind: str, key: str):
     return (float(lo), inc, None, True, key == "end_contractions")
 
 
-# C901 waived: one short branch per override kind, all filling the same change dicts
-def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,  # noqa: C901
+@dataclasses.dataclass
+class _Changes:
+    """The values the overrides leave, per kind, before they are written into the site."""
+
+    nodes: dict[tuple[str, str], dict[str, Any]] = dataclasses.field(default_factory=dict)
+    outlets: dict[tuple[str, str], list[dict]] = dataclasses.field(default_factory=dict)
+    barrels: dict[tuple[str, str], dict] = dataclasses.field(default_factory=dict)
+    storages: dict[tuple[str, str], list[dict]] = dataclasses.field(default_factory=dict)
+    depths: dict[str, float] = dataclasses.field(default_factory=dict)
+    storms: dict[str, Any] = dataclasses.field(default_factory=dict)
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    criteria: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _node_key(target: Target) -> tuple[str, str]:
+    """The (scenario, node) a node-kind target addresses."""
+    # the node kinds (the only users of key and item) always carry scenario, node, item
+    return cast(tuple[str, str], (target.scenario, target.node))
+
+
+def _need_base(base, op: str, label: str) -> None:
+    """Refuse ``add``/``scale`` of a value the base site leaves unset."""
+    if base is None and op != "set":
+        raise InputError(f"{label} has no value in the base site to {op}; use op = "
+                         "\"set\"")
+
+
+def _apply_storm_depth(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``storms.depths_in.<name>``: one storm's depth."""
+    label = target.label
+    base = ch.depths.get(target.attr, site.storms.depths_in[target.attr])
+    new = _combine(op, base, value)
+    ch.depths[target.attr] = _check(new, (0.0, False, None, True, False), label,
+                                    (op, base, value))
+
+
+def _apply_storms(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``storms.<key>``: the distribution or another storm setting."""
+    label = target.label
+    base = ch.storms.get(target.attr, getattr(site.storms, target.attr))
+    new = _combine(op, base, value)
+    if target.attr == "distribution":
+        ch.storms[target.attr] = _check_distribution(new, label)
+    else:
+        ch.storms[target.attr] = _check(new, _STORM_ATTRS[target.attr], label,
+                                        (op, base, value))
+
+
+def _apply_setting(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``analysis.<key>`` or ``criteria.<key>``: an analysis option or a criteria input."""
+    label = target.label
+    kind = target.kind
+    store = ch.options if kind == "analysis" else ch.criteria
+    obj = site.options if kind == "analysis" else site.criteria
+    base = store.get(target.attr, getattr(obj, target.attr))
+    _need_base(base, op, label)
+    new = _combine(op, base, value)
+    bounds = (_ANALYSIS_ATTRS if kind == "analysis" else _CRITERIA_ATTRS)[target.attr]
+    store[target.attr] = _check(new, bounds, label, (op, base, value))
+
+
+def _apply_node(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``<scenario>.<subcatchment|pond|reach>[id].<key>``: a node attribute."""
+    label = target.label
+    node = site.scenarios[target.scenario].nodes[target.node]
+    changes = ch.nodes.setdefault(_node_key(target), {})
+    base = changes.get(target.attr, getattr(node, target.attr))
+    _need_base(base, op, label)
+    new = _combine(op, base, value)
+    by_kind: dict[str, dict[str, tuple]] = {
+        "subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS, "reach": _REACH_ATTRS}
+    bounds = by_kind[target.node_kind][target.attr]
+    changes[target.attr] = _check(new, bounds, label, (op, base, value))
+
+
+def _apply_outlet(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``...pond[id].outlet[id].<key>``: a key of one outlet device's spec."""
+    label = target.label
+    node = site.scenarios[target.scenario].nodes[target.node]
+    specs = ch.outlets.setdefault(_node_key(target), [dict(s) for s in node.outlet_spec])
+    spec = specs[cast(int, target.item)]
+    base = spec.get(target.attr)
+    _need_base(base, op, label)
+    new = _combine(op, base, value)
+    spec[target.attr] = _check(new, _outlet_bounds(site_mod, spec["type"], target.attr),
+                               label, (op, base, value))
+
+
+def _apply_barrel(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``...pond[id].barrel.<key>``: a key of the pond's barrel spec."""
+    label = target.label
+    node = site.scenarios[target.scenario].nodes[target.node]
+    spec = ch.barrels.setdefault(_node_key(target), dict(node.barrel_spec))
+    base = spec.get(target.attr)
+    _need_base(base, op, label)
+    new = _combine(op, base, value)
+    spec[target.attr] = _check(new, _BARREL_ATTRS[target.attr], label, (op, base, value))
+
+
+def _apply_storage(site, ch: _Changes, target: Target, op: str, value) -> None:
+    """``...pond[id].storage[i].<key>``: a key of one storage table's spec."""
+    label = target.label
+    node = site.scenarios[target.scenario].nodes[target.node]
+    specs = ch.storages.setdefault(_node_key(target), [dict(s) for s in node.storage_spec])
+    spec = specs[cast(int, target.item)]
+    base = spec[target.attr]
+    new = _combine(op, base, value)
+    spec[target.attr] = _check(new, _STORAGE_ATTRS[target.attr], label, (op, base, value))
+
+
+#: The function that records an override, per :attr:`Target.kind`.
+_APPLY: dict[str, Callable[[Any, _Changes, Target, str, Any], None]] = {
+    "storm_depth": _apply_storm_depth,
+    "storms": _apply_storms,
+    "analysis": _apply_setting,
+    "criteria": _apply_setting,
+    "node": _apply_node,
+    "outlet": _apply_outlet,
+    "barrel": _apply_barrel,
+    "storage": _apply_storage,
+}
+
+
+def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,
                     node_cache: dict | None = None):
     """Return a copy of ``site`` with the overrides applied (in order).
 
@@ -116,102 +238,14 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,  # no
         ``<field> must be in <interval>; got <value> (<base> + <delta>)`` for a value outside
         the range the site loader accepts, or a device/storage that cannot be rebuilt.
     """
-    nodes: dict[tuple[str, str], dict[str, Any]] = {}
-    outlets: dict[tuple[str, str], list[dict]] = {}
-    barrels: dict[tuple[str, str], dict] = {}
-    storages: dict[tuple[str, str], list[dict]] = {}
-    depths: dict[str, float] = {}
-    storms: dict[str, Any] = {}
-    options: dict[str, Any] = {}
-    criteria: dict[str, Any] = {}
-
+    ch = _Changes()
     for target, op, value in overrides:
-        label = target.label
-        kind = target.kind
-        # the node kinds (the only users of key and item) always carry scenario, node, item
-        key = cast(tuple[str, str], (target.scenario, target.node))
-        if kind == "storm_depth":
-            base = depths.get(target.attr, site.storms.depths_in[target.attr])
-            new = _combine(op, base, value)
-            depths[target.attr] = _check(new, (0.0, False, None, True, False), label,
-                                         (op, base, value))
-        elif kind == "storms":
-            base = storms.get(target.attr, getattr(site.storms, target.attr))
-            new = _combine(op, base, value)
-            if target.attr == "distribution":
-                storms[target.attr] = _check_distribution(new, label)
-            else:
-                storms[target.attr] = _check(new, _STORM_ATTRS[target.attr], label,
-                                             (op, base, value))
-        elif kind in ("analysis", "criteria"):
-            store = options if kind == "analysis" else criteria
-            obj = site.options if kind == "analysis" else site.criteria
-            base = store.get(target.attr, getattr(obj, target.attr))
-            if base is None and op != "set":
-                raise InputError(f"{label} has no value in the base site to {op}; use op = "
-                                 "\"set\"")
-            new = _combine(op, base, value)
-            bounds = (_ANALYSIS_ATTRS if kind == "analysis" else _CRITERIA_ATTRS)[target.attr]
-            store[target.attr] = _check(new, bounds, label, (op, base, value))
-        elif kind == "node":
-            node = site.scenarios[target.scenario].nodes[target.node]
-            changes = nodes.setdefault(key, {})
-            base = changes.get(target.attr, getattr(node, target.attr))
-            if base is None and op != "set":
-                raise InputError(f"{label} has no value in the base site to {op}; use op = "
-                                 "\"set\"")
-            new = _combine(op, base, value)
-            by_kind: dict[str, dict[str, tuple]] = {
-                "subcatchment": _SUB_ATTRS, "pond": _POND_ATTRS, "reach": _REACH_ATTRS}
-            bounds = by_kind[target.node_kind][target.attr]
-            changes[target.attr] = _check(new, bounds, label, (op, base, value))
-        elif kind == "outlet":
-            node = site.scenarios[target.scenario].nodes[target.node]
-            specs = outlets.setdefault(key, [dict(s) for s in node.outlet_spec])
-            spec = specs[cast(int, target.item)]
-            base = spec.get(target.attr)
-            if base is None and op != "set":
-                raise InputError(f"{label} has no value in the base site to {op}; use op = "
-                                 "\"set\"")
-            new = _combine(op, base, value)
-            spec[target.attr] = _check(new, _outlet_bounds(site_mod, spec["type"], target.attr),
-                                       label, (op, base, value))
-        elif kind == "barrel":
-            node = site.scenarios[target.scenario].nodes[target.node]
-            spec = barrels.setdefault(key, dict(node.barrel_spec))
-            base = spec.get(target.attr)
-            if base is None and op != "set":
-                raise InputError(f"{label} has no value in the base site to {op}; use op = "
-                                 "\"set\"")
-            new = _combine(op, base, value)
-            spec[target.attr] = _check(new, _BARREL_ATTRS[target.attr], label,
-                                       (op, base, value))
-        elif kind == "storage":
-            node = site.scenarios[target.scenario].nodes[target.node]
-            specs = storages.setdefault(key, [dict(s) for s in node.storage_spec])
-            spec = specs[cast(int, target.item)]
-            base = spec[target.attr]
-            new = _combine(op, base, value)
-            spec[target.attr] = _check(new, _STORAGE_ATTRS[target.attr], label,
-                                       (op, base, value))
-        else:  # pragma: no cover - resolve_field only makes the kinds above
-            raise AssertionError(kind)
-
-    new_site = site
-    if depths or storms:
-        st = site.storms
-        storm_changes: dict[str, Any] = dict(storms)
-        if depths:
-            storm_changes["depths_in"] = {**st.depths_in, **depths}
-        new_site = dataclasses.replace(new_site,
-                                       storms=dataclasses.replace(st, **storm_changes))
-    if options:
-        new_site = dataclasses.replace(new_site, options=dataclasses.replace(site.options,
-                                                                             **options))
-    if criteria:
-        new_site = dataclasses.replace(new_site, criteria=dataclasses.replace(site.criteria,
-                                                                              **criteria))
-    touched = {k for k in (*nodes, *outlets, *barrels, *storages)}
+        apply = _APPLY.get(target.kind)
+        if apply is None:  # pragma: no cover - resolve_field only makes the kinds above
+            raise AssertionError(target.kind)
+        apply(site, ch, target, op, value)
+    new_site = _with_settings(site, ch)
+    touched = {k for k in (*ch.nodes, *ch.outlets, *ch.barrels, *ch.storages)}
     if not touched:
         return new_site
     scenarios = dict(new_site.scenarios)
@@ -220,28 +254,48 @@ def apply_overrides(site, overrides: Sequence[tuple[Target, str, Any]], *,  # no
         groups = {}
         for group, single in (("subcatchments", "subcatchment"), ("ponds", "pond"),
                               ("reaches", "reach")):
-            items = []
-            for n in getattr(sc, group):
-                k = (sc_name, n.id)
-                if k in touched:
-                    args = (nodes.get(k, {}), outlets.get(k), barrels.get(k), storages.get(k))
-                    ck = None
-                    if node_cache is not None:  # repr: exact for numbers, types included
-                        ck = (sc_name, n.id, id(n), repr(args))
-                        hit = node_cache.get(ck)
-                        if hit is not None and hit[0] is n:
-                            items.append(hit[1])
-                            continue
-                    base = n
-                    n = _rebuild_node(site_mod, n, *args, f"{sc_name}.{single}[{n.id}]")
-                    if ck is not None and node_cache is not None:  # ck is set only with a cache
-                        if len(node_cache) >= _NODE_CACHE_SIZE:
-                            node_cache.clear()
-                        node_cache[ck] = (base, n)
-                items.append(n)
-            groups[group] = tuple(items)
+            groups[group] = tuple(
+                _rebuilt(n, sc_name, single, ch, node_cache) if (sc_name, n.id) in touched
+                else n for n in getattr(sc, group))
         scenarios[sc_name] = _same_topology(sc, dataclasses.replace(sc, **groups))
     return dataclasses.replace(new_site, scenarios=scenarios)
+
+
+def _with_settings(site, ch: _Changes):
+    """``site`` with the changed storms, analysis options and criteria written in."""
+    new_site = site
+    if ch.depths or ch.storms:
+        st = site.storms
+        storm_changes: dict[str, Any] = dict(ch.storms)
+        if ch.depths:
+            storm_changes["depths_in"] = {**st.depths_in, **ch.depths}
+        new_site = dataclasses.replace(new_site,
+                                       storms=dataclasses.replace(st, **storm_changes))
+    if ch.options:
+        new_site = dataclasses.replace(new_site, options=dataclasses.replace(site.options,
+                                                                             **ch.options))
+    if ch.criteria:
+        new_site = dataclasses.replace(new_site, criteria=dataclasses.replace(site.criteria,
+                                                                              **ch.criteria))
+    return new_site
+
+
+def _rebuilt(n, sc_name: str, single: str, ch: _Changes, node_cache: dict | None):
+    """Node ``n`` of scenario ``sc_name`` rebuilt with its changes (shared through the cache)."""
+    k = (sc_name, n.id)
+    args = (ch.nodes.get(k, {}), ch.outlets.get(k), ch.barrels.get(k), ch.storages.get(k))
+    path = f"{sc_name}.{single}[{n.id}]"
+    if node_cache is None:
+        return _rebuild_node(site_mod, n, *args, path)
+    ck = (sc_name, n.id, id(n), repr(args))  # repr: exact for numbers, types included
+    hit = node_cache.get(ck)
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    new = _rebuild_node(site_mod, n, *args, path)
+    if len(node_cache) >= _NODE_CACHE_SIZE:
+        node_cache.clear()
+    node_cache[ck] = (n, new)
+    return new
 
 
 def _same_topology(base, new):
