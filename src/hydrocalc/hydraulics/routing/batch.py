@@ -231,33 +231,106 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
         raise InputError(f"inflow_cfs needs at least 2 time ordinates; got {nt}")
     batch_shape = q.shape[:-1]
     ss_list = _per_pond(stage_storages, k, "stage_storages", StageStorage)
+    out_list = _batch_outlets(outlets_list, k)
+    dt_s = dt * S_PER_HR
+    tw_k = _batch_tailwater(tailwater_ft, ss_list, k)
+    flaps = _batch_flaps(flap_gate, k)
+    tables = [_table(ss, outl, dt_s, table_points, tw, bool(flap), cache_tables)
+              for ss, outl, tw, flap in zip(ss_list, out_list, tw_k, flaps, strict=True)]
+    tops = np.array([tb.top for tb in tables])
+    h0 = _batch_initial_stage(initial_stage_ft, batch_shape, tops)
+
+    bsize = int(np.prod(batch_shape))
+    flat = _flat_tables(tables, k, bsize)
+    q2 = q.reshape(bsize, nt)
+    x, j, o = _initial_state(h0, tables, flat, k, bsize)
+    series = keep == "series"
+    x_first, o_first = x.copy(), o.copy()
+    flat_hslope = np.append(np.diff(flat.h) / np.diff(flat.si), 0.0)
+    loop = _route_loop(q2, x, j, o, flat, flat_hslope, dt_s, series, engine)
+
+    time_hr = t0 + dt * np.arange(nt)
+    v_in = dt_s * (q2.sum(axis=1) - (q2[:, 0] + q2[:, -1]) / 2.0)
+    peak_stage, peak_storage = _batch_peaks(loop.x_max, flat, flat_hslope, dt_s)
+    mb = _batch_mass_balance_pct(v_in, x_first, o_first, loop, dt_s)
+    over = peak_stage > tops[flat.pond]
+    if overtopping_warning and over.any():
+        warnings.warn(f"{int(over.sum())} of {bsize} pond-storms overtop the top of the "
+                      "structure (see BatchRoutingResult.overtopped)", OvertoppingWarning,
+                      stacklevel=2)
+
+    def shaped(a):
+        return np.asarray(a).reshape(batch_shape)
+
+    def shaped_series(a):   # (B, nt) -> batch shape + (nt,), a view
+        return None if a is None else a.reshape(batch_shape + (nt,))
+
+    return BatchRoutingResult(
+        time_hr=time_hr, inflow_cfs=q,
+        outflow_cfs=shaped_series(loop.outflow),
+        stage_ft=shaped_series(loop.stage),
+        storage_ft3=shaped_series(loop.storage),
+        peak_outflow_cfs=shaped(loop.o_max),
+        time_of_peak_outflow_hr=shaped(time_hr[loop.io_max]),
+        peak_stage_ft=shaped(peak_stage), peak_storage_ft3=shaped(peak_storage),
+        mass_balance_error_pct=shaped(mb), overtopped=shaped(over), top_stage_ft=tops,
+        dt_hr=dt, _tables=tuple(tables),
+        bottom_elevation_ft=np.array([ss.bottom_elevation_ft for ss in ss_list]))
+
+
+def _batch_outlets(outlets_list, k) -> list:
+    """One outlet spec per pond: a single device repeated, or a list of k specs checked."""
     if isinstance(outlets_list, (Device,)):
-        out_list = [outlets_list] * k
-    elif isinstance(outlets_list, (list, tuple)):
+        return [outlets_list] * k
+    if isinstance(outlets_list, (list, tuple)):
         if len(outlets_list) != k:
             raise InputError(
                 f"outlets_list must have one entry per pond ({k}); got {len(outlets_list)}. "
                 "To use one set of devices for every pond, pass an OutletStructure")
-        out_list = list(outlets_list)
-    else:
-        raise InputError(f"outlets_list must be a device, a structure or a list of k outlet "
-                         f"specs; got {outlets_list!r}")
-    dt_s = dt * S_PER_HR
-    tw_k = _batch_tailwater(tailwater_ft, ss_list, k)
+        return list(outlets_list)
+    raise InputError(f"outlets_list must be a device, a structure or a list of k outlet "
+                     f"specs; got {outlets_list!r}")
+
+
+def _batch_flaps(flap_gate, k) -> list:
+    """One flap-gate flag per pond (a single bool repeated, or a list of k checked)."""
     flaps = (list(flap_gate) if isinstance(flap_gate, (list, tuple, np.ndarray))
              else [bool(flap_gate)] * k)
     if len(flaps) != k:
         raise InputError(f"flap_gate must be a bool or one per pond ({k}); got {len(flaps)}")
-    tables = [_table(ss, outl, dt_s, table_points, tw, bool(flap), cache_tables)
-              for ss, outl, tw, flap in zip(ss_list, out_list, tw_k, flaps, strict=True)]
-    tops = np.array([tb.top for tb in tables])
+    return flaps
+
+
+def _batch_initial_stage(initial_stage_ft, batch_shape, tops) -> np.ndarray:
+    """Initial stage broadcast to the batch shape, checked against each pond's top [ft]."""
     h0 = as_float_array(initial_stage_ft, "initial_stage_ft", lower=0.0)
     h0 = np.broadcast_to(h0, batch_shape)
     if (h0 > tops).any():
         raise InputError(f"initial_stage_ft must be <= the top of each pond; got "
                          f"{fmt_value(np.max(h0 - tops) + 0)} ft above a top")
+    return h0
 
-    # concatenated tables; per-pond buckets over the normalized 2S/dt + O
+
+@dataclass(frozen=True, eq=False)
+class _FlatTables:
+    """The ponds' tables concatenated, with each pond-storm's bucket lookup and table range."""
+
+    si: np.ndarray            # 2S/dt + O of every table point [ft3/s]
+    o: np.ndarray             # outflow [ft3/s]
+    h: np.ndarray             # stage [ft]
+    slope: np.ndarray         # dO/dSI of each interval (0 after a pond's last point)
+    next_si: np.ndarray       # the next table point of each interval (+inf after the last)
+    bucket: np.ndarray        # per-pond buckets -> the table interval at the bucket's edge
+    pond: np.ndarray          # pond index of each pond-storm (B,)
+    inv_scale: np.ndarray     # 1 / (2S/dt + O at the pond's top) per pond-storm
+    factor: np.ndarray        # bucket guess factor per pond-storm
+    bucket_base: np.ndarray   # first bucket of each pond-storm's pond
+    lo: np.ndarray            # first interval of each pond-storm's table
+    hi: np.ndarray            # last interval of each pond-storm's table
+
+
+def _flat_tables(tables, k, bsize) -> _FlatTables:
+    """Concatenate the k ponds' tables; per-pond buckets over the normalized 2S/dt + O."""
     lens = np.array([tb.si.size for tb in tables])
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
     flat_si = np.concatenate([tb.si for tb in tables])
@@ -271,26 +344,50 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     bucket = np.concatenate([st + tb.bucket
                              for st, tb in zip(starts, tables, strict=False)]).astype(np.intp)
 
-    bsize = int(np.prod(batch_shape))
     pond = np.tile(np.arange(k), bsize // k)
     inv_scale = 1.0 / scale[pond]
     factor = _BUCKETS * inv_scale     # bucket guess only: the search below is exact
-    bucket_base = pond * _BUCKETS
-    lo = starts[pond]
-    hi = (starts + lens - 2)[pond]
-    q2 = q.reshape(bsize, nt)
+    return _FlatTables(si=flat_si, o=flat_o, h=flat_h, slope=flat_slope, next_si=next_si,
+                       bucket=bucket, pond=pond, inv_scale=inv_scale, factor=factor,
+                       bucket_base=pond * _BUCKETS, lo=starts[pond],
+                       hi=(starts + lens - 2)[pond])
 
+
+def _initial_state(h0, tables, flat: _FlatTables, k, bsize):
+    """Initial 2S/dt + O, table interval and outflow of every pond-storm from its stage."""
     x = np.empty(bsize)
     grid = x.reshape(-1, k)
     h0g = h0.reshape(-1, k)
     for p in range(k):
         grid[:, p] = np.interp(h0g[:, p], tables[p].stage, tables[p].si)
-    j = _locate(x, bucket[bucket_base + np.clip((x * inv_scale * _BUCKETS).astype(np.int64),
-                                                0, _BUCKETS - 1)], lo, hi, flat_si)
-    o = flat_slope[j] * (x - flat_si[j]) + flat_o[j]
-    series = keep == "series"
-    x_first, o_first = x.copy(), o.copy()
-    flat_hslope = np.append(np.diff(flat_h) / np.diff(flat_si), 0.0)
+    j = _locate(x, flat.bucket[flat.bucket_base
+                               + np.clip((x * flat.inv_scale * _BUCKETS).astype(np.int64),
+                                         0, _BUCKETS - 1)], flat.lo, flat.hi, flat.si)
+    o = flat.slope[j] * (x - flat.si[j]) + flat.o[j]
+    return x, j, o
+
+
+@dataclass(frozen=True, eq=False)
+class _LoopResult:
+    """State after the loop over time, and the series when kept (None otherwise)."""
+
+    x: np.ndarray             # last 2S/dt + O [ft3/s]
+    o: np.ndarray             # last outflow [ft3/s]
+    x_max: np.ndarray         # maximum 2S/dt + O [ft3/s]
+    o_max: np.ndarray         # peak outflow [ft3/s]
+    io_max: np.ndarray        # step of the (first) peak outflow
+    v_sum: np.ndarray         # series: sum of O in time order; peaks: sum of O_{i-1} + O_i
+    outflow: np.ndarray | None
+    storage: np.ndarray | None
+    stage: np.ndarray | None
+
+
+def _route_loop(q2, x, j, o, flat: _FlatTables, flat_hslope, dt_s, series, engine):
+    """The loop over time for every pond-storm, in blocks of ``_BLOCK`` steps."""
+    bsize, nt = q2.shape
+    flat_si, flat_o, flat_slope, next_si = flat.si, flat.o, flat.slope, flat.next_si
+    bucket, bucket_base, factor, lo, hi = (flat.bucket, flat.bucket_base, flat.factor,
+                                           flat.lo, flat.hi)
     half_dt_s = dt_s / 2.0
     # The loop works on blocks of _BLOCK steps held time-major (one contiguous row per
     # step); inflows are transposed in and series transposed out one block at a time, so
@@ -298,15 +395,7 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
     blk = _BLOCK
     qbuf = np.empty((blk + 1, bsize))
     if series:
-        os_ = np.empty((bsize, nt))
-        storage = np.empty((bsize, nt))
-        stage = np.empty((bsize, nt))
-        # per block: x, the interval j and O by step (row 0 of bo_ext carries the running
-        # sum of O, so summing the block's rows continues it in time order, exactly as
-        # ndarray.sum(axis=0) over all steps); stage and storage follow per block
-        bx = np.empty((blk, bsize))
-        bj = np.empty((blk, bsize), dtype=np.intp)
-        bo_ext = np.empty((blk + 1, bsize))
+        os_, storage, stage, bx, bj, bo_ext = _series_buffers(bsize, nt, blk)
         bo = bo_ext[1:]
         bx[0], bj[0], bo[0] = x, j, o
         v_acc = np.zeros(bsize)
@@ -330,7 +419,7 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
                                         np.count_nonzero)
     # the same recurrence compiled, when numba is installed (identical arithmetic)
     v_compiled = _route_kernel.series_loop(
-        q2, x, x_max, bj[0], o, flat_si, flat_o, flat_slope, flat_h, flat_hslope, lo, hi,
+        q2, x, x_max, bj[0], o, flat_si, flat_o, flat_slope, flat.h, flat_hslope, lo, hi,
         half_dt_s, os_, storage, stage) if engine == "numba" and series and nt > 1 else None
     if v_compiled is not None:
         v_acc, nt_loop = v_compiled, 0
@@ -378,62 +467,72 @@ def route_reservoirs(inflow_cfs, dt_hr: float | None, stage_storages, outlets_li
                 v_out += tmp
                 o_prev, o_new = o_new, o_prev
         if series:
-            n = b1 - b0
-            xb, jb, ob = bx[:n], bj[:n], bo[:n]
-            np.copyto(os_[:, b0:b1], ob.T)
-            np.copyto(storage[:, b0:b1], ((xb - ob) * half_dt_s).T)
-            np.copyto(stage[:, b0:b1], (flat_hslope[jb] * (xb - flat_si[jb]) + flat_h[jb]).T)
-            if first_block:    # the sum starts with O_0 itself, as ndarray.sum does
-                v_acc = ob.sum(axis=0)
-                first_block = False
-            else:
-                bo_ext[0] = v_acc
-                v_acc = bo_ext[: n + 1].sum(axis=0)
+            v_acc = _store_block(b0, b1, bx, bj, bo_ext, flat, flat_hslope, half_dt_s,
+                                 os_, storage, stage, None if first_block else v_acc)
+            first_block = False
     if series:
         o = os_[:, -1]
         io_max = np.argmax(os_, axis=1)      # the first maximum, as a running strict maximum
         o_max = os_[np.arange(bsize), io_max]
-    del qbuf
+        return _LoopResult(x=x, o=o, x_max=x_max, o_max=o_max, io_max=io_max, v_sum=v_acc,
+                           outflow=os_, storage=storage, stage=stage)
+    return _LoopResult(x=x, o=o, x_max=x_max, o_max=o_max, io_max=io_max, v_sum=v_out,
+                       outflow=None, storage=None, stage=None)
 
-    time_hr = t0 + dt * np.arange(nt)
-    v_in = dt_s * (q2.sum(axis=1) - (q2[:, 0] + q2[:, -1]) / 2.0)
+
+def _series_buffers(bsize, nt, blk):
+    """Series (outflow, storage, stage) and per-block buffers (x, interval, O) of the loop.
+
+    Per block: x, the interval j and O by step (row 0 of the O buffer carries the running
+    sum of O, so summing the block's rows continues it in time order, exactly as
+    ndarray.sum(axis=0) over all steps); stage and storage follow per block.
+    """
+    os_ = np.empty((bsize, nt))
+    storage = np.empty((bsize, nt))
+    stage = np.empty((bsize, nt))
+    bx = np.empty((blk, bsize))
+    bj = np.empty((blk, bsize), dtype=np.intp)
+    bo_ext = np.empty((blk + 1, bsize))
+    return os_, storage, stage, bx, bj, bo_ext
+
+
+def _store_block(b0, b1, bx, bj, bo_ext, flat: _FlatTables, flat_hslope, half_dt_s,
+                 os_, storage, stage, v_acc):
+    """Transpose one block's outflow, storage and stage out; return the running sum of O."""
+    n = b1 - b0
+    bo = bo_ext[1:]
+    xb, jb, ob = bx[:n], bj[:n], bo[:n]
+    np.copyto(os_[:, b0:b1], ob.T)
+    np.copyto(storage[:, b0:b1], ((xb - ob) * half_dt_s).T)
+    np.copyto(stage[:, b0:b1], (flat_hslope[jb] * (xb - flat.si[jb]) + flat.h[jb]).T)
+    if v_acc is None:    # the sum starts with O_0 itself, as ndarray.sum does
+        return ob.sum(axis=0)
+    bo_ext[0] = v_acc
+    return bo_ext[: n + 1].sum(axis=0)
+
+
+def _batch_peaks(x_max, flat: _FlatTables, flat_hslope, dt_s):
+    """Peak stage [ft] and storage [ft3] of every pond-storm, at its maximum 2S/dt + O."""
     # stage and storage rise with 2S/dt + O, so their peaks are at its maximum
-    b = np.clip((x_max * inv_scale * _BUCKETS).astype(np.int64), 0, _BUCKETS - 1)
-    jm = _locate(x_max, bucket[bucket_base + b], lo, hi, flat_si)
-    o_at = flat_slope[jm] * (x_max - flat_si[jm]) + flat_o[jm]
+    b = np.clip((x_max * flat.inv_scale * _BUCKETS).astype(np.int64), 0, _BUCKETS - 1)
+    jm = _locate(x_max, flat.bucket[flat.bucket_base + b], flat.lo, flat.hi, flat.si)
+    o_at = flat.slope[jm] * (x_max - flat.si[jm]) + flat.o[jm]
     peak_storage = (x_max - o_at) * dt_s / 2.0
-    peak_stage = flat_hslope[jm] * (x_max - flat_si[jm]) + flat_h[jm]
+    peak_stage = flat_hslope[jm] * (x_max - flat.si[jm]) + flat.h[jm]
+    return peak_stage, peak_storage
+
+
+def _batch_mass_balance_pct(v_in, x_first, o_first, loop: _LoopResult, dt_s):
+    """Mass balance error of every pond-storm, 100 (V_in - V_out - dS) / (V_in + S_0) [%]."""
     s_first = (x_first - o_first) * dt_s / 2.0
-    s_last = (x - o) * dt_s / 2.0
-    if series:
-        v_out = dt_s * (v_acc - (os_[:, 0] + os_[:, -1]) / 2.0)
+    s_last = (loop.x - loop.o) * dt_s / 2.0
+    if loop.outflow is not None:      # the series were kept
+        v_out = dt_s * (loop.v_sum - (loop.outflow[:, 0] + loop.outflow[:, -1]) / 2.0)
     else:
-        v_out = v_out * dt_s / 2.0
+        v_out = loop.v_sum * dt_s / 2.0
     denom = v_in + s_first
     with np.errstate(invalid="ignore", divide="ignore"):
-        mb = np.where(denom > 0, 100.0 * (v_in - v_out - (s_last - s_first)) / denom, 0.0)
-    over = peak_stage > tops[pond]
-    if overtopping_warning and over.any():
-        warnings.warn(f"{int(over.sum())} of {bsize} pond-storms overtop the top of the "
-                      "structure (see BatchRoutingResult.overtopped)", OvertoppingWarning,
-                      stacklevel=2)
-
-    def shaped(a):
-        return np.asarray(a).reshape(batch_shape)
-
-    def shaped_series(a):   # (B, nt) -> batch shape + (nt,), a view
-        return None if a is None else a.reshape(batch_shape + (nt,))
-
-    return BatchRoutingResult(
-        time_hr=time_hr, inflow_cfs=q,
-        outflow_cfs=shaped_series(os_ if series else None),
-        stage_ft=shaped_series(stage if series else None),
-        storage_ft3=shaped_series(storage if series else None),
-        peak_outflow_cfs=shaped(o_max), time_of_peak_outflow_hr=shaped(time_hr[io_max]),
-        peak_stage_ft=shaped(peak_stage), peak_storage_ft3=shaped(peak_storage),
-        mass_balance_error_pct=shaped(mb), overtopped=shaped(over), top_stage_ft=tops,
-        dt_hr=dt, _tables=tuple(tables),
-        bottom_elevation_ft=np.array([ss.bottom_elevation_ft for ss in ss_list]))
+        return np.where(denom > 0, 100.0 * (v_in - v_out - (s_last - s_first)) / denom, 0.0)
 
 
 def _batch_tailwater(tailwater_ft, ss_list, k) -> list:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import gc
 import json
 import os
@@ -16,7 +17,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError, ReportError
@@ -112,7 +113,7 @@ def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, 
 
 
 @interrupt_on_terminate
-def run_report(  # noqa: C901 - one run's steps share state through closures; kept together
+def run_report(
         site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
         sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
         progress: bool = True, notebooks: str | os.PathLike | None = None,
@@ -169,25 +170,8 @@ def run_report(  # noqa: C901 - one run's steps share state through closures; ke
     started = _utc_now()
     doc_date = document_datetime()  # the date every deliverable carries (reproducible)
     say = echo or (lambda msg: None)
-    site_path = pathlib.Path(site_file)
-    if not site_path.is_file():
-        raise InputError(f"site file must be an existing TOML file; got {str(site_file)!r}. "
-                         "Check the path.")
-    keys = S.resolve_sections(sections)
-    fmts = _resolve_formats(formats)
-    nb_dir = pathlib.Path(notebooks) if notebooks is not None else notebook_dir()
-    target = pathlib.Path(out) if out is not None else default_report_dir(site_path)
-    if target.exists() and not target.is_dir():
-        raise InputError(f"--out must be a folder; got the file {str(target)!r}. "
-                         "Choose another path.")
-    for key in keys:
-        path = nb_dir / S.SECTIONS[key].notebook
-        if not path.is_file():
-            raise ReportError(f"section notebook {path} must exist; got a missing file. "
-                              "Reinstall hydrocalc or pass --notebooks.")
-    for key in keys:
-        check_notebook_parameters(nb_dir / S.SECTIONS[key].notebook, key)
-    site = S.context(site_path).site  # loads the site: InputError before anything runs
+    site_path, keys, fmts, nb_dir, target, site = _check_run_inputs(
+        site_file, out, sections, formats, notebooks)
 
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_staging(target)
@@ -237,147 +221,20 @@ def run_report(  # noqa: C901 - one run's steps share state through closures; ke
         # compute each section here while the kernel presents the ones already computed
         # (figures drawn in a pool of processes meanwhile; each section is handed over, in
         # report order, as soon as its figures are drawn)
-        computed: dict = {}
-        documents: dict = {}  # each section's canonical JSON form, computed once
-        waiting: list = []
-        late = {"warned": False}  # a figure drawn in the pool warned after its section
-
-        def document(res) -> dict:
-            # figures enter a section's JSON by name only, so it is known before they are drawn
-            return json.loads(_canonical(res.to_dict()))
-
-        def next_done(block: bool) -> int | None:
-            # the first waiting section (report order) whose figures are drawn; the warnings
-            # section only once every other section is handed over (a figure drawn in the
-            # pool may still add a warning to gather)
-            others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
-            for i in others or range(len(waiting)):
-                if build.section_done(waiting[i][1]):
-                    return i
-            return (others or [0])[0] if block and waiting else None
-
-        def hand_over(block: bool) -> None:
-            while waiting and (i := next_done(block)) is not None:
-                key, res = waiting.pop(i)
-                warned = res.__dict__.get("_figure_warned")
-                build.finish_section(res)
-                if res.__dict__.get("_figure_warned") != warned:
-                    late["warned"] = True
-                    documents[key] = document(res)
-                if key == "warnings" and late["warned"]:
-                    # gathered before a figure's warning was known: gather again
-                    res = build.compute_section(key, site_path, keys, site_label=site_rel,
-                                                computed=computed)
-                    documents[key] = document(res)
-                res.write(staging, document=documents[key])
-                build.save_sections({key: res}, staging / build.PICKLE_DIR / f"{key}.pkl")
-                computed[key] = res
-                ready.put(key)
-
-        def finish_documents() -> tuple[dict, dict]:
-            sections_out = {key: documents[key] for key in keys if key in documents}
-            results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
-                                       sections_out,
-                                       {"document_utc": doc_date.isoformat()})
-            return results, S.cover_meta(results, site)
-
-        def workbook(results) -> None:
-            if "xlsx" in fmts:
-                t = time.perf_counter()
-                _write_workbook(staging / "tables.xlsx", results)
-                stages["xlsx_s"] = round(time.perf_counter() - t, 3)
-
-        # the workbook made by the figure worker from the early results (see below)
-        background: dict = {}
-
-        def workbook_in_pool(results) -> None:
-            if "xlsx" in fmts:
-                future = build.run_in_figure_pool(_write_workbook_timed,
-                                                  staging / "tables.xlsx", results)
-                if future is not None:
-                    background["xlsx"] = future
-
-        def workbook_done(results) -> None:
-            # the pool is closed by now: its task either finished or was cancelled before it
-            # started (then, or if it failed, the workbook is written here)
-            future = background.pop("xlsx", None)
-            if future is None:
-                workbook(results)
-                return
-            try:
-                stages["xlsx_s"] = round(future.result(), 3)
-            except Exception:  # noqa: BLE001 - cancelled or failed there: write it here
-                workbook(results)
-
-        early = None
-        try:
-            for key in keys:
-                if presenting.done():
-                    break  # a notebook failed: its error is raised below
-                built = {**computed, **dict(waiting)}
-                res = build.compute_section(key, site_path, keys, site_label=site_rel,
-                                            wait=False, computed=built)
-                documents[key] = document(res)
-                waiting.append((key, res))
-                hand_over(block=False)
-            if waiting and len(documents) == len(keys):
-                # figures still being drawn in the pool: results.json's content and the
-                # workbook need none of them, so they are made meanwhile
-                early = finish_documents()
-                # the figure worker writes the workbook next (it needs no figure), while
-                # this process draws the figures no worker has started yet (the last ones
-                # queued): this process and the worker meet in the middle
-                workbook_in_pool(early[0])
-                while build.draw_queued_figure():
-                    hand_over(block=False)
-                hand_over(block=False)
-            hand_over(block=True)
-        except BaseException:
-            abort.set()
-            for _ in keys:
-                ready.put(None)
-            try:
-                presenting.result()
-            except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
-                pass
-            raise
-        finally:
-            drawing.close()
+        run = _SectionRun(site=site, site_path=site_path, site_rel=site_rel,
+                          input_hashes=input_hashes, keys=keys, fmts=fmts, doc_date=doc_date,
+                          staging=staging, stages=stages, ready=ready)
+        early = run.compute_all(presenting, abort, drawing)
         stages["compute_s"] = round(time.perf_counter() - t1, 3)
-        in_order = {key: computed[key] for key in keys if key in computed}
-        # the PDF (and the workbook, unless made above) need the results only: made while
-        # the notebooks finish
-        if early is None or late["warned"] or len(computed) != len(keys):
-            results, meta = finish_documents()
-            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
-            background.pop("xlsx", None)  # made from results that changed since: again
-            workbook(results)
-        else:
-            results, meta = early
-            typesetting = _start_pdf(staging, results, fmts, meta, stages, in_order)
-            workbook_done(results)
+        results, meta, typesetting = run.start_outputs(early)
         section_seconds = presenting.result()
         stages["present_s"] = round(time.perf_counter() - t1, 3)
         # every notebook is executed: the kernel stops while the last files are written
         stopping = pool.close_in_background()
         say(f"executed {len(job_list)} section notebooks")
-        if "html" in fmts:
-            from hydrocalc.report.assemble import assemble_html
-
-            t = time.perf_counter()
-            executed = sorted((staging / "notebooks").glob("*.ipynb"))
-            (staging / "report.html").write_text(assemble_html(executed, meta),
-                                                 encoding="utf-8")
-            stages["html_s"] = round(time.perf_counter() - t, 3)
+        _write_html(staging, fmts, meta, stages)
         pages = typesetting.result() if typesetting is not None else None
-        results["timestamps"]["sections_seconds"] = section_seconds
-        shutil.rmtree(staging / build.PICKLE_DIR)
-        results["artifacts"] = artifact_hashes(staging)
-        results["timestamps"]["started_utc"] = started  # after the PDF embedded results
-        results["timestamps"]["finished_utc"] = _utc_now()
-        results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
-        results["timestamps"]["stages_seconds"] = stages
-        (staging / "results.json").write_text(dump_results(results), encoding="utf-8")
+        _write_results_json(staging, results, section_seconds, started, t0, stages)
         (staging / STAGING_MARKER).unlink()
     except ReportError:
         pool.close()
@@ -401,6 +258,222 @@ def run_report(  # noqa: C901 - one run's steps share state through closures; ke
     return ReportRun(out_dir=target, files=files_out, sections=tuple(keys),
                      seconds=time.perf_counter() - t0, section_seconds=section_seconds,
                      stage_seconds=stages, pdf_pages=pages)
+
+
+def _check_run_inputs(site_file, out, sections, formats, notebooks) -> tuple:
+    """Validate a run's inputs before anything runs.
+
+    Returns (site path, section keys, formats, notebook folder, report folder, loaded site).
+    """
+    site_path = pathlib.Path(site_file)
+    if not site_path.is_file():
+        raise InputError(f"site file must be an existing TOML file; got {str(site_file)!r}. "
+                         "Check the path.")
+    keys = S.resolve_sections(sections)
+    fmts = _resolve_formats(formats)
+    nb_dir = pathlib.Path(notebooks) if notebooks is not None else notebook_dir()
+    target = pathlib.Path(out) if out is not None else default_report_dir(site_path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"--out must be a folder; got the file {str(target)!r}. "
+                         "Choose another path.")
+    for key in keys:
+        path = nb_dir / S.SECTIONS[key].notebook
+        if not path.is_file():
+            raise ReportError(f"section notebook {path} must exist; got a missing file. "
+                              "Reinstall hydrocalc or pass --notebooks.")
+    for key in keys:
+        check_notebook_parameters(nb_dir / S.SECTIONS[key].notebook, key)
+    site = S.context(site_path).site  # loads the site: InputError before anything runs
+    return site_path, keys, fmts, nb_dir, target, site
+
+
+def _document(res) -> dict:
+    """A section's canonical JSON form (figures by name only: known before they are drawn)."""
+    return json.loads(_canonical(res.to_dict()))
+
+
+@dataclasses.dataclass
+class _SectionRun:
+    """The computing side of one report run.
+
+    Sections computed in report order and handed to the presenter as their figures are
+    drawn; results.json's content and the workbook.
+    """
+
+    site: object
+    site_path: pathlib.Path
+    site_rel: str
+    input_hashes: dict
+    keys: list
+    fmts: tuple[str, ...]
+    doc_date: datetime.datetime
+    staging: pathlib.Path
+    stages: dict
+    ready: queue.Queue
+    computed: dict = dataclasses.field(default_factory=dict)
+    documents: dict = dataclasses.field(default_factory=dict)  # each section's JSON, once
+    waiting: list = dataclasses.field(default_factory=list)
+    late_warned: bool = False  # a figure drawn in the pool warned after its section
+    # the workbook made by the figure worker from the early results (see compute_all)
+    background: dict = dataclasses.field(default_factory=dict)
+
+    def next_done(self, block: bool) -> int | None:
+        """The first waiting section (report order) whose figures are drawn.
+
+        The warnings section only once every other section is handed over (a figure drawn
+        in the pool may still add a warning to gather).
+        """
+        waiting = self.waiting
+        others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
+        for i in others or range(len(waiting)):
+            if build.section_done(waiting[i][1]):
+                return i
+        return (others or [0])[0] if block and waiting else None
+
+    def hand_over(self, block: bool) -> None:
+        """Write, pickle and hand to the presenter every section whose figures are drawn."""
+        while self.waiting and (i := self.next_done(block)) is not None:
+            key, res = self.waiting.pop(i)
+            warned = res.__dict__.get("_figure_warned")
+            build.finish_section(res)
+            if res.__dict__.get("_figure_warned") != warned:
+                self.late_warned = True
+                self.documents[key] = _document(res)
+            if key == "warnings" and self.late_warned:
+                # gathered before a figure's warning was known: gather again
+                res = build.compute_section(key, self.site_path, self.keys,
+                                            site_label=self.site_rel, computed=self.computed)
+                self.documents[key] = _document(res)
+            res.write(self.staging, document=self.documents[key])
+            build.save_sections({key: res}, self.staging / build.PICKLE_DIR / f"{key}.pkl")
+            self.computed[key] = res
+            self.ready.put(key)
+
+    def finish_documents(self) -> tuple[dict, dict]:
+        """results.json's content (without timestamps and artifacts) and the cover's data."""
+        sections_out = {key: self.documents[key] for key in self.keys if key in self.documents}
+        results = results_document(self.site, self.site_path, self.site_rel,
+                                   self.input_hashes, self.keys, self.fmts, sections_out,
+                                   {"document_utc": self.doc_date.isoformat()})
+        return results, S.cover_meta(results, self.site)
+
+    def workbook(self, results) -> None:
+        """Write the Excel workbook here (when asked for)."""
+        if "xlsx" in self.fmts:
+            t = time.perf_counter()
+            _write_workbook(self.staging / "tables.xlsx", results)
+            self.stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+
+    def workbook_in_pool(self, results) -> None:
+        """Queue the Excel workbook in the figure pool (when asked for)."""
+        if "xlsx" in self.fmts:
+            future = build.run_in_figure_pool(_write_workbook_timed,
+                                              self.staging / "tables.xlsx", results)
+            if future is not None:
+                self.background["xlsx"] = future
+
+    def workbook_done(self, results) -> None:
+        """Wait for the workbook queued in the pool, or write it here."""
+        # the pool is closed by now: its task either finished or was cancelled before it
+        # started (then, or if it failed, the workbook is written here)
+        future = self.background.pop("xlsx", None)
+        if future is None:
+            self.workbook(results)
+            return
+        try:
+            self.stages["xlsx_s"] = round(future.result(), 3)
+        except Exception:  # noqa: BLE001 - cancelled or failed there: write it here
+            self.workbook(results)
+
+    def compute_all(self, presenting, abort: threading.Event,
+                    drawing: contextlib.ExitStack) -> tuple[dict, dict] | None:
+        """Compute every section in report order while the presenter presents those handed over.
+
+        Returns the early results (see :meth:`finish_documents`) when made, else None.
+        """
+        early = None
+        try:
+            for key in self.keys:
+                if presenting.done():
+                    break  # a notebook failed: its error is raised below
+                built = {**self.computed, **dict(self.waiting)}
+                res = build.compute_section(key, self.site_path, self.keys,
+                                            site_label=self.site_rel, wait=False,
+                                            computed=built)
+                self.documents[key] = _document(res)
+                self.waiting.append((key, res))
+                self.hand_over(block=False)
+            if self.waiting and len(self.documents) == len(self.keys):
+                # figures still being drawn in the pool: results.json's content and the
+                # workbook need none of them, so they are made meanwhile
+                early = self.finish_documents()
+                # the figure worker writes the workbook next (it needs no figure), while
+                # this process draws the figures no worker has started yet (the last ones
+                # queued): this process and the worker meet in the middle
+                self.workbook_in_pool(early[0])
+                while build.draw_queued_figure():
+                    self.hand_over(block=False)
+                self.hand_over(block=False)
+            self.hand_over(block=True)
+        except BaseException:
+            abort.set()
+            for _ in self.keys:
+                self.ready.put(None)
+            try:
+                presenting.result()
+            except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
+                pass
+            raise
+        finally:
+            drawing.close()
+        return early
+
+    def start_outputs(self, early: tuple[dict, dict] | None
+                      ) -> tuple[dict, dict, Future | None]:
+        """Start typesetting the PDF and make the workbook (unless made early).
+
+        Returns (results, cover data, the PDF's future of its page count or None).
+        """
+        in_order = {key: self.computed[key] for key in self.keys if key in self.computed}
+        # the PDF (and the workbook, unless made above) need the results only: made while
+        # the notebooks finish
+        if early is None or self.late_warned or len(self.computed) != len(self.keys):
+            results, meta = self.finish_documents()
+            typesetting = _start_pdf(self.staging, results, self.fmts, meta, self.stages,
+                                     in_order)
+            self.background.pop("xlsx", None)  # made from results that changed since: again
+            self.workbook(results)
+        else:
+            results, meta = early
+            typesetting = _start_pdf(self.staging, results, self.fmts, meta, self.stages,
+                                     in_order)
+            self.workbook_done(results)
+        return results, meta, typesetting
+
+
+def _write_html(staging: pathlib.Path, fmts: tuple[str, ...], meta: dict, stages: dict) -> None:
+    """Assemble report.html from the executed notebooks (when asked for)."""
+    if "html" in fmts:
+        from hydrocalc.report.assemble import assemble_html
+
+        t = time.perf_counter()
+        executed = sorted((staging / "notebooks").glob("*.ipynb"))
+        (staging / "report.html").write_text(assemble_html(executed, meta),
+                                             encoding="utf-8")
+        stages["html_s"] = round(time.perf_counter() - t, 3)
+
+
+def _write_results_json(staging: pathlib.Path, results: dict, section_seconds: dict,
+                        started: str, t0: float, stages: dict) -> None:
+    """Complete results.json (timings, artifact hashes) and write it to the staging folder."""
+    results["timestamps"]["sections_seconds"] = section_seconds
+    shutil.rmtree(staging / build.PICKLE_DIR)
+    results["artifacts"] = artifact_hashes(staging)
+    results["timestamps"]["started_utc"] = started  # after the PDF embedded results
+    results["timestamps"]["finished_utc"] = _utc_now()
+    results["timestamps"]["seconds"] = round(time.perf_counter() - t0, 3)
+    results["timestamps"]["stages_seconds"] = stages
+    (staging / "results.json").write_text(dump_results(results), encoding="utf-8")
 
 
 class _Aborted(Exception):

@@ -238,8 +238,8 @@ def _add_conveyance_tables(b: _Builder, scenario: str) -> None:
 
 def _build_hydrology(b: _Builder, scenario: str) -> None:
     ctx = b.ctx
-    site, r = ctx.site, ctx.results
-    sc = site.scenarios[scenario]
+    r = ctx.results
+    sc = ctx.site.scenarios[scenario]
     b.res.key = f"hydrology_{scenario}"
     b.res.title = SECTIONS[b.res.key].title
     subs = _scenario_frame(r.subcatchments, scenario)
@@ -251,7 +251,22 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
         if len(subs) else 0.0
     b.res.values.update({"area_ac": area, "impervious_ac": imp,
                          "subcatchments": int(len(subs))})
-    sub_nodes = nodes[nodes["kind"] == "subcatchment"]
+    b.res.narrative_md = _hydrology_narrative(b, scenario, sc, subs, nodes, area, imp)
+    _add_subcatchment_tables(b, subs, covers)
+    _add_tc_tables(b, scenario, subs, segs)
+    _add_runoff_tables(b, sc, nodes)
+    _add_rational_tables(b, scenario)
+    _add_conveyance_tables(b, scenario)
+    _add_design_point_figures(b, scenario, sc)
+    b.echo("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "
+                               "inputs as entered", [scenario], exclude=["pond"])
+    b.res.warnings.extend(_analysis_warnings(ctx, f"hydrology_{scenario}"))
+
+
+def _hydrology_narrative(b: _Builder, scenario: str, sc, subs: pd.DataFrame,
+                         nodes: pd.DataFrame, area: float, imp: float) -> str:
+    """The section's narrative: areas, CN and Tc ranges, and design-point peaks."""
+    site, r = b.ctx.site, b.ctx.results
     dps = nodes[nodes["kind"] == "design_point"]
     text = [f"The {_SCENARIO_TITLE[scenario]} condition has {len(subs)} subcatchment"
             f"{'s' if len(subs) != 1 else ''} totalling {_fmt(area, 3)} acres, of which "
@@ -274,8 +289,11 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                         f"{_fmt(row['volume_ft3'], 0)} ft³ of runoff "
                         f"({_fmt(row['runoff_in'])} in).")
         text.append("The tables below give every storm.")
-    b.res.narrative_md = "\n\n".join([text[0], " ".join(text[1:])]) if len(text) > 1 \
-        else text[0]
+    return "\n\n".join([text[0], " ".join(text[1:])]) if len(text) > 1 else text[0]
+
+
+def _add_subcatchment_tables(b: _Builder, subs: pd.DataFrame, covers: pd.DataFrame) -> None:
+    """Subcatchment, CN/Tc method, cover, area listing and soil listing tables."""
     cols = ["subcatchment", "to", "area_ac", "impervious_connected_ac",
             "impervious_unconnected_ac", "impervious_pct", "cn", "tc_hr"]
     b.res.add_table(Table("subcatchments", "Subcatchments", subs[cols],
@@ -304,6 +322,10 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                                   "subcatchments": "Subcatchments"}))
     b.res.add_table(Table("soil_listing", "Soil listing: area by hydrologic soil group",
                           soils, labels={"hsg": "HSG"}, key_columns=["hsg"]))
+
+
+def _add_tc_tables(b: _Builder, scenario: str, subs: pd.DataFrame, segs: pd.DataFrame) -> None:
+    """Tc flow-path segment and Tc used tables, with a notice for each Tc raised to 6 min."""
     if len(segs):
         b.res.add_table(Table("tc_segments", "Time of concentration flow path segments",
                               tc_segment_table(segs),
@@ -327,6 +349,11 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                  f"below the 6-min minimum; the hydrograph uses {_fmt(row.tc_used_min)} min")
             b.notice(md_escape(w))
             b.res.warnings.append(w)
+
+
+def _add_runoff_tables(b: _Builder, sc, nodes: pd.DataFrame) -> None:
+    """Runoff by subcatchment and storm, and flows at the other network nodes."""
+    sub_nodes = nodes[nodes["kind"] == "subcatchment"]
     b.res.add_heading("Runoff by subcatchment and storm")
     b.res.add_table(Table("subcatchment_runoff", "Peak, time of peak, volume and depth",
                           sub_nodes[["node", "storm", "area_ac", "peak_cfs",
@@ -346,8 +373,11 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                                       "volume_acft", "runoff_in"]],
                               caption="peak_cfs is the flow leaving the node (a pond's "
                                       "routed outflow).", key_columns=["node", "storm"]))
-    _add_rational_tables(b, scenario)
-    _add_conveyance_tables(b, scenario)
+
+
+def _add_design_point_figures(b: _Builder, scenario: str, sc) -> None:
+    """One hydrograph figure (every storm) per design point of the scenario."""
+    r = b.ctx.results
     for dp in sc.design_points:
         series = [(storm, r.time_hr, np.asarray(r.flow_cfs(scenario, storm, dp.id)))
                   for storm in r.storms]
@@ -356,6 +386,3 @@ def _build_hydrology(b: _Builder, scenario: str) -> None:
                  lambda series=series, dp=dp: F.hydrograph_comparison_figure(  # type: ignore[misc]
                      f"hydrographs_{dp.id}", "", series, xlim=_active_window(series),
                      height_in=2.8))
-    b.echo("inputs", f"{_SCENARIO_TITLE[scenario].capitalize()} "
-                               "inputs as entered", [scenario], exclude=["pond"])
-    b.res.warnings.extend(_analysis_warnings(ctx, f"hydrology_{scenario}"))
