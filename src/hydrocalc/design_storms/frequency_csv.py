@@ -100,6 +100,38 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
     if not nonblank:
         raise InputError(f"{name}: the file is empty")
     title = ",".join(nonblank[0])
+    meta, tables, header = _scan_pfds_rows(rows, name)
+    _check_pfds(title, meta, tables, name)
+    series_text = meta.get("Time series type", "").lower()
+    series = ("annual_maximum" if "annual" in series_text else
+              "partial_duration" if "partial" in series_text else "")
+    frames = {
+        key: pd.DataFrame.from_dict(rows_, orient="index", columns=header[key])
+        for key, rows_ in tables.items() if rows_
+    }
+    lat = _number(meta.get("Latitude", "")) if "Latitude" in meta else None
+    lon = _number(meta.get("Longitude", "")) if "Longitude" in meta else None
+    location = meta.get("Location name (ESRI Maps)", "")
+    station = meta.get("Station Name", "")
+    stamp = meta.get("Date/time (GMT)", meta.get("Date/time", ""))
+    parts = [meta.get("atlas", "NOAA Atlas 14"), "PFDS CSV",
+             _SERIES.get(series, "series not stated") + " series"]
+    if stamp:
+        parts.append(f"downloaded {stamp}")
+    keep = {k: v for k, v in meta.items()
+            if k not in ("Latitude", "Longitude", "Data type") and v}
+    return DepthFrequencyTable(
+        depth_in=frames["depth_in"], upper_in=frames.get("upper_in"),
+        lower_in=frames.get("lower_in"), source=", ".join(parts),
+        site=site if site is not None else (location or (station if station != "-" else "")),
+        series=series, latitude_deg=lat, longitude_deg=lon, metadata=keep,
+    )
+
+
+def _scan_pfds_rows(
+    rows: list[list[str]], name: str
+) -> tuple[dict[str, str], dict[str, dict], dict[str, list[float]]]:
+    """Split PFDS rows into header metadata, estimates tables and their return periods."""
     meta: dict[str, str] = {}
     tables: dict[str, dict] = {}
     header: dict[str, list[float]] = {}
@@ -126,39 +158,53 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
                     f"'PRECIPITATION FREQUENCY ESTIMATES' line; got {_excerpt(','.join(row))!r}"
                 ) from None
         if current:
-            try:
-                label = _duration_key(first)
-            except InputError:
-                if not first.lower().startswith(("date/time", "pyruntime")):
-                    raise InputError(
-                        f"{name}: row {_excerpt(first)!r} of the {current} table must start "
-                        "with a duration such as '5-min', '2-hr' or '2-day'; got an unknown "
-                        "label. Correct it or delete the row"
-                    ) from None
-                current = None  # the table ended without a blank line
-            else:
-                values = row[1:]
-                bad = _cells_problem(values)
-                if len(values) != len(header[current]) or bad is not None:
-                    raise InputError(
-                        f"{name}: row {_excerpt(first)!r} must have "
-                        f"{len(header[current])} numbers (one per return period); got "
-                        f"{_excerpt(','.join(values))!r} ({current} table). Was the file "
-                        "truncated?"
-                    )
-                if label in tables[current]:
-                    raise InputError(
-                        f"{name}: row {_excerpt(first)!r} of the {current} table repeats "
-                        f"duration {label}; each duration must appear once"
-                    )
-                tables[current][label] = [float(v) for v in values]
+            if _add_pfds_table_row(row, tables[current], header[current], current, name):
                 continue
+            current = None  # the table ended without a blank line
         line = ", ".join(row)
         if ":" in line:
             key, _, value = line.partition(":")
             meta[key.strip()] = value.strip().strip(",").strip()
         elif line.upper().startswith("NOAA ATLAS"):
             meta["atlas"] = line.strip()
+    return meta, tables, header
+
+
+def _add_pfds_table_row(
+    row: list[str], table: dict, periods: list[float], kind: str, name: str
+) -> bool:
+    """Store one duration row of a PFDS table; False when the row ends the table."""
+    first = row[0]
+    try:
+        label = _duration_key(first)
+    except InputError:
+        if not first.lower().startswith(("date/time", "pyruntime")):
+            raise InputError(
+                f"{name}: row {_excerpt(first)!r} of the {kind} table must start "
+                "with a duration such as '5-min', '2-hr' or '2-day'; got an unknown "
+                "label. Correct it or delete the row"
+            ) from None
+        return False
+    values = row[1:]
+    bad = _cells_problem(values)
+    if len(values) != len(periods) or bad is not None:
+        raise InputError(
+            f"{name}: row {_excerpt(first)!r} must have "
+            f"{len(periods)} numbers (one per return period); got "
+            f"{_excerpt(','.join(values))!r} ({kind} table). Was the file "
+            "truncated?"
+        )
+    if label in table:
+        raise InputError(
+            f"{name}: row {_excerpt(first)!r} of the {kind} table repeats "
+            f"duration {label}; each duration must appear once"
+        )
+    table[label] = [float(v) for v in values]
+    return True
+
+
+def _check_pfds(title: str, meta: dict[str, str], tables: dict[str, dict], name: str) -> None:
+    """Reject files that are not a PFDS depth CSV in inches with a 24-hour row."""
     up_title = title.upper()
     if "PRECIPITATION FREQUENCY" not in up_title and "depth_in" not in tables:
         raise InputError(
@@ -182,30 +228,6 @@ def _parse_pfds(text: str, name: str, site: str | None) -> DepthFrequencyTable:
             f"{name}: no 'PRECIPITATION FREQUENCY ESTIMATES' table found; is this a PFDS CSV?"
         )
     _require_24hr(tables, name)
-    series_text = meta.get("Time series type", "").lower()
-    series = ("annual_maximum" if "annual" in series_text else
-              "partial_duration" if "partial" in series_text else "")
-    frames = {
-        key: pd.DataFrame.from_dict(rows_, orient="index", columns=header[key])
-        for key, rows_ in tables.items() if rows_
-    }
-    lat = _number(meta.get("Latitude", "")) if "Latitude" in meta else None
-    lon = _number(meta.get("Longitude", "")) if "Longitude" in meta else None
-    location = meta.get("Location name (ESRI Maps)", "")
-    station = meta.get("Station Name", "")
-    stamp = meta.get("Date/time (GMT)", meta.get("Date/time", ""))
-    parts = [meta.get("atlas", "NOAA Atlas 14"), "PFDS CSV",
-             _SERIES.get(series, "series not stated") + " series"]
-    if stamp:
-        parts.append(f"downloaded {stamp}")
-    keep = {k: v for k, v in meta.items()
-            if k not in ("Latitude", "Longitude", "Data type") and v}
-    return DepthFrequencyTable(
-        depth_in=frames["depth_in"], upper_in=frames.get("upper_in"),
-        lower_in=frames.get("lower_in"), source=", ".join(parts),
-        site=site if site is not None else (location or (station if station != "-" else "")),
-        series=series, latitude_deg=lat, longitude_deg=lon, metadata=keep,
-    )
 
 
 # --------------------------------------------------------------------------------------

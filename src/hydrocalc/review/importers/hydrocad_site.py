@@ -138,7 +138,7 @@ def _storm_id(name: str, used: set) -> str:
     return sid
 
 
-def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linear to read
+def convert_report(
         rep: HydroCADReport, *, allow_partial: bool = False,
         links: dict | None = None) -> tuple[str | None, dict, dict]:
     """The ``site.toml`` text, the ``submitted.json`` content and the CSV tables of a report.
@@ -186,22 +186,7 @@ def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linea
     for p in rep.problems:
         not_imported.append({"node": "", "kind": "report", "item": "unreadable", "reason": p})
 
-    # storms: one NRCS distribution per site
-    used: set = set()
-    storms: dict = {}
-    dists = [s["distribution"] for s in rep.storms.values() if s["distribution"]]
-    dist = dists[0] if dists else None
-    for name, s in rep.storms.items():
-        sid = _storm_id(name, used)
-        ok = s["distribution"] is not None and s["distribution"] == dist
-        storms[name] = {"id": sid, "hydrocad_name": name, "imported": ok, **s}
-        why: str | None  # a reason text, None for a node that is imported
-        if not ok:
-            why = (f"distribution {s['distribution_printed']!r} is not an NRCS Type I/IA/II/III "
-                   "or NOAA/NRCC A-D 24-hour storm" if s["distribution"] is None else
-                   f"its distribution ({s['distribution']}) differs from the site's ({dist}); "
-                   "a site has one distribution")
-            not_imported.append({"node": "", "kind": "storm", "item": name, "reason": why})
+    storms, dist = _convert_storms(rep, not_imported)
     no_site = None  # why no node can be re-run (then only submitted.json is written)
     if not any(s["imported"] for s in storms.values()):
         unread = [p for p in rep.problems if p.startswith("rainfall event")]
@@ -212,78 +197,11 @@ def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linea
         if not allow_partial:
             raise InputError(no_site)
 
-    settings = rep.settings
-    nodes_out: dict = {}
-    subs = []
-    for nid, node in rep.nodes.items():
-        info = {k: v for k, v in node.items()}
-        info["imported"] = False
-        why = None
-        if node["kind"] == "subcatchment":
-            method = node.get("method") or (
-                settings.get("runoff_method", "") + (f", UH={settings['unit_hydrograph']}"
-                                                     if settings.get("unit_hydrograph") else ""))
-            cn = node.get("cn_printed")
-            if not method:
-                why = "the runoff method is not printed"
-            elif method.replace(" ", "") != "SCSTR-20,UH=SCS":
-                why = (f"runoff method {method!r} is not supported (hydrocalc computes the SCS "
-                       "TR-20 method with the NRCS unit hydrograph, UH=SCS)")
-            elif node.get("split_pervious_impervious"):
-                why = ("'Split Pervious/Imperv.' runoff (separate pervious and impervious "
-                       "runoff) is not supported")
-            elif node.get("area_ac") is None:
-                why = "its area is not printed (or not readable)"
-            elif cn is None or not re.fullmatch(r"\d{1,3}", str(cn)):
-                why = f"its curve number is not a single printed CN (got {cn!r})"
-            elif node.get("tc_min") is None:
-                why = "its Tc is not printed (or not readable)"
-            elif not _ID_RE.match(nid):
-                why = f"its id {nid!r} is not a valid hydrocalc id"
-            else:
-                info["imported"] = True
-                info["cn"] = int(cn)
-                info["tc_hr"] = node["tc_min"] / 60.0
-                subs.append((nid, node))
-        elif node["kind"] == "pond":
-            info.update(_pond_datum(node))
-            checks = device_check(node)
-            if checks:
-                info["device_check"] = checks
-            unsupported = _unsupported_devices(node)
-            if links is None:
-                why = _LINKS_REASON + ("; also: " + "; ".join(unsupported) if unsupported
-                                       else "")
-            elif unsupported:
-                why = "; ".join(unsupported)
-            else:
-                conv, why = _convert_pond(nid, node, info.get("datum_elev_ft"))
-                if conv is not None:
-                    info["imported"] = True
-                    info["conversion"] = conv
-        elif node["kind"] == "reach":
-            method = node.get("routing") or settings.get("reach_routing") or "not printed"
-            why = (_LINKS_REASON if links is None else
-                   f"reach routing ({method}) through a channel is not supported: hydrocalc "
-                   "reaches are pure lags")
-        else:
-            why = _LINKS_REASON if links is None else "link nodes are not supported"
-        if why:
-            info["not_imported_reason"] = why
-            not_imported.append({"node": nid, "kind": node["kind"], "item": "node",
-                                 "reason": why})
-        nodes_out[nid] = info
+    nodes_out, subs = _convert_nodes(rep, links, not_imported)
     targets = _network(rep, nodes_out, links, not_imported)
     subs = [(nid, node) for nid, node in subs if nodes_out[nid]["imported"]]
     if not subs:
-        subs_out = [n for n in not_imported if n["kind"] == "subcatchment"]
-        detail = "; ".join(f"{n['node']}: {n['reason']}" for n in subs_out[:3]) or \
-            "the report has no subcatchment"
-        if len(subs_out) > 3:
-            detail += f"; and {len(subs_out) - 3} more"
-        no_site = no_site or (f"{src}: nothing can be imported: no subcatchment computed by "
-                              "the SCS TR-20 method with a printed area, CN and Tc "
-                              f"({detail}).")
+        no_site = no_site or _no_subcatchment_reason(src, not_imported)
         if not allow_partial:
             raise InputError(no_site)
     if no_site:
@@ -295,15 +213,6 @@ def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linea
     if not_imported:
         reasons.append(f"{len(not_imported)} item(s) not imported (see not_imported)")
 
-    results = []
-    for r in rep.results:
-        s = storms.get(r["storm"])
-        row = dict(r)
-        row["hydrocad_storm"] = r["storm"]
-        row["storm"] = s["id"] if s else None
-        row["imported"] = bool(s and s["imported"] and nodes_out[r["node"]]["imported"])
-        results.append(row)
-
     submitted = {
         "format": SUBMITTED_FORMAT,
         "source": {"file": src, "sha256": rep.sha256, "hydrocad_version": rep.version,
@@ -313,11 +222,11 @@ def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linea
         "not_imported": not_imported,
         "scenario": "post",
         "outlet": OUTLET_ID,
-        "settings": settings,
+        "settings": rep.settings,
         "listings": rep.listings,
         "storms": {s["id"]: {k: v for k, v in s.items() if k != "id"} for s in storms.values()},
         "nodes": nodes_out,
-        "results": results,
+        "results": _submitted_results(rep, storms, nodes_out),
     }
     ponds = [(nid, nodes_out[nid]) for nid, n in rep.nodes.items()
              if n["kind"] == "pond" and nodes_out[nid]["imported"]]
@@ -331,6 +240,127 @@ def convert_report(  # noqa: C901 - one pass over the report's nodes; kept linea
                              "(cover CN, weighted CN, Tc segment, storage or device flow).")
         return None, submitted, {}
     return _site_toml(rep, storms, dist, subs, ponds, targets), submitted, csv_files
+
+
+def _convert_storms(rep: HydroCADReport, not_imported: list) -> tuple[dict, str | None]:
+    """The report's storms by name (one NRCS distribution per site) and that distribution."""
+    used: set = set()
+    storms: dict = {}
+    dists = [s["distribution"] for s in rep.storms.values() if s["distribution"]]
+    dist = dists[0] if dists else None
+    for name, s in rep.storms.items():
+        sid = _storm_id(name, used)
+        ok = s["distribution"] is not None and s["distribution"] == dist
+        storms[name] = {"id": sid, "hydrocad_name": name, "imported": ok, **s}
+        if not ok:
+            why = (f"distribution {s['distribution_printed']!r} is not an NRCS Type I/IA/II/III "
+                   "or NOAA/NRCC A-D 24-hour storm" if s["distribution"] is None else
+                   f"its distribution ({s['distribution']}) differs from the site's ({dist}); "
+                   "a site has one distribution")
+            not_imported.append({"node": "", "kind": "storm", "item": name, "reason": why})
+    return storms, dist
+
+
+def _convert_nodes(rep: HydroCADReport, links: dict | None,
+                   not_imported: list) -> tuple[dict, list]:
+    """Each node's submitted record, and the subcatchments that convert exactly."""
+    settings = rep.settings
+    nodes_out: dict = {}
+    subs = []
+    for nid, node in rep.nodes.items():
+        info = {k: v for k, v in node.items()}
+        info["imported"] = False
+        why: str | None  # a reason text, None for a node that is imported
+        if node["kind"] == "subcatchment":
+            why = _subcatchment_reason(nid, node, settings)
+            if why is None:
+                info["imported"] = True
+                info["cn"] = int(node["cn_printed"])
+                info["tc_hr"] = node["tc_min"] / 60.0
+                subs.append((nid, node))
+        elif node["kind"] == "pond":
+            why = _convert_pond_node(nid, node, info, links)
+        elif node["kind"] == "reach":
+            method = node.get("routing") or settings.get("reach_routing") or "not printed"
+            why = (_LINKS_REASON if links is None else
+                   f"reach routing ({method}) through a channel is not supported: hydrocalc "
+                   "reaches are pure lags")
+        else:
+            why = _LINKS_REASON if links is None else "link nodes are not supported"
+        if why:
+            info["not_imported_reason"] = why
+            not_imported.append({"node": nid, "kind": node["kind"], "item": "node",
+                                 "reason": why})
+        nodes_out[nid] = info
+    return nodes_out, subs
+
+
+def _subcatchment_reason(nid: str, node: dict, settings: dict) -> str | None:
+    """Why a subcatchment cannot be imported (None: SCS TR-20 with printed area, CN, Tc)."""
+    method = node.get("method") or (
+        settings.get("runoff_method", "") + (f", UH={settings['unit_hydrograph']}"
+                                             if settings.get("unit_hydrograph") else ""))
+    cn = node.get("cn_printed")
+    if not method:
+        return "the runoff method is not printed"
+    if method.replace(" ", "") != "SCSTR-20,UH=SCS":
+        return (f"runoff method {method!r} is not supported (hydrocalc computes the SCS "
+                "TR-20 method with the NRCS unit hydrograph, UH=SCS)")
+    if node.get("split_pervious_impervious"):
+        return ("'Split Pervious/Imperv.' runoff (separate pervious and impervious "
+                "runoff) is not supported")
+    if node.get("area_ac") is None:
+        return "its area is not printed (or not readable)"
+    if cn is None or not re.fullmatch(r"\d{1,3}", str(cn)):
+        return f"its curve number is not a single printed CN (got {cn!r})"
+    if node.get("tc_min") is None:
+        return "its Tc is not printed (or not readable)"
+    if not _ID_RE.match(nid):
+        return f"its id {nid!r} is not a valid hydrocalc id"
+    return None
+
+
+def _convert_pond_node(nid: str, node: dict, info: dict, links: dict | None) -> str | None:
+    """Add a pond's datum, device check and conversion to ``info``; why it is not imported."""
+    info.update(_pond_datum(node))
+    checks = device_check(node)
+    if checks:
+        info["device_check"] = checks
+    unsupported = _unsupported_devices(node)
+    if links is None:
+        return _LINKS_REASON + ("; also: " + "; ".join(unsupported) if unsupported else "")
+    if unsupported:
+        return "; ".join(unsupported)
+    conv, why = _convert_pond(nid, node, info.get("datum_elev_ft"))
+    if conv is not None:
+        info["imported"] = True
+        info["conversion"] = conv
+    return why
+
+
+def _no_subcatchment_reason(src: str, not_imported: list) -> str:
+    """The message when no subcatchment converts, naming the first three left out."""
+    subs_out = [n for n in not_imported if n["kind"] == "subcatchment"]
+    detail = "; ".join(f"{n['node']}: {n['reason']}" for n in subs_out[:3]) or \
+        "the report has no subcatchment"
+    if len(subs_out) > 3:
+        detail += f"; and {len(subs_out) - 3} more"
+    return (f"{src}: nothing can be imported: no subcatchment computed by "
+            "the SCS TR-20 method with a printed area, CN and Tc "
+            f"({detail}).")
+
+
+def _submitted_results(rep: HydroCADReport, storms: dict, nodes_out: dict) -> list[dict]:
+    """The printed results with the site's storm id and whether their node and storm re-run."""
+    results = []
+    for r in rep.results:
+        s = storms.get(r["storm"])
+        row = dict(r)
+        row["hydrocad_storm"] = r["storm"]
+        row["storm"] = s["id"] if s else None
+        row["imported"] = bool(s and s["imported"] and nodes_out[r["node"]]["imported"])
+        results.append(row)
+    return results
 
 
 def _network(rep, nodes_out: dict, links: dict | None, not_imported: list) -> dict:
