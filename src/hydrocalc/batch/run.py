@@ -224,21 +224,14 @@ def _held_interrupts() -> Iterator[None]:
         raise KeyboardInterrupt("interrupted while planning")
 
 
-def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
-         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
-         summary_arrays=True) -> BatchResult:
-    # local worker processes start (imports, compiled loop) while the inputs are planned:
-    # the warmed-up fork server when there is one (the workers are forked from it after
-    # planning, in milliseconds), else the spawned workers themselves
-    local = not distributed and scheduler == "processes"
-    server = local and start_server()
-    _trace(f"fork server start requested ({server})")
-    pool = _start_pool(workers) if local and not server else None
+def _plan_or_stop(inputs, pool, scheduler, workers, chunk_size, storms, task_memory_mb,
+                  out_dir, t0, summary_arrays):
+    """Plan the tasks with interrupts held; an interrupt writes the unplanned summary."""
     try:
         with _held_interrupts():
-            tasks, rows, info = plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
-                                           task_memory_mb=task_memory_mb, storms=storms,
-                                           summary_arrays=summary_arrays)
+            return plan_tasks(inputs, workers=workers, chunk_size=chunk_size,
+                              task_memory_mb=task_memory_mb, storms=storms,
+                              summary_arrays=summary_arrays)
     except KeyboardInterrupt:  # interrupted while planning: nothing ran; say so, as below
         if pool is not None:
             _stop_pool(pool)
@@ -254,53 +247,78 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
         if pool is not None:
             _stop_pool(pool)
         raise
-    _trace(f"planned: {len(tasks)} tasks")
-    total = sum(i["n"] for i in info.values())
-    bar = _Progress(total, progress)
-    done_tasks: set[int] = set()
-    peaks: dict[int, float] = {}
-    cpu = [0.0]
-    paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
-    restarts: list[int] = []
-    unfinished = [0]  # units an interrupt left not completed
-    failed = sum(1 for _ in rows)
-    bar.update(failed, chunk=False)
 
-    def on_result(res: dict) -> None:
-        nonlocal failed
-        if res["task"] in done_tasks:
+
+class _Tally:
+    """The tasks' results as they arrive: rows, failures, peaks, CPU time, sweep paths."""
+
+    def __init__(self, rows: list, bar: _Progress) -> None:
+        """Start from the planning's rows (each a failed unit) and the progress bar."""
+        self.rows = rows
+        self.bar = bar
+        self.done_tasks: set[int] = set()
+        self.peaks: dict[int, float] = {}
+        self.cpu_s = 0.0
+        self.paths: dict = {"summary_arrays": 0, "full_analysis": 0, "reasons": {}}
+        self.restarts: list[int] = []
+        self.unfinished = 0  # units an interrupt left not completed
+        self.failed = sum(1 for _ in rows)
+
+    def on_result(self, res: dict) -> None:
+        """Add one task's result (once per task)."""
+        if res["task"] in self.done_tasks:
             return
-        done_tasks.add(res["task"])
-        rows.extend(res["rows"])
-        failed += res["failed"]
-        cpu[0] += res.get("cpu_s", 0.0)
+        self.done_tasks.add(res["task"])
+        self.rows.extend(res["rows"])
+        self.failed += res["failed"]
+        self.cpu_s += res.get("cpu_s", 0.0)
         got = res.get("paths") or {}
         for key in ("summary_arrays", "full_analysis"):
-            paths[key] += got.get(key, 0)
+            self.paths[key] += got.get(key, 0)
         for why, n in got.get("reasons", {}).items():
-            paths["reasons"][why] = paths["reasons"].get(why, 0) + n
-        peaks[res["pid"]] = max(peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
-        bar.update(res["n"])
+            self.paths["reasons"][why] = self.paths["reasons"].get(why, 0) + n
+        self.peaks[res["pid"]] = max(self.peaks.get(res["pid"], 0.0), res["peak_rss_mb"])
+        self.bar.update(res["n"])
         if "t_start" in res:
             _trace(f"task {res['task']} on {res['pid']}: {res['t_start'] - _T0[0]:.3f} to "
                    f"{res['t_start'] - _T0[0] + res['elapsed_s']:.3f} s, cpu "
                    f"{res.get('cpu_s', 0.0):.3f} s, n {res['n']}")
 
-    def on_failure(task: dict, exc: BaseException) -> None:
-        nonlocal failed
-        done_tasks.add(task["task"])
+    def on_failure(self, task: dict, exc: BaseException) -> None:
+        """Add the error row of a task that failed or was interrupted."""
+        self.done_tasks.add(task["task"])
         n = task.get("stop", 1) - task.get("start", 0)
         what = "" if task["kind"] == "site" else \
             f"scenarios {task['start']} to {task['stop'] - 1} "
         stopped = isinstance(exc, KeyboardInterrupt)
         why = f"{exc}" if stopped else _message(exc)
-        rows.append(dict(_error_row(task["source"], "", f"{what}not completed: {why}"),
-                         _input=task["input"], _index=task.get("start", 0),
-                         status=INTERRUPTED if stopped else "error"))
-        failed += n
+        self.rows.append(dict(_error_row(task["source"], "", f"{what}not completed: {why}"),
+                              _input=task["input"], _index=task.get("start", 0),
+                              status=INTERRUPTED if stopped else "error"))
+        self.failed += n
         if stopped:
-            unfinished[0] += n
-        bar.update(n)
+            self.unfinished += n
+        self.bar.update(n)
+
+
+def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, progress,
+         task_memory_mb, out_dir, t0, worker_wait_s=WORKER_WAIT_S,
+         summary_arrays=True) -> BatchResult:
+    """Plan, run the tasks (local pool or cluster), collect and write the summary."""
+    # local worker processes start (imports, compiled loop) while the inputs are planned:
+    # the warmed-up fork server when there is one (the workers are forked from it after
+    # planning, in milliseconds), else the spawned workers themselves
+    local = not distributed and scheduler == "processes"
+    server = local and start_server()
+    _trace(f"fork server start requested ({server})")
+    pool = _start_pool(workers) if local and not server else None
+    tasks, rows, info = _plan_or_stop(inputs, pool, scheduler, workers, chunk_size, storms,
+                                      task_memory_mb, out_dir, t0, summary_arrays)
+    _trace(f"planned: {len(tasks)} tasks")
+    total = sum(i["n"] for i in info.values())
+    bar = _Progress(total, progress)
+    tally = _Tally(rows, bar)
+    bar.update(tally.failed, chunk=False)
 
     label = scheduler if isinstance(scheduler, str) else \
         getattr(getattr(client, "scheduler", None), "address", None) or "distributed client"
@@ -312,35 +330,36 @@ def _run(inputs, client, scheduler, distributed, workers, chunk_size, storms, pr
             pool = _start_pool(workers)
             _trace("pool started")
         if distributed:
-            _run_distributed(tasks, client, on_result, on_failure,
+            _run_distributed(tasks, client, tally.on_result, tally.on_failure,
                              worker_wait_s=worker_wait_s)
         else:
-            _run_local(tasks, scheduler, workers, on_result, done_tasks, restarts=restarts,
-                       pool=pool)
+            _run_local(tasks, scheduler, workers, tally.on_result, tally.done_tasks,
+                       restarts=tally.restarts, pool=pool)
     except KeyboardInterrupt as exc:
         why = "terminated (SIGTERM)" if str(exc) == "terminated" else "interrupted"
         if pool is not None:  # the workers stop first: nothing more is computed
             _stop_pool(pool)
             pool = None
         for t in tasks:
-            if t["task"] not in done_tasks:
-                on_failure(t, KeyboardInterrupt(why))
+            if t["task"] not in tally.done_tasks:
+                tally.on_failure(t, KeyboardInterrupt(why))
         bar.close()
-        result = _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed,
-                         peaks, cpu[0], interrupted=unfinished[0] or True, restarts=restarts,
-                         paths=paths)
+        result = _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, tally.failed,
+                         tally.peaks, tally.cpu_s, interrupted=tally.unfinished or True,
+                         restarts=tally.restarts, paths=tally.paths)
         raise BatchInterrupted(result, why) from None
     except Exception as exc:  # noqa: BLE001 - e.g. a broken process pool: keep what is done
         for t in tasks:
-            if t["task"] not in done_tasks:
-                on_failure(t, exc)
+            if t["task"] not in tally.done_tasks:
+                tally.on_failure(t, exc)
     finally:
         if pool is not None:  # stopped by _run_local, unless it never ran a task
             _stop_pool(pool)
     bar.close()
     _trace("tasks done")
     return _finish(rows, info, out_dir, inputs, label, workers if not distributed else None,
-                   tasks, t0, failed, peaks, cpu[0], restarts=restarts, paths=paths)
+                   tasks, t0, tally.failed, tally.peaks, tally.cpu_s, restarts=tally.restarts,
+                   paths=tally.paths)
 
 
 def _finish(rows, info, out_dir, inputs, label, workers, tasks, t0, failed, peaks,

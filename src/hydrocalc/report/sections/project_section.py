@@ -17,13 +17,15 @@ from hydrocalc.report.summary import confirmation_rows, summary_tables
 from hydrocalc.report.tables import Table, md_escape
 from hydrocalc.site import confirmation_items
 
+#: How a yes / no / undetermined finding reads in the report.
+_YN = {True: "yes", False: "no", None: "undetermined"}
+
 
 def _build_project(b: _Builder) -> None:
+    """Build the ``project`` section: compliance summary, facts, applicability, checklist."""
     site, ctx = b.ctx.site, b.ctx
     p = site.project
     a = ctx.assessment
-    prof = a.profile
-    yn = {True: "yes", False: "no", None: "undetermined"}
     b.res.values.update({
         "swppp_required": a.swppp_required,
         "post_construction_required": a.post_construction_required,
@@ -32,6 +34,25 @@ def _build_project(b: _Builder) -> None:
         "disturbed_area_ac": p.disturbed_area_ac,
         "new_impervious_area_ft2": p.new_impervious_area_ft2,
     })
+    text = _applicability_text(b, p, a)
+    summary = ctx.summary
+    head = _compliance_head(b, summary, site)
+    b.res.narrative_md = "\n".join(head + text)
+
+    b.res.add_heading("Compliance summary")
+    for table in summary_tables(summary):
+        b.res.add_table(table)
+    _add_confirmations(b)
+    _add_project_facts(b, p, a.profile)
+    b.echo("project_inputs", "Project inputs as entered", ["project"])
+    _add_assessment_tables(b, a)
+    b.res.warnings.extend(ctx.step_warnings("site", "assessment"))
+    b.res.warnings.extend(f"assessment note: {n}" for n in a.notes)
+
+
+def _applicability_text(b: _Builder, p, a) -> list[str]:
+    """Return the narrative lines on the project and the duties; notice an unverified profile."""
+    prof = a.profile
     reasons = "; ".join(md_escape(r) for r in a.swppp_reasons) or "none recorded"
     text = [
         f"**{md_escape(p.name)}** lies in the {md_escape(prof.name)} and is governed by "
@@ -43,7 +64,7 @@ def _build_project(b: _Builder) -> None:
            and p.impairment else ", listed as impaired (303(d) or TMDL)."
            if p.drains_to_impaired_water else "."),
         "",
-        f"A SWPPP is required: **{yn[a.swppp_required]}** ({reasons}).",
+        f"A SWPPP is required: **{_YN[a.swppp_required]}** ({reasons}).",
     ]
     if getattr(prof, "section_note", ""):
         text.insert(1, f" Citations: {md_escape(prof.section_note)}")
@@ -51,10 +72,10 @@ def _build_project(b: _Builder) -> None:
         met = ", ".join(md_escape(c) for c in a.conditions_met) or "none"
         text.append(f"Conditions met: {met}.")
     text.append(f"Post-construction stormwater controls required: "
-                f"**{yn[a.post_construction_required]}**"
+                f"**{_YN[a.post_construction_required]}**"
                 + (f" ({'; '.join(md_escape(r) for r in a.post_construction_reasons)})."
                    if a.post_construction_reasons else "."))
-    text.append(f"Qualified inspections required: **{yn[a.inspections_required]}**.")
+    text.append(f"Qualified inspections required: **{_YN[a.inspections_required]}**.")
     n_hc = len(a.hydrocalc_items)
     n_prep = len(a.preparer_items)
     text += ["", f"Of the applicable SWPPP content items, {n_hc} are produced in whole or in "
@@ -63,7 +84,11 @@ def _build_project(b: _Builder) -> None:
     if prof.status and prof.status != "verified":
         b.notice(f"The {md_escape(prof.name)} profile has status "
                  f"*{md_escape(prof.status)}*: {md_escape(prof.status_note)}")
-    summary = ctx.summary
+    return text
+
+
+def _compliance_head(b: _Builder, summary: dict, site) -> list[str]:
+    """Return the verdict lines and the input checks heading the section; record their values."""
     b.res.values["verdict"] = summary["verdict"]
     b.res.values["verdict_status"] = summary["status"]
     b.res.values["verdict_text"] = summary["verdict_text"]
@@ -89,13 +114,11 @@ def _build_project(b: _Builder) -> None:
         head += [f"- {md_escape(n)}" for n in notes]
         head.append("")
     b.res.values["input_checks"] = notes
-    b.res.narrative_md = "\n".join(head + text)
+    return head
 
-    b.res.add_heading("Compliance summary")
-    for table in summary_tables(summary):
-        b.res.add_table(table)
-    _add_confirmations(b)
 
+def _add_project_facts(b: _Builder, p, prof) -> None:
+    """Add the table of project facts (those entered)."""
     facts = [("Project", p.name), ("Municipality", prof.name), ("Law", prof.law),
              ("Address", p.address), ("Tax map", p.tax_map), ("Owner", p.owner),
              ("Preparer", p.preparer), ("Project type", p.project_type),
@@ -105,13 +128,16 @@ def _build_project(b: _Builder) -> None:
              ("Part of a larger common plan", p.part_of_larger_common_plan),
              ("Exemptions claimed", ", ".join(p.exemptions_claimed) or "none")]
     b.res.add_table(Table("project_facts", "Project facts",
-                          pd.DataFrame([(k, v if isinstance(v, str) else yn.get(v, str(v)))
+                          pd.DataFrame([(k, v if isinstance(v, str) else _YN.get(v, str(v)))
                                         for k, v in facts if v not in ("", None)],
                                        columns=["item", "value"]), key_columns=["item"]))
-    b.echo("project_inputs", "Project inputs as entered", ["project"])
+
+
+def _add_assessment_tables(b: _Builder, a) -> None:
+    """Add the applicability findings and the SWPPP content checklist of the assessment."""
     frame = a.to_frame()
     findings = frame[frame["kind"] != "checklist"].copy()
-    findings["applies"] = findings["applies"].map(lambda v: yn.get(v, str(v)))
+    findings["applies"] = findings["applies"].map(lambda v: _YN.get(v, str(v)))
     b.res.add_heading("Applicability of the local law")
     b.res.add_table(Table("applicability", "Thresholds, exemptions, conditions and duties",
                           findings[["kind", "id", "citation", "applies", "text"]]
@@ -119,7 +145,7 @@ def _build_project(b: _Builder) -> None:
                           labels={"id": "Item", "text": "Finding"},
                           key_columns=["kind", "id"]))
     checklist = frame[frame["kind"] == "checklist"].copy()
-    checklist["applies"] = checklist["applies"].map(lambda v: yn.get(v, str(v)))
+    checklist["applies"] = checklist["applies"].map(lambda v: _YN.get(v, str(v)))
     titles = {k: s.title for k, s in SECTIONS.items()}
     checklist["where_in_report"] = checklist["report_sections"].map(
         lambda v: "; ".join(titles.get(s.strip(), s.strip()) for s in v.split(",") if s.strip()))
@@ -132,8 +158,6 @@ def _build_project(b: _Builder) -> None:
                           caption="produced_by: hydrocalc (this report), partial (report plus "
                                   "preparer), preparer (not produced by hydrocalc).",
                           key_columns=["id"]))
-    b.res.warnings.extend(ctx.step_warnings("site", "assessment"))
-    b.res.warnings.extend(f"assessment note: {n}" for n in a.notes)
 
 
 def values_to_confirm(ctx: Context) -> pd.DataFrame:
