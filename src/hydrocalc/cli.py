@@ -11,6 +11,7 @@ traceback unless ``--debug``); 2 usage errors (click's default).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -107,7 +108,6 @@ def main(ctx, debug, allow_outside_paths):
     if not debug:  # library warnings as one "warning: ..." line each, no source line
         ctx.with_resource(_one_line_warnings())
     if allow_outside_paths:  # read by hydrocalc.site (and by report kernels it starts)
-        import os
 
         os.environ["HYDROCALC_ALLOW_OUTSIDE_PATHS"] = "1"
 

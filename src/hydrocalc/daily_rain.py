@@ -43,8 +43,10 @@ import csv
 import dataclasses
 import datetime as _dt
 import io
+import os
 import pathlib
 import re
+import stat
 
 import numpy as np
 import pandas as pd
@@ -350,9 +352,6 @@ def _printable(text: str, limit: int = 120) -> str:
 
 def _read_limited(path: pathlib.Path, name: str) -> bytes:
     """Bytes of a regular file within the size, line-length and row limits (fails fast)."""
-    import os
-    import stat
-
     try:
         st = os.stat(path)
     except OSError as exc:

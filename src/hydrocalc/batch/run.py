@@ -13,6 +13,9 @@ import contextlib
 import math
 import os
 import pathlib
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -54,7 +57,6 @@ def _trace(what: str) -> None:
     :data:`TRACE_ENV` is set; nothing otherwise.
     """
     if os.environ.get(TRACE_ENV, "0") not in ("", "0"):
-        import sys
 
         print(f"[batch {time.time() - _T0[0]:7.3f} s] {what}", file=sys.stderr, flush=True)
 
@@ -179,9 +181,6 @@ def _terminate_as_interrupt() -> Callable[[], object]:
     Turn SIGTERM into KeyboardInterrupt while the batch runs (main thread only), so a
     terminated batch stops its workers and writes its partial summary; returns the undo.
     """
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
@@ -202,9 +201,6 @@ def _held_interrupts() -> Iterator[None]:
     An interrupt then arrives as KeyboardInterrupt when planning ends, never in the middle of
     an import (a module left half-imported could not write the summary).
     """
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from hydrocalc.commands._output import check_file, write_atomic
@@ -86,8 +88,6 @@ def review_cmd(ctx, site_file, submitted, json_path, html_path):
 @click.pass_context
 def diff_cmd(ctx, a, b, html_path, json_path, inputs_only):
     """What changed from A to B (site files or folders): inputs and results."""
-    import json
-
     from hydrocalc.review.diff import diff_paths
 
     check_file(html_path, "--html")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import pathlib
 import re
+import stat
 from collections.abc import Mapping
 
 from hydrocalc._validate import excerpt
@@ -37,9 +39,6 @@ MAX_DDF_FILE_BYTES = 1024 * 1024
 
 def _read_limited(p: pathlib.Path) -> bytes:
     """Bytes of a regular file of at most :data:`MAX_DDF_FILE_BYTES` (fails fast)."""
-    import os
-    import stat
-
     try:
         st = os.stat(p)
     except FileNotFoundError:

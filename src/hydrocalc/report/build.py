@@ -29,6 +29,7 @@ import multiprocessing.connection
 import os
 import pathlib
 import pickle
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -229,7 +230,6 @@ def figure_pool(workers: int = 2) -> Iterator[object]:
     it is unsafe) or ``workers`` is 0, the figures are drawn in this process.
     """
     import multiprocessing
-    import sys
 
     from hydrocalc.report import figures as F
 

@@ -12,6 +12,7 @@ import base64
 import functools
 import html
 import io
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,7 +89,6 @@ class FigureQueue:
 
     def __init__(self, executor, in_flight: int = 2):
         import collections
-        import threading
 
         self.executor = executor
         self.in_flight = max(1, int(in_flight))
@@ -171,7 +171,6 @@ def _draw_in_worker(func_name: str, args: tuple, kwargs: dict
     ``(category name, message)`` pairs) so that the section reports them as if the figure
     had been drawn in the calling process (see :func:`hydrocalc.report.build.finish_section`).
     """
-    import threading
     import warnings
 
     me = threading.get_ident()
@@ -190,7 +189,6 @@ def _draw_in_worker(func_name: str, args: tuple, kwargs: dict
 
 def _poolable(func):
     """Draw in :data:`_POOL` when one is set (returns a future), else here (the Figure)."""
-
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         pool = _POOL

@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextvars
 import csv
 import hashlib
+import os
 import pathlib
 import re
+import stat
 import tomllib
 
 from hydrocalc._validate import confined_path, excerpt
@@ -41,9 +43,6 @@ def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[
     :data:`MAX_CSV_ROWS` rows, not UTF-8, a NUL or other control character, an unbalanced
     quote (a cell may not span lines), a row with more cells than the header.
     """
-    import os
-    import stat
-
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
@@ -140,8 +139,6 @@ def _resolve(base_dir: pathlib.Path, raw: str, *, field: str = "path",
 
 def outside_paths_default() -> bool:
     """True when ``HYDROCALC_ALLOW_OUTSIDE_PATHS=1`` (set by ``--allow-outside-paths``)."""
-    import os
-
     return os.environ.get("HYDROCALC_ALLOW_OUTSIDE_PATHS", "") == "1"
 
 
@@ -184,8 +181,6 @@ def _register_input(input_files: dict, base_dir: pathlib.Path, path: pathlib.Pat
 
 
 def _relpath(path: pathlib.Path, base: pathlib.Path) -> str:
-    import os
-
     return pathlib.Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
 
 
@@ -236,9 +231,6 @@ def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
     Raises InputError (one line naming the file) for a missing, non-regular, too large
     (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8 or non-TOML file.
     """
-    import os
-    import stat
-
     p = pathlib.Path(path)
     where = _where(p)
     try:

@@ -146,7 +146,6 @@ class KernelPool:
 
     def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
         import queue
-        import threading
 
         self.cwd = cwd
         self.size = max(1, int(size))

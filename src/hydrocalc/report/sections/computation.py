@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import pathlib
 import tomllib
@@ -149,8 +150,6 @@ def analysis_dict(site_file: str | os.PathLike, base: str | os.PathLike | None =
 
     Hydrograph ordinates are left out; ``site_file`` is relative to ``base`` when given.
     """
-    import json
-
     path = pathlib.Path(base, site_file) if base is not None else pathlib.Path(site_file)
     return json.loads(context(path).results.to_json(hydrographs=False))
 
