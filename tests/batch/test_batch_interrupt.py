@@ -49,11 +49,19 @@ def _sweep(tmp_path: pathlib.Path, n: int, name: str = "sweep.toml") -> pathlib.
     return path
 
 
+def _terminal_signals() -> None:
+    """Ctrl-C as a terminal delivers it: a test run in the background of a shell (``make
+    test &``, some CI runners) inherits SIGINT ignored, and Python then never raises
+    KeyboardInterrupt; a user's terminal job has the default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(*args: str) -> subprocess.Popen:
     """``hydrocalc batch ARGS`` in its own process group (as a terminal job)."""
     return subprocess.Popen([sys.executable, "-c", "from hydrocalc.cli import main; main()",
                              "batch", *args], env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_terminal_signals)
 
 
 def _wait(predicate, timeout_s: float, what: str, poll_s: float = 0.02):
