@@ -43,6 +43,7 @@ from hydrocalc.site.settings import (
     _parse_analysis,
     _parse_confirmations,
     _parse_criteria,
+    _parse_report,
     _parse_storms,
 )
 from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
@@ -51,7 +52,7 @@ from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
 # entry points
 
 _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
-             "post", "confirmations", "rational")
+             "post", "confirmations", "rational", "report")
 
 
 def _annotate(problems: list[str], P: _Problems) -> list[str]:
@@ -229,18 +230,19 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     checks, probs = plausibility.parse_checks(doc.get("checks"), where)
     P.items += _annotate(probs, P)
     confirmations = _parse_confirmations(P, doc.get("confirmations"))
+    report = _parse_report(P, doc.get("report"), base, files)
     if P.items:
         return None, P.items
     notes += _confirmation_notes(confirmations, where)
     # one pre/post area tolerance: [checks] area_tolerance_pct (plausibility and report alike)
     # no problem: every section parser returned its value
     assert facts is not None and storms is not None and criteria is not None
-    assert options is not None
+    assert options is not None and report is not None
     options = dataclasses.replace(options, area_tolerance_pct=float(checks["area_tolerance_pct"]))
     site = Site(name=facts.name, project=facts, storms=storms, scenarios=scenarios,
                 criteria=criteria, options=options, construction=construction, path=path,
                 input_files=dict(sorted(files.items())), notes=tuple(notes),
-                confirmations=confirmations, rational=rational)
+                confirmations=confirmations, rational=rational, report=report)
     # the site as a whole: refuse the impossible, warn on the implausible
     impossible, implausible = plausibility.site_checks(site, checks)
     if impossible:

@@ -391,6 +391,23 @@ class AnalysisOptions:
 
 
 @dataclasses.dataclass(frozen=True)
+class ReportSettings:
+    """``[report]``: the engineer's own sections and the notebooks' time limit.
+
+    Attributes
+    ----------
+    extra_sections : tuple of str
+        Notebooks of the engineer's own (paths relative to the site file's folder, confined
+        to it), executed after the standard sections in the order listed.
+    notebook_timeout_s : float
+        Longest time one section notebook may run, in seconds (default 120).
+    """
+
+    extra_sections: tuple[str, ...] = ()
+    notebook_timeout_s: float = 120.0
+
+
+@dataclasses.dataclass(frozen=True)
 class Site:
     """A validated site: project facts, design storms, criteria settings and two scenarios."""
 
@@ -407,6 +424,8 @@ class Site:
     confirmations: dict[str, str] = dataclasses.field(default_factory=dict)
     #: ``[rational]`` (:class:`hydrocalc.site.rational.RationalSettings`) or None.
     rational: Any = None
+    #: ``[report]``: the engineer's own sections and the notebooks' time limit.
+    report: ReportSettings = dataclasses.field(default_factory=ReportSettings)
 
     @property
     def pre(self) -> Scenario:

@@ -21,7 +21,14 @@ from hydrocalc.design_storms import load_depth_file
 from hydrocalc.errors import HydrocalcError
 from hydrocalc.rainfall import design_storm
 from hydrocalc.site.files import _register_input, _site_path
-from hydrocalc.site.model import _STORM_RE, HSGS, AnalysisOptions, CriteriaSettings, Storms
+from hydrocalc.site.model import (
+    _STORM_RE,
+    HSGS,
+    AnalysisOptions,
+    CriteriaSettings,
+    ReportSettings,
+    Storms,
+)
 from hydrocalc.site.problems import _msg, _Problems
 
 # ----------------------------------------------------------------------------------------
@@ -178,6 +185,56 @@ def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
     if len(P.items) > n0:
         return None
     return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)
+
+
+_REPORT_KEYS = ("extra_sections", "notebook_timeout_s")
+#: Most notebooks of the engineer's own one report runs.
+MAX_EXTRA_SECTIONS = 50
+
+
+def _parse_report(P: _Problems, m, base_dir: pathlib.Path, files: dict) -> ReportSettings | None:
+    """``[report]``: ``extra_sections`` (notebooks inside the site's folder) and the time limit.
+
+    Each notebook is confined to the site file's folder like every other input, must exist
+    and end in ``.ipynb``; it is recorded as an input (copied into the report's ``inputs/``
+    with its SHA-256).
+    """
+    prefix = "report"
+    if m is None:
+        return ReportSettings()
+    if not isinstance(m, Mapping):
+        P.add(prefix, f"must be a table; got {m!r}")
+        return None
+    n0 = len(P.items)
+    P.unknown_keys(m, _REPORT_KEYS, prefix)
+    timeout = P.number(m, "notebook_timeout_s", prefix, default=120.0, lower=0.0,
+                       lower_inclusive=False, upper=86_400.0)
+    raw = m.get("extra_sections", [])
+    paths: list[str] = []
+    if not isinstance(raw, list) or len(raw) > MAX_EXTRA_SECTIONS:
+        P.add(f"{prefix}.extra_sections",
+              f"must be a list of at most {MAX_EXTRA_SECTIONS} notebook paths "
+              f"(e.g. [\"sections/peak_check.ipynb\"]); got {raw!r:.80}")
+    else:
+        for i, item in enumerate(raw):
+            field = f"{prefix}.extra_sections[{i}]"
+            if not isinstance(item, str) or not item.strip():
+                P.add(field, "must be a notebook path relative to the site file; "
+                             f"got {item!r:.80}")
+                continue
+            if not item.lower().endswith(".ipynb"):
+                P.add(field, f"must name a Jupyter notebook (.ipynb); got {item!r:.80}")
+                continue
+            if item in paths:
+                P.add(field, f"must be listed once; got {item!r:.80} twice")
+                continue
+            path = _site_path(P, field, base_dir, item, what="notebook")
+            if path is not None:
+                _register_input(files, base_dir, path)
+                paths.append(item)
+    if len(P.items) > n0:
+        return None
+    return ReportSettings(extra_sections=tuple(paths), notebook_timeout_s=float(timeout))
 
 
 _CRITERIA_KEYS = (
