@@ -6,15 +6,17 @@ Modules (imported on use; none is imported by ``import hydrocalc``):
   :class:`~hydrocalc.report.result.SectionResult` (narrative, tables, figures, warnings);
 - :mod:`~hydrocalc.report.tables`, :mod:`~hydrocalc.report.figures` -- unit-labelled tables
   and PNG figures;
-- :mod:`~hydrocalc.report.build` -- every section computed once per report and handed to
-  the notebooks (``build.section``, the notebooks' one call) as a
-  :class:`~hydrocalc.report.view.SectionView` (:mod:`~hydrocalc.report.view`: presentation
-  rendered by the report run);
+- :mod:`~hydrocalc.report.build` -- ``build.section``, the section notebooks' one call:
+  the section computed in the kernel, displayed with its data beside its HTML;
+- :mod:`~hydrocalc.report.custom` -- sections of the engineer's own
+  (``[report] extra_sections``);
+- :mod:`~hydrocalc.report.papermill_engine` -- the warm-kernel Papermill engine, registered
+  through Papermill's ``papermill.engine`` entry point;
 - :mod:`~hydrocalc.report.execute` -- :func:`~hydrocalc.report.execute.run_report`:
-  validation, Papermill execution of the section notebooks (``report/notebooks``) in a warm
-  kernel, assembly, atomic replacement of the report folder;
+  validation, Papermill execution of the section notebooks (``report/notebooks``) in warm
+  kernels, assembly from the executed notebooks, atomic replacement of the report folder;
 - :mod:`~hydrocalc.report.assemble` -- the self-contained HTML from the executed notebooks;
-- :mod:`~hydrocalc.report.typeset` -- the PDF (typst) from the section results, with the
+- :mod:`~hydrocalc.report.typeset` -- the PDF (typst) from the sections' presentations, with the
   inputs and results.json attached; :mod:`~hydrocalc.report.pdf` -- PDF pages to PNG;
 - :mod:`~hydrocalc.report.verify` -- re-computation and comparison of a report folder;
 - :mod:`~hydrocalc.report.notebook_rules` -- the thin-notebook rules;
@@ -26,4 +28,4 @@ See ``docs/report.md``.
 from __future__ import annotations
 
 __all__ = ["build", "typeset", "sections", "tables", "figures", "execute", "assemble", "pdf",
-           "verify", "notebook_rules", "learn", "result", "view"]
+           "verify", "notebook_rules", "learn", "result", "custom", "papermill_engine"]

@@ -168,7 +168,8 @@ def _cover_html(meta: Mapping) -> str:
             f'<p class="cover-note">{html.escape(meta.get("note", ""))}</p></header>')
 
 
-def assemble_html(notebooks: Sequence[str | os.PathLike], meta: Mapping) -> str:
+def assemble_html(notebooks: Sequence[str | os.PathLike], meta: Mapping,
+                  headings: Mapping[str, str] | None = None) -> str:
     """One self-contained HTML report from executed section notebooks, in order.
 
     Parameters
@@ -178,9 +179,14 @@ def assemble_html(notebooks: Sequence[str | os.PathLike], meta: Mapping) -> str:
     meta : mapping
         ``project_name``, ``kind`` (document kind line), ``cover_rows`` (label, value pairs),
         ``inputs`` ((file, sha256) pairs), ``note`` (cover footnote), ``footer`` (page footer).
+    headings : mapping, optional
+        Notebook path (as given in ``notebooks``) -> the ``<h2 class="section">`` placed
+        before its outputs: the heading of a section of the engineer's own, whose notebook
+        displays none (:func:`hydrocalc.report.custom.custom_heading`).
     """
-    bodies = [f'<section class="report-section">{notebook_body(p)}</section>'
-              for p in notebooks]
+    headings = headings or {}
+    bodies = [f'<section class="report-section">{headings.get(str(p), "")}'
+              f"{notebook_body(p)}</section>" for p in notebooks]
     body, toc = _number_headings("\n".join(bodies))
     css = report_css(meta.get("project_name", ""), meta.get("footer", ""))
     title = html.escape(f'{meta.get("project_name", "")} - {meta.get("kind", "")}')

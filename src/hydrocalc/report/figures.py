@@ -9,10 +9,8 @@ elsewhere and does no arithmetic beyond what plotting needs (axis limits).
 from __future__ import annotations
 
 import base64
-import functools
 import html
 import io
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -68,135 +66,6 @@ class Figure:
 
     def __repr__(self) -> str:
         return f"Figure({self.name!r}, {len(self.png)} bytes PNG)"
-
-
-# A FigureQueue drawing figures in other processes while this one computes, or None (draw
-# here). Set only by :func:`hydrocalc.report.build.figure_pool`; a drawing function then
-# returns a future of its Figure instead of the Figure.
-_POOL = None
-
-
-class FigureQueue:
-    """Figures waiting to be drawn, fed to a process pool ``in_flight`` at a time.
-
-    A process pool takes every task submitted to it at once (and starts the first few), so
-    none could be drawn elsewhere; here the figures wait in this queue, in the order they
-    were asked for, and the pool receives the next one each time one is drawn. The caller
-    may meanwhile take the *last* waiting figure (:meth:`take_last`) and draw it itself
-    (:func:`hydrocalc.report.build.draw_queued_figure`): both ends of the queue are worked
-    at once, and the figures are the same (same drawing code and data).
-    """
-
-    def __init__(self, executor, in_flight: int = 2):
-        import collections
-
-        self.executor = executor
-        self.in_flight = max(1, int(in_flight))
-        self._lock = threading.Lock()
-        self._waiting: collections.deque = collections.deque()
-        self._busy = 0
-
-    def submit(self, func_name: str, args: tuple, kwargs: dict):
-        """A future of ``_draw_in_worker(func_name, args, kwargs)``."""
-        from concurrent.futures import Future
-
-        future: Future = Future()
-        with self._lock:
-            self._waiting.append((future, (func_name, args, kwargs)))
-        self._feed()
-        return future
-
-    def submit_task(self, func, *args):
-        """Return a future of ``func(*args)`` run by the pool's worker.
-
-        A future of ``func(*args)`` run by the pool's worker (not a figure: it goes to
-        the worker as soon as the figures already handed to it are drawn, and the caller
-        never takes it back). ``func`` must be a module-level function (it is pickled).
-        """
-        return self.executor.submit(func, *args)
-
-    def take_last(self):
-        """Return the last waiting figure (no worker has it), or None.
-
-        The last waiting figure as ``(future, (func_name, args, kwargs))`` (no worker
-        has it; the caller draws it with :func:`_draw_in_worker` and sets the future's
-        result), or None.
-        """
-        with self._lock:
-            return self._waiting.pop() if self._waiting else None
-
-    def close(self) -> None:
-        """Cancel the figures still waiting."""
-        with self._lock:
-            waiting, self._waiting = list(self._waiting), type(self._waiting)()
-        for future, _ in waiting:
-            future.cancel()
-
-    def _feed(self) -> None:
-        while True:
-            with self._lock:
-                if self._busy >= self.in_flight or not self._waiting:
-                    return
-                future, call = self._waiting.popleft()
-                self._busy += 1
-            if future.set_running_or_notify_cancel():
-                try:
-                    inner = self.executor.submit(_draw_in_worker, *call)
-                except BaseException as exc:  # noqa: BLE001 - the pool is shut down
-                    future.set_exception(exc)
-                else:
-                    inner.add_done_callback(lambda done, future=future:
-                                            self._done(done, future))
-                    continue
-            with self._lock:
-                self._busy -= 1
-
-    def _done(self, inner, future) -> None:
-        if inner.cancelled():
-            future.set_exception(RuntimeError("the figure pool was shut down"))
-        elif inner.exception() is not None:
-            future.set_exception(inner.exception())
-        else:
-            future.set_result(inner.result())
-        with self._lock:
-            self._busy -= 1
-        self._feed()
-
-
-def _draw_in_worker(func_name: str, args: tuple, kwargs: dict
-                    ) -> Figure | tuple[Figure, tuple[tuple[str, str], ...]]:
-    """Run one drawing function in a worker process (module-level, so it pickles).
-
-    The warnings the drawing raises travel back with the figure (``Figure.drawn_warnings``,
-    ``(category name, message)`` pairs) so that the section reports them as if the figure
-    had been drawn in the calling process (see :func:`hydrocalc.report.build.finish_section`).
-    """
-    import warnings
-
-    me = threading.get_ident()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        # in a process with other threads (a figure taken back from the pool by
-        # hydrocalc.report.build.draw_queued_figure), keep only this thread's warnings
-        record = warnings.showwarning
-        warnings.showwarning = lambda *a, **k: (record(*a, **k)
-                                                if threading.get_ident() == me else None)
-        fig = globals()[func_name].__wrapped__(*args, **kwargs)
-    raised = tuple((w.category.__name__, str(w.message)) for w in caught
-                   if not issubclass(w.category, ResourceWarning))
-    return (fig, raised) if raised else fig
-
-
-def _poolable(func):
-    """Draw in :data:`_POOL` when one is set (returns a future), else here (the Figure)."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        pool = _POOL
-        if pool is None:
-            return func(*args, **kwargs)
-        return pool.submit(func.__name__, args, kwargs)
-
-    return wrapper
 
 
 def new_figure(height_in: float = 3.0, *, nrows: int = 1, ncols: int = 1, sharex=False,
@@ -294,7 +163,6 @@ def _legend(ax, **kw):
         ax.legend(fontsize=7.5, frameon=False, **kw)
 
 
-@_poolable
 def line_figure(name: str, title: str, series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                 xlabel: str, ylabel: str, caption: str = "", height_in: float = 3.0,
                 xlim=None, drawstyle: str = "default") -> Figure:
@@ -313,7 +181,6 @@ def line_figure(name: str, title: str, series: Sequence[tuple[str, np.ndarray, n
     return render(fig, name, title, caption)
 
 
-@_poolable
 def hyetograph_figure(name: str, title: str,
                       storms: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], *,
                       caption: str = "") -> Figure:
@@ -342,7 +209,6 @@ def hyetograph_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
-@_poolable
 def hydrograph_comparison_figure(name: str, title: str,
                                  series: Sequence[tuple[str, np.ndarray, np.ndarray]], *,
                                  caption: str = "", xlim=None, height_in: float = 2.6
@@ -367,7 +233,6 @@ def hydrograph_comparison_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
-@_poolable
 def stage_storage_discharge_figure(name: str, title: str, stage_ft: np.ndarray,
                                    storage_ft3: np.ndarray, discharge_cfs: np.ndarray, *,
                                    marks: Sequence[tuple[str, float]] = (),
@@ -391,7 +256,6 @@ def stage_storage_discharge_figure(name: str, title: str, stage_ft: np.ndarray,
     return render(fig, name, title, caption)
 
 
-@_poolable
 def accumulation_figure(name: str, title: str,
                         series: Sequence[tuple[str, np.ndarray, np.ndarray, float]], *,
                         caption: str = "") -> Figure:
@@ -413,7 +277,6 @@ def accumulation_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
-@_poolable
 def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections, *,
                                threshold_in: float, caption: str = "") -> Figure:
     """Daily rainfall bars with inspection dates marked by reason.
@@ -453,7 +316,6 @@ def inspection_calendar_figure(name: str, title: str, days, rain_in, inspections
     return render(fig, name, title, caption)
 
 
-@_poolable
 def routing_figure(name: str, title: str,
                    series: Sequence[tuple[str, np.ndarray, np.ndarray]], *, caption: str = "",
                    xlim=None) -> Figure:
@@ -480,7 +342,6 @@ def routing_figure(name: str, title: str,
     return render(fig, name, title, caption)
 
 
-@_poolable
 def panel_hydrograph_figure(name: str, title: str, panels, *, window=None,
                             caption: str = "") -> Figure:
     """Draw small multiples of hydrograph comparisons, two panels per row.
@@ -589,7 +450,6 @@ def diagram_elements(nodes: Sequence[tuple[str, str]], edges: Sequence[tuple[str
             "arrows": [(a, b) for a, b in edges if a in pos and b in pos]}
 
 
-@_poolable
 def routing_diagram_figure(name: str, title: str,
                            scenarios: Sequence[tuple[str, Sequence[tuple[str, str]],
                                                      Sequence[tuple[str, str]]]]) -> Figure:

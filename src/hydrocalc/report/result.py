@@ -20,11 +20,42 @@ import pandas as pd
 from hydrocalc.report.assemble import markdown_to_html
 from hydrocalc.report.figures import Figure
 from hydrocalc.report.tables import Table, canonical_json, to_jsonable
-from hydrocalc.report.view import HTMLBlock, MarkdownBlock
 
-__all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA"]
+__all__ = ["SectionResult", "HTMLBlock", "MarkdownBlock", "SCHEMA", "SECTION_MIME",
+           "PRESENTATION_SCHEMA"]
 
 SCHEMA = "hydrocalc.report.section/1"
+#: The MIME type under which a section notebook displays its section's data (beside the
+#: HTML): ``{"document": <to_dict()>, "presentation": <presentation()>}``. A report run reads
+#: it back from the executed notebook to write results.json, the workbook and the PDF.
+SECTION_MIME = "application/vnd.hydrocalc.section+json"
+PRESENTATION_SCHEMA = "hydrocalc.report.presentation/1"
+
+
+class HTMLBlock:
+    """Trusted HTML produced by hydrocalc (every user string already escaped)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return "HTMLBlock(...)"
+
+
+class MarkdownBlock:
+    """Markdown narrative (user strings escaped by :func:`~hydrocalc.report.tables.md_escape`)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
 
 
 @dataclass
@@ -132,6 +163,47 @@ class SectionResult:
         return HTMLBlock(f'<div class="warnings"><p class="warnings-title">Warnings raised in '
                          f"this section's computation ({len(self.warnings)})</p>"
                          f"<ul>{items}</ul></div>")
+
+    def to_html(self) -> str:
+        """The whole section as HTML: heading, narrative, body and warnings, in that order."""
+        return "\n".join((self.heading().text, markdown_to_html(self.narrative_md),
+                          self.body().text, self.warnings_table().text))
+
+    def presentation(self) -> dict:
+        """The section as displayed, JSON-ready: what the PDF typesets.
+
+        ``key``, ``title``, ``narrative_md``, ``warnings`` and ``blocks`` in presentation
+        order, each ``{"kind": "h3" | "md", "text": ...}``, a table's
+        :meth:`~hydrocalc.report.tables.Table.presentation` with ``"kind": "table"``, or
+        ``{"kind": "figure", "name", "title", "caption", "file"}`` where ``file`` is the
+        figure's PNG as :meth:`write` names it (``figures/<key>__<name>.png``).
+        """
+        blocks: list[dict] = []
+        for kind, value in self.blocks:
+            if kind in ("h3", "md"):
+                blocks.append({"kind": kind, "text": value})
+            elif kind == "table":
+                blocks.append({"kind": "table", **value.presentation()})
+            else:
+                blocks.append({"kind": "figure", "name": value.name, "title": value.title,
+                               "caption": value.caption,
+                               "file": f"figures/{self.key}__{value.name}.png"})
+        return {"schema": PRESENTATION_SCHEMA, "key": self.key, "title": self.title,
+                "narrative_md": self.narrative_md, "blocks": blocks,
+                "warnings": list(self.warnings)}
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """Displayed once by a section notebook: the HTML and the section's data beside it.
+
+        ``text/html`` is :meth:`to_html`; :data:`SECTION_MIME` holds ``document``
+        (:meth:`to_dict` in its canonical form, as results.json stores it) and
+        ``presentation`` (:meth:`presentation`), from which a report run writes
+        results.json, the workbook and the PDF.
+        """
+        return {"text/plain": f"{self.title} ({self.key})",
+                "text/html": self.to_html(),
+                SECTION_MIME: {"document": json.loads(canonical_json(self.to_dict())),
+                               "presentation": self.presentation()}}
 
     # -- machine-readable ----------------------------------------------------------
     def to_dict(self) -> dict:

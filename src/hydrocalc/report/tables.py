@@ -262,6 +262,22 @@ class Table:
         parts.append("</div>")
         return "".join(parts)
 
+    def presentation(self) -> dict:
+        """The table as displayed, JSON-ready: what the PDF typesets.
+
+        ``name``, ``title``, ``caption``, header ``labels``, per column ``numeric`` (shown
+        right-aligned) and ``cells``, the display texts row by row (numbers at reporting
+        precision, words for coded values), as :meth:`to_html` shows them.
+        """
+        return {
+            "name": self.name,
+            "title": self.title,
+            "caption": self.caption,
+            "labels": [self.labels.get(c, column_label(c)) for c in self.columns],
+            "numeric": list(self._numeric_columns),
+            "cells": [[text for text, _ in row] for row in self._display_cells],
+        }
+
     def _repr_html_(self) -> str:
         return self.to_html()
 

@@ -40,7 +40,6 @@ from typing import cast
 
 from hydrocalc.errors import InputError, ReportError
 from hydrocalc.report.summary import VERDICT_COLOURS, verdict_class
-from hydrocalc.report.tables import column_label
 
 __all__ = ["typst_string", "markdown_to_typst", "table_typst", "document_typst", "write_pdf",
            "pdf_attachments_of"]
@@ -209,21 +208,22 @@ def _weights(labels: Sequence[str], rows: Sequence[Sequence[str]],
 
 
 def table_typst(table) -> str:
-    """Return a :class:`~hydrocalc.report.tables.Table` as a typst table.
+    """Return a table as typst markup.
 
-    A :class:`~hydrocalc.report.tables.Table` as a typst table (numbers right-aligned at
-    the table's reporting precision, header repeated on every page the table spans).
+    ``table`` is a :class:`~hydrocalc.report.tables.Table` or its
+    :meth:`~hydrocalc.report.tables.Table.presentation` (numbers right-aligned at the table's
+    reporting precision, header repeated on every page the table spans).
     """
-    cols = table.columns
-    numeric = table._numeric_columns
-    labels = [table.labels.get(c, column_label(c)) for c in cols]
-    formatted = [[text for text, _ in row] for row in table._display_cells]
+    shown = table if isinstance(table, Mapping) else table.presentation()
+    labels = list(shown["labels"])
+    numeric = list(shown["numeric"])
+    formatted = [list(row) for row in shown["cells"]]
     widths = ", ".join(f"{w}fr" for w in _weights(labels, formatted, numeric)) or "1fr"
     align = ", ".join("right" if num else "left" for num in numeric) or "left"
     header = ", ".join(f"[#strong[{_t(_breakable(label))}]]" for label in labels)
     cells = []
-    if table.frame.empty:
-        cells.append(f"table.cell(colspan: {max(len(cols), 1)})[#emph[{_t('(none)')}]]")
+    if not formatted:
+        cells.append(f"table.cell(colspan: {max(len(labels), 1)})[#emph[{_t('(none)')}]]")
     for row in formatted:
         for num, text in zip(numeric, row, strict=False):
             if not num:
@@ -234,26 +234,26 @@ def table_typst(table) -> str:
             else:
                 cells.append(typst_string(text))  # a string cell is displayed as text
     parts = ["#block(breakable: true, width: 100%, above: 1em, below: 1em)["]
-    if table.title:
+    if shown.get("title"):
         parts.append(f"#block(below: 0.4em, breakable: false)[#text(weight: \"bold\", "
-                     f"size: 9pt)[{_t(table.title)}]]")
+                     f"size: 9pt)[{_t(shown['title'])}]]")
     parts.append(
-        f"#text(size: {_font_size(len(cols))})[#table(columns: ({widths},), "
+        f"#text(size: {_font_size(len(labels))})[#table(columns: ({widths},), "
         f"align: ({align},), inset: (x: 3pt, y: 2.5pt), "
         "stroke: (x, y) => (top: if y <= 1 { 0.6pt } else { 0.3pt + luma(180) }, "
         "bottom: 0.6pt), fill: (x, y) => if y == 0 { luma(235) }, "
         f"table.header({header}), {', '.join(cells)})]")
-    if table.caption:
+    if shown.get("caption"):
         parts.append(f"#block(above: 0.3em)[#text(size: 7.5pt, style: \"italic\")"
-                     f"[{_t(table.caption)}]]")
+                     f"[{_t(shown['caption'])}]]")
     parts.append("]\n")
     return "".join(parts)
 
 
-def _figure_typst(fig, file_name: str) -> str:
-    caption = _t(fig.title)
-    if fig.caption:
-        caption += f"#text(size: 8pt)[{_t(' ' + fig.caption)}]"
+def _figure_typst(fig: Mapping, file_name: str) -> str:
+    caption = _t(fig["title"])
+    if fig.get("caption"):
+        caption += f"#text(size: 8pt)[{_t(' ' + fig['caption'])}]"
     return (f"#figure(image({typst_string(file_name)}, width: 100%), "
             f"caption: [{caption}])\n")
 
@@ -314,13 +314,13 @@ def _cover(meta: Mapping) -> str:
     return "\n".join(parts) + "\n#pagebreak()\n"
 
 
-def _warnings(res) -> str:
-    if not res.warnings:
+def _warnings(warned: Sequence[str]) -> str:
+    if not warned:
         return (f"#block(above: 1em)[#text(size: 8.5pt, fill: luma(90))"
                 f"[{_t('No warnings were raised in this section' + chr(39) + 's computation.')}]"
                 "]\n")
-    items = ", ".join(f"[{_t(_breakable(w))}]" for w in res.warnings)
-    title = f"Warnings raised in this section's computation ({len(res.warnings)})"
+    items = ", ".join(f"[{_t(_breakable(w))}]" for w in warned)
+    title = f"Warnings raised in this section's computation ({len(warned)})"
     return (f"#block(above: 1em, width: 100%, inset: 6pt, stroke: 0.6pt + rgb(\"#b26a00\"))"
             f"[#text(weight: \"bold\", size: 9pt)[{_t(title)}]#text(size: 8pt)"
             f"[#list({items})]]\n")
@@ -332,8 +332,10 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
 
     Parameters
     ----------
-    results : sequence of SectionResult
-        In report order.
+    results : sequence of mapping
+        Each section's :meth:`~hydrocalc.report.result.SectionResult.presentation`, in
+        report order (a section of the engineer's own: ``warnings`` None, and blocks of kind
+        ``text`` for a paragraph and ``pre`` for preformatted text).
     meta : mapping
         Cover data (:func:`hydrocalc.report.sections.cover_meta`).
     figure_files : mapping
@@ -361,33 +363,44 @@ def document_typst(results: Sequence, meta: Mapping, figure_files: Mapping[tuple
     out.append(_cover(meta))
     out.append("#outline(title: [Contents], depth: 2, indent: auto)\n#pagebreak()\n")
     for res in results:
-        out.append(f"= {_t(res.title)} <sec-{res.key}>\n")
-        out.append(markdown_to_typst(res.narrative_md))
-        for kind, value in res.blocks:
+        out.append(f"= {_t(res['title'])} <sec-{res['key']}>\n")
+        out.append(markdown_to_typst(res.get("narrative_md", "")))
+        for block in res["blocks"]:
+            kind = block["kind"]
             if kind == "h3":
-                out.append(f"== {_t(value)}\n")
+                out.append(f"== {_t(block['text'])}\n")
             elif kind == "md":
                 out.append(f"#block(inset: (left: 6pt), stroke: (left: 1.5pt + luma(170)))"
-                           f"[{markdown_to_typst(value)}]\n")
+                           f"[{markdown_to_typst(block['text'])}]\n")
+            elif kind == "text":
+                out.append(f"#par[{_t(block['text'])}]\n")
+            elif kind == "pre":
+                out.append(f"#block(inset: 4pt, fill: luma(245), width: 100%)[#text(font: "
+                           f"\"DejaVu Sans Mono\", size: 7.5pt)[{_t(block['text'])}]]\n")
             elif kind == "table":
-                out.append(table_typst(value))
+                out.append(table_typst(block))
             elif kind == "figure":
-                fig_file = figure_files.get((res.key, value.name))
+                fig_file = figure_files.get((res["key"], block["name"]))
                 if fig_file:
-                    out.append(_figure_typst(value, fig_file))
-        out.append(_warnings(res))
+                    out.append(_figure_typst(block, fig_file))
+        if res.get("warnings") is not None:
+            out.append(_warnings(res["warnings"]))
     return "".join(out)
 
 
 def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
               attachments: Mapping[str, bytes] | None = None,
-              keep_source: bool = False, timestamp: datetime.datetime | None = None) -> int:
+              keep_source: bool = False, timestamp: datetime.datetime | None = None,
+              figure_root: str | os.PathLike | None = None) -> int:
     """Typeset the report PDF at ``path``; return its page count.
 
     Parameters
     ----------
-    results : sequence of SectionResult
-        The report's sections, in order (figures as PNG bytes).
+    results : sequence of SectionResult or mapping
+        The report's sections, in order: :class:`~hydrocalc.report.result.SectionResult`
+        objects (figures as PNG bytes) or their
+        :meth:`~hydrocalc.report.result.SectionResult.presentation` (figures read from
+        ``figure_root``), as a report run reads them from the executed notebooks.
     meta : mapping
         Cover data (:func:`hydrocalc.report.sections.cover_meta`).
     path : path
@@ -400,32 +413,34 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
         The PDF's creation date (timezone-aware); the document date of a report
         (:func:`hydrocalc.report.reproducible.document_datetime`) makes the PDF
         byte-reproducible. Default: typst's (the current time).
+    figure_root : path, optional
+        The folder a presentation's figure ``file`` names are relative to (the report
+        folder).
 
     Raises
     ------
     ReportError
-        If typst cannot compile the document.
+        If typst cannot compile the document, or a figure file is missing.
     """
     import typst
 
     path = pathlib.Path(path)
+    shown, pngs = _presented(results, figure_root)
     work = pathlib.Path(tempfile.mkdtemp(prefix="hydrocalc-typst-"))
     try:
         figure_files: dict[tuple, str] = {}
-        for res in results:
-            for name, fig in res.figures.items():
-                if fig.png:
-                    file_name = f"fig/{len(figure_files):03d}.png"
-                    (work / "fig").mkdir(exist_ok=True)
-                    (work / file_name).write_bytes(fig.png)
-                    figure_files[(res.key, name)] = file_name
+        for where, png in pngs.items():
+            file_name = f"fig/{len(figure_files):03d}.png"
+            (work / "fig").mkdir(exist_ok=True)
+            (work / file_name).write_bytes(png)
+            figure_files[where] = file_name
         attach_files = {}
         for n, (name, data) in enumerate((attachments or {}).items()):
             file_name = f"att/{n:03d}.bin"
             (work / "att").mkdir(exist_ok=True)
             (work / file_name).write_bytes(data)
             attach_files[name] = file_name
-        source = document_typst(results, meta, figure_files, attach_files)
+        source = document_typst(shown, meta, figure_files, attach_files)
         (work / "report.typ").write_text(source, encoding="utf-8")
         if keep_source:
             path.with_suffix(".typ").write_text(source, encoding="utf-8")
@@ -440,6 +455,31 @@ def write_pdf(results: Sequence, meta: Mapping, path: str | os.PathLike, *,
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return _page_count(path)
+
+
+def _presented(results: Sequence, figure_root: str | os.PathLike | None
+               ) -> tuple[list[Mapping], dict[tuple, bytes]]:
+    """Presentations of ``results`` and their figures' PNG bytes by (section, figure)."""
+    shown: list[Mapping] = []
+    pngs: dict[tuple, bytes] = {}
+    for res in results:
+        if isinstance(res, Mapping):
+            shown.append(res)
+            for block in res["blocks"]:
+                if block["kind"] == "figure":
+                    file = pathlib.Path(figure_root or ".") / block["file"]
+                    try:
+                        pngs[(res["key"], block["name"])] = file.read_bytes()
+                    except OSError as exc:
+                        raise ReportError(f"figure {block['file']} of section "
+                                          f"'{res['key']}' must exist; got {exc.strerror}"
+                                          ) from None
+        else:
+            shown.append(res.presentation())
+            for name, fig in res.figures.items():
+                if fig.png:
+                    pngs[(res.key, name)] = fig.png
+    return shown, pngs
 
 
 def _page_count(path: pathlib.Path) -> int:

@@ -1,42 +1,41 @@
-"""Run the SWPPP hydrology report: compute once, present with notebooks, assemble, swap in.
+"""Run the SWPPP hydrology report: the notebooks compute their sections, then assemble, swap in.
 
 :func:`run_report` is what ``hydrocalc report`` calls:
 
 1. **Validate first.** The requested sections and formats are checked, every section
-   notebook's parameters must be those :func:`notebook_parameters` gives it, and the site
-   file is loaded (:func:`hydrocalc.site.load_site` reports every input problem at once).
+   notebook's parameters must be those :func:`notebook_parameters` gives it, the site file
+   is loaded (:func:`hydrocalc.site.load_site` reports every input problem at once) and the
+   engineer's own notebooks (``[report] extra_sections``) must be readable notebooks with a
+   cell tagged ``parameters`` (:func:`hydrocalc.report.custom.custom_sections`).
 2. **Stage.** A folder ``.<name>.partial-XXXX`` is made *beside* the target (same file
    system) with a marker file (:data:`STAGING_MARKER`); staging folders of earlier runs that
    were killed are removed first (:func:`clean_stale_staging`). The site file and every input
-   file it reads are copied into ``inputs/`` with their SHA-256. A warm kernel starts in the
-   background meanwhile.
-3. **Compute once.** :func:`hydrocalc.report.build.compute_sections` analyses the site once
-   and builds every section (tables, figures, warnings) in this process, the figures drawn
-   meanwhile by a forked worker process (``figure_workers``, default 1, see
-   :func:`hydrocalc.report.build.figure_pool`; 0 draws them here) from the front of the
-   queue and, once every section is computed, by this process from its end
-   (:func:`hydrocalc.report.build.draw_queued_figure`); as each section's figures
-   are done, in report order, its CSV tables, PNG figures and JSON are written and it is
-   pickled to ``pickles/<key>.pkl``. A section's JSON names its figures but holds none of
-   their pixels, so the content of ``results.json`` and the workbook are made while the
-   last figures are being drawn.
-4. **Present.** Each section notebook is parameterized (parameters are literals only: the
-   injected cell is parsed back and must hold exactly the values passed), with
-   ``results_file="pickles/<key>.pkl"``, and executed with Papermill in the warm kernel (its
-   namespace reset between notebooks; one client stays connected to it for the whole run):
-   it unpickles its section, a
-   :class:`~hydrocalc.report.view.SectionView` whose heading, narrative, body and warnings
-   this process rendered, and displays them (the kernel imports neither pandas nor
-   matplotlib and renders nothing).
-5. **Assemble.** ``results.json`` (every section's tables at full precision, their SHA-256,
-   the inputs' SHA-256, the hydrocalc version, the shipped data tables' hashes, the
-   parameters, the SHA-256 of every artefact, and timestamps), ``report.html`` (from the
-   executed notebooks), ``report.pdf`` (typst, from the same section results, with the
+   file it reads (the engineer's notebooks included) are copied into ``inputs/`` with their
+   SHA-256. Warm kernels start in the background meanwhile.
+3. **Compute in the notebooks.** Each section notebook is parameterized (parameters are
+   literals only: the injected cell is parsed back and must hold exactly the values passed)
+   with ``site_file = "inputs/<site file>"`` and ``out_dir = "."``, and executed with
+   Papermill in a warm kernel working in the report folder (its namespace reset between
+   notebooks; ``jobs`` kernels at once, each analysing the site once and computing the
+   sections it executes, :func:`hydrocalc.report.build.section`). Each notebook writes its
+   section's JSON, CSV tables and PNG figures and displays the section once: its HTML and,
+   beside it, its data (:data:`hydrocalc.report.result.SECTION_MIME`). The engineer's own
+   notebooks follow, with the same parameters. Meanwhile this process analyses the site for
+   the ``analysis`` and ``summary`` of ``results.json``.
+4. **Assemble from the executed notebooks.** ``results.json`` (every section's tables at
+   full precision as the notebooks displayed them, their SHA-256, the inputs' SHA-256, the
+   hydrocalc version, the shipped data tables' hashes, the parameters, the SHA-256 of every
+   artefact, and timestamps), ``report.html`` (the notebooks' displayed HTML),
+   ``report.pdf`` (typst, from the presentations the same notebooks displayed, with the
    inputs and ``results.json`` attached), ``tables.xlsx``.
-6. **Swap.** The finished folder replaces the target in two renames. If any section fails,
-   the target is left untouched, the staging folder is kept as ``.<name>.failed`` beside it,
-   and :class:`~hydrocalc.errors.ReportError` names the section, the cell and the executed
+5. **Swap.** The finished folder replaces the target in two renames. If any notebook
+   fails or exceeds ``[report] notebook_timeout_s``, the target is left untouched, the
+   staging folder is kept as ``.<name>.failed`` beside it, and one line
+   (:class:`~hydrocalc.errors.ReportError`) names the section, the cell and the executed
    notebook to open.
+
+An executed notebook in a report's ``notebooks/`` re-runs as it stands, from the report
+folder: ``papermill notebooks/04_hydrology_post.ipynb out.ipynb``.
 
 Modules (each builds on the ones above it)
 ------------------------------------------

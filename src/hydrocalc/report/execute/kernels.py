@@ -17,6 +17,9 @@ import threading
 import uuid
 
 from hydrocalc.errors import ReportError
+from hydrocalc.report.papermill_engine import ENGINE_NAME
+
+__all__ = ["ENGINE_NAME", "KERNEL_NAME", "KernelPool", "close_thread_loop", "kernel_env"]
 
 KERNEL_NAME = "python3"
 # Kernel options: silence start-up chatter; keep no input history (IPython writes every cell
@@ -29,68 +32,24 @@ _KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=Fa
                 "--InteractiveShell.cache_size=0"]
 
 
-# --------------------------------------------------------------------------------------
-# a papermill engine that reuses a kernel (one per worker) for several notebooks
-# --------------------------------------------------------------------------------------
-ENGINE_NAME = "hydrocalc-pooled"
-# The user namespace is cleared between notebooks (InteractiveShell.reset); imported
-# modules stay loaded.
-_RESET = "get_ipython().reset(new_session=True)"
-
-
 @functools.cache
 def _register_engine() -> None:
-    """Register the pooled-kernel engine with papermill, once per process.
+    """Make sure :data:`ENGINE_NAME` is registered with Papermill, once per process.
 
-    It uses ``papermill_engines.register``, papermill's public registry.
+    An installed hydrocalc registers it through Papermill's ``papermill.engine`` entry
+    point; a source tree used without installing (``PYTHONPATH=src``) has no entry points,
+    so the engine is then registered with ``papermill_engines.register``, Papermill's
+    public registry.
     """
-    from papermill.clientwrap import PapermillNotebookClient
-    from papermill.engines import NBClientEngine, papermill_engines
-    from papermill.utils import merge_kwargs, remove_args
+    from papermill.engines import papermill_engines
+    from papermill.exceptions import PapermillException
 
-    class PooledKernelEngine(NBClientEngine):
-        """Papermill's nbclient engine, run in a kernel the caller started (``km=``).
+    from hydrocalc.report import papermill_engine
 
-        Before each notebook the kernel's user namespace is reset
-        (``InteractiveShell.reset``), so no variable crosses from one notebook to the next;
-        imported modules stay loaded, which is the point: the imports and the site's
-        computation (cached per process by :func:`hydrocalc.report.sections.context`) are
-        paid once per kernel instead of once per notebook. ``kc=`` is a client of that
-        kernel already connected (kept by :class:`KernelPool`); without it a client is
-        connected for this notebook and stopped after it.
-        """
-
-        @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False,
-                                     stdout_file=None, stderr_file=None, start_timeout=60,
-                                     execution_timeout=None, km=None, kc=None, **kwargs):
-            if km is None:
-                return super().execute_managed_notebook(
-                    nb_man, kernel_name, log_output=log_output, stdout_file=stdout_file,
-                    stderr_file=stderr_file, start_timeout=start_timeout,
-                    execution_timeout=execution_timeout, **kwargs)
-            kwargs = remove_args(["input_path", "timeout", "startup_timeout"], **kwargs)
-            final = merge_kwargs(kwargs, timeout=execution_timeout,
-                                 startup_timeout=start_timeout, kernel_name=kernel_name,
-                                 log_output=log_output, stdout_file=stdout_file,
-                                 stderr_file=stderr_file)
-            client = PapermillNotebookClient(nb_man, km=km, **final)
-            # a new client waits about 0.2 s for its IOPub subscription: the pool's is reused
-            if kc is not None:
-                client.kc = kc
-            else:
-                client.start_new_kernel_client()
-            try:
-                reply = client.wait_for_reply(
-                    client.kc.execute(_RESET, silent=True, store_history=False))
-                if reply is None or reply["content"].get("status") != "ok":
-                    raise ReportError("the kernel could not be reset between notebooks")
-                return client.execute()
-            finally:
-                if kc is None:
-                    client.kc.stop_channels()
-
-    papermill_engines.register(ENGINE_NAME, PooledKernelEngine)
+    try:
+        papermill_engines.get_engine(ENGINE_NAME)
+    except PapermillException:
+        papermill_engines.register(ENGINE_NAME, papermill_engine.PooledKernelEngine)
 
 
 def close_thread_loop() -> None:
@@ -141,8 +100,8 @@ class KernelPool:
     stops them all.
     """
 
-    # what a notebook presenting a report run's section imports (no pandas, no matplotlib)
-    WARM_UP = "import hydrocalc.report.build, hydrocalc.report.view"
+    # what a section notebook imports: loaded while the report run validates the site
+    WARM_UP = "import hydrocalc.report.build"
 
     def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
         import queue

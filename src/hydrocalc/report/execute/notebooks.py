@@ -54,8 +54,7 @@ def check_notebook_parameters(path: str | os.PathLike, key: str) -> None:
     import papermill
 
     declared = set(papermill.inspect_notebook(str(path)))
-    expected = set(notebook_parameters(key, site_file="", results_file="", out_dir="",
-                                       sections=[]))
+    expected = set(notebook_parameters(key, site_file="", out_dir="", sections=[]))
     if declared != expected:
         missing = ", ".join(sorted(expected - declared)) or "none"
         extra = ", ".join(sorted(declared - expected)) or "none"
@@ -117,22 +116,30 @@ def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME)
 
 def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters: dict, *,
                      cwd: pathlib.Path, section: str, display_path: str | None = None,
-                     timeout_s: float = 900.0, km=None, kc=None) -> None:
+                     timeout_s: float = 900.0, km=None, kc=None,
+                     timeout_hint: str = "", notebook: str | None = None) -> None:
     """Parameterize and execute one notebook with Papermill in a kernel working in ``cwd``.
 
     With ``km`` (a started :class:`jupyter_client.KernelManager`) the notebook runs in that
     kernel after its namespace is reset (:data:`ENGINE_NAME` engine), through ``kc`` (a
     connected client of that kernel, e.g. :meth:`KernelPool.client`) when given; otherwise
-    Papermill starts a fresh kernel for it.
+    Papermill starts a fresh kernel for it. The whole notebook must finish within
+    ``timeout_s`` seconds: past it, the kernel is interrupted (``km``) and each cell is
+    limited to the same time.
 
     Raises
     ------
     ReportError
-        Wrapping Papermill's execution error: the section, the cell (index in the executed
-        notebook and its first line), the exception, and the executed notebook's path.
+        One line wrapping Papermill's execution error: the section, the cell (index in the
+        executed notebook and its first line), the exception, and the executed notebook's
+        path; or the time limit exceeded (``timeout_hint`` says how to raise it). A
+        ``notebook`` of the engineer's own is named beside the section key.
     """
+    import threading
+
     import nbformat
     import papermill
+    from jupyter_core.utils import run_sync
     from papermill.exceptions import PapermillExecutionError
 
     nb = nbformat.read(str(source), as_version=4)
@@ -143,7 +150,24 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
     if km is not None:
         _register_engine()
         engine = {"engine_name": ENGINE_NAME, "km": km, "kc": kc}
+    expired = threading.Event()
+
+    def interrupt() -> None:
+        expired.set()
+        try:
+            run_sync(km.interrupt_kernel)()
+        except Exception:  # noqa: BLE001 - the per-cell limit still applies
+            pass
+
+    watchdog = threading.Timer(timeout_s, interrupt) if km is not None else None
+    named = f"section '{section}'" + (f" (notebook {notebook})" if notebook else "")
+    too_long = (f"{named} took longer than the report's per-notebook time "
+                f"limit of {timeout_s:g} s{timeout_hint}; the executed notebook is kept in "
+                f"{shown}")
     try:
+        if watchdog is not None:
+            watchdog.daemon = True
+            watchdog.start()
         done = papermill.execute_notebook(
             nb, str(output), parameters=None, kernel_name=KERNEL_NAME,
             request_save_on_cell_execute=False, progress_bar=False, report_mode=True,
@@ -151,30 +175,52 @@ def execute_notebook(source: str | os.PathLike, output: pathlib.Path, parameters
             execution_timeout=timeout_s, extra_arguments=list(_KERNEL_ARGS),
             resources={"metadata": {"path": str(cwd)}}, **engine)
     except PapermillExecutionError as exc:
+        if expired.is_set():
+            raise ReportError(too_long) from None
         first = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+        evalue = " ".join(str(exc.evalue).split())
         raise ReportError(
-            f"section '{section}' failed in cell {exc.cell_index} (In [{exc.exec_count}]: "
-            f"{first.strip()!r}): "
-            f"{exc.ename}: {exc.evalue}\nopen the executed notebook: {shown}") from exc
-    except Exception as exc:  # kernel died, timeout, kernel could not start
-        raise ReportError(f"section '{section}' could not be executed: "
-                          f"{type(exc).__name__}: {exc}\nexecuted notebook: {shown}") from exc
+            f"{named} failed in cell {exc.cell_index} (In [{exc.exec_count}]: "
+            f"{first.strip()!r}): {exc.ename}: {evalue}; the executed notebook is kept in "
+            f"{shown}") from exc
+    except Exception as exc:  # kernel died, cell timeout, kernel could not start
+        if expired.is_set() or "timed out" in str(exc).lower():
+            raise ReportError(too_long) from None
+        text = " ".join(str(exc).split())
+        raise ReportError(f"{named} could not be executed: "
+                          f"{type(exc).__name__}: {text}; the executed notebook is kept in "
+                          f"{shown}") from exc
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
     # Papermill records absolute staging paths; keep the executed notebook relocatable.
     meta = done.metadata.get("papermill", {})
-    meta["input_path"] = f"hydrocalc/report/notebooks/{pathlib.Path(source).name}"
+    meta["input_path"] = relocatable_source(source, cwd)
     meta["output_path"] = output.relative_to(cwd).as_posix()
     nbformat.write(done, str(output))
 
 
-def notebook_parameters(key: str, *, site_file: str, results_file: str, out_dir: str,
+def relocatable_source(source: str | os.PathLike, cwd: pathlib.Path) -> str:
+    """A notebook's source as recorded in its executed copy, never an absolute path.
+
+    A notebook inside the report folder (a custom section's copy in ``inputs/``) by its path
+    there; a shipped one as ``hydrocalc/report/notebooks/<name>``.
+    """
+    path = pathlib.Path(source)
+    try:
+        return path.resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return f"hydrocalc/report/notebooks/{path.name}"
+
+
+def notebook_parameters(key: str, *, site_file: str, out_dir: str,
                         sections: Sequence[str]) -> dict:
     """The parameters a section notebook receives.
 
-    ``site_file``, ``results_file``, ``out_dir`` and the section's fixed ones (``scenario``,
-    ``section_keys``).
+    ``site_file``, ``out_dir`` and the section's fixed ones (``scenario``, ``section_keys``).
     """
     params = S.section_parameters(key, site_file=site_file, out_dir=out_dir,
-                                        sections=list(sections))
-    out = {"site_file": params.pop("site_file"), "results_file": results_file}
+                                  sections=list(sections))
+    out = {"site_file": params.pop("site_file")}
     out.update(params)
     return out

@@ -62,12 +62,14 @@ def artifact_hashes(folder: pathlib.Path) -> dict[str, str]:
 
 def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes: dict,
                      keys: Sequence[str], fmts: Sequence[str], sections_out: dict,
-                     timestamps: dict) -> dict:
+                     timestamps: dict, *, analysis: dict | None = None,
+                     summary: dict | None = None) -> dict:
     """The results.json document: provenance, every section's results, the analysis.
 
     Everything that varies from run to run lives under ``timestamps``; the rest is a
     function of the inputs and the hydrocalc version (two runs give identical documents
-    apart from ``timestamps``).
+    apart from ``timestamps``). ``analysis`` and ``summary`` are computed from
+    ``site_path`` unless given.
     """
     import hydrocalc
 
@@ -80,8 +82,8 @@ def results_document(site, site_path: pathlib.Path, site_rel: str, input_hashes:
         "data_tables": data.table_hashes(),
         "tolerances": {"rtol": _verify_rtol(), "atol": _verify_atol()},
         "sections": sections_out,
-        "analysis": S.analysis_dict(site_path),
-        "summary": S.summary_dict(site_path),
+        "analysis": analysis if analysis is not None else S.analysis_dict(site_path),
+        "summary": summary if summary is not None else S.summary_dict(site_path),
         "timestamps": timestamps,
     }
 
@@ -103,10 +105,12 @@ def pdf_attachments(staging: pathlib.Path, results: dict) -> dict[str, bytes]:
 
 
 def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: Mapping,
-               stages: dict, computed: Mapping):
+               stages: dict, shown: Sequence[Mapping]):
     """Typeset report.pdf in a background thread (typst releases the GIL).
 
-    Returns a future of the page count, or None when no PDF is wanted.
+    ``shown``: every section's presentation, in report order, as the executed notebooks
+    displayed it (figures read from the staging folder). Returns a future of the page
+    count, or None when no PDF is wanted.
     """
     if "pdf" not in fmts:
         return None
@@ -119,9 +123,10 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
     def work():
         t = time.perf_counter()
         try:
-            future.set_result(write_pdf(list(computed.values()), meta,
-                                        staging / "report.pdf", attachments=attachments,
-                                        timestamp=document_date(results)))
+            future.set_result(write_pdf(list(shown), meta, staging / "report.pdf",
+                                        attachments=attachments,
+                                        timestamp=document_date(results),
+                                        figure_root=staging))
         except BaseException as exc:  # noqa: BLE001 - re-raised by future.result()
             future.set_exception(exc)
         stages["pdf_s"] = round(time.perf_counter() - t, 3)
@@ -304,12 +309,3 @@ def _workbook_bytes(results: dict) -> bytes:
     return buf.getvalue()
 
 
-def _write_workbook_timed(path: pathlib.Path, results: dict) -> float:
-    """:func:`_write_workbook`, returning the seconds it took.
-
-    Module-level, so a report run can hand it to its figure worker; see
-    :func:`hydrocalc.report.build.run_in_figure_pool`.
-    """
-    t = time.perf_counter()
-    _write_workbook(path, results)
-    return time.perf_counter() - t

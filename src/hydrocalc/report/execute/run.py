@@ -1,28 +1,28 @@
-"""The entry point :func:`run_report`: validate, stage, compute, present, assemble, swap.
+"""The entry point :func:`run_report`: validate, stage, execute the notebooks, assemble, swap.
 
 Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import datetime
-import gc
 import json
 import os
 import pathlib
-import queue
 import shutil
-import threading
 import time
-from collections.abc import Iterable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError, ReportError
-from hydrocalc.report import build
 from hydrocalc.report import sections as S
+from hydrocalc.report.custom import (
+    CustomSection,
+    custom_heading,
+    custom_presentation,
+    custom_sections,
+)
 from hydrocalc.report.execute.interrupts import interrupt_on_terminate
 from hydrocalc.report.execute.kernels import KernelPool, close_thread_loop
 from hydrocalc.report.execute.notebooks import (
@@ -32,10 +32,8 @@ from hydrocalc.report.execute.notebooks import (
     notebook_parameters,
 )
 from hydrocalc.report.execute.outputs import (
-    _canonical,
     _start_pdf,
     _write_workbook,
-    _write_workbook_timed,
     artifact_hashes,
     dump_results,
     results_document,
@@ -51,8 +49,12 @@ from hydrocalc.report.execute.staging import (
     default_report_dir,
 )
 from hydrocalc.report.reproducible import document_datetime
+from hydrocalc.report.result import SECTION_MIME
 
 FORMATS = ("html", "pdf", "xlsx")
+#: Kernels executing section notebooks at once by default: each computes the sections it
+#: is given (the site analysed once per kernel), so two use both cores of a small machine.
+DEFAULT_JOBS = 2
 
 
 # --------------------------------------------------------------------------------------
@@ -92,23 +94,29 @@ def _resolve_formats(formats) -> tuple[str, ...]:
 
 
 def plan_jobs(section_keys: Sequence[str], site_rel: str, nb_dir: pathlib.Path, *,
-              results_file: str = "") -> list[dict]:
-    """One job per section: notebook, parameters and output name.
+              custom: Sequence[CustomSection] = (), custom_dir: pathlib.Path | None = None,
+              timeout_s: float = 120.0) -> list[dict]:
+    """One job per notebook: source, parameters, executed copy, time limit.
 
-    ``results_file`` may hold ``{key}``, replaced by the section key.
+    The standard sections in report order, then the engineer's own (``custom``, their
+    sources read from ``custom_dir``: the copies in the staging folder's ``inputs/``). Every
+    notebook receives ``site_file`` (relative to the report folder) and ``out_dir = "."``
+    (the report folder), so that its executed copy re-runs as it stands from there.
     """
     jobs = []
     for n, key in enumerate(section_keys, start=1):
         spec = S.SECTIONS[key]
-        params = notebook_parameters(key, site_file=site_rel,
-                                     results_file=results_file.format(key=key),
-                                     out_dir="", sections=section_keys)
-        jobs.append({
-            "key": key,
-            "source": nb_dir / spec.notebook,
-            "parameters": params,
-            "output": f"notebooks/{n:02d}_{key}.ipynb",
-        })
+        params = notebook_parameters(key, site_file=site_rel, out_dir=".",
+                                     sections=section_keys)
+        jobs.append({"key": key, "source": nb_dir / spec.notebook, "parameters": params,
+                     "output": f"notebooks/{n:02d}_{key}.ipynb", "timeout_s": timeout_s,
+                     "custom": None})
+    for n, sec in enumerate(custom, start=len(section_keys) + 1):
+        source = (custom_dir / sec.notebook) if custom_dir is not None else sec.source
+        jobs.append({"key": sec.key, "source": source,
+                     "parameters": {"site_file": site_rel, "out_dir": "."},
+                     "output": f"notebooks/{n:02d}_{sec.key}.ipynb", "timeout_s": timeout_s,
+                     "custom": sec})
     return jobs
 
 
@@ -117,7 +125,7 @@ def run_report(
         site_file: str | os.PathLike, out: str | os.PathLike | None = None, *,
         sections: Iterable[str] | None = None, formats=None, jobs: int | None = None,
         progress: bool = True, notebooks: str | os.PathLike | None = None,
-        fresh_kernels: bool = False, echo=None, figure_workers: int = 1) -> ReportRun:
+        fresh_kernels: bool = False, echo=None) -> ReportRun:
     """Produce the SWPPP hydrology report for one site file (see the module docstring).
 
     Parameters
@@ -128,13 +136,13 @@ def run_report(
         Report folder; default ``reports/<site name>`` (see :func:`default_report_dir`).
     sections : iterable of str, optional
         Section keys (or aliases, see :data:`hydrocalc.report.sections.ALIASES`); default all.
+        The engineer's own sections (``[report] extra_sections``) always follow.
     formats : str or iterable of str, optional
         Subset of ``html``, ``pdf``, ``xlsx`` (default all three). The executed notebooks,
         CSV tables, PNG figures and ``results.json`` are always written.
     jobs : int, optional
-        Kernels executing notebooks at once; default 1 (one warm kernel presents every
-        section: the notebooks only unpickle and display, so a second kernel's start-up
-        costs more than it saves on a small machine).
+        Kernels executing notebooks at once; default :data:`DEFAULT_JOBS` (each kernel
+        analyses the site once and computes the sections it executes).
     progress : bool, default True
         Show a progress bar on stderr.
     notebooks : path, optional
@@ -144,16 +152,6 @@ def run_report(
         warm kernels with their namespace reset between notebooks.
     echo : callable, optional
         Receives one-line status messages (default: silent).
-    figure_workers : int, default 1
-        Processes drawing the figures while this process computes the sections and drives
-        the notebooks (see :func:`hydrocalc.report.build.figure_pool`); 0 draws them in this
-        process. The figures are the largest part of a report's CPU (see "Speed" in
-        docs/report.md). The worker takes them from the front of the queue; once this
-        process has computed every section it draws the last ones itself
-        (:func:`hydrocalc.report.build.draw_queued_figure`) instead of waiting, so both
-        cores draw. The worker also writes the Excel workbook, which needs no figure,
-        while this process draws (a workbook task the pool never started is written here).
-        More workers compete with the kernel on a 2-core machine.
 
     Returns
     -------
@@ -164,75 +162,59 @@ def run_report(
     InputError
         On any input problem (nothing is executed).
     ReportError
-        If a section fails (the previous report is left untouched).
+        If a notebook fails (the previous report is left untouched).
     """
     t0 = time.perf_counter()
     started = _utc_now()
     doc_date = document_datetime()  # the date every deliverable carries (reproducible)
     say = echo or (lambda msg: None)
-    site_path, keys, fmts, nb_dir, target, site = _check_run_inputs(
+    site_path, keys, fmts, nb_dir, target = _check_run_inputs(
         site_file, out, sections, formats, notebooks)
 
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_staging(target)
     staging = _make_staging(target)
-    workers = max(1, min(jobs or 1, len(keys)))
-    pool = KernelPool(staging, size=workers, fresh=fresh_kernels)
-    stages: dict[str, float] = {}
-    # sections ready to present, in the order they become ready (a section waits for its
-    # figures only; one without figures need not wait for the figures of those before it)
-    ready: queue.Queue = queue.Queue()
-    abort = threading.Event()
-
-    def next_ready() -> str:
-        key = ready.get()
-        if key is None or abort.is_set():
-            raise _Aborted()
-        return key
-
-    presenter = ThreadPoolExecutor(max_workers=1)
-    drawing = contextlib.ExitStack()
-    # The objects alive now (modules, caches, the loaded site) and, below, the analysis
-    # live as long as the run: frozen, the cyclic garbage collector no longer scans them at
-    # each full collection (about 0.6 s per collection in a process holding pandas and
-    # matplotlib), and a forked figure worker never writes to their pages. Unfrozen at the
-    # end, so a long-lived process collects them as before. A caller that froze objects
-    # of its own keeps them frozen: then this run freezes nothing (gc.unfreeze cannot tell
-    # its objects from the caller's).
-    freeze = gc.get_freeze_count() == 0
-    if freeze:
-        gc.freeze()
+    pool = KernelPool(staging, size=max(1, min(jobs or DEFAULT_JOBS, len(keys))),
+                      fresh=fresh_kernels)
+    # the kernels start (and import hydrocalc) while this process validates the site
+    pool.start_background()
     try:
-        # figure workers forked first (before this process starts threads), then kernels:
-        # both start while this process analyses the site
-        drawing.enter_context(build.figure_pool(figure_workers))
-        pool.start_background()
-        ctx = S.context(site_path)
-        ctx.results  # noqa: B018 - analysed once, before any section is presented
-        if freeze:
-            gc.freeze()
+        site, custom = _check_site(site_path, keys, nb_dir)
+    except BaseException:
+        pool.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    stages: dict[str, float] = {}
+    executor = ThreadPoolExecutor(max_workers=1)
+    try:
         site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
-        job_list = plan_jobs(keys, site_rel, nb_dir,
-                             results_file=f"{build.PICKLE_DIR}/{{key}}.pkl")
-        t1 = time.perf_counter()
-        stages["setup_s"] = round(t1 - t0, 3)  # validation, staging, the analysis
-        presenting = presenter.submit(_execute_all, job_list, staging, target, jobs=workers,
-                                      progress=progress, pool=pool, next_ready=next_ready)
-        # compute each section here while the kernel presents the ones already computed
-        # (figures drawn in a pool of processes meanwhile; each section is handed over, in
-        # report order, as soon as its figures are drawn)
-        run = _SectionRun(site=site, site_path=site_path, site_rel=site_rel,
-                          input_hashes=input_hashes, keys=keys, fmts=fmts, doc_date=doc_date,
-                          staging=staging, stages=stages, ready=ready)
-        early = run.compute_all(presenting, abort, drawing)
-        stages["compute_s"] = round(time.perf_counter() - t1, 3)
-        results, meta, typesetting = run.start_outputs(early)
-        section_seconds = presenting.result()
-        stages["present_s"] = round(time.perf_counter() - t1, 3)
-        # every notebook is executed: the kernel stops while the last files are written
+        job_list = plan_jobs(keys, site_rel, nb_dir, custom=custom,
+                             custom_dir=staging / pathlib.Path(site_rel).parent,
+                             timeout_s=site.report.notebook_timeout_s)
+        stages["setup_s"] = round(time.perf_counter() - t0, 3)
+        executing = executor.submit(_execute_all, job_list, staging, target,
+                                    jobs=pool.size, progress=progress, pool=pool)
+        # this process analyses the site for results.json (the analysis and the compliance
+        # summary) while the kernels compute the sections
+        analysis, summary = _analysis_parts(site_path, executing)
+        section_seconds = executing.result()
+        stages["notebooks_s"] = round(time.perf_counter() - t0 - stages["setup_s"], 3)
         stopping = pool.close_in_background()
         say(f"executed {len(job_list)} section notebooks")
-        _write_html(staging, fmts, meta, stages)
+        documents, shown = read_executed(staging, job_list)
+        results = results_document(site, site_path, site_rel, input_hashes, keys, fmts,
+                                   documents, {"document_utc": doc_date.isoformat()},
+                                   analysis=analysis, summary=summary)
+        if custom:
+            results["custom_sections"] = [job["custom"].to_dict(job["output"])
+                                          for job in job_list if job["custom"] is not None]
+        meta = S.cover_meta(results, site)
+        typesetting = _start_pdf(staging, results, fmts, meta, stages, shown)
+        if "xlsx" in fmts:
+            t = time.perf_counter()
+            _write_workbook(staging / "tables.xlsx", results)
+            stages["xlsx_s"] = round(time.perf_counter() - t, 3)
+        _write_html(staging, fmts, meta, stages, job_list)
         pages = typesetting.result() if typesetting is not None else None
         _write_results_json(staging, results, section_seconds, started, t0, stages)
         (staging / STAGING_MARKER).unlink()
@@ -246,24 +228,34 @@ def run_report(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
-        drawing.close()
-        presenter.shutdown(wait=True)
-        if freeze:
-            gc.unfreeze()
-    stopping.join()  # the kernel's working folder is the staging folder
+        executor.shutdown(wait=True, cancel_futures=True)
+    stopping.join()  # the kernels' working folder is the staging folder
     pool.close()  # (already closed: returns at once)
     _swap_into_place(staging, target)
     files_out = tuple(sorted(p.relative_to(target).as_posix()
                              for p in target.rglob("*") if p.is_file()))
-    return ReportRun(out_dir=target, files=files_out, sections=tuple(keys),
+    return ReportRun(out_dir=target, files=files_out,
+                     sections=tuple(keys) + tuple(c.key for c in custom),
                      seconds=time.perf_counter() - t0, section_seconds=section_seconds,
                      stage_seconds=stages, pdf_pages=pages)
 
 
-def _check_run_inputs(site_file, out, sections, formats, notebooks) -> tuple:
-    """Validate a run's inputs before anything runs.
+def _analysis_parts(site_path: pathlib.Path, executing) -> tuple[dict, dict]:
+    """results.json's ``analysis`` and ``summary``, computed here.
 
-    Returns (site path, section keys, formats, notebook folder, report folder, loaded site).
+    An input error only the analysis finds stops the notebooks: it is the error to report.
+    """
+    try:
+        return S.analysis_dict(site_path), S.summary_dict(site_path)
+    except BaseException:
+        executing.cancel()
+        raise
+
+
+def _check_run_inputs(site_file, out, sections, formats, notebooks) -> tuple:
+    """Validate a run's arguments before anything runs.
+
+    Returns (site path, section keys, formats, notebook folder, report folder).
     """
     site_path = pathlib.Path(site_file)
     if not site_path.is_file():
@@ -281,184 +273,68 @@ def _check_run_inputs(site_file, out, sections, formats, notebooks) -> tuple:
         if not path.is_file():
             raise ReportError(f"section notebook {path} must exist; got a missing file. "
                               "Reinstall hydrocalc or pass --notebooks.")
+    return site_path, keys, fmts, nb_dir, target
+
+
+def _check_site(site_path: pathlib.Path, keys: Sequence[str], nb_dir: pathlib.Path
+                ) -> tuple:
+    """Load the site and check every notebook a run will execute, before any runs.
+
+    Returns (the loaded site, its :class:`~hydrocalc.report.custom.CustomSection` list).
+    """
     for key in keys:
         check_notebook_parameters(nb_dir / S.SECTIONS[key].notebook, key)
     site = S.context(site_path).site  # loads the site: InputError before anything runs
-    return site_path, keys, fmts, nb_dir, target, site
+    return site, custom_sections(site.report.extra_sections, site_path.parent)
 
 
-def _document(res) -> dict:
-    """A section's canonical JSON form (figures by name only: known before they are drawn)."""
-    return json.loads(_canonical(res.to_dict()))
+def read_executed(staging: pathlib.Path, job_list: Sequence[Mapping]
+                  ) -> tuple[dict, list[dict]]:
+    """What the executed notebooks displayed: section documents and presentations.
 
+    Returns ``({key: document}`` of the standard sections, for results.json and the
+    workbook; every section's presentation in report order, for the PDF). The presentation
+    of a section of the engineer's own is made from its displayed outputs (its figures
+    written to ``figures/``).
 
-@dataclasses.dataclass
-class _SectionRun:
-    """The computing side of one report run.
-
-    Sections computed in report order and handed to the presenter as their figures are
-    drawn; results.json's content and the workbook.
+    Raises
+    ------
+    ReportError
+        If a standard section's notebook displayed no section data, or several.
     """
+    import nbformat
 
-    site: object
-    site_path: pathlib.Path
-    site_rel: str
-    input_hashes: dict
-    keys: list
-    fmts: tuple[str, ...]
-    doc_date: datetime.datetime
-    staging: pathlib.Path
-    stages: dict
-    ready: queue.Queue
-    computed: dict = dataclasses.field(default_factory=dict)
-    documents: dict = dataclasses.field(default_factory=dict)  # each section's JSON, once
-    waiting: list = dataclasses.field(default_factory=list)
-    late_warned: bool = False  # a figure drawn in the pool warned after its section
-    # the workbook made by the figure worker from the early results (see compute_all)
-    background: dict = dataclasses.field(default_factory=dict)
-
-    def next_done(self, block: bool) -> int | None:
-        """The first waiting section (report order) whose figures are drawn.
-
-        The warnings section only once every other section is handed over (a figure drawn
-        in the pool may still add a warning to gather).
-        """
-        waiting = self.waiting
-        others = [i for i, (key, _) in enumerate(waiting) if key != "warnings"]
-        for i in others or range(len(waiting)):
-            if build.section_done(waiting[i][1]):
-                return i
-        return (others or [0])[0] if block and waiting else None
-
-    def hand_over(self, block: bool) -> None:
-        """Write, pickle and hand to the presenter every section whose figures are drawn."""
-        while self.waiting and (i := self.next_done(block)) is not None:
-            key, res = self.waiting.pop(i)
-            warned = res.__dict__.get("_figure_warned")
-            build.finish_section(res)
-            if res.__dict__.get("_figure_warned") != warned:
-                self.late_warned = True
-                self.documents[key] = _document(res)
-            if key == "warnings" and self.late_warned:
-                # gathered before a figure's warning was known: gather again
-                res = build.compute_section(key, self.site_path, self.keys,
-                                            site_label=self.site_rel, computed=self.computed)
-                self.documents[key] = _document(res)
-            res.write(self.staging, document=self.documents[key])
-            build.save_sections({key: res}, self.staging / build.PICKLE_DIR / f"{key}.pkl")
-            self.computed[key] = res
-            self.ready.put(key)
-
-    def finish_documents(self) -> tuple[dict, dict]:
-        """results.json's content (without timestamps and artifacts) and the cover's data."""
-        sections_out = {key: self.documents[key] for key in self.keys if key in self.documents}
-        results = results_document(self.site, self.site_path, self.site_rel,
-                                   self.input_hashes, self.keys, self.fmts, sections_out,
-                                   {"document_utc": self.doc_date.isoformat()})
-        return results, S.cover_meta(results, self.site)
-
-    def workbook(self, results) -> None:
-        """Write the Excel workbook here (when asked for)."""
-        if "xlsx" in self.fmts:
-            t = time.perf_counter()
-            _write_workbook(self.staging / "tables.xlsx", results)
-            self.stages["xlsx_s"] = round(time.perf_counter() - t, 3)
-
-    def workbook_in_pool(self, results) -> None:
-        """Queue the Excel workbook in the figure pool (when asked for)."""
-        if "xlsx" in self.fmts:
-            future = build.run_in_figure_pool(_write_workbook_timed,
-                                              self.staging / "tables.xlsx", results)
-            if future is not None:
-                self.background["xlsx"] = future
-
-    def workbook_done(self, results) -> None:
-        """Wait for the workbook queued in the pool, or write it here."""
-        # the pool is closed by now: its task either finished or was cancelled before it
-        # started (then, or if it failed, the workbook is written here)
-        future = self.background.pop("xlsx", None)
-        if future is None:
-            self.workbook(results)
-            return
-        try:
-            self.stages["xlsx_s"] = round(future.result(), 3)
-        except Exception:  # noqa: BLE001 - cancelled or failed there: write it here
-            self.workbook(results)
-
-    def compute_all(self, presenting, abort: threading.Event,
-                    drawing: contextlib.ExitStack) -> tuple[dict, dict] | None:
-        """Compute every section in report order while the presenter presents those handed over.
-
-        Returns the early results (see :meth:`finish_documents`) when made, else None.
-        """
-        early = None
-        try:
-            for key in self.keys:
-                if presenting.done():
-                    break  # a notebook failed: its error is raised below
-                built = {**self.computed, **dict(self.waiting)}
-                res = build.compute_section(key, self.site_path, self.keys,
-                                            site_label=self.site_rel, wait=False,
-                                            computed=built)
-                self.documents[key] = _document(res)
-                self.waiting.append((key, res))
-                self.hand_over(block=False)
-            if self.waiting and len(self.documents) == len(self.keys):
-                # figures still being drawn in the pool: results.json's content and the
-                # workbook need none of them, so they are made meanwhile
-                early = self.finish_documents()
-                # the figure worker writes the workbook next (it needs no figure), while
-                # this process draws the figures no worker has started yet (the last ones
-                # queued): this process and the worker meet in the middle
-                self.workbook_in_pool(early[0])
-                while build.draw_queued_figure():
-                    self.hand_over(block=False)
-                self.hand_over(block=False)
-            self.hand_over(block=True)
-        except BaseException:
-            abort.set()
-            for _ in self.keys:
-                self.ready.put(None)
-            try:
-                presenting.result()
-            except BaseException:  # noqa: BLE001 - the computation's error is the one to raise
-                pass
-            raise
-        finally:
-            drawing.close()
-        return early
-
-    def start_outputs(self, early: tuple[dict, dict] | None
-                      ) -> tuple[dict, dict, Future | None]:
-        """Start typesetting the PDF and make the workbook (unless made early).
-
-        Returns (results, cover data, the PDF's future of its page count or None).
-        """
-        in_order = {key: self.computed[key] for key in self.keys if key in self.computed}
-        # the PDF (and the workbook, unless made above) need the results only: made while
-        # the notebooks finish
-        if early is None or self.late_warned or len(self.computed) != len(self.keys):
-            results, meta = self.finish_documents()
-            typesetting = _start_pdf(self.staging, results, self.fmts, meta, self.stages,
-                                     in_order)
-            self.background.pop("xlsx", None)  # made from results that changed since: again
-            self.workbook(results)
-        else:
-            results, meta = early
-            typesetting = _start_pdf(self.staging, results, self.fmts, meta, self.stages,
-                                     in_order)
-            self.workbook_done(results)
-        return results, meta, typesetting
+    documents: dict = {}
+    shown: list[dict] = []
+    for job in job_list:
+        path = staging / job["output"]
+        if job["custom"] is not None:
+            shown.append(custom_presentation(path, job["custom"], staging))
+            continue
+        nb = nbformat.read(str(path), as_version=4)
+        found = [out["data"][SECTION_MIME] for cell in nb.cells
+                 if cell.get("cell_type") == "code" for out in cell.get("outputs", [])
+                 if SECTION_MIME in out.get("data", {})]
+        if len(found) != 1:
+            raise ReportError(f"notebook {job['output']} must display its section once "
+                              f"(its last cell: section); got {len(found)} displays")
+        data = json.loads(json.dumps(found[0]))  # plain dicts and lists
+        documents[job["key"]] = data["document"]
+        shown.append(data["presentation"])
+    return documents, shown
 
 
-def _write_html(staging: pathlib.Path, fmts: tuple[str, ...], meta: dict, stages: dict) -> None:
+def _write_html(staging: pathlib.Path, fmts: tuple[str, ...], meta: dict, stages: dict,
+                job_list: Sequence[Mapping]) -> None:
     """Assemble report.html from the executed notebooks (when asked for)."""
     if "html" in fmts:
         from hydrocalc.report.assemble import assemble_html
 
         t = time.perf_counter()
-        executed = sorted((staging / "notebooks").glob("*.ipynb"))
-        (staging / "report.html").write_text(assemble_html(executed, meta),
+        executed = [staging / job["output"] for job in job_list]
+        headings = {str(staging / job["output"]): custom_heading(job["custom"])
+                    for job in job_list if job["custom"] is not None}
+        (staging / "report.html").write_text(assemble_html(executed, meta, headings),
                                              encoding="utf-8")
         stages["html_s"] = round(time.perf_counter() - t, 3)
 
@@ -467,7 +343,6 @@ def _write_results_json(staging: pathlib.Path, results: dict, section_seconds: d
                         started: str, t0: float, stages: dict) -> None:
     """Complete results.json (timings, artifact hashes) and write it to the staging folder."""
     results["timestamps"]["sections_seconds"] = section_seconds
-    shutil.rmtree(staging / build.PICKLE_DIR)
     results["artifacts"] = artifact_hashes(staging)
     results["timestamps"]["started_utc"] = started  # after the PDF embedded results
     results["timestamps"]["finished_utc"] = _utc_now()
@@ -476,39 +351,30 @@ def _write_results_json(staging: pathlib.Path, results: dict, section_seconds: d
     (staging / "results.json").write_text(dump_results(results), encoding="utf-8")
 
 
-class _Aborted(Exception):
-    """The computation failed; the notebooks waiting for it stop."""
-
-
 def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Path, *,
-                 jobs: int, progress: bool, pool: KernelPool | None,
-                 next_ready=None) -> dict:
-    """Execute the section notebooks, ``jobs`` at a time.
+                 jobs: int, progress: bool, pool: KernelPool | None) -> dict:
+    """Execute the notebooks, ``jobs`` at a time, each started in report order.
 
-    On failure keep the staging folder as ``.<name>.failed`` and raise the first section's
-    ReportError.
-
-    With ``next_ready`` (a callable returning the key of the next section ready to present,
-    blocking until there is one) the notebooks run in the order their sections become
-    ready; otherwise in the order of ``job_list``.
+    On failure keep the staging folder as ``.<name>.failed`` and raise the first notebook's
+    ReportError (one line).
     """
     from tqdm.auto import tqdm
 
     failed_dir = target.parent / f".{target.name}.failed"
     seconds: dict[str, float] = {}
 
-    by_key = {job["key"]: job for job in job_list}
-
     def run(job):
-        if next_ready is not None:
-            job = by_key[next_ready()]
         t = time.perf_counter()
         km = None if pool is None else pool.acquire()
+        custom = job["custom"]
         try:
             execute_notebook(job["source"], staging / job["output"], job["parameters"],
                              cwd=staging, section=job["key"],
+                             notebook=custom.notebook if custom is not None else None,
                              display_path=str(failed_dir / job["output"]), km=km,
-                             kc=None if km is None else pool.client(km))
+                             kc=None if km is None else pool.client(km),
+                             timeout_s=job["timeout_s"],
+                             timeout_hint=" ([report] notebook_timeout_s in the site file)")
         finally:
             if km is not None:
                 pool.release(km)
@@ -516,8 +382,6 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
         seconds[job["key"]] = round(time.perf_counter() - t, 3)
         return job["key"]
 
-    # No rate or ETA: the first section waits for the whole analysis, the others take
-    # a fraction of a second, so an average per section would mislead.
     bar = tqdm(total=len(job_list), desc="report sections", unit="section",
                disable=not progress, leave=False,
                bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
@@ -526,7 +390,7 @@ def _execute_all(job_list: list[dict], staging: pathlib.Path, target: pathlib.Pa
     bar.close()
     if error is not None:
         if isinstance(error, ReportError):
-            raise ReportError(f"{error}\nthe previous report in {target} was left untouched"
+            raise ReportError(f"{error}; the previous report in {target} was left untouched"
                               ) from error
         raise error
     return dict(sorted(seconds.items()))

@@ -62,7 +62,6 @@ from hydrocalc.report import figures as F  # noqa: F401 (re-exported)
 from hydrocalc.report.figures import Figure  # noqa: F401 (re-exported)
 from hydrocalc.report.result import SectionResult  # noqa: F401 (re-exported)
 from hydrocalc.report.sections.builder import (  # noqa: F401 (re-exported)
-    PENDING_FIGURES,
     distribution_label,
     echo_table,
     warning_sections,

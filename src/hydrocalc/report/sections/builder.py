@@ -1,7 +1,6 @@
 """Helpers for building sections: number formatting, echo tables, the section builder.
 
-:class:`_Builder` collects one section's narrative, tables, figures (drawn in worker
-processes when a pool is available; see :data:`PENDING_FIGURES`) and warnings;
+:class:`_Builder` collects one section's narrative, tables, figures and warnings;
 :func:`warning_sections` assigns each analysis warning to the sections it concerns.
 
 Part of :mod:`hydrocalc.report.sections`; every name is importable from there.
@@ -134,11 +133,6 @@ def echo_table(name: str, title: str, raw: Mapping, paths: Sequence[str], *,
                  key_columns=["site_file_key"])
 
 
-# Figures still being drawn in worker processes: id(SectionResult) -> [(placeholder, future)];
-# resolved and removed by hydrocalc.report.build.finish_section.
-PENDING_FIGURES: dict[int, list] = {}
-
-
 class _Builder:
     """Builds one section: figures drawn or skipped, warnings collected."""
 
@@ -158,12 +152,8 @@ class _Builder:
                 # drawing warned: this section's warnings differ from a build without
                 # figures, so the warnings section must not reuse them (see _build_warnings)
                 self.res.__dict__["_figure_warned"] = True
-            if isinstance(fig, Figure):
-                self.res.add_figure(Figure(name=name, title=title, png=fig.png,
-                                           caption=fig.caption))
-            else:  # a future: drawn in another process, see build.figure_pool
-                placeholder = self.res.add_figure(Figure(name=name, title=title, png=b""))
-                PENDING_FIGURES.setdefault(id(self.res), []).append((placeholder, fig))
+            self.res.add_figure(Figure(name=name, title=title, png=fig.png,
+                                       caption=fig.caption))
         else:
             self.res.add_figure(Figure(name=name, title=title, png=b""))
 

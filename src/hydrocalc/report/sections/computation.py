@@ -58,6 +58,10 @@ class Context:
         self.raw_text = site_path.read_bytes().decode("utf-8-sig")
         self.raw = tomllib.loads(self.raw_text)
         self._cache: dict[str, Any] = {}
+        #: Sections built from this context in this process (key -> SectionResult), kept by
+        #: :func:`hydrocalc.report.build.section` so that the warnings section of a kernel
+        #: presenting several sections reuses them.
+        self.built: dict[str, Any] = {}
 
     def _run(self, step: str, fn: Callable, *args, **kwargs):
         with warnings.catch_warnings(record=True) as caught:
