@@ -92,7 +92,7 @@ def test_notebooks_whose_parameters_differ_from_the_sections_are_refused(runner,
     result = runner.invoke(main, ["report", str(EXAMPLE), "--notebooks", str(books),
                                   "--out", str(tmp_path / "r")])
     assert result.exit_code == 1
-    assert ("error: notebook 04_ponds.ipynb parameters must be out_dir, results_file, "
+    assert ("error: notebook 04_ponds.ipynb parameters must be out_dir, "
             "site_file (section 'ponds'); missing: none; unexpected: storm") in result.output
     assert not (tmp_path / "r").exists()
 

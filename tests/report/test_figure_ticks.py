@@ -61,7 +61,7 @@ def test_render_leaves_date_axes_alone():
 def test_panel_grid_makes_only_drawn_panels():
     t = np.linspace(0.0, 24.0, 97)
     panels = [(f"{k} yr", [("Pre", t, k * np.sin(t / 24.0 * np.pi))]) for k in (1, 2, 10)]
-    fig = F.panel_hydrograph_figure.__wrapped__("p", "p", panels)
+    fig = F.panel_hydrograph_figure("p", "p", panels)
     assert fig.png.startswith(b"\x89PNG")
     fig, axes = F.new_figure(4.6, nrows=2, ncols=2, n_axes=3)
     assert axes[1, 1] is None

@@ -243,7 +243,7 @@ def test_a_failing_section_leaves_the_previous_report_untouched(report, hostile_
     books = tmp_path / "books"
     shutil.copytree(notebook_dir(), books)
     nb = nbformat.read(books / "05_comparison.ipynb", as_version=4)
-    nb.cells.insert(4, new_code_cell("result.no_such_table()"))
+    nb.cells.insert(4, new_code_cell("section.no_such_table()"))
     nbformat.write(nb, books / "05_comparison.ipynb")
     with pytest.raises(ReportError) as info:
         run_report(hostile_site, out, notebooks=books, sections=["comparison"],
@@ -251,7 +251,7 @@ def test_a_failing_section_leaves_the_previous_report_untouched(report, hostile_
     message = str(info.value)
     failed = tmp_path / ".lot7.failed" / "notebooks" / "01_comparison.ipynb"
     # cell 5 of the executed notebook: papermill's injected parameters cell comes first
-    assert ("section 'comparison' failed in cell 5 (In [5]: 'result.no_such_table()')"
+    assert ("section 'comparison' failed in cell 5 (In [5]: 'section.no_such_table()')"
             in message)
     assert "AttributeError" in message and str(failed) in message
     assert "left untouched" in message
@@ -321,27 +321,6 @@ def test_no_internal_text_in_any_generated_file(report):
     assert isinstance(doc["summary"]["failures"], list)
 
 
-def test_report_leaves_the_callers_frozen_objects_frozen(tmp_path):
-    """run_report freezes its long-lived objects for the garbage collector and unfreezes
-    them at the end, unless the caller froze objects of its own: those stay frozen."""
-    import gc
-
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
-        run_report(EXAMPLE, tmp_path / "r", sections=["project"], formats="",
-                   progress=False, figure_workers=0)
-        # (frozen objects that die leave the count, so it may shrink a little; the old
-        # unconditional gc.unfreeze() took it to 0)
-        assert gc.get_freeze_count() > frozen // 2
-    finally:
-        gc.unfreeze()
-    run_report(EXAMPLE, tmp_path / "r2", sections=["project"], formats="", progress=False,
-               figure_workers=0)
-    assert gc.get_freeze_count() == 0  # its own freeze is undone
-
-
 def _workbook_values(path) -> dict:
     from openpyxl import load_workbook
 
@@ -350,41 +329,3 @@ def _workbook_values(path) -> dict:
             for name in wb.sheetnames}
 
 
-def test_workbook_written_by_the_figure_worker_equals_the_one_written_here(tmp_path,
-                                                                          monkeypatch):
-    """The figure worker writes tables.xlsx while this process draws the last figures; the
-    workbook is the one written in this process (figure_workers=0), and a workbook task the
-    pool never started (cancelled when it closed) is written here instead of going missing."""
-    from concurrent.futures import Future
-
-    from hydrocalc.report import build
-
-    keys = ["project", "hydrology_post", "ponds"]
-    here = run_report(EXAMPLE, tmp_path / "here", sections=keys, formats="xlsx",
-                      progress=False, figure_workers=0)
-    submitted = []
-    real = build.run_in_figure_pool
-
-    def spy(func, *args):
-        submitted.append(func.__name__)
-        return real(func, *args)
-
-    monkeypatch.setattr(build, "run_in_figure_pool", spy)
-    pooled = run_report(EXAMPLE, tmp_path / "pooled", sections=keys, formats="xlsx",
-                        progress=False, figure_workers=1)
-    expected = _workbook_values(here.out_dir / "tables.xlsx")
-    assert _workbook_values(pooled.out_dir / "tables.xlsx") == expected
-
-    def never_started(func, *args):
-        submitted.append("cancelled")
-        future = Future()
-        future.cancel()
-        return future
-
-    monkeypatch.setattr(build, "run_in_figure_pool", never_started)
-    fallback = run_report(EXAMPLE, tmp_path / "fallback", sections=keys, formats="xlsx",
-                          progress=False, figure_workers=1)
-    assert _workbook_values(fallback.out_dir / "tables.xlsx") == expected
-    # both pooled runs handed the workbook over (their figures were still being drawn
-    # when every section was computed)
-    assert submitted == ["_write_workbook_timed", "cancelled"], submitted

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hydrocalc.report.execute import kernels as K
+from hydrocalc.report.papermill_engine import RESET_CODE
 
 pytestmark = pytest.mark.notebooks
 
@@ -27,7 +28,7 @@ def _full_collections_per_reset(extra_arguments: list[str]) -> int:
         for _ in range(3):
             kc.execute_interactive("x = [[i] for i in range(1000)]\nx[:1]", timeout=60)
             kc.execute_interactive(_BEFORE, timeout=60)
-            kc.execute_interactive(K._RESET, silent=True, store_history=False, timeout=60)
+            kc.execute_interactive(RESET_CODE, silent=True, store_history=False, timeout=60)
             reply = kc.execute_interactive(_AFTER, timeout=60, user_expressions={
                 "n": "gc.get_stats()[2]['collections'] - int(os.environ['HC_TEST_FULL_GC'])"})
             counts.append(int(reply["content"]["user_expressions"]["n"]["data"]["text/plain"]))

@@ -145,9 +145,12 @@ class _TableParser(HTMLParser):
         self._cell: list[str] | None = None
         self._in_head = False
         self._has_td = False
+        self._hidden = 0  # inside <style> or <script>: not text
 
     def handle_starttag(self, tag, attrs):
-        if tag == "table":
+        if tag in ("style", "script"):
+            self._hidden += 1
+        elif tag == "table":
             self._depth += 1
             if self._depth == 1:
                 self.tables.append({"head": [], "body": [], "caption": ""})
@@ -160,7 +163,9 @@ class _TableParser(HTMLParser):
             self._has_td = self._has_td or tag == "td"
 
     def handle_endtag(self, tag):
-        if tag == "table":
+        if tag in ("style", "script"):
+            self._hidden = max(0, self._hidden - 1)
+        elif tag == "table":
             self._depth = max(0, self._depth - 1)
         elif self._depth == 1 and tag == "thead":
             self._in_head = False
@@ -175,6 +180,8 @@ class _TableParser(HTMLParser):
             self._row = None
 
     def handle_data(self, data):
+        if self._hidden:
+            return
         if self._cell is not None:
             self._cell.append(data)
         elif self._depth == 0:

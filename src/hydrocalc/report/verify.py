@@ -343,7 +343,29 @@ def _verify_folder(  # noqa: C901 (one sequential checklist; splitting obscures 
                  if "project" in reported else
                  [Difference("project", _MISSING, "the project facts", "missing")])
 
+    diffs.extend(_check_custom_sections(reported, site_path, notes))
     if artifacts:
-
         diffs.extend(VA.check_artifacts(base, reported, fresh_sections, rtol=rtol, atol=atol))
     return Verification(base, rtol, atol, diffs, notes, counter.numbers, counter.values)
+
+
+def _check_custom_sections(reported: dict, site_path: pathlib.Path,
+                           notes: list[Difference]) -> list[Difference]:
+    """The engineer's own sections: listed as the site file lists them, each with a note.
+
+    They are reproduced by executing their notebook again from the report folder, not
+    recomputed here; their notebooks are inputs (SHA-256 checked with the other inputs).
+    """
+    wanted = list(S.context(site_path).site.report.extra_sections)
+    listed = reported.get("custom_sections") or []
+    got = [c.get("notebook") for c in listed if isinstance(c, dict)]
+    diffs = []
+    if got != wanted:
+        diffs.append(Difference("custom_sections", ", ".join(map(str, got)) or "none",
+                                ", ".join(wanted) or "none"))
+    for c in listed:
+        if isinstance(c, dict):
+            notes.append(Difference(
+                f"custom section {c.get('key')} ({c.get('notebook')})",
+                "reproduced by re-running its notebook", "not recomputed by verify", "note"))
+    return diffs

@@ -33,7 +33,7 @@ import json
 import math
 import pathlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from hydrocalc.errors import InputError
 from hydrocalc.report.assemble import markdown_to_html
@@ -133,11 +133,16 @@ def _check_csv(base: pathlib.Path, fresh_sections: Mapping, rtol, atol) -> list[
 
 
 # -- sections/*.json and figures -------------------------------------------------------
-def _check_section_files(base, fresh_sections, rtol, atol) -> list[Difference]:
+def _check_section_files(base, fresh_sections, rtol, atol,
+                         custom_keys: Sequence[str] = ()) -> list[Difference]:
     out: list[Difference] = []
     wanted_json = {f"sections/{k}.json" for k in fresh_sections}
     wanted_png = {f"figures/{k}__{n}.png" for k, r in fresh_sections.items()
                   for n in r.figures}
+    # the figures a section of the engineer's own displayed: reproduced by re-running it
+    folder = base / "figures"
+    wanted_png |= {f"figures/{p.name}" for p in (folder.iterdir() if folder.is_dir() else ())
+                   if any(p.name.startswith(f"{k}__figure_") for k in custom_keys)}
     for key, res in fresh_sections.items():
         rel = f"sections/{key}.json"
         path = base / rel
@@ -267,13 +272,14 @@ def _table_fragment(part: str, name: str) -> str | None:
     return part[start:end] if end >= 0 else part[start:]
 
 
-def _check_html(base, fresh_sections, rtol, atol) -> list[Difference]:
+def _check_html(base, fresh_sections, rtol, atol, n_custom: int = 0) -> list[Difference]:
     text = (base / "report.html").read_text(encoding="utf-8", errors="replace")
     parts = text.split('<section class="report-section">')[1:]
     out: list[Difference] = []
     keys = list(fresh_sections)
-    if len(parts) != len(keys):
-        out.append(Difference("report.html (number of sections)", len(parts), len(keys)))
+    if len(parts) != len(keys) + n_custom:
+        out.append(Difference("report.html (number of sections)", len(parts),
+                              len(keys) + n_custom))
     for key, part in zip(keys, parts, strict=False):
         res = fresh_sections[key]
         if res.narrative_md and markdown_to_html(res.narrative_md) not in part:
@@ -379,6 +385,8 @@ def check_artifacts(base: pathlib.Path, reported: Mapping, fresh_sections: Mappi
     """
     out: list[Difference] = []
     formats = reported.get("parameters", {}).get("formats", [])
+    custom = reported.get("custom_sections") or []
+    custom_keys = [str(c.get("key", "")) for c in custom if isinstance(c, Mapping)]
     for fmt, name in _OUTPUTS.items():
         present = (base / name).is_file() and not (base / name).is_symlink()
         if fmt in formats and not present and not (base / name).is_symlink():
@@ -387,11 +395,11 @@ def check_artifacts(base: pathlib.Path, reported: Mapping, fresh_sections: Mappi
             out.append(Difference(name, "present", "not part of this report", "extra"))
     out.extend(_check_hashes(base, reported))
     out.extend(_check_csv(base, fresh_sections, rtol, atol))
-    out.extend(_check_section_files(base, fresh_sections, rtol, atol))
+    out.extend(_check_section_files(base, fresh_sections, rtol, atol, custom_keys))
     if "xlsx" in formats and (base / "tables.xlsx").is_file():
         out.extend(_check_xlsx(base, fresh_sections, rtol, atol))
     if "html" in formats and (base / "report.html").is_file():
-        out.extend(_check_html(base, fresh_sections, rtol, atol))
+        out.extend(_check_html(base, fresh_sections, rtol, atol, len(custom)))
     if "pdf" in formats and (base / "report.pdf").is_file():
         out.extend(_check_pdf(base, reported, fresh_sections, rtol, atol))
     return out
