@@ -90,7 +90,10 @@ def parameterize_safely(nb, parameters: dict, *, kernel_name: str = KERNEL_NAME)
                                          "version": papermill.__version__})
     for cell in nb.cells:
         cell.metadata.setdefault("tags", [])
-    nb = parameterize_notebook(nb, parameters, report_mode=True, kernel_name=kernel_name)
+    # every report notebook runs in a Python kernel (a notebook saved without language
+    # metadata, as some editors write it, is Python too)
+    nb = parameterize_notebook(nb, parameters, report_mode=True, kernel_name=kernel_name,
+                               language="python")
     cells = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
         raise ReportError("papermill did not inject exactly one parameters cell")
