@@ -74,12 +74,10 @@ def empty_notebook_s() -> float:
 
 def report_s(site: pathlib.Path) -> dict:
     """One full report of ``site`` into a temporary folder: seconds, stages, PDF pages."""
-    from hydrocalc.report import build
     from hydrocalc.report.execute import run_report
     from hydrocalc.report.sections import computation
 
     computation._context_cached.cache_clear()
-    build._LOADED.clear()
     with tempfile.TemporaryDirectory(prefix="hc-bench-report-") as tmp:
         kids0 = _children_cpu_s()
         c0 = time.process_time()
