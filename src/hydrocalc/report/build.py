@@ -22,11 +22,11 @@ import os
 from collections.abc import Sequence
 
 from hydrocalc._validate import suggest
-from hydrocalc.errors import InputError
+from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.report import sections as S
 from hydrocalc.report.result import SectionResult
 
-__all__ = ["section", "section_key", "compute_sections"]
+__all__ = ["section", "section_key", "compute_sections", "prepare"]
 
 
 def section_key(key: str, scenario: str | None = None) -> str:
@@ -89,6 +89,20 @@ def section(key: str, site_file: str | os.PathLike, out_dir: str = "", *,
     if out_dir:
         res.write(out_dir)
     return res
+
+
+def prepare(site_file: str | os.PathLike) -> None:
+    """Load and analyse the site once in this process, ahead of its section notebooks.
+
+    A report run calls it in each of its kernels as soon as the inputs are staged; the
+    notebooks' :func:`section` calls then find the analysis cached (keyed by the site
+    file's content, :func:`hydrocalc.report.sections.context`). An input error is left for
+    the first notebook to raise, with its cell named.
+    """
+    try:
+        S.context(site_file).results  # noqa: B018 - the analysis, cached
+    except HydrocalcError:
+        return
 
 
 def compute_sections(site_file: str | os.PathLike, keys: Sequence[str], *,

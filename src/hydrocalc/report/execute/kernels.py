@@ -100,8 +100,10 @@ class KernelPool:
     stops them all.
     """
 
-    # what a section notebook imports: loaded while the report run validates the site
-    WARM_UP = "import hydrocalc.report.build"
+    # what a section notebook imports (the figures' matplotlib too): loaded while the report
+    # run validates the site
+    WARM_UP = ("import hydrocalc.report.build, hydrocalc.report.figures, "
+               "matplotlib.figure, matplotlib.backends.backend_agg")
 
     def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
         import queue
@@ -119,6 +121,8 @@ class KernelPool:
         self._error: BaseException | None = None
         self._started = False
         self._local = threading.local()
+        self._prepare_code: str | None = None
+        self._prepared = threading.Event()
 
     def _start_one(self):
         from jupyter_client.manager import AsyncKernelManager
@@ -154,15 +158,44 @@ class KernelPool:
         return km
 
     def _start_all(self):
+        """Start every kernel at once, each in its own thread."""
+        threads = [threading.Thread(target=self._start_and_offer, daemon=True,
+                                    name=f"hydrocalc-kernel-{n}") for n in range(self.size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def _start_and_offer(self) -> None:
+        """Start one kernel, run the :meth:`prepare` code in it, and offer it to acquire()."""
         try:
-            for _ in range(self.size):
-                self._free.put(self._start_one())
+            km = self._start_one()
+            self._prepared.wait(timeout=600)
+            code = self._prepare_code
+            with self._lock:
+                kc = self._clients.get(id(km))
+            if code and kc is not None:
+                from jupyter_core.utils import run_sync
+
+                run_sync(kc.execute_interactive)(code, silent=True, store_history=False,
+                                                 timeout=600, output_hook=lambda msg: None)
+            self._free.put(km)
         except BaseException as exc:  # noqa: BLE001 - reported by acquire()
             self._error = exc
-            for _ in range(self.size):
-                self._free.put(None)
+            self._free.put(None)
         finally:
             close_thread_loop()
+
+    def prepare(self, code: str | None) -> None:
+        """Code each pooled kernel runs once before its first notebook (None: nothing).
+
+        A report run has each kernel load and analyse the site (the cache the section
+        notebooks use, :func:`hydrocalc.report.build.prepare`) as soon as the inputs are
+        staged, so that a kernel started before them does not wait idle for its first
+        notebook.
+        """
+        self._prepare_code = code
+        self._prepared.set()
 
     def start_background(self) -> None:
         """Start the pool's kernels in a background thread (once; not for a fresh pool)."""
@@ -236,6 +269,7 @@ class KernelPool:
     def _close(self) -> None:
         from jupyter_core.utils import run_sync
 
+        self._prepared.set()  # a kernel waiting for its prepare code goes on
         if self._thread is not None:
             self._thread.join()
         for km in self._managers:

@@ -188,6 +188,7 @@ def run_report(
     executor = ThreadPoolExecutor(max_workers=1)
     try:
         site_rel, input_hashes = copy_inputs(site, site_path, staging / "inputs")
+        pool.prepare(f"from hydrocalc.report import build\nbuild.prepare({site_rel!r})")
         job_list = plan_jobs(keys, site_rel, nb_dir, custom=custom,
                              custom_dir=staging / pathlib.Path(site_rel).parent,
                              timeout_s=site.report.notebook_timeout_s)
