@@ -29,7 +29,8 @@ def _list_sections(ctx, param, value):
               help="Comma-separated outputs: html, pdf, xlsx. Notebooks, CSV, PNG and "
                    "results.json are always written.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
-              help="Warm kernels presenting notebooks at once (default 1).")
+              help="Warm kernels computing section notebooks at once (default 2; each "
+                   "analyses the site once).")
 @click.option("--notebooks", type=click.Path(file_okay=False, exists=True), default=None,
               help="Folder with section notebooks to use instead of the shipped ones.")
 @click.option("--fresh-kernels", is_flag=True,

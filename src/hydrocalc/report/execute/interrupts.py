@@ -1,8 +1,7 @@
 """SIGTERM stops a report run the way Ctrl-C does: its cleanup runs.
 
-Without a handler, SIGTERM ends the process at once: its kernel's connection file stays in
-the temporary folder, its staging folder stays beside the report and its figure workers
-are orphaned. :func:`interrupt_on_terminate` turns SIGTERM into ``KeyboardInterrupt`` while
+Without a handler, SIGTERM ends the process at once: its kernels are orphaned and its
+staging folder stays beside the report. :func:`interrupt_on_terminate` turns SIGTERM into ``KeyboardInterrupt`` while
 a report runs (main thread only), so the kernels are shut down, the staging folder removed
 and the previous report left as it was.
 
