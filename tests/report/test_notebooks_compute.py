@@ -31,10 +31,13 @@ pytestmark = pytest.mark.notebooks
 
 
 def _site_copy(dest: pathlib.Path) -> pathlib.Path:
-    """The Pelham example (with its own section) and the design storms it names."""
+    """The Pelham example with its own section listed, and the design storms it names."""
     shutil.copytree(PELHAM, dest / "examples" / "pelham")
     shutil.copytree(ROOT / "design_storms", dest / "design_storms")
-    return dest / "examples" / "pelham" / "site.toml"
+    site = dest / "examples" / "pelham" / "site.toml"
+    with open(site, "a", encoding="utf-8") as fh:
+        fh.write('\n[report]\nextra_sections = ["sections/peak_check.ipynb"]\n')
+    return site
 
 
 @pytest.fixture(scope="module")

@@ -225,7 +225,8 @@ def _text(value) -> str:
     return value if isinstance(value, str) else "".join(value)
 
 
-def _output_blocks(output: Mapping, key: str, figures: list[bytes]) -> list[dict]:
+def _output_blocks(output: Mapping, key: str, figures: list[bytes], title: str
+                   ) -> list[dict]:
     """Presentation blocks of one displayed output (figures collected in ``figures``)."""
     kind = output.get("output_type")
     if kind == "stream":
@@ -238,7 +239,7 @@ def _output_blocks(output: Mapping, key: str, figures: list[bytes]) -> list[dict
     if "image/png" in data:
         figures.append(base64.b64decode(_text(data["image/png"])))
         n = len(figures)
-        return [{"kind": "figure", "name": f"figure_{n}", "title": f"Figure {n}",
+        return [{"kind": "figure", "name": f"figure_{n}", "title": f"{title}, figure {n}",
                  "caption": "", "file": f"figures/{key}__figure_{n}.png"}]
     if "text/html" in data:
         tables, text = html_tables(_text(data["text/html"]))
@@ -270,7 +271,7 @@ def custom_presentation(executed: str | os.PathLike, section: CustomSection,
         if cell.get("cell_type") != "code" or tags & {"parameters", "injected-parameters"}:
             continue
         for output in cell.get("outputs", []):
-            blocks.extend(_output_blocks(output, section.key, figures))
+            blocks.extend(_output_blocks(output, section.key, figures, section.title))
     if figures:
         (folder / "figures").mkdir(parents=True, exist_ok=True)
         for n, png in enumerate(figures, start=1):

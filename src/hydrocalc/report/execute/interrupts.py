@@ -1,9 +1,9 @@
 """SIGTERM stops a report run the way Ctrl-C does: its cleanup runs.
 
 Without a handler, SIGTERM ends the process at once: its kernels are orphaned and its
-staging folder stays beside the report. :func:`interrupt_on_terminate` turns SIGTERM into ``KeyboardInterrupt`` while
-a report runs (main thread only), so the kernels are shut down, the staging folder removed
-and the previous report left as it was.
+staging folder stays beside the report. :func:`interrupt_on_terminate` turns SIGTERM into
+``KeyboardInterrupt`` while a report runs (main thread only), so the kernels are shut down,
+the staging folder removed and the previous report left as it was.
 
 Part of :mod:`hydrocalc.report.execute`; every name is importable from there.
 """

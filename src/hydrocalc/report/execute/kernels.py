@@ -97,7 +97,8 @@ class KernelPool:
     :meth:`start_background` starts ``size`` kernels in a background thread and imports
     the report modules in each, so the start-up overlaps the parent's computation;
     :meth:`acquire` waits for a free kernel, :meth:`release` returns it, :meth:`close`
-    stops them all.
+    stops them all. With ``prepared=True`` each kernel, once started, waits for the code
+    given to :meth:`prepare` and runs it before it is lent.
     """
 
     # what a section notebook imports (the figures' matplotlib too): loaded while the report
@@ -105,7 +106,8 @@ class KernelPool:
     WARM_UP = ("import hydrocalc.report.build, hydrocalc.report.figures, "
                "matplotlib.figure, matplotlib.backends.backend_agg")
 
-    def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False):
+    def __init__(self, cwd: pathlib.Path, size: int = 1, *, fresh: bool = False,
+                 prepared: bool = False):
         import queue
 
         self.cwd = cwd
@@ -122,7 +124,10 @@ class KernelPool:
         self._started = False
         self._local = threading.local()
         self._prepare_code: str | None = None
+        # with prepared=True, a started kernel waits for prepare() before it is lent
         self._prepared = threading.Event()
+        if not prepared:
+            self._prepared.set()
 
     def _start_one(self):
         from jupyter_client.manager import AsyncKernelManager

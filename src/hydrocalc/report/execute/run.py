@@ -175,7 +175,7 @@ def run_report(
     clean_stale_staging(target)
     staging = _make_staging(target)
     pool = KernelPool(staging, size=max(1, min(jobs or DEFAULT_JOBS, len(keys))),
-                      fresh=fresh_kernels)
+                      fresh=fresh_kernels, prepared=True)
     # the kernels start (and import hydrocalc) while this process validates the site
     pool.start_background()
     try:
