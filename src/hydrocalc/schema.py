@@ -168,8 +168,7 @@ def _drop_title(node: Any) -> Any:
     return node
 
 
-def json_schema(model: type[BaseModel], *, title: str, description: str,
-                schema_id: str) -> dict[str, Any]:
+def json_schema(model: type[BaseModel], *, title: str, description: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of an input file's model.
 
     Parameters
@@ -178,20 +177,19 @@ def json_schema(model: type[BaseModel], *, title: str, description: str,
         The model of the whole file.
     title, description : str
         The schema's title and description.
-    schema_id : str
-        The ``$id`` (the shipped file's name, e.g. ``site.schema.json``).
 
     Returns
     -------
     dict
-        ``$schema``, ``$id``, ``title``, ``description`` first, then the model's schema
-        (``$defs`` with one entry per table, ``additionalProperties: false`` everywhere).
+        ``$schema``, ``title``, ``description`` first, then the model's schema (``$defs``
+        with one entry per table, ``additionalProperties: false`` everywhere). No ``$id``:
+        the file is named by a relative path or a URL, and a relative ``$id`` would make
+        editors resolve the internal ``$ref`` against it (Taplo then refuses the schema).
     """
     body = _clean(model.model_json_schema(schema_generator=_Generator, by_alias=True))
     body.pop("title", None)
     body.pop("description", None)
-    return {"$schema": DRAFT_2020_12, "$id": schema_id, "title": title,
-            "description": description, **body}
+    return {"$schema": DRAFT_2020_12, "title": title, "description": description, **body}
 
 
 def _properties(node: Any):

@@ -181,5 +181,4 @@ def pond_json_schema() -> dict:
     return json_schema(
         PondFile, title="hydrocalc pond file",
         description="A pond: stage-storage and outlet devices, stages from the pond bottom "
-                    "(hydrocalc route, hydrocalc.hydraulics.load_pond).",
-        schema_id="pond.schema.json")
+                    "(hydrocalc route, hydrocalc.hydraulics.load_pond).")

@@ -805,5 +805,4 @@ def site_json_schema() -> dict:
     return json_schema(
         SiteFile, title="hydrocalc site file",
         description="One site analysed before (pre) and after (post) development for a set of "
-                    "24-hour design storms (docs/site_file.md). Units are in every key.",
-        schema_id="site.schema.json")
+                    "24-hour design storms (docs/site_file.md). Units are in every key.")

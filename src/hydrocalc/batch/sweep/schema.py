@@ -70,5 +70,4 @@ def sweep_json_schema() -> dict:
     """The JSON Schema (draft 2020-12) of the sweep file, as shipped in the package."""
     return json_schema(
         SweepFile, title="hydrocalc sweep file",
-        description="Variations of a base site file run as a batch (docs/batch.md).",
-        schema_id="sweep.schema.json")
+        description="Variations of a base site file run as a batch (docs/batch.md).")
