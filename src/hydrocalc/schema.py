@@ -80,7 +80,9 @@ class OneOf:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:,g}" if abs(x) >= 10_000 else f"{x:g}"
+    if abs(x) >= 10_000 and float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{x:g}"
 
 
 def _range_text(ge=None, gt=None, le=None, lt=None) -> str:

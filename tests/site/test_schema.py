@@ -6,13 +6,21 @@ import copy
 import datetime
 import json
 import pathlib
+import re
 import tomllib
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from hydrocalc.batch.sweep import parse as sweep_parse
-from hydrocalc.commands.schema import generated_schemas, schema_text, shipped_schema_text
+from hydrocalc.commands.schema import (
+    REFERENCE_END,
+    REFERENCE_START,
+    generated_schemas,
+    reference_markdown,
+    schema_text,
+    shipped_schema_text,
+)
 from hydrocalc.criteria import ny_redevelopment, practices, state_permit
 from hydrocalc.schema import DRAFT_2020_12, described_share
 from hydrocalc.site import (
@@ -215,3 +223,55 @@ def test_sweep_keys_are_those_of_the_loader():
     sweep = json.loads(shipped_schema_text("sweep"))
     assert set(sweep["properties"]) == set(sweep_parse._TOP_KEYS)
     assert set(sweep["$defs"]["Vary"]["properties"]) == set(sweep_parse._VARY_KEYS)
+
+
+DOC = ROOT / "docs" / "site_file.md"
+
+
+def test_the_key_reference_of_the_docs_is_generated_from_the_schema():
+    # regenerate with: python tools/gen_schemas.py
+    text = DOC.read_text(encoding="utf-8")
+    start, end = text.index(REFERENCE_START), text.index(REFERENCE_END)
+    assert text[start:end + len(REFERENCE_END) + 1] == reference_markdown(SCHEMA)
+
+
+def _documented_keys() -> set[str]:
+    """The keys in the first column of the hand-written key and section tables of the docs."""
+    text = DOC.read_text(encoding="utf-8").split("## Key reference")[0]
+    keys, in_key_table = set(), False
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            in_key_table = False
+            continue
+        first = line.split("|")[1].strip()
+        if first in ("Key", "Section"):
+            in_key_table = True
+        elif in_key_table and not first.startswith("---"):
+            keys |= {k for k in re.findall(r"`\[*([A-Za-z0-9_.<>]+)\]*`", first)
+                     if not k.startswith("_")}  # `x_ac` / `_ft2`: the suffix alone
+    return keys
+
+
+def _all_properties(node, out: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        out |= set(node.get("properties") or ())
+        for v in node.values():
+            _all_properties(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _all_properties(v, out)
+    return out
+
+
+def test_every_key_the_docs_describe_is_in_the_schema():
+    documented = _documented_keys()
+    assert len(documented) > 100
+    known = _all_properties(SCHEMA, set())
+    assert sorted(k.rsplit(".", 1)[-1] for k in documented
+                  if k.rsplit(".", 1)[-1] not in known) == []
+
+
+def test_every_schema_key_is_in_the_docs():
+    text = DOC.read_text(encoding="utf-8")
+    ticked = set(re.findall(r"`([A-Za-z0-9_]+)`", text))
+    assert sorted(_all_properties(SCHEMA, set()) - ticked) == []
