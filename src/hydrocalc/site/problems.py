@@ -302,6 +302,25 @@ class _Problems:
         return arr
 
 
+#: Most problems an error message lists; the rest are counted on one more line.
+MAX_PROBLEMS_SHOWN = 50
+
+
+def capped(problems: list[str], limit: int = MAX_PROBLEMS_SHOWN) -> list[str]:
+    """The first ``limit`` problems and, when there are more, one line counting the rest.
+
+    Examples
+    --------
+    >>> capped([f"p{i}" for i in range(53)])[-1]
+    '... and 3 more problems (fix these and check again)'
+    """
+    if len(problems) <= limit:
+        return list(problems)
+    rest = len(problems) - limit
+    return [*problems[:limit],
+            f"... and {rest:,} more problem{'s' if rest > 1 else ''} (fix these and check again)"]
+
+
 def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:
     if lower is not None and upper is not None:
         left = "[" if lower_inclusive else "("
