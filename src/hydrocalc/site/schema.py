@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Discriminator, Field, StringConstraints, Tag
 
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
@@ -636,6 +636,15 @@ class TailwaterSeries(InputModel):
         "Levels as elevations (a pond in elevations)", "ft")
 
 
+def _method(entry) -> str:
+    return "rational" if isinstance(entry, dict) and entry.get("method") == "rational" \
+        else "tr55"
+
+
+def _barrel_kind(entry) -> str:
+    return "culvert" if isinstance(entry, dict) and entry.get("type") == "culvert" else "barrel"
+
+
 class Pond(InputModel):
     """``[[<scenario>.pond]]``: a storage node with its outlets."""
 
@@ -645,7 +654,8 @@ class Pond(InputModel):
     storage: StorageItem | list[StorageItem] = field(
         "Stage-storage: one table or an array of tables (summed)", required=True)
     outlet: list[Outlet] = field("Outlet devices, in parallel", required=True)
-    barrel: Barrel | Culvert | None = field(
+    barrel: Annotated[Annotated[Barrel, Tag("barrel")] | Annotated[Culvert, Tag("culvert")],
+                      Discriminator(_barrel_kind)] | None = field(
         "A barrel (or culvert) every non-exfiltration device discharges into")
     initial_stage_ft: float | None = field("Starting water level (default 0)", "ft", ge=0)
     count: int | None = field("Identical units sharing the inflow (default 1)", ge=1)
@@ -700,11 +710,17 @@ class DesignPoint(InputModel):
     description: Text | None = field(_DESC)
 
 
+#: A subcatchment entry: TR-55 unless ``method = "rational"`` (errors name one form only).
+SubcatchmentEntry = Annotated[Annotated[Subcatchment, Tag("tr55")]
+                              | Annotated[RationalSubcatchment, Tag("rational")],
+                              Discriminator(_method)]
+
+
 class Scenario(InputModel):
     """``[pre]`` or ``[post]``: a drainage network."""
 
     description: Text | None = field(_DESC)
-    subcatchment: list[Subcatchment | RationalSubcatchment] | None = field(
+    subcatchment: list[SubcatchmentEntry] | None = field(
         "Subcatchments (at least one, here or in subcatchments_csv)")
     subcatchments_csv: Text | None = field("CSV file of more subcatchments")
     pond: list[Pond] | None = field("Storage nodes")
