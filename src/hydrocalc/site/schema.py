@@ -30,10 +30,10 @@ from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
 
 __all__ = ["SiteFile", "site_json_schema"]
 
-#: A node id: starts with a letter or digit; letters, digits, ``_``, ``-``, ``.``.
-NodeId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$",
+# A node id: starts with a letter or digit; letters, digits, ``_``, ``-``, ``.``.
+_NodeId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$",
                                           max_length=1000)]
-StormName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
+_StormName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
 Positive = Annotated[float, Field(gt=0)]
 NonNegative = Annotated[float, Field(ge=0)]
 Hsgs = Literal["A", "B", "C", "D"]
@@ -129,7 +129,7 @@ class Storms(InputModel):
         "NRCS 24-hour rainfall distribution: I, IA, II, III, NOAA_A..NOAA_D, NRCC_A..NRCC_D "
         "(the spellings of hydrocalc.rainfall, e.g. \"type_iii\", are accepted); required",
         examples=["III", "II", "NRCC_C", "NOAA_C"])
-    depths_in: dict[StormName, Annotated[float, Field(gt=0, le=72)]] | None = field(
+    depths_in: dict[_StormName, Annotated[float, Field(gt=0, le=72)]] | None = field(
         "24-hour depths by storm name, e.g. \"10yr\" = 5.0; each in (0, 72] (72 in is above "
         "the world-record 24-hour rainfall); required unless file is given", "in")
     file: Text | None = field(
@@ -395,7 +395,7 @@ TcSegment = Annotated[SheetSegment | ShallowSegment | ChannelSegment,
 class Subcatchment(InputModel):
     """``[[<scenario>.subcatchment]]`` computed by TR-55 (``method`` absent or ``"tr55"``)."""
 
-    id: NodeId = _id("subcatchment")
+    id: _NodeId = _id("subcatchment")
     to: Text = _to("subcatchment")
     method: Literal["tr55"] | None = field("Method (default tr55)")
     description: Text | None = field(_DESC)
@@ -431,7 +431,7 @@ class RationalCover(InputModel):
 class RationalSubcatchment(InputModel):
     """``[[<scenario>.subcatchment]]`` with ``method = "rational"``."""
 
-    id: NodeId = _id("subcatchment")
+    id: _NodeId = _id("subcatchment")
     to: Text = _to("subcatchment")
     method: Literal["rational"] = field("The rational method", required=True)
     description: Text | None = field(_DESC)
@@ -648,7 +648,7 @@ def _barrel_kind(entry) -> str:
 class Pond(InputModel):
     """``[[<scenario>.pond]]``: a storage node with its outlets."""
 
-    id: NodeId = _id("pond")
+    id: _NodeId = _id("pond")
     to: Text = _to("pond")
     description: Text | None = field(_DESC)
     storage: StorageItem | list[StorageItem] = field(
@@ -679,7 +679,7 @@ class Pond(InputModel):
 class Reach(InputModel):
     """``[[<scenario>.reach]]``: a lag (``lag_hr``) or a routed pipe or channel (``section``)."""
 
-    id: NodeId = _id("reach")
+    id: _NodeId = _id("reach")
     to: Text = _to("reach")
     description: Text | None = field(_DESC)
     lag_hr: float | None = field("Translation lag (a lag reach)", "h", ge=0)
@@ -705,7 +705,7 @@ class Reach(InputModel):
 class DesignPoint(InputModel):
     """``[[<scenario>.design_point]]``: a point where pre and post flows are compared."""
 
-    id: NodeId = field("Id of the design point; must exist in both scenarios", required=True)
+    id: _NodeId = field("Id of the design point; must exist in both scenarios", required=True)
     to: Text | None = field("Another node downstream (optional)")
     description: Text | None = field(_DESC)
 
