@@ -308,8 +308,9 @@ def check_site(path, *, allow_outside_paths: bool | None = None) -> list[str]:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "site.toml").write_text("[projct]\n")
-    >>> check_site(d / "site.toml")[0]
-    "site.toml: unknown top-level key projct; did you mean 'project' or 'post'? (line 1)"
+    >>> print(check_site(d / "site.toml")[0])  # doctest: +NORMALIZE_WHITESPACE
+    site.toml: unknown top-level key projct; did you mean 'project' or 'post' or
+    'report'? (line 1)
     """
     try:
         p, text, doc, files = read_site_file(path)

@@ -45,6 +45,7 @@ References
 
 from __future__ import annotations
 
+from hydrocalc.construction.sediment.traps import trap_problems  # noqa: F401 (re-exported)
 from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     INSPECTION_CLOCKS,
     RAINFALL_TYPES,
@@ -54,7 +55,6 @@ from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     TrapPlan,
     construction_problems,
     parse_construction,
-    trap_problems,
 )
 from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
     MAX_PROJECT_AREA_AC,

@@ -1,8 +1,10 @@
 """``[construction]``: the construction plan (period, rainfall record, milestones, traps).
 
-:class:`Milestone`, :class:`TrapPlan` and :class:`ConstructionPlan` with their checks
-(:func:`trap_problems`, :func:`construction_problems`), and :func:`parse_construction`,
-which returns ``(plan_or_None, problems)`` and never raises on bad content.
+:class:`Milestone` and :class:`ConstructionPlan` with their checks
+(:func:`construction_problems`), and :func:`parse_construction`,
+which returns ``(plan_or_None, problems)`` and never raises on bad content. A trap entry is
+the one trap record, :class:`hydrocalc.construction.sediment.SedimentTrap` (``TrapPlan`` is
+its former name here), checked by its own rules (``trap_problems``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, cast
 
 from hydrocalc._validate import confined_path, excerpt, number_problem, suggest, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
-from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
+from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, SedimentTrap
 from hydrocalc.errors import InputError
 from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
@@ -37,56 +39,10 @@ class Milestone:
                              f"{self.when!r}"[:200])
 
 
-@dataclasses.dataclass(frozen=True)
-class TrapPlan:
-    """One ``[[construction.trap]]`` entry: a sediment trap or basin and its MUSLE inputs.
-
-    Geometry is either a rectangular/trapezoidal basin (``bottom_length_ft``,
-    ``bottom_width_ft``, ``depth_ft``, ``side_slope_h_per_v``) or a stage-area table
-    (``stage_ft``, ``area_ft2``), or absent (no provided-volume check). The MUSLE inputs are
-    all given or all absent (``None``); ``ls_factor`` is either given or computed from
-    ``slope_length_ft`` and ``slope_pct``.
-    """
-
-    id: str
-    drainage_area_ac: float
-    criteria: str
-    bottom_length_ft: float | None = None
-    bottom_width_ft: float | None = None
-    depth_ft: float | None = None
-    side_slope_h_per_v: float | None = None
-    stage_ft: tuple[float, ...] | None = None
-    area_ft2: tuple[float, ...] | None = None
-    k_factor: float | None = None
-    slope_length_ft: float | None = None
-    slope_pct: float | None = None
-    ls_factor: float | None = None
-    c_factor: float | None = None
-    p_factor: float | None = None
-    cn: float | None = None
-    tc_hr: float | None = None
-    dry_unit_weight_lb_ft3: float | None = None
-    trap_efficiency_frac: float | None = None
-    design_precip_in: float | None = None
-
-    def __post_init__(self):
-        problems = trap_problems(self)
-        if problems:
-            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
-
-    @property
-    def geometry(self) -> str | None:
-        """``"trapezoidal"``, ``"stage_area"`` or ``None``."""
-        if self.bottom_length_ft is not None:
-            return "trapezoidal"
-        if self.stage_ft is not None:
-            return "stage_area"
-        return None
-
-    @property
-    def has_musle(self) -> bool:
-        """True when the MUSLE inputs are given (cleanout schedule possible)."""
-        return self.k_factor is not None
+#: One ``[[construction.trap]]`` entry is a
+#: :class:`hydrocalc.construction.sediment.SedimentTrap` (the one trap record; this name is
+#: kept for the code that imported it from here).
+TrapPlan = SedimentTrap
 
 
 @dataclasses.dataclass(frozen=True)
