@@ -16,7 +16,9 @@ Modules
                                             and :func:`parse_project`
 :mod:`hydrocalc.site.project.construction`  ``[construction]``: milestones, traps, the plan,
                                             their checks and :func:`parse_construction`
-:mod:`hydrocalc.site.project.collector`     the problem collector both parsers share
+:mod:`hydrocalc.site.project.collector`     the profile keys and choice hints both parsers
+                                            share (the problem collector is the site
+                                            file's, :mod:`hydrocalc.site.problems`)
 ==========================================  =====================================================
 
 Every name is importable from :mod:`hydrocalc.site.project` itself.
