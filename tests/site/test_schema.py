@@ -275,3 +275,10 @@ def test_every_schema_key_is_in_the_docs():
     text = DOC.read_text(encoding="utf-8")
     ticked = set(re.findall(r"`([A-Za-z0-9_]+)`", text))
     assert sorted(_all_properties(SCHEMA, set()) - ticked) == []
+
+
+def test_confirmations_accept_any_item_as_text_only():
+    # an unknown item is a warning of hydrocalc check, so the schema accepts it (as text)
+    assert _bad(lambda d: d.__setitem__("confirmations", {"criterion_qp": "SMDM 4.4"})) == []
+    assert _bad(lambda d: d.__setitem__("confirmations", {"criterion_qp": 3}))
+    assert _bad(lambda d: d.__setitem__("confirmations", {"storm_depths": "  "}))

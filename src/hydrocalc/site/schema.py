@@ -39,6 +39,8 @@ NonNegative = Annotated[float, Field(ge=0)]
 Hsgs = Literal["A", "B", "C", "D"]
 Criterion = Literal["wqv", "rrv", "cpv", "qp", "qf"]
 RainfallType = Literal["I", "IA", "II", "III"]
+# Non-blank text checked only for that ([confirmations], criteria.waived reasons).
+_NonBlank = Annotated[str, StringConstraints(pattern=r"\S")]
 Notebook = Annotated[str, StringConstraints(pattern=r"(?i)^\s*\S.*\.ipynb$", max_length=1000)]
 
 
@@ -189,15 +191,16 @@ class Confirmations(InputModel):
     """
 
     model_config = {"extra": "allow"}
+    __pydantic_extra__: dict[str, _NonBlank]  # other items: non-blank text as well
 
-    storm_depths: Text | None = field(f"{_CONFIRM}: the design-storm depths")
-    wqv_precip_in: Text | None = field(f"{_CONFIRM}: the 90 % rainfall depth")
-    rrv_factors: Text | None = field(f"{_CONFIRM}: the RRv specific reduction factors")
-    regulation_profile: Text | None = field(f"{_CONFIRM}: the municipality's profile")
-    design_manual: Text | None = field(f"{_CONFIRM}: the design-manual edition")
-    sediment_traps: Text | None = field(
+    storm_depths: _NonBlank | None = field(f"{_CONFIRM}: the design-storm depths")
+    wqv_precip_in: _NonBlank | None = field(f"{_CONFIRM}: the 90 % rainfall depth")
+    rrv_factors: _NonBlank | None = field(f"{_CONFIRM}: the RRv specific reduction factors")
+    regulation_profile: _NonBlank | None = field(f"{_CONFIRM}: the municipality's profile")
+    design_manual: _NonBlank | None = field(f"{_CONFIRM}: the design-manual edition")
+    sediment_traps: _NonBlank | None = field(
         "Why no sediment trap is needed (a statement; the item is then not applicable)")
-    criterion_rrv: Text | None = field(f"{_CONFIRM}: the minimum-RRv criterion")
+    criterion_rrv: _NonBlank | None = field(f"{_CONFIRM}: the minimum-RRv criterion")
 
 
 # -- [criteria] ----------------------------------------------------------------------------
@@ -308,7 +311,7 @@ class Criteria(InputModel):
         "Discharge coefficient of the Cpv orifice (default 0.6)", gt=0, le=1)
     cpv_orifice_head_ft: float | None = field(
         "Head for the Cpv orifice (default: from the controlling pond)", "ft", gt=0)
-    waived: dict[Criterion, Text] | None = field(
+    waived: dict[Criterion, _NonBlank] | None = field(
         "Criteria waived and why, e.g. { cpv = \"reason\" }")
     practice: list[Practice] | None = field(
         "Runoff-reduction practices ([[criteria.practice]])")
