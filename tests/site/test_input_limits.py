@@ -23,7 +23,9 @@ def _write(tmp_path, text: str) -> pathlib.Path:
     folder = tmp_path / "examples" / "pelham"
     folder.mkdir(parents=True)
     (tmp_path / "design_storms").symlink_to(ROOT / "design_storms")
-    (folder / "rain").symlink_to(ROOT / "examples" / "pelham" / "rain")
+    for entry in (ROOT / "examples" / "pelham").iterdir():
+        if entry.name != "site.toml":
+            (folder / entry.name).symlink_to(entry)
     p = folder / "site.toml"
     p.write_text(text, encoding="utf-8")
     return p
