@@ -52,3 +52,16 @@ def test_the_sweep_example_names_the_schema_in_its_first_line():
     first = path.read_text(encoding="utf-8").splitlines()[0]
     assert first == "#:schema ../../src/hydrocalc/data/schema/sweep.schema.json"
     assert (path.parent / first.split(" ", 1)[1]).resolve().is_file()
+
+
+def test_a_sweep_with_many_problems_lists_the_first_50_and_a_count(tmp_path):
+    text = (ROOT / "examples" / "sweeps" / "pelham_sweep.toml").read_text(encoding="utf-8")
+    text = text.replace('base = "../pelham/site.toml"',
+                        f'base = "{(ROOT / "examples" / "pelham" / "site.toml").as_posix()}"')
+    path = tmp_path / "sweep.toml"
+    path.write_text("".join(f"junk_{i} = {i}\n" for i in range(60)) + text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_sweep(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 51 and lines[0].startswith("sweep.toml: unknown key junk_0")
+    assert lines[-1] == "... and 10 more problems (fix these and check again)"

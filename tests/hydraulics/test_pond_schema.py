@@ -6,9 +6,11 @@ import json
 import pathlib
 import tomllib
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from hydrocalc.commands.schema import shipped_schema_text
+from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.pond_file import load_pond
 from hydrocalc.hydraulics.pond_schema import PondFile
 from hydrocalc.schema import described_share
@@ -43,3 +45,14 @@ def test_the_pond_example_names_the_schema_in_its_first_line():
     first = EXAMPLE.read_text(encoding="utf-8").splitlines()[0]
     assert first == "#:schema ../../src/hydrocalc/data/schema/pond.schema.json"
     assert (EXAMPLE.parent / first.split(" ", 1)[1]).resolve().is_file()
+
+
+def test_a_pond_file_with_many_problems_lists_the_first_50_and_a_count(tmp_path):
+    path = tmp_path / "pond.toml"
+    text = EXAMPLE.read_text(encoding="utf-8")
+    path.write_text("".join(f"junk_{i} = {i}\n" for i in range(55)) + text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_pond(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 51 and lines[0].startswith("pond.toml: unknown key 'junk_0'")
+    assert lines[-1] == "... and 5 more problems (fix these and check again)"

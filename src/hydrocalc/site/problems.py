@@ -15,7 +15,15 @@ import math
 import re
 from collections.abc import Mapping
 
-from hydrocalc._validate import excerpt, fmt_value, number_problem, suggest, text_problem
+from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-exported)
+    MAX_PROBLEMS_SHOWN,
+    capped,
+    excerpt,
+    fmt_value,
+    number_problem,
+    suggest,
+    text_problem,
+)
 from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
@@ -359,25 +367,6 @@ class _Problems:
                 self.add(f"{prefix}.{key}", f"must be {req}; got {fmt_value(x)} at index {i}")
                 return None
         return arr
-
-
-#: Most problems an error message lists; the rest are counted on one more line.
-MAX_PROBLEMS_SHOWN = 50
-
-
-def capped(problems: list[str], limit: int = MAX_PROBLEMS_SHOWN) -> list[str]:
-    """The first ``limit`` problems and, when there are more, one line counting the rest.
-
-    Examples
-    --------
-    >>> capped([f"p{i}" for i in range(53)])[-1]
-    '... and 3 more problems (fix these and check again)'
-    """
-    if len(problems) <= limit:
-        return list(problems)
-    rest = len(problems) - limit
-    return [*problems[:limit],
-            f"... and {rest:,} more problem{'s' if rest > 1 else ''} (fix these and check again)"]
 
 
 def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:
