@@ -164,6 +164,81 @@ def _clean(node: Any) -> Any:
     return node
 
 
+def _union_key(branches: list[dict]) -> str | None:
+    """The key whose constant value tells the branches of a union apart, if any."""
+    keys = [set(k for k, p in b.get("properties", {}).items() if "const" in p) for b in branches]
+    common = set.union(*keys) if keys else set()
+    for key in sorted(common):
+        if sum(1 for b in branches if key not in b.get("required", ())) <= 1:
+            return key
+    return None
+
+
+def _conditional(node: dict, defs: dict) -> dict:
+    """A union of tables rewritten as if/then/else on its key, for editors.
+
+    ``oneOf`` makes an editor report a bad value anywhere inside a subcatchment (or a Tc
+    segment, an outlet) as "not valid under any of the schemas" on the whole table; chosen by
+    its key (``type``, ``method``), the table's own rules apply and the editor underlines the
+    key or value at fault. The union's keys are listed (with their descriptions, no
+    constraint) so that completion offers them all.
+    """
+    refs = [o["$ref"] for o in node["oneOf"]]
+    branches = [defs[r.rsplit("/", 1)[1]] for r in refs]
+    key = _union_key(branches)
+    if key is None:
+        return node
+    consts = [b["properties"].get(key, {}).get("const") for b in branches]
+    default = next((r for r, b in zip(refs, branches, strict=True)
+                    if key not in b.get("required", ())), None)
+    chain: dict = ({"$ref": default} if default else
+                   {"required": [key], "properties": {key: {"enum": consts}}})
+    for ref, const in reversed(list(zip(refs, consts, strict=True))):
+        if ref != default:
+            chain = {"if": {"properties": {key: {"const": const}}, "required": [key]},
+                     "then": {"$ref": ref}, "else": chain}
+    merged = _merged_properties(branches)
+    merged[key] = {"enum": [c for c in consts if c is not None],
+                   "description": merged[key]["description"]}
+    rest = {k: v for k, v in node.items() if k not in ("oneOf", "discriminator")}
+    return {**rest, "type": "object", "properties": merged, **chain}
+
+
+def _merged_properties(branches: list[dict]) -> dict:
+    """The keys of every branch: one schema where the branches agree, ``anyOf`` where not.
+
+    Editors that read only draft-4 keywords (Taplo) complete and describe a union's keys
+    from these; the branch chosen by ``if``/``then`` decides what is valid.
+    """
+    variants: dict[str, list] = {}
+    for branch in branches:
+        for name, prop in branch.get("properties", {}).items():
+            bare = {k: v for k, v in prop.items() if k != "description"}
+            seen = variants.setdefault(name, [])
+            if bare not in seen:
+                seen.append(bare)
+    merged = {}
+    for name, options in variants.items():
+        text = next(b["properties"][name].get("description", "") for b in branches
+                    if name in b.get("properties", {}))
+        merged[name] = ({"description": text, **options[0]} if len(options) == 1
+                        else {"description": text, "anyOf": options})
+    return merged
+
+
+def _conditionals(node: Any, defs: dict) -> Any:
+    """Every ``oneOf`` of tables in ``node`` rewritten by :func:`_conditional`."""
+    if isinstance(node, list):
+        return [_conditionals(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _conditionals(v, defs) for k, v in node.items()}
+    options = node.get("oneOf")
+    if options and all(isinstance(o, dict) and set(o) == {"$ref"} for o in options):
+        return _conditional(node, defs)
+    return node
+
+
 def _drop_title(node: Any) -> Any:
     if isinstance(node, dict) and "title" in node:
         return {k: v for k, v in node.items() if k != "title"}
@@ -189,6 +264,7 @@ def json_schema(model: type[BaseModel], *, title: str, description: str) -> dict
         editors resolve the internal ``$ref`` against it (Taplo then refuses the schema).
     """
     body = _clean(model.model_json_schema(schema_generator=_Generator, by_alias=True))
+    body = _conditionals(body, body.get("$defs", {}))
     body.pop("title", None)
     body.pop("description", None)
     return {"$schema": DRAFT_2020_12, "title": title, "description": description, **body}

@@ -133,6 +133,20 @@ def test_rejects_hsg_e():
     assert got and any("hsg" in e for e in got)
 
 
+def test_an_error_inside_a_subcatchment_is_reported_at_its_key():
+    # the subcatchment's form is chosen by method (if/then/else), so an editor underlines
+    # the key at fault, not the whole [[...subcatchment]] table
+    def mutate(d):
+        _first_subcatchment_with(d, "cover")["cover"][0]["hsg"] = "E"
+        s = next(s for s in d["pre"]["subcatchment"] if "tc_segment" in s)
+        s["tc_segment"][0]["type"] = "pipe"
+    doc = copy.deepcopy(example())
+    mutate(doc)
+    paths = {tuple(e.path) for e in VALIDATOR.iter_errors(as_json(doc))}
+    assert any(p[-3:] == ("cover", 0, "hsg") for p in paths), paths
+    assert any(p[-3:] == ("tc_segment", 0, "type") for p in paths), paths
+
+
 def test_accepts_a_lower_case_hsg_as_the_loader_does():
     def mutate(d):
         _first_subcatchment_with(d, "cover")["cover"][0]["hsg"] = "c"

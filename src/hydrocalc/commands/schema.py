@@ -91,7 +91,11 @@ def _tables(node: dict, path: str, defs: dict, seen: set, out: list, array=False
         return
     if node.get("type") == "array":
         _tables(node.get("items", {}), path, defs, seen, out, array=True)
-    for option in node.get("anyOf") or node.get("oneOf") or ():
+    # a union chosen by its key (if/then/else): the default table (a bare "else") first
+    chosen = ("else", "then") if set(node.get("else") or ()) == {"$ref"} else ("then", "else")
+    options = [*(node.get("anyOf") or ()), *(node.get("oneOf") or ()),
+               *(node[k] for k in chosen if isinstance(node.get(k), dict))]
+    for option in options:
         _tables(option, path, defs, seen, out, array)
     if isinstance(node.get("additionalProperties"), dict):
         _tables(node["additionalProperties"], f"{path}.<name>", defs, seen, out)
