@@ -25,7 +25,6 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
 __all__ = [
-    "SCHEMA_NAMES",
     "DRAFT_2020_12",
     "InputModel",
     "OneOf",
@@ -37,8 +36,6 @@ __all__ = [
     "described_share",
 ]
 
-#: The input files with a published schema (``hydrocalc schema NAME``).
-SCHEMA_NAMES = ("site", "sweep", "pond")
 #: The ``$schema`` of every generated schema.
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -180,8 +177,8 @@ def _conditional(node: dict, defs: dict) -> dict:
     ``oneOf`` makes an editor report a bad value anywhere inside a subcatchment (or a Tc
     segment, an outlet) as "not valid under any of the schemas" on the whole table; chosen by
     its key (``type``, ``method``), the table's own rules apply and the editor underlines the
-    key or value at fault. The union's keys are listed (with their descriptions, no
-    constraint) so that completion offers them all.
+    key or value at fault. The union's keys are listed beside it
+    (:func:`_merged_properties`) so that completion offers them all.
     """
     refs = [o["$ref"] for o in node["oneOf"]]
     branches = [defs[r.rsplit("/", 1)[1]] for r in refs]
