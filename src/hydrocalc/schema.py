@@ -189,7 +189,8 @@ def _conditional(node: dict, defs: dict) -> dict:
     default = next((r for r, b in zip(refs, branches, strict=True)
                     if key not in b.get("required", ())), None)
     chain: dict = ({"$ref": default} if default else
-                   {"required": [key], "properties": {key: {"enum": consts}}})
+                   {"required": [key], "properties": {key: {
+                       "enum": consts, "description": f"Kind: one of {', '.join(consts)}."}}})
     for ref, const in reversed(list(zip(refs, consts, strict=True))):
         if ref != default:
             chain = {"if": {"properties": {key: {"const": const}}, "required": [key]},
@@ -268,11 +269,15 @@ def json_schema(model: type[BaseModel], *, title: str, description: str) -> dict
 
 
 def _properties(node: Any):
-    """Every property schema of a JSON Schema (name, schema), depth first."""
+    """Every property schema of a JSON Schema (name, schema), depth first.
+
+    The conditions of ``if`` are not properties of the file (they test a key's value).
+    """
     if isinstance(node, dict):
         yield from (node.get("properties") or {}).items()
-        for v in node.values():
-            yield from _properties(v)
+        for k, v in node.items():
+            if k != "if":
+                yield from _properties(v)
     elif isinstance(node, list):
         for v in node:
             yield from _properties(v)
