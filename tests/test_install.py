@@ -62,6 +62,10 @@ def test_pip_install_report_extra_in_a_fresh_venv_writes_and_verifies_a_report(t
     text = _run([bindir / "hydrocalc", "verify", str(out / "report.pdf")], cwd=tmp_path,
                 env=env)
     assert "all agree" in text
+    # the input files' JSON Schemas are package data of the installed wheel
+    schema = _run([bindir / "hydrocalc", "schema", "site"], cwd=tmp_path, env=env)
+    assert schema == (src / "src" / "hydrocalc" / "data" / "schema" / "site.schema.json"
+                      ).read_text(encoding="utf-8")
 
     # an editable install of the same checkout finds the notebooks in the source tree
     _run([python, "-m", "pip", "install", "-q", "--no-deps", "--disable-pip-version-check",

@@ -259,6 +259,25 @@ def number_problem(value, *, lower=None, upper=None, lower_inclusive: bool = Tru
     return None
 
 
+#: Most problems an error message of an input file lists; the rest are counted on one line.
+MAX_PROBLEMS_SHOWN = 50
+
+
+def capped(problems: list[str], limit: int = MAX_PROBLEMS_SHOWN) -> list[str]:
+    """The first ``limit`` problems and, when there are more, one line counting the rest.
+
+    Examples
+    --------
+    >>> capped([f"p{i}" for i in range(53)])[-1]
+    '... and 3 more problems (fix these and check again)'
+    """
+    if len(problems) <= limit:
+        return list(problems)
+    rest = len(problems) - limit
+    return [*problems[:limit],
+            f"... and {rest:,} more problem{'s' if rest > 1 else ''} (fix these and check again)"]
+
+
 def control_char(text: str) -> str | None:
     r"""The first control character of ``text`` (escaped, e.g. ``'\x1b'``), or None.
 

@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "batch",
     "demo",
     "hydrocad",
+    "schema",
 )
 
 

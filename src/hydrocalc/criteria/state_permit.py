@@ -110,13 +110,13 @@ def parse_state_permit(col, mapping, prefix: str) -> StatePermitPlan | None:
         col.add(prefix, f"must be a table; got {mapping!r}")
         return None
     col.unknown_keys(mapping, _KEYS, prefix)
-    edition = col.text(mapping, "edition", prefix, required=False)
+    edition = col.text(mapping, "edition", prefix, blank_ok=True)
     known = permit_editions()
     if edition is not None and edition not in known:
         col.add(f"{prefix}.edition", f"must be one of {', '.join(known)}; got {edition!r}"
                                      f"{suggest(edition, known)}")
-    most = col.number(mapping, "max_disturbed_at_one_time_ac", prefix, lower=0.0)
-    auth = col.text(mapping, "written_authorization", prefix, required=False) or ""
+    most = col.number(mapping, "max_disturbed_at_one_time_ac", prefix, lower=0.0, each_bound=True)
+    auth = col.text(mapping, "written_authorization", prefix, blank_ok=True) or ""
     eoh = col.boolean(mapping, "nyc_east_of_hudson_watershed", prefix, required=False)
     nyc = col.boolean(mapping, "within_new_york_city", prefix, required=False)
     auth_date = col.date(mapping, "written_authorization_date", prefix, required=False)

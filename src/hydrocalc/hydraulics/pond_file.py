@@ -21,7 +21,7 @@ from typing import cast
 
 import numpy as np
 
-from hydrocalc._validate import check_choice, suggest
+from hydrocalc._validate import capped, check_choice, suggest
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import (
     Barrel,
@@ -170,7 +170,7 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
     elif into:
         problems.append(f"{where}: outlets marked into_barrel need a [barrel]; got none")
     if problems:
-        raise InputError("\n".join(problems))
+        raise InputError("\n".join(capped(problems)))
     parts = list(devices)
     if into:
         parts.insert(0, OutletStructure(into, barrel=barrel, name="riser"))

@@ -223,13 +223,35 @@ def _where(path) -> str:
 
 #: Largest site file read (a large site is about 50 kB).
 MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
+#: Deepest nesting of tables and arrays in a site file. The deepest of a real site is 5
+#: (``post.pond[i].tailwater_ft.time_hr``, ``post.subcatchment[i].cover[j]``); 12 leaves room
+#: and refuses a file built to exhaust the reader before any section is read.
+MAX_SITE_DEPTH = 12
+
+
+def nesting_depth(doc) -> int:
+    """The deepest nesting of tables and arrays in a parsed TOML document (iterative).
+
+    Examples
+    --------
+    >>> nesting_depth({"a": 1}), nesting_depth({"post": {"pond": [{"id": "P"}]}})
+    (0, 3)
+    """
+    deepest, stack = 0, [(doc, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return deepest
 
 
 def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
     """Read and parse site file ``path``; return ``(path, text, doc, {name: sha256})``.
 
     Raises InputError (one line naming the file) for a missing, non-regular, too large
-    (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8 or non-TOML file.
+    (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8, non-TOML or too deeply nested (over
+    :data:`MAX_SITE_DEPTH`) file, before any section is validated.
     """
     p = pathlib.Path(path)
     where = _where(p)
@@ -259,5 +281,9 @@ def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
     except RecursionError:
         raise InputError(f"{where}: TOML syntax error: arrays or tables nested too deeply "
                          "(a site file needs at most a few levels)") from None
+    depth = nesting_depth(doc)
+    if depth > MAX_SITE_DEPTH:
+        raise InputError(f"{where}: tables and arrays must be nested at most {MAX_SITE_DEPTH} "
+                         f"levels deep; got {depth} (a site file needs at most 5)")
     files = {p.name: hashlib.sha256(raw).hexdigest()}
     return p, text, doc, files

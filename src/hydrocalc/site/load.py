@@ -35,7 +35,7 @@ from hydrocalc.site.files import (
     read_site_file,
 )
 from hydrocalc.site.model import SCENARIOS, Site
-from hydrocalc.site.problems import _Problems, key_lines
+from hydrocalc.site.problems import _Problems, capped, key_lines
 from hydrocalc.site.scenario import _parse_scenario
 from hydrocalc.site.settings import (
     _confirmation_notes,
@@ -288,13 +288,14 @@ def parse_site(doc: Mapping[str, Any], *, where: str = "site.toml",
     Raises
     ------
     InputError
-        Listing every problem, one per line.
+        Listing every problem, one per line (the first
+        :data:`~hydrocalc.site.problems.MAX_PROBLEMS_SHOWN` and a count of the rest).
     """
     site, problems = site_problems(doc, where=where, base_dir=base_dir, text=text,
                                    input_files=input_files, path=path,
                                    allow_outside_paths=allow_outside_paths)
     if problems:
-        raise InputError("\n".join(problems))
+        raise InputError("\n".join(capped(problems)))
     assert site is not None  # no problem: the site was built
     return site
 

@@ -1,18 +1,29 @@
 """Where a problem is: TOML key paths -> line numbers, and the one-line problem collector.
 
 :func:`key_lines` maps every key path (``post.subcatchment[S-2].area_ac``) to its line,
-because :mod:`tomllib` reports line numbers only for syntax errors. ``_Problems`` collects
+because :mod:`tomllib` reports line numbers only for syntax errors. ``_Problems``, the one
+problem collector of every input table (the site file's sections, ``[project]``,
+``[construction]``, the criteria's practices and permit facts), collects
 ``<file>: <path> <text> (line n)`` lines and offers the typed getters every section parser
-uses (numbers with a valid range, choices, areas in acres or square feet, ...).
+uses (numbers with a valid range, choices, dates, areas in acres or square feet, ...).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import re
 from collections.abc import Mapping
 
-from hydrocalc._validate import excerpt, fmt_value, suggest, text_problem
+from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-exported)
+    MAX_PROBLEMS_SHOWN,
+    capped,
+    excerpt,
+    fmt_value,
+    number_problem,
+    suggest,
+    text_problem,
+)
 from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
@@ -146,6 +157,11 @@ class _Problems:
         self.items: list[str] = []
         self.csv_lines: dict[str, str] = {}
 
+    @property
+    def problems(self) -> list[str]:
+        """The problems collected so far (the same list as ``items``)."""
+        return self.items
+
     def line_of(self, path: str) -> str:
         """`` (line n)`` of ``path`` or of its closest enclosing table; '' if unknown."""
         p = path
@@ -178,12 +194,15 @@ class _Problems:
                 )
 
     # typed getters: each returns a usable value or None (and records the problem)
-    def text(self, m, key, prefix, *, required=False, default=None):
+    def text(self, m, key, prefix, *, required=False, default=None, blank_ok=False):
+        """Non-blank text without control characters (blank text too when ``blank_ok``)."""
         if key not in m:
             if required:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return default
         v = m[key]
+        if blank_ok and isinstance(v, str) and not v.strip():
+            return v
         bad = text_problem(v, required=True)
         if bad:
             self.add(f"{prefix}.{key}", bad)
@@ -191,12 +210,26 @@ class _Problems:
         return v
 
     def number(self, m, key, prefix, *, required=False, default=None, lower=None, upper=None,
-               lower_inclusive=True, upper_inclusive=True, integer=False):
+               lower_inclusive=True, upper_inclusive=True, integer=False, each_bound=False,
+               hint=""):
+        """A number in its range (None after recording the problem).
+
+        With ``each_bound`` the message names the bound broken (``must be <= 100``, not
+        ``must be in [0, 100]``) and ends with ``hint``.
+        """
         if key not in m:
             if required:
                 self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
             return default
         v = m[key]
+        if each_bound:
+            bad = number_problem(v, lower=lower, upper=upper, lower_inclusive=lower_inclusive,
+                                 upper_inclusive=upper_inclusive)
+            if bad:
+                in_range = not bad.startswith(("must be a number", "must be a finite"))
+                self.add(f"{prefix}.{key}", bad + (hint if in_range else ""))
+                return None
+            return float(v)
         return self.check_number(v, f"{prefix}.{key}", lower=lower, upper=upper,
                                  lower_inclusive=lower_inclusive,
                                  upper_inclusive=upper_inclusive, integer=integer)
@@ -221,14 +254,48 @@ class _Problems:
             return None
         return int(v) if integer else x
 
-    def boolean(self, m, key, prefix, *, default=None):
+    def boolean(self, m, key, prefix, *, required=False, default=None):
         if key not in m:
+            if required:
+                self.add(f"{prefix}.{key}", "is required; got nothing. Add it as true or false.")
             return default
         v = m[key]
         if not isinstance(v, bool):
             self.add(f"{prefix}.{key}", f"must be true or false; got {_short(v)}")
             return None
         return v
+
+    def date(self, mapping, key, prefix, *, required, allow_time=False):
+        """A TOML date (a local date-time too with ``allow_time``), or ISO text of one."""
+        if key not in mapping:
+            if required:
+                self.add(f"{prefix}.{key}",
+                         "is required; got nothing. Add it as a TOML date, e.g. 2027-04-01.")
+            return None
+        value = mapping[key]
+        if isinstance(value, _dt.datetime):
+            if not allow_time:
+                self.add(f"{prefix}.{key}", "must be a date without a time, e.g. 2027-04-01; "
+                                            f"got {value.isoformat()}")
+                return None
+            if value.tzinfo is not None:
+                self.add(f"{prefix}.{key}", "must be a local date-time without a time zone "
+                                            f"offset, e.g. 2027-04-01T07:00; got "
+                                            f"{value.isoformat()}")
+                return None
+            return value
+        if isinstance(value, _dt.date):
+            return value
+        if isinstance(value, str):
+            try:
+                if allow_time and "T" in value:
+                    return _dt.datetime.fromisoformat(value)
+                return _dt.date.fromisoformat(value)
+            except ValueError:
+                pass
+        self.add(f"{prefix}.{key}",
+                 f"must be a date (YYYY-MM-DD, unquoted TOML date); got {value!r}")
+        return None
 
     def choice(self, m, key, prefix, choices, *, required=False, default=None):
         if key not in m:

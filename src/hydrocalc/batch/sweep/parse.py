@@ -20,7 +20,7 @@ from typing import cast
 
 import numpy as np
 
-from hydrocalc._validate import suggest
+from hydrocalc._validate import capped, suggest
 from hydrocalc.batch.sweep.fields import _FIELD_HELP, OPS, resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
 from hydrocalc.errors import InputError
@@ -144,7 +144,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         doc, where, path, problems)
     bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
     if problems:
-        raise InputError("\n".join(problems))
+        raise InputError("\n".join(capped(problems)))
     base_raw = cast(str, base_raw)  # no problem recorded: a non-empty string
 
     base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
@@ -171,12 +171,12 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
             problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
                             "add samples = <number of draws>")
     if problems:
-        raise InputError("\n".join(problems))
+        raise InputError("\n".join(capped(problems)))
 
     draws = _draws(rng_spec, seed, samples)
     variations = _variations(entries, draws, combine, where, problems)
     if problems:
-        raise InputError("\n".join(problems))
+        raise InputError("\n".join(capped(problems)))
     sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
                   combine=combine, seed=seed, samples=samples,
                   storms=tuple(storm_sel) if storm_sel else None,

@@ -39,8 +39,7 @@ from hydrocalc.runoff import runoff_depth
 # containers
 
 
-#: The one rule set for the numbers of a trap (``[[construction.trap]]``, ``TrapPlan``,
-#: ``hydrocalc.construction.sediment.SedimentTrap``).
+#: The one rule set for the numbers of a trap (``[[construction.trap]]``, :class:`SedimentTrap`).
 TRAP_NUMBER_RULES: dict[str, dict[str, Any]] = {
     "drainage_area_ac": dict(lower=0.0, lower_inclusive=False, upper=MAX_PROJECT_AREA_AC),
     "bottom_length_ft": dict(lower=0.0, lower_inclusive=False),
@@ -65,7 +64,7 @@ TRAP_NUMBER_RULES: dict[str, dict[str, Any]] = {
 
 
 def trap_problems(trap) -> list[str]:
-    """Every rule a trap object (``TrapPlan`` or ``SedimentTrap``) breaks, one line each.
+    """Every rule a trap object (a :class:`SedimentTrap` or alike) breaks, one line each.
 
     The same numeric rules as ``[[construction.trap]]`` in a site file: id text,
     criteria text, every given number in its range, a stage-area table with as many areas as
@@ -195,10 +194,20 @@ class SedimentTrap:
 
     @classmethod
     def from_plan(cls, plan) -> SedimentTrap:
-        """Build from a :class:`hydrocalc.site.project.TrapPlan`."""
+        """The trap of an object with the fields of a trap (a trap is returned as it is).
+
+        A site file's ``[[construction.trap]]`` entries are already :class:`SedimentTrap`.
+        """
+        if isinstance(plan, cls):
+            return plan
         fields = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in dataclasses.asdict(plan).items() if k in fields}
         return cls(**values)
+
+    @property
+    def has_musle(self) -> bool:
+        """True when the MUSLE inputs are given (cleanout schedule possible)."""
+        return self.k_factor is not None
 
     # geometry ---------------------------------------------------------------------------
     @property

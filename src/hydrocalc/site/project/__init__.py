@@ -16,7 +16,9 @@ Modules
                                             and :func:`parse_project`
 :mod:`hydrocalc.site.project.construction`  ``[construction]``: milestones, traps, the plan,
                                             their checks and :func:`parse_construction`
-:mod:`hydrocalc.site.project.collector`     the problem collector both parsers share
+:mod:`hydrocalc.site.project.collector`     the profile keys and choice hints both parsers
+                                            share (the problem collector is the site
+                                            file's, :mod:`hydrocalc.site.problems`)
 ==========================================  =====================================================
 
 Every name is importable from :mod:`hydrocalc.site.project` itself.
@@ -45,6 +47,7 @@ References
 
 from __future__ import annotations
 
+from hydrocalc.construction.sediment.traps import trap_problems  # noqa: F401 (re-exported)
 from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     INSPECTION_CLOCKS,
     RAINFALL_TYPES,
@@ -54,7 +57,6 @@ from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     TrapPlan,
     construction_problems,
     parse_construction,
-    trap_problems,
 )
 from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
     MAX_PROJECT_AREA_AC,

@@ -1,8 +1,10 @@
 """``[construction]``: the construction plan (period, rainfall record, milestones, traps).
 
-:class:`Milestone`, :class:`TrapPlan` and :class:`ConstructionPlan` with their checks
-(:func:`trap_problems`, :func:`construction_problems`), and :func:`parse_construction`,
-which returns ``(plan_or_None, problems)`` and never raises on bad content.
+:class:`Milestone` and :class:`ConstructionPlan` with their checks
+(:func:`construction_problems`), and :func:`parse_construction`,
+which returns ``(plan_or_None, problems)`` and never raises on bad content. A trap entry is
+the one trap record, :class:`hydrocalc.construction.sediment.SedimentTrap` (``TrapPlan`` is
+its former name here), checked by its own rules (``trap_problems``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Any, cast
 
 from hydrocalc._validate import confined_path, excerpt, number_problem, suggest, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
-from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, trap_problems
+from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, SedimentTrap
 from hydrocalc.errors import InputError
-from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
+from hydrocalc.site.problems import _Problems
+from hydrocalc.site.project.collector import _choices, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
 
 
@@ -37,56 +40,10 @@ class Milestone:
                              f"{self.when!r}"[:200])
 
 
-@dataclasses.dataclass(frozen=True)
-class TrapPlan:
-    """One ``[[construction.trap]]`` entry: a sediment trap or basin and its MUSLE inputs.
-
-    Geometry is either a rectangular/trapezoidal basin (``bottom_length_ft``,
-    ``bottom_width_ft``, ``depth_ft``, ``side_slope_h_per_v``) or a stage-area table
-    (``stage_ft``, ``area_ft2``), or absent (no provided-volume check). The MUSLE inputs are
-    all given or all absent (``None``); ``ls_factor`` is either given or computed from
-    ``slope_length_ft`` and ``slope_pct``.
-    """
-
-    id: str
-    drainage_area_ac: float
-    criteria: str
-    bottom_length_ft: float | None = None
-    bottom_width_ft: float | None = None
-    depth_ft: float | None = None
-    side_slope_h_per_v: float | None = None
-    stage_ft: tuple[float, ...] | None = None
-    area_ft2: tuple[float, ...] | None = None
-    k_factor: float | None = None
-    slope_length_ft: float | None = None
-    slope_pct: float | None = None
-    ls_factor: float | None = None
-    c_factor: float | None = None
-    p_factor: float | None = None
-    cn: float | None = None
-    tc_hr: float | None = None
-    dry_unit_weight_lb_ft3: float | None = None
-    trap_efficiency_frac: float | None = None
-    design_precip_in: float | None = None
-
-    def __post_init__(self):
-        problems = trap_problems(self)
-        if problems:
-            raise InputError("\n".join(f"trap {self.id}: {p}" for p in problems))
-
-    @property
-    def geometry(self) -> str | None:
-        """``"trapezoidal"``, ``"stage_area"`` or ``None``."""
-        if self.bottom_length_ft is not None:
-            return "trapezoidal"
-        if self.stage_ft is not None:
-            return "stage_area"
-        return None
-
-    @property
-    def has_musle(self) -> bool:
-        """True when the MUSLE inputs are given (cleanout schedule possible)."""
-        return self.k_factor is not None
+#: One ``[[construction.trap]]`` entry is a
+#: :class:`hydrocalc.construction.sediment.SedimentTrap` (the one trap record; this name is
+#: kept for the code that imported it from here).
+TrapPlan = SedimentTrap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,7 +162,7 @@ def _all_milestone_keys() -> tuple[str, ...] | None:
     return tuple(keys)
 
 
-def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan | None:
+def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys) -> TrapPlan | None:
     n0 = len(col.problems)
     if not isinstance(entry, Mapping):
         col.add(prefix, f"must be a table; got {entry!r}")
@@ -213,7 +170,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
     col.unknown_keys(entry, _TRAP_KEYS, prefix)
     tid = col.text(entry, "id", prefix, required=True)
     area = col.number(entry, "drainage_area_ac", prefix, required=True, lower=0.0,
-                      lower_inclusive=False)
+                      lower_inclusive=False, each_bound=True)
     criteria = col.text(entry, "criteria", prefix, required=True)
     if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
         col.add(
@@ -234,10 +191,10 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
     elif has_trap:
         for k in _TRAP_GEOMETRY_TRAP:
             if k == "side_slope_h_per_v":
-                values[k] = col.number(entry, k, prefix, required=True, lower=0.0)
+                values[k] = col.number(entry, k, prefix, required=True, lower=0.0, each_bound=True)
             else:
                 values[k] = col.number(entry, k, prefix, required=True, lower=0.0,
-                                       lower_inclusive=False)
+                                       lower_inclusive=False, each_bound=True)
     elif has_table:
         arrays = {}
         for k in _TRAP_GEOMETRY_TABLE:
@@ -273,7 +230,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
     # The keyword bounds of col.number per field (mypy infers dict[str, object] values).
     bounds = cast(dict[str, dict[str, Any]], TRAP_NUMBER_RULES)
     for k in _TRAP_HYDRO:
-        values[k] = col.number(entry, k, prefix, **bounds[k])
+        values[k] = col.number(entry, k, prefix, **bounds[k], each_bound=True)
     if "design_precip_in" in entry and "cn" not in entry:
         col.add(f"{prefix}.cn", "is required with design_precip_in; got nothing.")
     musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
@@ -287,7 +244,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
             )
         for k in _TRAP_MUSLE:
             if k in entry:
-                values[k] = col.number(entry, k, prefix, **bounds[k])
+                values[k] = col.number(entry, k, prefix, **bounds[k], each_bound=True)
         if "ls_factor" in entry:
             if "slope_length_ft" in entry or "slope_pct" in entry:
                 col.add(
@@ -295,14 +252,15 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
                     "must not be given together with slope_length_ft/slope_pct; got both. "
                     "Keep one.",
                 )
-            values["ls_factor"] = col.number(entry, "ls_factor", prefix, lower=0.0)
+            values["ls_factor"] = col.number(entry, "ls_factor", prefix, lower=0.0,
+                                             each_bound=True)
         else:
             values["slope_length_ft"] = col.number(
                 entry, "slope_length_ft", prefix, required=True, lower=0.0,
-                lower_inclusive=False,
+                lower_inclusive=False, each_bound=True
             )
             values["slope_pct"] = col.number(
-                entry, "slope_pct", prefix, required=True, lower=0.0, upper=100.0
+                entry, "slope_pct", prefix, required=True, lower=0.0, upper=100.0, each_bound=True
             )
     if len(col.problems) > n0:
         return None
@@ -311,7 +269,7 @@ def _parse_trap(col: _Collector, entry, prefix: str, criteria_keys) -> TrapPlan 
                     criteria=cast(str, criteria), **values)
 
 
-def _parse_rainfall_file(col: _Collector, mapping, prefix: str, where: str,
+def _parse_rainfall_file(col: _Problems, mapping, prefix: str, where: str,
                          base: pathlib.Path, allow_outside_paths: bool) -> pathlib.Path | None:
     """The ``rainfall_file``: confined to ``base`` (unless allowed outside) and existing."""
     rain = None
@@ -334,9 +292,9 @@ def _parse_rainfall_file(col: _Collector, mapping, prefix: str, where: str,
     return rain
 
 
-def _parse_rainfall_settings(col: _Collector, mapping, prefix: str) -> tuple:
+def _parse_rainfall_settings(col: _Problems, mapping, prefix: str) -> tuple:
     """``rainfall_station``, ``rainfall_units``, ``rainfall_shift_years``, ``rainfall_type``."""
-    station = col.text(mapping, "rainfall_station", prefix, required=False)
+    station = col.text(mapping, "rainfall_station", prefix, blank_ok=True)
     units = "auto"
     if "rainfall_units" in mapping:
         units = mapping["rainfall_units"]
@@ -373,11 +331,11 @@ def _parse_rainfall_settings(col: _Collector, mapping, prefix: str) -> tuple:
     return station, units, shift, rtype
 
 
-def _parse_inspection_settings(col: _Collector, mapping, prefix: str) -> tuple:
+def _parse_inspection_settings(col: _Problems, mapping, prefix: str) -> tuple:
     """Inspection settings: threshold, interval, clock and storm-event reading."""
     threshold = col.number(
-        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False
-    )
+        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False,
+        each_bound=True)
     interval = None
     if "inspection_interval_days" in mapping:
         raw_iv = mapping["inspection_interval_days"]
@@ -408,7 +366,7 @@ def _parse_inspection_settings(col: _Collector, mapping, prefix: str) -> tuple:
     return threshold, interval, clock, storm_event
 
 
-def _parse_milestones(col: _Collector, mapping, prefix: str,
+def _parse_milestones(col: _Problems, mapping, prefix: str,
                       municipality: str | None) -> list[Milestone]:
     """The ``[[construction.milestone]]`` entries, keys checked against the profile(s)."""
     milestones: list[Milestone] = []
@@ -442,7 +400,7 @@ def _parse_milestones(col: _Collector, mapping, prefix: str,
     return milestones
 
 
-def _parse_traps(col: _Collector, mapping, prefix: str) -> list[TrapPlan]:
+def _parse_traps(col: _Problems, mapping, prefix: str) -> list[TrapPlan]:
     """The ``[[construction.trap]]`` entries, with unique ids."""
     criteria_keys = sediment_criteria_keys()
     traps: list[TrapPlan] = []
@@ -505,7 +463,7 @@ def parse_construction(
     >>> print(problems[0])  # doctest: +ELLIPSIS
     site.toml: construction.end_date is required; got nothing. Add it as a TOML date, e.g. ...
     """
-    col = _Collector(where)
+    col = _Problems(where)
     prefix = "construction"
     if mapping is None:
         return None, []

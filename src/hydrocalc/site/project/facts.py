@@ -24,7 +24,8 @@ from hydrocalc._validate import (
 from hydrocalc.criteria.ny_editions import edition_problems
 from hydrocalc.criteria.state_permit import parse_state_permit
 from hydrocalc.errors import InputError
-from hydrocalc.site.project.collector import _choices, _Collector, _profile_keys
+from hydrocalc.site.problems import _Problems
+from hydrocalc.site.project.collector import _choices, _profile_keys
 from hydrocalc.units import FT2_PER_AC
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
@@ -253,7 +254,7 @@ _PROJECT_KEYS = (
 )
 
 
-def _parse_areas(col: _Collector, mapping, prefix: str) -> dict[str, float | None]:
+def _parse_areas(col: _Problems, mapping, prefix: str) -> dict[str, float | None]:
     """The disturbed and new impervious areas, each given in exactly one of its units."""
     areas: dict[str, float | None] = {}
     for k_main, k_alt in _PROJECT_ALTERNATIVES:
@@ -271,11 +272,12 @@ def _parse_areas(col: _Collector, mapping, prefix: str) -> dict[str, float | Non
             )
         else:
             key = k_main if has_main else k_alt
-            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key])
+            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key],
+                                    each_bound=True)
     return areas
 
 
-def _parse_exemptions(col: _Collector, mapping, prefix: str,
+def _parse_exemptions(col: _Problems, mapping, prefix: str,
                       municipality: str | None) -> tuple[str, ...]:
     """``exemptions_claimed``: unique keys of the municipality's profile."""
     exemptions: tuple[str, ...] = ()
@@ -302,7 +304,7 @@ def _parse_exemptions(col: _Collector, mapping, prefix: str,
     return exemptions
 
 
-def _parse_approved_on(col: _Collector, mapping, prefix: str) -> dict[str, _dt.date]:
+def _parse_approved_on(col: _Problems, mapping, prefix: str) -> dict[str, _dt.date]:
     """``exemption_approved_on``: a table of exemption key = approval date."""
     approved_on: dict[str, _dt.date] = {}
     if "exemption_approved_on" in mapping:
@@ -352,7 +354,7 @@ def parse_project(
     >>> parse_project({"name": "x", "municiplaity": "pelham"})[1][0]
     "site.toml: unknown key project.municiplaity; did you mean 'municipality'?"
     """
-    col = _Collector(where)
+    col = _Problems(where)
     prefix = "project"
     if mapping is None:
         col.problems.append(
@@ -390,7 +392,7 @@ def parse_project(
     )
     # dict[str, str], kept as Any so that mypy accepts it as ``**`` keywords beside the areas.
     texts: dict[str, Any] = {
-        k: col.text(mapping, k, prefix, required=False) or "" for k in _PROJECT_OPTIONAL_TEXT
+        k: col.text(mapping, k, prefix, blank_ok=True) or "" for k in _PROJECT_OPTIONAL_TEXT
     }
     manual = mapping.get("design_manual")
     justification = mapping.get("design_manual_justification")
