@@ -220,16 +220,18 @@ def run_report(
         _write_results_json(staging, results, section_seconds, started, t0, stages)
         (staging / STAGING_MARKER).unlink()
     except ReportError:
+        # the kernels stop first, so that no notebook still running writes to the folder
         pool.close()
+        executor.shutdown(wait=True, cancel_futures=True)
         if staging.exists():
             _keep_failed(staging, target)
         raise
     except BaseException:
         pool.close()
+        executor.shutdown(wait=True, cancel_futures=True)
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+    executor.shutdown(wait=True)
     stopping.join()  # the kernels' working folder is the staging folder
     pool.close()  # (already closed: returns at once)
     _swap_into_place(staging, target)
