@@ -145,6 +145,21 @@ class _Generator(GenerateJsonSchema):
             out.pop("default")
         return out
 
+    # A TOML date is a value of its own type: an editor hands it to the schema as text
+    # (ISO 8601), a TOML library as a date object. Both are accepted; any JSON value that
+    # is not text (a number, a table...) is refused, and text must be an ISO date.
+    def date_schema(self, schema):  # noqa: D102 - pydantic's hook
+        return {"format": "date", "pattern": _ISO_DATE, "not": {"type": _NOT_DATES}}
+
+    def datetime_schema(self, schema):  # noqa: D102 - pydantic's hook
+        return {"format": "date-time", "pattern": _ISO_DATETIME, "not": {"type": _NOT_DATES}}
+
+
+_ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+_ISO_DATETIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?$"
+#: JSON types a TOML date is never read as.
+_NOT_DATES = ["number", "integer", "boolean", "array", "object", "null"]
+
 
 def _clean(node: Any) -> Any:
     """Drop pydantic's generated titles of properties (the description says more)."""

@@ -296,3 +296,21 @@ def test_confirmations_accept_any_item_as_text_only():
     assert _bad(lambda d: d.__setitem__("confirmations", {"criterion_qp": "SMDM 4.4"})) == []
     assert _bad(lambda d: d.__setitem__("confirmations", {"criterion_qp": 3}))
     assert _bad(lambda d: d.__setitem__("confirmations", {"storm_depths": "  "}))
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*/site.toml")),
+                         ids=lambda p: p.parent.name)
+def test_examples_validate_as_a_toml_library_reads_them(path):
+    """TOML dates reach the schema as date objects from tomllib, as text from an editor."""
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert [e.message for e in VALIDATOR.iter_errors(doc)] == []
+
+
+def test_a_date_given_as_a_number_or_malformed_text_is_refused():
+    doc = tomllib.loads((ROOT / "examples" / "pelham" / "site.toml").read_text("utf-8"))
+    assert isinstance(doc["construction"]["start_date"], datetime.date)
+    for bad in (20270405, "2027-4-5", True):
+        doc["construction"]["start_date"] = bad
+        assert list(VALIDATOR.iter_errors(doc)), bad
+    doc["construction"]["start_date"] = "2027-04-05"
+    assert list(VALIDATOR.iter_errors(doc)) == []

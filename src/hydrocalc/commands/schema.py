@@ -71,7 +71,7 @@ def _type_of(node: dict, defs: dict) -> str:
         return f"array of {_type_of(node.get('items', {}), defs)}"
     if kind == "object":
         return "table"
-    if kind == "string" and node.get("format") in ("date", "date-time"):
+    if kind in ("string", None) and node.get("format") in ("date", "date-time"):
         return "date"
     return {"number": "number", "integer": "integer", "string": "text",
             "boolean": "true/false"}.get(str(kind), str(kind or "any"))
