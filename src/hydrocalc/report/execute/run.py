@@ -12,7 +12,7 @@ import pathlib
 import shutil
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from hydrocalc._validate import suggest
 from hydrocalc.errors import InputError, ReportError
@@ -404,7 +404,7 @@ def _drain(threads, run, job_list, bar):
     error = None
     pending = {threads.submit(run, job) for job in job_list}
     while pending:
-        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
         for fut in done:
             exc = fut.exception()
             if exc is not None and error is None:
