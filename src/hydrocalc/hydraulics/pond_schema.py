@@ -15,7 +15,9 @@ from pydantic import Field
 
 from hydrocalc.schema import InputModel, OptionalText, Text, field, json_schema
 
-__all__ = ["PondFile", "pond_json_schema"]
+__all__ = ["PondFile", "pond_json_schema", "CircularOrificeShape", "RectangularOrificeShape",
+           "RectangularWeirShape", "VNotchWeirShape", "BroadCrestedWeirShape", "RiserShape",
+           "ExfiltrationShape"]
 
 NonNegative = Annotated[float, Field(ge=0)]
 _NAME = "Name of the device (printed in tables)"
@@ -70,84 +72,114 @@ def _level(what: str) -> float:
     return field(f"{what}, a stage above the pond bottom", "ft", ge=0, required=True)
 
 
-class CircularOrifice(InputModel):
-    """``type = "circular_orifice"``."""
+# The keys of each outlet device that the pond file and a site file's [[<scenario>.pond.outlet]]
+# share: its type, size and coefficients. Each file adds its own identity keys and declares
+# the device's level in its own stage frame (pond bottom here, site elevations there).
+class CircularOrificeShape(InputModel):
+    """The shared keys of ``type = "circular_orifice"``."""
 
     type: Literal["circular_orifice"] = field("Circular orifice", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     diameter_in: float = field("Diameter", "in", gt=0, required=True)
-    invert_ft: float = _level("Invert")
     cd: float | None = field("Discharge coefficient (default 0.6)", gt=0, le=1)
 
 
-class RectangularOrifice(InputModel):
-    """``type = "rectangular_orifice"``."""
+class RectangularOrificeShape(InputModel):
+    """The shared keys of ``type = "rectangular_orifice"``."""
 
     type: Literal["rectangular_orifice"] = field("Rectangular orifice", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     width_in: float = field("Width", "in", gt=0, required=True)
     height_in: float = field("Height", "in", gt=0, required=True)
-    invert_ft: float = _level("Invert")
     cd: float | None = field("Discharge coefficient (default 0.6)", gt=0, le=1)
 
 
-class RectangularWeir(InputModel):
-    """``type = "rectangular_weir"``."""
+class RectangularWeirShape(InputModel):
+    """The shared keys of ``type = "rectangular_weir"``."""
 
     type: Literal["rectangular_weir"] = field("Rectangular weir", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     length_ft: float = field("Crest length", "ft", gt=0, required=True)
-    crest_ft: float = _level("Crest")
     cw: float | None = field("Weir coefficient (default 3.33)", gt=0)
     end_contractions: int | None = field("End contractions (default 0)", ge=0)
 
 
-class VNotchWeir(InputModel):
-    """``type = "vnotch_weir"``."""
+class VNotchWeirShape(InputModel):
+    """The shared keys of ``type = "vnotch_weir"``."""
 
     type: Literal["vnotch_weir"] = field("V-notch weir", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     angle_deg: float = field("Notch angle", "deg", gt=0, lt=180, required=True)
-    crest_ft: float = _level("Crest (notch bottom)")
     cw: float | None = field("Weir coefficient (default 2.5)", gt=0)
 
 
-class BroadCrestedWeir(InputModel):
-    """``type = "broad_crested_weir"``."""
+class BroadCrestedWeirShape(InputModel):
+    """The shared keys of ``type = "broad_crested_weir"``."""
 
     type: Literal["broad_crested_weir"] = field("Broad-crested weir", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     length_ft: float = field("Crest length", "ft", gt=0, required=True)
-    crest_ft: float = _level("Crest")
     cw: float | None = field("Weir coefficient (default 3.0)", gt=0)
 
 
-class Riser(InputModel):
-    """``type = "riser"``."""
+class RiserShape(InputModel):
+    """The shared keys of ``type = "riser"`` (a pipe riser: weir, then orifice flow)."""
 
     type: Literal["riser"] = field("Riser", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     diameter_in: float = field("Riser diameter", "in", gt=0, required=True)
-    crest_ft: float = _level("Rim")
     cw: float | None = field("Weir coefficient (default 3.33)", gt=0)
     cd: float | None = field("Orifice coefficient (default 0.6)", gt=0, le=1)
 
 
-class Exfiltration(InputModel):
-    """``type = "exfiltration"``: flow to groundwater."""
+class ExfiltrationShape(InputModel):
+    """The shared keys of ``type = "exfiltration"`` (flow to groundwater)."""
 
     type: Literal["exfiltration"] = field("Exfiltration", required=True)
-    name: Text | None = field(_NAME)
-    into_barrel: bool | None = field(_INTO)
     rate_in_hr: float = field("Design exfiltration rate", "in/h", gt=0, required=True)
     over: Literal["wetted", "surface", "bottom"] | None = field(
         "Area the rate applies over (default wetted)")
+
+
+class _PondDevice(InputModel):
+    """The identity keys of a device in a pond file."""
+
+    name: Text | None = field(_NAME)
+    into_barrel: bool | None = field(_INTO)
+
+
+class CircularOrifice(CircularOrificeShape, _PondDevice):
+    """``type = "circular_orifice"``."""
+
+    invert_ft: float = _level("Invert")
+
+
+class RectangularOrifice(RectangularOrificeShape, _PondDevice):
+    """``type = "rectangular_orifice"``."""
+
+    invert_ft: float = _level("Invert")
+
+
+class RectangularWeir(RectangularWeirShape, _PondDevice):
+    """``type = "rectangular_weir"``."""
+
+    crest_ft: float = _level("Crest")
+
+
+class VNotchWeir(VNotchWeirShape, _PondDevice):
+    """``type = "vnotch_weir"``."""
+
+    crest_ft: float = _level("Crest (notch bottom)")
+
+
+class BroadCrestedWeir(BroadCrestedWeirShape, _PondDevice):
+    """``type = "broad_crested_weir"``."""
+
+    crest_ft: float = _level("Crest")
+
+
+class Riser(RiserShape, _PondDevice):
+    """``type = "riser"``."""
+
+    crest_ft: float = _level("Rim")
+
+
+class Exfiltration(ExfiltrationShape, _PondDevice):
+    """``type = "exfiltration"``: flow to groundwater."""
 
 
 Device = Annotated[CircularOrifice | RectangularOrifice | RectangularWeir | VNotchWeir

@@ -24,6 +24,15 @@ from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
 from hydrocalc.criteria.state_permit import permit_editions
 from hydrocalc.hydraulics.outlets import culvert
+from hydrocalc.hydraulics.pond_schema import (
+    BroadCrestedWeirShape,
+    CircularOrificeShape,
+    ExfiltrationShape,
+    RectangularOrificeShape,
+    RectangularWeirShape,
+    RiserShape,
+    VNotchWeirShape,
+)
 from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
 from hydrocalc.site.plausibility import ACCEPT_KEYS
 from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
@@ -516,77 +525,50 @@ def _level(what: str) -> float:
     return field(f"{what}: {_LEVEL}", "ft", ge=-10_000, required=True)
 
 
-class CircularOrifice(InputModel):
+class _SiteDevice(InputModel):
+    """The identity key of an outlet device in a site file."""
+
+    id: Text | None = field(_ID_DEVICE)
+
+
+class CircularOrifice(CircularOrificeShape, _SiteDevice):
     """Outlet ``type = "circular_orifice"``."""
 
-    type: Literal["circular_orifice"] = field("Circular orifice", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    diameter_in: float = field("Diameter", "in", gt=0, required=True)
     invert_ft: float = _level("Invert")
-    cd: float | None = field("Discharge coefficient (default 0.6)", gt=0, le=1)
 
 
-class RectangularOrifice(InputModel):
+class RectangularOrifice(RectangularOrificeShape, _SiteDevice):
     """Outlet ``type = "rectangular_orifice"``."""
 
-    type: Literal["rectangular_orifice"] = field("Rectangular orifice", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    width_in: float = field("Width", "in", gt=0, required=True)
-    height_in: float = field("Height", "in", gt=0, required=True)
     invert_ft: float = _level("Invert")
-    cd: float | None = field("Discharge coefficient (default 0.6)", gt=0, le=1)
 
 
-class RectangularWeir(InputModel):
+class RectangularWeir(RectangularWeirShape, _SiteDevice):
     """Outlet ``type = "rectangular_weir"``."""
 
-    type: Literal["rectangular_weir"] = field("Rectangular weir", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    length_ft: float = field("Crest length", "ft", gt=0, required=True)
     crest_ft: float = _level("Crest")
-    cw: float | None = field("Weir coefficient (default 3.33)", gt=0)
-    end_contractions: int | None = field("End contractions (default 0)", ge=0)
 
 
-class VNotchWeir(InputModel):
+class VNotchWeir(VNotchWeirShape, _SiteDevice):
     """Outlet ``type = "vnotch_weir"``."""
 
-    type: Literal["vnotch_weir"] = field("V-notch weir", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    angle_deg: float = field("Notch angle", "deg", gt=0, lt=180, required=True)
     crest_ft: float = _level("Crest (notch bottom)")
-    cw: float | None = field("Weir coefficient (default 2.5)", gt=0)
 
 
-class BroadCrestedWeir(InputModel):
+class BroadCrestedWeir(BroadCrestedWeirShape, _SiteDevice):
     """Outlet ``type = "broad_crested_weir"``."""
 
-    type: Literal["broad_crested_weir"] = field("Broad-crested weir", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    length_ft: float = field("Crest length", "ft", gt=0, required=True)
     crest_ft: float = _level("Crest")
-    cw: float | None = field("Weir coefficient (default 3.0)", gt=0)
 
 
-class Riser(InputModel):
+class Riser(RiserShape, _SiteDevice):
     """Outlet ``type = "riser"``: a pipe riser (weir, then orifice flow)."""
 
-    type: Literal["riser"] = field("Riser", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    diameter_in: float = field("Riser diameter", "in", gt=0, required=True)
     crest_ft: float = _level("Rim")
-    cw: float | None = field("Weir coefficient (default 3.33)", gt=0)
-    cd: float | None = field("Orifice coefficient (default 0.6)", gt=0, le=1)
 
 
-class Exfiltration(InputModel):
+class Exfiltration(ExfiltrationShape, _SiteDevice):
     """Outlet ``type = "exfiltration"``: flow to groundwater, leaves the network."""
-
-    type: Literal["exfiltration"] = field("Exfiltration", required=True)
-    id: Text | None = field(_ID_DEVICE)
-    rate_in_hr: float = field("Design exfiltration rate", "in/h", gt=0, required=True)
-    over: Literal["wetted", "surface", "bottom"] | None = field(
-        "Area the rate applies over (default wetted)")
 
 
 class Culvert(InputModel):
