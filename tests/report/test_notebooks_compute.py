@@ -230,3 +230,15 @@ def test_run_report_raises_the_same_errors(tmp_path):
     _point_to(site, '["nope.ipynb"]')
     with pytest.raises(InputError):
         run_report(site, tmp_path / "r", progress=False)
+
+
+@pytest.mark.parametrize("text", ["not json", '{"cells": 5}', '{"nbformat": 4}'])
+def test_a_custom_section_that_is_not_a_notebook_is_one_line(tmp_path, text):
+    site = _custom(tmp_path, "1")
+    (site.parent / "sections" / "mine.ipynb").write_text(text, "utf-8")
+    _point_to(site, '["sections/mine.ipynb"]')
+    result = _report_over_previous(site, tmp_path)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert "sections/mine.ipynb must be a readable Jupyter notebook" in lines[0]

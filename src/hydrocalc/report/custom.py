@@ -107,8 +107,9 @@ def custom_sections(notebooks: Sequence[str], base_dir: pathlib.Path) -> list[Cu
         try:
             data = path.read_bytes()
             nb = nbformat.reads(data.decode("utf-8"), as_version=4)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            reason = " ".join(str(exc).split())[:160]
+            nbformat.validate(nb)
+        except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for a bad file
+            reason = " ".join(str(exc).split())[:160] or type(exc).__name__
             raise ReportError(f"{field} must be a readable Jupyter notebook; got {reason}"
                               ) from None
         if not any("parameters" in (cell.get("metadata", {}).get("tags") or [])
