@@ -136,7 +136,11 @@ def _wait_for_kernel(proc: subprocess.Popen, timeout_s: float = 120.0) -> list:
     while time.monotonic() < end and proc.poll() is None:
         kids = _descendants(proc.pid)
         with contextlib.suppress(Exception):
-            if any("ipykernel" in " ".join(k.cmdline()) for k in kids):
+            lines = [" ".join(k.cmdline()) for k in kids]
+            # a kernel launched by jupyter_client, or one forked from the warm kernel server
+            # (the server and its forks share its command line)
+            if (any("ipykernel" in line for line in lines)
+                    or sum("kernel_template" in line for line in lines) >= 2):
                 return kids
         time.sleep(0.02)
     raise AssertionError("the report's kernel never started")

@@ -19,7 +19,8 @@ import uuid
 from hydrocalc.errors import ReportError
 from hydrocalc.report.papermill_engine import ENGINE_NAME
 
-__all__ = ["ENGINE_NAME", "KERNEL_NAME", "KernelPool", "close_thread_loop", "kernel_env"]
+__all__ = ["ENGINE_NAME", "KERNEL_NAME", "KernelPool", "close_thread_loop", "kernel_env",
+           "wait_until_ready"]
 
 KERNEL_NAME = "python3"
 # Kernel options: silence start-up chatter; keep no input history (IPython writes every cell
@@ -91,6 +92,53 @@ def kernel_env() -> dict:
     return env
 
 
+async def wait_until_ready(km, kc, *, timeout_s: float) -> None:
+    """Wait until kernel ``km`` answers on ``kc``'s shell channel and its IOPub reaches ``kc``.
+
+    What :meth:`jupyter_client.KernelClient.wait_for_ready` does, without its fixed 0.2 s
+    wait for IOPub messages after the kernel has answered (its guard against ZeroMQ's "slow
+    joiner", a subscription still being set up): every ``kernel_info`` request makes the
+    kernel publish its busy and idle status, so the subscription is known to work as soon
+    as one such message arrives. Uses the client's public messaging methods only.
+
+    Raises
+    ------
+    RuntimeError
+        If the kernel dies or does not answer within ``timeout_s`` seconds.
+    """
+    import queue
+    import time
+
+    end = time.monotonic() + timeout_s
+
+    def check() -> None:
+        if time.monotonic() > end:
+            raise RuntimeError(f"the kernel did not answer within {timeout_s:g} s")
+
+    answered = False
+    while not answered:
+        if not await km.is_alive():
+            raise RuntimeError("the kernel died before it answered")
+        check()
+        msg_id = kc.kernel_info()
+        with contextlib.suppress(queue.Empty):
+            while not answered:
+                msg = await kc.get_shell_msg(timeout=0.05)
+                answered = msg["parent_header"].get("msg_id") == msg_id
+    subscribed = False
+    while not subscribed:
+        check()
+        try:
+            await kc.get_iopub_msg(timeout=0.02)
+            subscribed = True
+        except queue.Empty:
+            kc.kernel_info()
+    for get in (kc.get_iopub_msg, kc.get_shell_msg):  # the other requests' messages
+        with contextlib.suppress(queue.Empty):
+            while True:
+                await get(timeout=0.01)
+
+
 class KernelPool:
     """Warm kernels (working directory ``cwd``) lent to one notebook at a time.
 
@@ -138,6 +186,13 @@ class KernelPool:
         # the next run removes it (with the stale staging folder)
         km = AsyncKernelManager(kernel_name=KERNEL_NAME, connection_file=str(
             self.cwd / f".kernel-{uuid.uuid4().hex[:12]}.json"))
+        if not self.fresh:
+            # forked from the warm fork server (see hydrocalc.report.execute.forked)
+            from hydrocalc.report.execute.forked import ForkedKernelProvisioner
+
+            km.kernel_id = str(uuid.uuid4())
+            km.provisioner = ForkedKernelProvisioner(kernel_id=km.kernel_id,
+                                                     kernel_spec=km.kernel_spec, parent=km)
         run_sync(km.start_kernel)(cwd=str(self.cwd), extra_arguments=list(_KERNEL_ARGS),
                                   env=kernel_env())
         with self._lock:
@@ -145,7 +200,7 @@ class KernelPool:
         kc = km.client()
         kc.start_channels()
         try:
-            run_sync(kc.wait_for_ready)(timeout=120)
+            run_sync(wait_until_ready)(km, kc, timeout_s=120)
             run_sync(kc.execute_interactive)(self.WARM_UP, silent=True, store_history=False,
                                              timeout=120)
         except BaseException:
