@@ -30,6 +30,8 @@ Part of :mod:`hydrocalc.report.execute` (imported when a pooled kernel starts).
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import pathlib
@@ -67,6 +69,22 @@ class KernelServer:
             # a Ctrl-C at the terminal is for the calling process; the server ends when
             # its standard input closes, with the process that started it
             start_new_session=True)
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the server (its standard input closes; the kernels it forked are not touched).
+
+        Called at this process's exit; the server would end then anyway.
+        """
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
     @classmethod
     def for_env(cls, options: list[str], env: dict[str, str]) -> KernelServer:

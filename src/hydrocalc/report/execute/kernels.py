@@ -261,6 +261,13 @@ class KernelPool:
         """Start the pool's kernels in a background thread (once; not for a fresh pool)."""
         if not self._started and not self.fresh:
             self._started = True
+            # imported in the calling thread first: jupyter_client's modules import each
+            # other, and two threads importing them at once (the kernels' threads, or one
+            # of them and the caller importing Papermill) can find a module half made
+            import jupyter_client.manager  # noqa: F401
+
+            import hydrocalc.report.execute.forked  # noqa: F401
+
             thread = threading.Thread(target=self._start_all, daemon=True)
             self._thread = thread
             thread.start()

@@ -135,6 +135,32 @@ def _start_pdf(staging: pathlib.Path, results: dict, fmts: Sequence[str], meta: 
     return future
 
 
+#: The modules each output format is written with, imported on first use.
+WRITER_MODULES = {"xlsx": ("openpyxl", "openpyxl.styles"), "html": ("hydrocalc.report.assemble",),
+                  "pdf": ("typst",)}
+
+
+def preload_writers(fmts: Sequence[str]) -> threading.Thread:
+    """Import the writers of ``fmts`` in a background thread; returns the thread (started).
+
+    A report process waits on its kernels while they execute the notebooks; importing
+    openpyxl and the others then, instead of after, takes them off the end of the run (about
+    half a second for a ``hydrocalc report`` process, which imports them for the first time).
+    Only an import: a failure here is raised again, with its message, where the writer runs.
+    """
+    import importlib
+
+    def work() -> None:
+        for fmt in fmts:
+            for name in WRITER_MODULES.get(fmt, ()):
+                with contextlib.suppress(Exception):
+                    importlib.import_module(name)
+
+    thread = threading.Thread(target=work, daemon=True, name="hydrocalc-writers")
+    thread.start()
+    return thread
+
+
 def document_date(results: Mapping) -> datetime.datetime:
     """The document date of a report.
 

@@ -36,6 +36,7 @@ from hydrocalc.report.execute.outputs import (
     _write_workbook,
     artifact_hashes,
     dump_results,
+    preload_writers,
     results_document,
 )
 from hydrocalc.report.execute.staging import (
@@ -195,6 +196,7 @@ def run_report(
         stages["setup_s"] = round(time.perf_counter() - t0, 3)
         executing = executor.submit(_execute_all, job_list, staging, target,
                                     jobs=pool.size, progress=progress, pool=pool)
+        preload_writers(fmts)
         # this process analyses the site for results.json (the analysis and the compliance
         # summary) while the kernels compute the sections
         analysis, summary = _analysis_parts(site_path, executing)
