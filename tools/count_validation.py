@@ -20,9 +20,9 @@ What counts (the rule, applied to the source as it is, so the count is reproduci
   function or method that records a problem: it calls a collector method (``P.add``,
   ``P.number``, ``col.text``, ...; receivers ``P``, ``col``, ``c``), appends to a list named
   ``problems`` (or ``col.problems``), or calls ``number_problem``, ``text_problem`` or
-  ``suggest`` (``check_choice`` alone marks an API argument check, not a loader). The whole function counts,
-  cross-field and physical rules included: they are hand-written validation too, and they
-  stay.
+  ``suggest`` (``check_choice`` alone marks an API argument check, not a loader). The
+  whole function counts, cross-field and physical rules included: they are hand-written
+  validation too, and they stay.
 * **Model validators**: any function decorated with pydantic's ``field_validator`` /
   ``model_validator`` (or ``AfterValidator``/``BeforeValidator``/``PlainValidator``
   callables) in the schema modules counts as hand-written validation. Declarative constraints
