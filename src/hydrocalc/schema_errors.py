@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["FieldError", "Says", "field_errors", "says"]
+__all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement"]
 
 #: pydantic error types that name a key the table does not declare, or a missing one.
 _UNKNOWN = {"extra_forbidden"}
@@ -85,10 +85,37 @@ class FieldError:
 
 def says(info: FieldInfo | None) -> str | None:
     """The requirement a field declares with :class:`Says`, or None."""
-    for meta in getattr(info, "metadata", ()) or ():
-        if isinstance(meta, Says):
-            return meta.requirement
-    return None
+    if info is None:
+        return None
+    found = [m for m in info.metadata if isinstance(m, Says)]
+    tp: Any = info.annotation
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):  # Annotated[T, Says] | None
+        tp = next((a for a in typing.get_args(tp) if a is not type(None)), tp)
+    while typing.get_origin(tp) is typing.Annotated:
+        found += [m for m in tp.__metadata__ if isinstance(m, Says)]
+        tp = typing.get_args(tp)[0]
+    return found[0].requirement if found else None
+
+
+def choices(info: FieldInfo | None) -> tuple:
+    """The values of a key declared as a ``Literal`` (empty for any other key)."""
+    tp = _unwrap(info.annotation) if info is not None else None
+    return typing.get_args(tp) if typing.get_origin(tp) is typing.Literal else ()
+
+
+def requirement(e: FieldError) -> str:
+    """What a key at fault must be, for ``<path> <requirement>; got <value>``.
+
+    The key's :class:`Says` wording, else ``must be one of a, b, c`` for a choice, else the
+    rule pydantic names (``is required``, ``must be >= 0``...).
+    """
+    text = says(e.info)
+    if text:
+        return text
+    options = choices(e.info)
+    if options:
+        return f"must be one of {', '.join(map(str, options))}"
+    return "is required" if e.kind == "missing" else f"is not valid ({e.error.get('msg', '')})"
 
 
 def _unwrap(tp: Any) -> Any:
@@ -123,6 +150,14 @@ def _branch(tp: Any, tag: str) -> Any:
     return None
 
 
+def _holds_tables(tp: Any) -> bool:
+    """True for a model or a union of models (a list of them is an array of tables)."""
+    tp = _unwrap(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return all(_is_model(_unwrap(a)) for a in typing.get_args(tp))
+    return _is_model(tp)
+
+
 def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
     """Walk ``loc``: (file path, FieldInfo, declared keys of the table, value as written)."""
     tp: Any = model
@@ -132,7 +167,8 @@ def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
     value = data
     for part in loc:
         tp = _unwrap(tp)
-        if isinstance(part, int) and typing.get_origin(tp) is list:
+        if (isinstance(part, int) and typing.get_origin(tp) is list
+                and _holds_tables(typing.get_args(tp)[0])):
             path.append(part)
             value = value[part] if isinstance(value, list) and part < len(value) else None
             tp = typing.get_args(tp)[0]
@@ -193,12 +229,25 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
                 allowed = _tags(info.annotation)
         else:
             kind, allowed = "value", ()
+            if path and isinstance(path[-1], int):  # an element that is not a table
+                path = path[:-1]
+                value = _value_at(data, path)
         if (path, kind) in seen:
             continue
         seen.add((path, kind))
         out.append(FieldError(path, kind, value, allowed, info if kind != "unknown" else None,
                               dict(err)))
     return out
+
+
+def _value_at(data: Any, path: tuple) -> Any:
+    """The value at ``path`` of the parsed file (None when absent)."""
+    for part in path:
+        if isinstance(part, int):
+            data = data[part] if isinstance(data, list) and part < len(data) else None
+        else:
+            data = data.get(part) if isinstance(data, Mapping) else None
+    return data
 
 
 def _tags(tp: Any) -> tuple:
