@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement"]
+__all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement", "bounds"]
 
 #: pydantic error types that name a key the table does not declare, or a missing one.
 _UNKNOWN = {"extra_forbidden"}
@@ -63,6 +63,10 @@ class FieldError:
         The key's declaration (None for an unknown key or a kind).
     error : dict
         pydantic's first error record for the key (``type``, ``ctx``).
+    metadata : tuple
+        The constraints declared on the value (``annotated_types.Gt``..., :class:`Says`).
+    declared : type
+        The value's declared type (``float``, ``int``, ``str``, a model, ``list[...]``...).
     """
 
     path: tuple
@@ -71,6 +75,8 @@ class FieldError:
     allowed: tuple = ()
     info: FieldInfo | None = None
     error: dict = field(default_factory=dict)
+    metadata: tuple = ()
+    declared: Any = None
 
     @property
     def key(self) -> str:
@@ -118,6 +124,23 @@ def requirement(e: FieldError) -> str:
     return "is required" if e.kind == "missing" else f"is not valid ({e.error.get('msg', '')})"
 
 
+def bounds(e: FieldError) -> dict:
+    """The declared range of a number.
+
+    As ``lower``, ``upper``, ``lower_inclusive``, ``upper_inclusive`` (the keywords of the
+    collectors' number checks).
+    """
+    out: dict = {}
+    for m in e.metadata:
+        for attr, key, inclusive in (("ge", "lower", True), ("gt", "lower", False),
+                                     ("le", "upper", True), ("lt", "upper", False)):
+            v = getattr(m, attr, None)
+            if v is not None and type(m).__name__.lower() == attr:
+                out[key] = float(v)
+                out[f"{key}_inclusive"] = inclusive
+    return out
+
+
 def _unwrap(tp: Any) -> Any:
     """``tp`` without ``Annotated`` and without ``None`` in a union."""
     while typing.get_origin(tp) is typing.Annotated:
@@ -158,20 +181,38 @@ def _holds_tables(tp: Any) -> bool:
     return _is_model(tp)
 
 
+def _metadata(tp: Any) -> list:
+    """The ``Annotated`` metadata of ``tp`` (through ``T | None``), outermost first."""
+    out: list = []
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        tp = args[0] if len(args) == 1 else tp
+    while typing.get_origin(tp) is typing.Annotated:
+        for m in tp.__metadata__:  # Field(ge=...) inside Annotated holds its constraints
+            out += list(m.metadata) if isinstance(m, FieldInfo) else [m]
+        tp = typing.get_args(tp)[0]
+    return out
+
+
 def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
-    """Walk ``loc``: (file path, FieldInfo, declared keys of the table, value as written)."""
+    """Walk ``loc`` through the model and the file.
+
+    Returns (file path, FieldInfo, declared keys of the table, value as written, the
+    constraints of the value's declaration, its type).
+    """
     tp: Any = model
     path: list = []
     info: FieldInfo | None = None
     keys: tuple = tuple(_model_fields(model))
     value = data
+    meta: list = []
     for part in loc:
         tp = _unwrap(tp)
         if (isinstance(part, int) and typing.get_origin(tp) is list
                 and _holds_tables(typing.get_args(tp)[0])):
             path.append(part)
             value = value[part] if isinstance(value, list) and part < len(value) else None
-            tp = typing.get_args(tp)[0]
+            tp, meta = typing.get_args(tp)[0], []
         elif _is_model(tp) and isinstance(part, str):
             fields = _model_fields(tp)
             keys = tuple(fields)
@@ -181,11 +222,17 @@ def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
             if info is None:
                 break
             tp = info.annotation
+            meta = list(info.metadata) + _metadata(tp)
+        elif isinstance(part, str) and typing.get_origin(tp) is dict:
+            path.append(part)
+            value = value.get(part) if isinstance(value, Mapping) else None
+            tp = typing.get_args(tp)[1]
+            meta = _metadata(tp)
         elif isinstance(part, str) and _branch(tp, part) is not None:
             tp = _branch(tp, part)
         else:
             break  # inside a value (a union's branch, a list's element): the key is at fault
-    return tuple(path), info, keys, value
+    return tuple(path), info, keys, value, tuple(meta), _unwrap(tp)
 
 
 def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
@@ -215,7 +262,7 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
     for err in records:
         loc = tuple(err["loc"])
         etype = err["type"]
-        path, info, keys, value = _locate(model, loc, data)
+        path, info, keys, value, meta, declared = _locate(model, loc, data)
         if etype in _UNKNOWN:
             kind, allowed = "unknown", keys
         elif etype in _MISSING:
@@ -236,7 +283,7 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
             continue
         seen.add((path, kind))
         out.append(FieldError(path, kind, value, allowed, info if kind != "unknown" else None,
-                              dict(err)))
+                              dict(err), meta, declared))
     return out
 
 

@@ -20,6 +20,7 @@ from hydrocalc.criteria.practices import parse_practices
 from hydrocalc.design_storms import load_depth_file
 from hydrocalc.errors import HydrocalcError
 from hydrocalc.rainfall import design_storm
+from hydrocalc.schema_errors import FieldError
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import (
     _STORM_RE,
@@ -158,33 +159,33 @@ def _check_distribution(P: _Problems, dist: str, path: str) -> None:
         P.add(path, f"is not a known distribution: {_msg(exc)}")
 
 
-_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
 _MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
 
 
-def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
-    prefix = "analysis"
+#: The keys of ``[analysis]``, the fields of :class:`AnalysisOptions` of the same names.
+_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
+
+
+def _parse_analysis(P: _Problems, m, errors: list[FieldError], doc) -> AnalysisOptions | None:
+    """``[analysis]``; its keys were checked by the declared model (``errors``)."""
     if m is None:
         return AnalysisOptions()
+    P.declared(errors, doc)
     if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
         return None
-    n0 = len(P.items)
-    P.unknown_keys(m, _ANALYSIS_KEYS, prefix)
-    dt = P.number(m, "dt_hr", prefix, default=0.01, lower=0.0, lower_inclusive=False, upper=1.0)
-    prf = P.number(m, "prf", prefix, default=484.0, lower=0.0, lower_inclusive=False, upper=700.0)
-    ia = P.number(m, "ia_ratio", prefix, default=0.2, lower=0.0, upper=1.0)
-    dur = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
-    span_hr = max(dur or 0.0, 24.0)  # at least the 24-h design storm is computed
-    if dt is not None and span_hr / dt > _MAX_ANALYSIS_STEPS:
-        P.add(f"{prefix}.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
-                                 f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
-                                 f"{fmt_value(span_hr)} h). Use dt_hr >= "
-                                 f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
-                                 "duration_hr")
-    if len(P.items) > n0:
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    options = AnalysisOptions(**{k: float(m[k]) for k in _ANALYSIS_KEYS
+                                 if k in m and k not in bad})
+    span_hr = max(options.duration_hr or 0.0, 24.0)  # at least the 24-h storm is computed
+    dt = options.dt_hr
+    if "dt_hr" not in bad and span_hr / dt > _MAX_ANALYSIS_STEPS:
+        P.add("analysis.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
+                                f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
+                                f"{fmt_value(span_hr)} h). Use dt_hr >= "
+                                f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
+                                "duration_hr")
         return None
-    return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)
+    return None if errors else options
 
 
 _REPORT_KEYS = ("extra_sections", "notebook_timeout_s")

@@ -23,11 +23,13 @@ import numpy as np
 from hydrocalc._validate import capped, suggest
 from hydrocalc.batch.sweep.fields import resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
-from hydrocalc.batch.sweep.schema import SweepFile
+from hydrocalc.batch.sweep.schema import SweepFile, Vary
 from hydrocalc.errors import InputError
 from hydrocalc.schema_errors import choices, field_errors, requirement, says
 from hydrocalc.site import load_site
 
+#: The keys of a sweep file and of a [[vary]] entry: those the model declares.
+_TOP_KEYS, _VARY_KEYS = tuple(SweepFile.model_fields), tuple(Vary.model_fields)
 _SOURCES = ("values", "range", "linspace", "uniform", "normal", "choice")
 _RANDOM = ("uniform", "normal", "choice")
 
