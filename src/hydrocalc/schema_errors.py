@@ -105,7 +105,11 @@ def says(info: FieldInfo | None) -> str | None:
 
 def choices(info: FieldInfo | None) -> tuple:
     """The values of a key declared as a ``Literal`` (empty for any other key)."""
-    tp = _unwrap(info.annotation) if info is not None else None
+    return _literal(info.annotation if info is not None else None)
+
+
+def _literal(tp: Any) -> tuple:
+    tp = _unwrap(tp)
     return typing.get_args(tp) if typing.get_origin(tp) is typing.Literal else ()
 
 
@@ -206,6 +210,7 @@ def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
     keys: tuple = tuple(_model_fields(model))
     value = data
     meta: list = []
+    dict_tp: Any = dict
     for part in loc:
         tp = _unwrap(tp)
         if (isinstance(part, int) and typing.get_origin(tp) is list
@@ -223,7 +228,11 @@ def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
                 break
             tp = info.annotation
             meta = list(info.metadata) + _metadata(tp)
+        elif part == "[key]" and typing.get_origin(tp) is not dict and path:
+            key_tp = typing.get_args(dict_tp)[0]
+            value, tp, meta = path[-1], key_tp, _metadata(key_tp)  # the key is at fault
         elif isinstance(part, str) and typing.get_origin(tp) is dict:
+            dict_tp = tp
             path.append(part)
             value = value.get(part) if isinstance(value, Mapping) else None
             tp = typing.get_args(tp)[1]

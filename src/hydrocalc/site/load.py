@@ -66,11 +66,14 @@ def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> list[FieldError]:
     if not isinstance(doc, Mapping):
         return []
     return [e for e in field_errors(SiteFile, doc) if e.path[:1] and e.path[0] in tables
-            and not (e.kind == "missing" and len(e.path) == 1)]
+            and not (e.kind == "missing" and len(e.path) == 1)
+            and not any(e.path[:len(t)] == t for t in _BY_HAND)]
 
 
 #: The tables whose keys the declared model checks (the others: their parsers, by hand).
-_DECLARED = ("analysis",)
+_DECLARED = ("analysis", "criteria")
+#: Tables inside them still parsed by hand.
+_BY_HAND = (("criteria", "practice"), ("criteria", "redevelopment"))
 
 
 def _annotate(problems: list[str], P: _Problems) -> list[str]:
@@ -200,7 +203,8 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             P.add("construction.start_date", bad.split(" ", 1)[1])
     storms = _parse_storms(P, doc.get("storms"), base, files)
     options = _parse_analysis(P, doc.get("analysis"), declared.get("analysis", []), doc)
-    criteria = _parse_criteria(P, doc.get("criteria"), storms)
+    criteria = _parse_criteria(P, doc.get("criteria"), storms, declared.get("criteria", []),
+                               doc)
     if facts is not None and criteria is not None and criteria.standard == "ny_smdm":
         bad = rrv_factor_problem(facts.design_manual,
                                  criteria.rrv_specific_reduction_factor is not None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+import typing
 from collections.abc import Mapping
 
 from pydantic import BaseModel
@@ -26,7 +27,7 @@ from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-e
     suggest,
     text_problem,
 )
-from hydrocalc.schema_errors import FieldError, Says, bounds, choices
+from hydrocalc.schema_errors import FieldError, Says, bounds
 from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
@@ -212,13 +213,13 @@ class _Problems:
                 self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table))
             elif e.kind == "missing":
                 self.add(path, "is required; got nothing. Add it to the file.")
-            elif isinstance(e.declared, type) and issubclass(e.declared, Mapping | BaseModel):
-                self.add(path, f"must be a table; got {e.value!r}")
             elif any(isinstance(m, Says) for m in e.metadata):
                 says = next(m for m in e.metadata if isinstance(m, Says))
                 self.add(path, f"{says.requirement}; got {_short(e.value)}")
-            elif choices(e.info):
-                options = tuple(map(str, choices(e.info)))
+            elif _is_table(e.declared):
+                self.add(path, f"must be a table; got {e.value!r}")
+            elif typing.get_origin(e.declared) is typing.Literal:
+                options = tuple(map(str, typing.get_args(e.declared)))
                 hint = suggest(e.value, options) if isinstance(e.value, str) else ""
                 self.add(path, f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}")
             elif e.declared is bool:
@@ -413,6 +414,12 @@ def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:
     if lower is not None:
         return f"{'>=' if lower_inclusive else '>'} {fmt_value(lower)}"
     return f"{'<=' if upper_inclusive else '<'} {fmt_value(upper)}"
+
+
+def _is_table(tp) -> bool:
+    """True for a declared table: a model or a ``dict``."""
+    return typing.get_origin(tp) is dict or (isinstance(tp, type)
+                                             and issubclass(tp, Mapping | BaseModel))
 
 
 def _path_label(doc: Mapping, path: tuple) -> str:

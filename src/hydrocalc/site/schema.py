@@ -34,6 +34,7 @@ from hydrocalc.hydraulics.pond_schema import (
     VNotchWeirShape,
 )
 from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
+from hydrocalc.schema_errors import Says
 from hydrocalc.site.plausibility import ACCEPT_KEYS
 from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
 
@@ -213,6 +214,8 @@ class Confirmations(InputModel):
 
 
 # -- [criteria] ----------------------------------------------------------------------------
+_HsgKey = Annotated[Hsgs, Says("HSG must be one of A, B, C, D")]
+
 
 _PRACTICE_KINDS = ("bioretention", "rain_garden", "porous_pavement", "infiltration_trench",
                    "dry_well", "green_roof", "cistern", "rooftop_disconnection",
@@ -300,9 +303,9 @@ class Criteria(InputModel):
         "When the minimum Rv = 0.2 applies (default if_wqv_exceeds_rrv)")
     rrv_factors: Text | None = field(
         "Key of the table ny_rrv_specific_reduction_factors (default smdm_2015_unverified)")
-    rrv_specific_reduction_factor: dict[Hsgs, Annotated[float, Field(ge=0, le=1)]] | None = \
+    rrv_specific_reduction_factor: dict[_HsgKey, Annotated[float, Field(ge=0, le=1)]] | None = \
         field("Your own specific reduction factors S by HSG, each in [0, 1]")
-    new_impervious_ac_by_hsg: dict[Hsgs, NonNegative] | None = field(
+    new_impervious_ac_by_hsg: dict[_HsgKey, NonNegative] | None = field(
         "New impervious cover by HSG for the minimum RRv (default: computed)", "ac")
     wqv_area_ac: float | None = field("Area A for WQv (with wqv_impervious_ac)", "ac", gt=0)
     wqv_impervious_ac: float | None = field(
@@ -320,7 +323,8 @@ class Criteria(InputModel):
         "Discharge coefficient of the Cpv orifice (default 0.6)", gt=0, le=1)
     cpv_orifice_head_ft: float | None = field(
         "Head for the Cpv orifice (default: from the controlling pond)", "ft", gt=0)
-    waived: dict[Criterion, _NonBlank] | None = field(
+    waived: dict[Criterion, Annotated[_NonBlank, Says("must be the reason for the waiver "
+                                                      "(text)")]] | None = field(
         "Criteria waived and why, e.g. { cpv = \"reason\" }")
     practice: list[Practice] | None = field(
         "Runoff-reduction practices ([[criteria.practice]])")

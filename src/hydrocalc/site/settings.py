@@ -7,6 +7,7 @@ Each parser records its problems on the collector and returns a
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import tomllib
 from collections.abc import Mapping
@@ -24,7 +25,6 @@ from hydrocalc.schema_errors import FieldError
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import (
     _STORM_RE,
-    HSGS,
     AnalysisOptions,
     CriteriaSettings,
     ReportSettings,
@@ -246,106 +246,75 @@ _CRITERIA_KEYS = (
     "cpv_rainfall_type", "cpv_orifice_cd", "cpv_orifice_head_ft", "waived",
     "practice", "redevelopment",
 )
-_MIN_RV_RULES = ("if_wqv_exceeds_rrv", "always", "never")
-_STANDARDS = ("ny_smdm", "none")
-_CRITERIA_NAMES = ("wqv", "rrv", "cpv", "qp", "qf")
 
 
-def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings | None:
+def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldError],
+                    doc) -> CriteriaSettings | None:
+    """``[criteria]``, whose keys the declared model has checked (``errors``).
+
+    The practices and the redevelopment option are parsed by :mod:`hydrocalc.criteria`.
+    """
     prefix = "criteria"
-    if m is None:
-        m = {}
-    if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
-        return None
+    m = {} if m is None else m
     n0 = len(P.items)
-    P.unknown_keys(m, _CRITERIA_KEYS, prefix)
-    d = CriteriaSettings()
-    standard = P.choice(m, "standard", prefix, _STANDARDS, default=d.standard)
-    vals: dict[str, Any] = {"standard": standard}
-    waived: dict[str, str] = {}
-    if "waived" in m:
-        w = P.table(m, "waived", prefix)
-        for k, v in (w or {}).items():
-            if k not in _CRITERIA_NAMES:
-                P.add(f"{prefix}.waived.{k}", f"must be one of {', '.join(_CRITERIA_NAMES)}; got "
-                                             f"{k!r}{suggest(k, _CRITERIA_NAMES)}")
-            elif not isinstance(v, str) or not v.strip():
-                P.add(f"{prefix}.waived.{k}",
-                      f"must be the reason for the waiver (text); got {v!r}")
-            else:
-                waived[k] = v
-    vals["waived"] = waived
+    P.declared(errors, doc)
+    if not isinstance(m, Mapping):
+        return None
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
+    for k, v in vals.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            vals[k] = float(v)
+    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
+        if key in vals:
+            vals[key] = {h: float(x) for h, x in vals[key].items()}
+    if isinstance(m.get("waived"), Mapping):  # the valid waivers, for the storms' rule
+        failed = {e.path for e in errors}
+        vals["waived"] = {k: v for k, v in m["waived"].items()
+                          if (prefix, "waived", k) not in failed}
+    d = CriteriaSettings(**vals)
     for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
-        v = P.text(m, key, prefix, default=getattr(d, key))
-        vals[key] = v
-        if (v is not None and storms is not None and standard == "ny_smdm" and key in m
-                and crit not in waived and v not in storms.depths_in):
-            where = f"criteria.{key}"
-            P.raw(f"{P.where}: {where} must name a design storm; got {v!r}"
+        v = getattr(d, key)
+        if (storms is not None and d.standard == "ny_smdm" and "standard" not in bad
+                and key in vals
+                and crit not in d.waived and v not in storms.depths_in):
+            P.raw(f"{P.where}: criteria.{key} must name a design storm; got {v!r}"
                   f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
                   f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
                   f"{P.line_of(f'criteria.{key}')}")
-    vals["min_rv_rule"] = P.choice(m, "min_rv_rule", prefix, _MIN_RV_RULES, default=d.min_rv_rule)
-    vals["rrv_factors"] = P.text(m, "rrv_factors", prefix, default=d.rrv_factors)
-    if vals["rrv_factors"] is not None and "rrv_factors" in m:
+    if "rrv_factors" in vals and d.rrv_factors not in rrv_factor_sets():
         keys = rrv_factor_sets()
-        if vals["rrv_factors"] not in keys:
-            P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
-                                           f"table; got {vals['rrv_factors']!r}"
-                                           f"{suggest(vals['rrv_factors'], keys)} Valid: "
-                                           f"{', '.join(keys)}")
-    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
-        if key in m:
-            t = P.table(m, key, prefix)
-            if t is not None:
-                out = {}
-                for h, v in t.items():
-                    path = f"{prefix}.{key}.{h}"
-                    if h not in HSGS:
-                        P.add(path, f"HSG must be one of A, B, C, D; got {h!r}")
-                        continue
-                    upper = 1.0 if key == "rrv_specific_reduction_factor" else None
-                    x = P.check_number(v, path, lower=0.0, upper=upper)
-                    if x is not None:
-                        out[h] = x
-                vals[key] = out
-    vals["wqv_area_ac"] = P.number(m, "wqv_area_ac", prefix, lower=0.0, lower_inclusive=False)
-    vals["wqv_impervious_ac"] = P.number(m, "wqv_impervious_ac", prefix, lower=0.0)
-    if (vals["wqv_area_ac"] is not None) != (vals["wqv_impervious_ac"] is not None):
-        P.add(f"{prefix}.wqv_area_ac", "and criteria.wqv_impervious_ac must be given together; "
-                                       "got only one. Give both or neither.")
-    elif vals["wqv_area_ac"] is not None and vals["wqv_impervious_ac"] > vals["wqv_area_ac"]:
-        P.add(f"{prefix}.wqv_impervious_ac", f"must be <= wqv_area_ac "
-                                             f"({fmt_value(vals['wqv_area_ac'])}); got "
-                                             f"{fmt_value(vals['wqv_impervious_ac'])}")
-    vals["rrv_provided_acft"] = P.number(m, "rrv_provided_acft", prefix, default=0.0, lower=0.0)
-    vals["rrv_provided_note"] = P.text(m, "rrv_provided_note", prefix, default="")
-    vals["wqv_provided_acft"] = P.number(m, "wqv_provided_acft", prefix, default=0.0, lower=0.0)
-    vals["wqv_provided_note"] = P.text(m, "wqv_provided_note", prefix, default="")
-    for kind in ("rrv", "wqv"):
-        if vals[f"{kind}_provided_acft"] and not vals[f"{kind}_provided_note"]:
-            P.add(f"{prefix}.{kind}_provided_note", f"is required when {kind}_provided_acft > 0; "
-                                                    "got nothing. Name the practices that "
-                                                    "provide it.")
-    vals["cpv_detention_hr"] = P.number(m, "cpv_detention_hr", prefix, default=24.0, lower=0.0,
-                                        lower_inclusive=False)
-    vals["cpv_rainfall_type"] = P.choice(m, "cpv_rainfall_type", prefix, ("I", "IA", "II", "III"),
-                                         default=None)
-    vals["cpv_orifice_cd"] = P.number(m, "cpv_orifice_cd", prefix, default=0.6, lower=0.0,
-                                      lower_inclusive=False, upper=1.0)
-    vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
-                                           lower_inclusive=False)
+        P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
+                                       f"table; got {d.rrv_factors!r}"
+                                       f"{suggest(d.rrv_factors, keys)} Valid: "
+                                       f"{', '.join(keys)}")
+    _criteria_rules(P, d)
+    extra: dict[str, Any] = {}
     if "practice" in m:
-
-        vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
+        extra["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
     if "redevelopment" in m:
-
-        vals["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
-                                                    f"{prefix}.redevelopment")
+        extra["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
+                                                     f"{prefix}.redevelopment")
     if len(P.items) > n0:
         return None
-    return CriteriaSettings(**vals)
+    return dataclasses.replace(d, **extra)
+
+
+def _criteria_rules(P: _Problems, d: CriteriaSettings) -> None:
+    """The rules between keys of ``[criteria]`` (areas given together, notes with volumes)."""
+    if (d.wqv_area_ac is not None) != (d.wqv_impervious_ac is not None):
+        P.add("criteria.wqv_area_ac", "and criteria.wqv_impervious_ac must be given together; "
+                                      "got only one. Give both or neither.")
+    elif (d.wqv_area_ac is not None and d.wqv_impervious_ac is not None
+          and d.wqv_impervious_ac > d.wqv_area_ac):
+        P.add("criteria.wqv_impervious_ac", f"must be <= wqv_area_ac "
+                                            f"({fmt_value(d.wqv_area_ac)}); got "
+                                            f"{fmt_value(d.wqv_impervious_ac)}")
+    for kind in ("rrv", "wqv"):
+        if getattr(d, f"{kind}_provided_acft") and not getattr(d, f"{kind}_provided_note"):
+            P.add(f"criteria.{kind}_provided_note", f"is required when {kind}_provided_acft "
+                                                    "> 0; got nothing. Name the practices "
+                                                    "that provide it.")
 
 
 #: Item keys of ``[confirmations]`` besides the two families ``criterion_<criterion>`` and
