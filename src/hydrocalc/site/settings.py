@@ -257,7 +257,7 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
     prefix = "criteria"
     m = {} if m is None else m
     n0 = len(P.items)
-    P.declared(errors, doc)
+    P.declared([e for e in errors if e.path[1:2] != ("practice",)], doc)
     if not isinstance(m, Mapping):
         return None
     bad = {e.path[1] for e in errors if len(e.path) > 1}
@@ -291,7 +291,9 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
     _criteria_rules(P, d)
     extra: dict[str, Any] = {}
     if "practice" in m:
-        extra["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
+        extra["practices"] = parse_practices(
+            P, m["practice"], f"{prefix}.practice",
+            [e for e in errors if e.path[1:2] == ("practice",)])
     if "redevelopment" in m:
         extra["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
                                                      f"{prefix}.redevelopment")
