@@ -6,11 +6,14 @@ Schema generated from :class:`SiteFile` is shipped as ``hydrocalc/data/schema/si
 (``hydrocalc schema site``); the examples name it in their first line (``#:schema``) so that
 an editor completes keys, shows these descriptions and underlines values out of range.
 
-The model states what each key may hold on its own. The rules between keys and files (give
+The model states what each key may hold on its own. The loader (:func:`load_site`) validates
+the file with it once and writes the problems of the tables it has moved onto the model
+(``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line messages; the other
+tables are still checked by their parsers. The rules between keys and files (give
 ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the network's links;
-the pre/post areas; the plausibility warnings) stay in the loader (:func:`load_site`) beside
-it, which reports every problem with the file's line numbers. Not imported by
-``import hydrocalc.site``: the loader does not need pydantic.
+the pre/post areas; the plausibility warnings) stay in the loader beside it, which reports
+every problem with the file's line numbers. :class:`~hydrocalc.schema_errors.Says` gives a
+key the wording of its requirement where the range alone does not write it.
 """
 
 from __future__ import annotations
