@@ -19,8 +19,9 @@ What counts (the rule, applied to the source as it is, so the count is reproduci
   ``hydraulics/pond_file.py``, ``criteria/{practices,state_permit}.py``), every top-level
   function or method that records a problem: it calls a collector method (``P.add``,
   ``P.number``, ``col.text``, ...; receivers ``P``, ``col``, ``c``), appends to a list named
-  ``problems`` (or ``col.problems``), or calls ``number_problem``, ``text_problem`` or
-  ``suggest`` (``check_choice`` alone marks an API argument check, not a loader). The
+  ``problems`` (or ``col.problems``), or calls ``number_problem``, ``text_problem``,
+  ``suggest`` or ``field_errors`` (the glue of a model's errors to a loader counts too;
+  ``check_choice`` alone marks an API argument check, not a loader). The
   whole function counts, cross-field and physical rules included: they are hand-written
   validation too, and they stay.
 * **Model validators**: any function decorated with pydantic's ``field_validator`` /
@@ -52,7 +53,7 @@ EXCLUDED = ("site/schema.py",)
 _COLLECTOR_RECEIVERS = {"P", "col", "c"}
 _COLLECTOR_METHODS = {"add", "raw", "number", "check_number", "text", "choice", "boolean", "date",
                       "area_ac", "table", "tables", "numbers", "unknown_keys"}
-_FORMATTER_CALLS = {"number_problem", "text_problem", "suggest", "_number_list"}
+_FORMATTER_CALLS = {"number_problem", "text_problem", "suggest", "_number_list", "field_errors"}
 _VALIDATOR_DECORATORS = {"field_validator", "model_validator"}
 _VALIDATOR_WRAPPERS = {"AfterValidator", "BeforeValidator", "PlainValidator", "WrapValidator"}
 

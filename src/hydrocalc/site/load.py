@@ -57,21 +57,24 @@ _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "check
              "post", "confirmations", "rational", "report")
 
 
-def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> list[FieldError]:
+def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> dict[str, list[FieldError]]:
     """The problems the declared site model finds in ``tables`` of a parsed site file.
 
-    One validation of the whole file (:class:`hydrocalc.site.schema.SiteFile`); the tables
-    whose keys are still checked by their parsers are left out.
+    One validation of the whole file (:class:`hydrocalc.site.schema.SiteFile`), by table; the
+    tables whose keys are still checked by their parsers are left out.
     """
     if not isinstance(doc, Mapping):
-        return []
+        return {}
     crit = doc.get("criteria")
     if isinstance(crit, Mapping) and isinstance(crit.get("practice"), Mapping):
         # one [criteria.practice] table is read as an array of one
         doc = {**doc, "criteria": {**crit, "practice": [crit["practice"]]}}
-    return [e for e in field_errors(SiteFile, doc) if e.path[:1] and e.path[0] in tables
-            and not (e.kind == "missing" and len(e.path) == 1)
-            and not any(e.path[:len(t)] == t for t in _BY_HAND)]
+    out: dict[str, list[FieldError]] = {}
+    for e in field_errors(SiteFile, doc):
+        if (e.path[:1] and e.path[0] in tables and not (e.kind == "missing" and len(e.path) == 1)
+                and not any(e.path[:len(t)] == t for t in _BY_HAND)):
+            out.setdefault(e.path[0], []).append(e)
+    return out
 
 
 #: The tables whose keys the declared model checks (the others: their parsers, by hand).
@@ -186,9 +189,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
 
-    declared: dict[str, list[FieldError]] = {}
-    for e in _site_errors(doc, _DECLARED):
-        declared.setdefault(e.path[0], []).append(e)
+    declared = _site_errors(doc, _DECLARED)
     facts, probs = project_mod.parse_project(doc.get("project"), where=where)
     P.items += _annotate(probs, P)
     construction = None
