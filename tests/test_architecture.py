@@ -204,3 +204,14 @@ def test_moved_modules_answer_to_their_old_names_with_a_warning():
         from hydrocalc.routing.reservoir import route_reservoir  # noqa: F401
     assert hydrocalc.culvert is importlib.import_module("hydrocalc.hydraulics.outlets.culvert")
     assert _compat.new_name("hydrocalc.sweep_summary") is None
+
+
+@pytest.mark.slow
+def test_import_hydrocalc_and_the_cli_do_not_import_pydantic():
+    # the declared models (pydantic) are imported by the input-file loaders only, when a file
+    # is read: `import hydrocalc`, `hydrocalc --help` and `hydrocalc schema` stay fast
+    code = ("import sys, hydrocalc, hydrocalc.cli, hydrocalc.commands.schema; "
+            "print([m for m in sys.modules if m.split('.')[0] == 'pydantic'][:3])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"

@@ -12,8 +12,8 @@ uses for completion, hover help and red underlines.
 The schemas are generated once and shipped as package data (``hydrocalc/data/schema/``);
 ``hydrocalc schema site|sweep|pond`` prints them without importing pydantic, and
 ``tools/gen_schemas.py`` regenerates them (a test fails when they differ from the models).
-The models are not imported by ``import hydrocalc`` nor by ``hydrocalc run``: the loaders
-validate with their own rules and messages (:mod:`hydrocalc.site.problems`).
+The models are not imported by ``import hydrocalc``; the loaders import them to validate a
+file and translate the errors into their one-line messages (:mod:`hydrocalc.schema_errors`).
 """
 
 from __future__ import annotations

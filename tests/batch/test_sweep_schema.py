@@ -65,3 +65,39 @@ def test_a_sweep_with_many_problems_lists_the_first_50_and_a_count(tmp_path):
     lines = str(err.value).splitlines()
     assert len(lines) == 51 and lines[0].startswith("sweep.toml: unknown key junk_0")
     assert lines[-1] == "... and 10 more problems (fix these and check again)"
+
+
+def test_the_loader_reports_the_model_s_problems_in_its_own_words():
+    from hydrocalc.batch.sweep import parse_sweep
+
+    doc = {"sede": 1, "combine": "gird", "seed": True, "samples": 0, "storms": [],
+           "description": 5, "vary": {}}
+    with pytest.raises(InputError) as err:
+        parse_sweep(doc, where="s.toml")
+    assert str(err.value).splitlines() == [
+        "s.toml: unknown key sede; did you mean 'seed' or 'base'?",
+        "s.toml: base must be the path of the site file (relative to the sweep file); got None",
+        "s.toml: description must be a string; got 5",
+        "s.toml: combine must be \"grid\" or \"zip\"; got 'gird'",
+        "s.toml: seed must be a non-negative integer; got True",
+        "s.toml: samples must be a positive integer; got 0",
+        "s.toml: storms must be a non-empty list of storm names; got []",
+        "s.toml: vary must be an array of tables ([[vary]]); got {}"]
+
+
+def test_an_entry_s_bad_keys_are_one_line_each():
+    from hydrocalc.batch.sweep import parse_sweep
+
+    fix = ROOT / "tests" / "fixtures" / "batch"
+    doc = {"base": "lot_a.toml", "vary": [{"fild": "post.subcatchment[P-1].cn", "values": []},
+                                          {"field": "post.subcatchment[P-1].cn",
+                                           "normal": [2, "x"], "op": "plus"}]}
+    with pytest.raises(InputError) as err:
+        parse_sweep(doc, where="s.toml", base_dir=fix)
+    lines = str(err.value).splitlines()
+    assert lines[0] == "s.toml: vary[0]: unknown key fild; did you mean 'field'?"
+    assert lines[1].startswith("s.toml: vary[0].field must be a field such as ")
+    assert lines[2:] == [
+        "s.toml: vary[0].values must be a non-empty list of numbers; got []",
+        "s.toml: vary[1].op must be one of set, add, scale; got 'plus'",
+        "s.toml: vary[1].normal must be a list of 2 numbers; got [2, 'x']"]

@@ -74,8 +74,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from hydrocalc._validate import suggest
 from hydrocalc.criteria import ny
@@ -284,11 +284,16 @@ def values_to_confirm(p: Practice) -> list[dict]:
     return rows
 
 
-def parse_practices(P, entries, prefix: str) -> tuple[Practice, ...] | None:
+def parse_practices(P, entries, prefix: str,
+                    errors: Sequence = ()) -> tuple[Practice, ...] | None:
     """Parse ``[[criteria.practice]]`` with a :mod:`hydrocalc.site` problem collector.
 
-    Every problem is one line in ``P.items`` (file, field, value, valid range); returns None
-    when any entry is invalid.
+    ``errors`` are the problems the declared site model found in the practices
+    (:class:`hydrocalc.schema_errors.FieldError` with paths ``criteria.practice[i]...``, a
+    single table read as an array of one; written by ``P.declared``: ranges, types, required
+    keys); the rules of each kind (its keys, its geometry) and between keys are
+    checked here. Every problem is one line in ``P.items``; returns None when any entry is
+    invalid.
     """
     if entries is None:
         return ()
@@ -302,7 +307,8 @@ def parse_practices(P, entries, prefix: str) -> tuple[Practice, ...] | None:
     for i, e in enumerate(entries):
         pid = e.get("id") if isinstance(e.get("id"), str) else None
         where = f"{prefix}[{pid or i}]"
-        p = _parse_one(P, e, where)
+        p = _parse_one(P, e, where, [x for x in errors if x.path[2:3] == (i,)],
+                       {"criteria": {"practice": entries}})
         if pid is not None and pid in seen:
             P.add(f"{where}.id", f"must be unique among the practices; got {pid!r} twice")
         seen.add(pid)
@@ -313,7 +319,12 @@ def parse_practices(P, entries, prefix: str) -> tuple[Practice, ...] | None:
     return tuple(out)
 
 
-def _parse_one(P, e, where: str) -> Practice | None:
+def _numbers(e: Mapping, keys, bad: set) -> dict:
+    """The valid numbers among ``keys`` of an entry, as floats."""
+    return {k: float(e[k]) for k in keys if k in e and k not in bad}
+
+
+def _parse_one(P, e, where: str, errors: list, doc) -> Practice | None:
     n0 = len(P.items)
     kind = e.get("kind")
     if kind not in _GEOMETRY:
@@ -321,57 +332,69 @@ def _parse_one(P, e, where: str) -> Practice | None:
         P.add(f"{where}.kind", f"must be one of {', '.join(PRACTICE_KINDS)}; got {kind!r}{hint}")
         return None
     allowed = _COMMON + _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ())
-    P.unknown_keys(e, allowed, where)
-    pid = P.text(e, "id", where, required=True)
-    dims = {}
-    for key in _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ()):
-        required = key in _GEOMETRY[kind]
-        if key in _VOID:
-            v = P.number(e, key, where, required=required, lower=0.0, lower_inclusive=False,
-                         upper=1.0)
-        elif key in ("side_slope_h_per_v", "slope_ftft"):
-            v = P.number(e, key, where, required=required, lower=0.0)
-        else:
-            v = P.number(e, key, where, required=required, lower=0.0, lower_inclusive=False)
-        if v is not None:
-            dims[key] = v
+    P.unknown_keys(e, allowed, where)  # the keys of this kind
+    P.declared([x for x in errors if x.kind != "unknown" and x.key in allowed], doc)
+    bad = {x.key for x in errors}
+    for key in _GEOMETRY[kind]:
+        if key not in e:
+            P.add(f"{where}.{key}", "is required; got nothing. Add it to the file.")
+    dims = _numbers(e, _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ()), bad)
     if dims.get("stone_depth_ft") and "stone_void_ratio" not in e and kind in _OPTIONAL_GEOMETRY:
         P.add(f"{where}.stone_void_ratio", "is required when stone_depth_ft is given; got "
                                            "nothing. Give the stone's void ratio in (0, 1].")
+    num: dict[str, Any] = _numbers(e, ("drainage_area_ft2", "drainage_impervious_ft2",
+                                       "rrv_credit_fraction", "infiltration_rate_in_hr",
+                                       "max_drain_down_hr"), bad)
     if kind == "rooftop_disconnection":
-        area = dims.get("roof_area_ft2", 0.0)
-        imp = area
+        num["drainage_area_ft2"] = num["drainage_impervious_ft2"] = dims.get("roof_area_ft2",
+                                                                             0.0)
         for key in ("drainage_area_ft2", "drainage_impervious_ft2"):
             if key in e:
                 P.add(f"{where}.{key}", "is the roof area for rooftop_disconnection; remove it "
                                         "and give roof_area_ft2")
     else:
-        area = P.number(e, "drainage_area_ft2", where, required=True, lower=0.0,
-                        lower_inclusive=False)
-        imp = P.number(e, "drainage_impervious_ft2", where, required=True, lower=0.0)
+        for key in ("drainage_area_ft2", "drainage_impervious_ft2"):
+            if key not in e:
+                P.add(f"{where}.{key}", "is required; got nothing. Add it to the file.")
+        area, imp = num.get("drainage_area_ft2"), num.get("drainage_impervious_ft2")
         if area is not None and imp is not None and imp > area:
             P.add(f"{where}.drainage_impervious_ft2", f"must be <= drainage_area_ft2 "
                                                        f"({area:g}); got {imp:g}")
-    credit = P.number(e, "rrv_credit_fraction", where, required=True, lower=0.0, upper=1.0)
-    credit_src = P.text(e, "rrv_credit_source", where, required=True)
-    underdrain = P.boolean(e, "underdrain", where, default=False)
+    text: dict[str, Any] = {k: e.get(k, "") if k not in bad else None  # None: reported
+            for k in ("rrv_credit_source", "max_drain_down_source", "void_ratio_source",
+                      "min_flow_path_source", "id", "description")}
+    underdrain = e.get("underdrain", False) if "underdrain" not in bad else None
+    _kind_rules(P, where, kind, underdrain, num, text)
+    if len(P.items) > n0:
+        return None
+    p = Practice(id=text["id"], kind=kind, dims=dims, drainage_area_ft2=num["drainage_area_ft2"],
+                 drainage_impervious_ft2=num["drainage_impervious_ft2"],
+                 rrv_credit_fraction=num["rrv_credit_fraction"],
+                 rrv_credit_source=text["rrv_credit_source"],
+                 infiltration_rate_in_hr=num.get("infiltration_rate_in_hr"),
+                 underdrain=bool(underdrain), max_drain_down_hr=num.get("max_drain_down_hr"),
+                 max_drain_down_source=text["max_drain_down_source"],
+                 void_ratio_source=text["void_ratio_source"],
+                 min_flow_path_source=text["min_flow_path_source"],
+                 description=text["description"])
+    return p if _drains_in_time(P, where, p) else None
+
+
+def _kind_rules(P, where: str, kind: str, underdrain, num: dict, text: dict) -> None:
+    """The rules of a practice's kind: an underdrain, the drain-down and its sources."""
     if underdrain and kind not in _INFILTRATING:
         P.add(f"{where}.underdrain", f"applies to infiltrating practices only; got true for "
                                      f"kind {kind!r}")
-    rate = P.number(e, "infiltration_rate_in_hr", where, lower=0.0, lower_inclusive=False)
-    tmax = P.number(e, "max_drain_down_hr", where, lower=0.0, lower_inclusive=False)
-    tmax_src = P.text(e, "max_drain_down_source", where, default="")
-    if tmax is not None and not tmax_src:
+    tmax = num.get("max_drain_down_hr")
+    if tmax is not None and not text["max_drain_down_source"]:
         P.add(f"{where}.max_drain_down_source", "is required with max_drain_down_hr; got "
                                                 "nothing. Cite the manual section you applied.")
-    void_src = P.text(e, "void_ratio_source", where, default="")
-    flow_src = P.text(e, "min_flow_path_source", where, default="")
-    if kind == "rooftop_disconnection" and not flow_src:
+    if kind == "rooftop_disconnection" and not text["min_flow_path_source"]:
         P.add(f"{where}.min_flow_path_source", "is required for rooftop_disconnection; got "
                                                "nothing. Cite the manual section of the "
                                                "minimum flow path length.")
     infiltrates = kind in _INFILTRATING and not underdrain
-    if infiltrates and rate is None:
+    if infiltrates and num.get("infiltration_rate_in_hr") is None:
         P.add(f"{where}.infiltration_rate_in_hr", f"is required for an infiltrating {kind} "
                                                   "(no underdrain); got nothing. Give the "
                                                   "tested design infiltration rate in in/h.")
@@ -380,31 +403,25 @@ def _parse_one(P, e, where: str) -> Practice | None:
                                             f"{'use' if kind == 'cistern' else 'infiltration'}; "
                                             "got nothing. Give the allowed drain-down time and "
                                             "max_drain_down_source.")
-    if len(P.items) > n0:
-        return None
-    p = Practice(id=pid, kind=kind, dims=dims, drainage_area_ft2=area,
-                 drainage_impervious_ft2=imp, rrv_credit_fraction=credit,
-                 rrv_credit_source=credit_src, infiltration_rate_in_hr=rate,
-                 underdrain=bool(underdrain), max_drain_down_hr=tmax,
-                 max_drain_down_source=tmax_src, void_ratio_source=void_src,
-                 min_flow_path_source=flow_src,
-                 description=e.get("description", "") if isinstance(e.get("description"),
-                                                                    str) else "")
-    t = drain_down_hr(p)
-    if t is not None and tmax is not None and t > tmax * (1 + 1e-9):
-        if kind == "cistern":
-            need = p.dims["volume_gal"] / (tmax / 24.0)
-            P.add(f"{where}.demand_gal_per_day",
-                  f"cannot empty the cistern within max_drain_down_hr = {tmax:g} h: "
-                  f"{p.dims['volume_gal']:g} gal at {p.dims['demand_gal_per_day']:g} gal/d takes "
-                  f"{t:.3g} h; need a demand >= {need:.4g} gal/d or a smaller volume")
-        else:
-            # t came from the infiltration branch of drain_down_hr: the bottom area is known
-            depth_ft = storage_ft3(p) / cast(float, p.bottom_area_ft2)
-            need = depth_ft * 12.0 / tmax
-            P.add(f"{where}.infiltration_rate_in_hr",
-                  f"cannot drain the practice within max_drain_down_hr = {tmax:g} h: "
-                  f"{rate:g} in/h empties {depth_ft * 12.0:.3g} in of stored water in {t:.3g} h; "
-                  f"need >= {need:.3g} in/h, a shallower practice, or an underdrain")
-        return None
-    return p
+
+
+def _drains_in_time(P, where: str, p: Practice) -> bool:
+    """False (after recording the problem) when the practice drains too slowly."""
+    t, tmax, rate = drain_down_hr(p), p.max_drain_down_hr, p.infiltration_rate_in_hr
+    if t is None or tmax is None or t <= tmax * (1 + 1e-9):
+        return True
+    if p.kind == "cistern":
+        need = p.dims["volume_gal"] / (tmax / 24.0)
+        P.add(f"{where}.demand_gal_per_day",
+              f"cannot empty the cistern within max_drain_down_hr = {tmax:g} h: "
+              f"{p.dims['volume_gal']:g} gal at {p.dims['demand_gal_per_day']:g} gal/d takes "
+              f"{t:.3g} h; need a demand >= {need:.4g} gal/d or a smaller volume")
+    else:
+        # t came from the infiltration branch of drain_down_hr: the bottom area is known
+        depth_ft = storage_ft3(p) / cast(float, p.bottom_area_ft2)
+        need = depth_ft * 12.0 / tmax
+        P.add(f"{where}.infiltration_rate_in_hr",
+              f"cannot drain the practice within max_drain_down_hr = {tmax:g} h: "
+              f"{cast(float, rate):g} in/h empties {depth_ft * 12.0:.3g} in of stored water in "
+              f"{t:.3g} h; need >= {need:.3g} in/h, a shallower practice, or an underdrain")
+    return False

@@ -35,10 +35,12 @@ from hydrocalc.hydraulics.outlets import (
     VNotchWeir,
     as_structure,
 )
+from hydrocalc.hydraulics.pond_schema import PondFile
 from hydrocalc.hydraulics.routing.reservoir import tailwater_series
 from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.schema_errors import field_errors
 
 __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
 
@@ -47,15 +49,10 @@ __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
 # Pond files
 # =========================================================================================
 _DEVICE_TYPES = {
-    "circular_orifice": (CircularOrifice, ("diameter_in", "invert_ft"), ("cd",)),
-    "rectangular_orifice": (RectangularOrifice, ("width_in", "height_in", "invert_ft"), ("cd",)),
-    "rectangular_weir": (RectangularWeir, ("length_ft", "crest_ft"), ("cw", "end_contractions")),
-    "vnotch_weir": (VNotchWeir, ("angle_deg", "crest_ft"), ("cw",)),
-    "broad_crested_weir": (BroadCrestedWeir, ("length_ft", "crest_ft"), ("cw",)),
-    "riser": (Riser, ("diameter_in", "crest_ft"), ("cw", "cd")),
-    "exfiltration": (Exfiltration, ("rate_in_hr",), ("over",)),
+    "circular_orifice": CircularOrifice, "rectangular_orifice": RectangularOrifice,
+    "rectangular_weir": RectangularWeir, "vnotch_weir": VNotchWeir,
+    "broad_crested_weir": BroadCrestedWeir, "riser": Riser, "exfiltration": Exfiltration,
 }
-_BARREL_KEYS = (("diameter_in", "invert_ft", "length_ft", "slope_ftft"), ("n", "ke", "cd"))
 
 
 @dataclass(frozen=True)
@@ -84,34 +81,54 @@ def _storage_from(spec: Mapping, where: str, problems: list[str]):
         if kinds[0] == "basin":
             return StageStorage.basin(**spec["basin"])
         return StageStorage.drywell(**spec["drywell"])
-    except InputError as exc:
-        problems.append(f"{where}: storage: {exc}")
-    except TypeError as exc:
+    except (InputError, TypeError) as exc:
         problems.append(f"{where}: storage: {exc}")
     return None
 
 
-def _device_from(spec: Mapping, label: str, problems: list[str]):
-    kind = spec.get("type")
-    if kind not in _DEVICE_TYPES:
-        problems.append(f"{label}.type must be one of {', '.join(_DEVICE_TYPES)}; got "
-                        f"{kind!r}{suggest(str(kind), _DEVICE_TYPES)}")
-        return None
-    cls, required, optional = _DEVICE_TYPES[kind]
-    allowed = set(required) | set(optional) | {"type", "name", "into_barrel"}
-    for key in spec:
-        if key not in allowed:
-            problems.append(f"{label}: unknown key {key!r}{suggest(key, allowed)}")
-    missing = [k for k in required if k not in spec]
-    if missing:
-        problems.append(f"{label}: missing {', '.join(missing)}")
-        return None
-    try:
-        return cls(*[spec[k] for k in required],
-                   **{k: spec[k] for k in optional if k in spec}, name=spec.get("name", ""))
-    except InputError as exc:
-        problems.append(f"{label}: {exc}")
-    return None
+def _label(path: tuple) -> str:
+    """``outlet[0]``, ``storage.basin``: a path of the pond file as the messages write it."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def _structure_problems(mapping: Mapping, where: str) -> dict[tuple, list[str]]:
+    """The pond file's unknown keys, unknown device types and missing keys, by table.
+
+    From the declared model (:class:`hydrocalc.hydraulics.pond_schema.PondFile`); the values
+    themselves are judged by the constructors of the storage and the devices (one rule for
+    the API and the file).
+    """
+    out: dict[tuple, list[str]] = {}
+    missing: dict[tuple, list[str]] = {}
+    for e in field_errors(PondFile, mapping):
+        table = e.table if e.kind != "tag" else e.path
+        if e.kind == "unknown":
+            head = f"{where}: {_label(table)}: " if table else f"{where}: "
+            line = f"{head}unknown key {e.key!r}{suggest(e.key, e.allowed)}"
+        elif e.kind == "tag":
+            line = (f"{where}: {_label(table)}.type must be one of {', '.join(e.allowed)}; "
+                    f"got {e.value!r}{suggest(str(e.value), e.allowed)}")
+        elif e.path == ("outlet",) and e.kind in ("missing", "value"):
+            out[("outlet",)] = [f"{where}: at least one [[outlet]] is required; got none"]
+            continue
+        elif e.kind == "missing" and table[:1] in (("outlet",), ("barrel",)):
+            missing.setdefault(table, []).append(e.key)
+            continue
+        else:
+            continue  # a value, or storage's keys: the constructors' own messages
+        out.setdefault(_section(table), []).append(line)
+    for table, keys in missing.items():
+        out.setdefault(_section(table), []).append(f"{where}: {_label(table)}: missing "
+                                                   f"{', '.join(keys)}")
+    return out
+
+
+def _section(table: tuple) -> tuple:
+    """The part of the pond file a table belongs to: (), storage, outlet[i] or barrel."""
+    return table[:2] if table[:1] == ("outlet",) else table[:1]
 
 
 def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
@@ -135,42 +152,54 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
         [barrel]                  # optional
         diameter_in = 18; invert_ft = 0; length_ft = 60; slope_ftft = 0.01
 
+    The keys are declared by :class:`hydrocalc.hydraulics.pond_schema.PondFile` (unknown
+    keys, device types and missing keys are reported from it); the values are judged by the
+    storage and device constructors; the rules between keys (one storage form, a barrel for
+    the devices marked ``into_barrel``, devices below the top) are checked here.
+
     Raises
     ------
     InputError
         Listing every problem found, one per line.
     """
-    problems: list[str] = []
-    allowed = {"name", "storage", "outlet", "barrel"}
-    for key in mapping:
-        if key not in allowed:
-            problems.append(f"{where}: unknown key {key!r}{suggest(key, allowed)}")
-    ss = _storage_from(mapping.get("storage", {}), where, problems)
+    found = _structure_problems(mapping, where)
+    problems: list[str] = list(found.get((), []))
+    ss = None
+    if ("storage",) in found:
+        problems += found[("storage",)]
+    else:
+        ss = _storage_from(mapping.get("storage", {}), where, problems)
+    problems += found.get(("outlet",), [])
     devices: list = []
     into: list = []
-    specs = mapping.get("outlet", [])
-    if not specs:
-        problems.append(f"{where}: at least one [[outlet]] is required; got none")
-    for i, spec in enumerate(specs):
-        dev = _device_from(spec, f"{where}: outlet[{i}]", problems)
-        if dev is not None:
-            (into if spec.get("into_barrel") else devices).append(dev)
+    for i, spec in enumerate(mapping.get("outlet", []) if ("outlet",) not in found else []):
+        if ("outlet", i) in found:
+            problems += found[("outlet", i)]
+            continue
+        try:
+            dev = _DEVICE_TYPES[spec["type"]](
+                **{k: v for k, v in spec.items() if k not in ("type", "into_barrel")})
+        except InputError as exc:
+            problems.append(f"{where}: outlet[{i}]: {exc}")
+            continue
+        (into if spec.get("into_barrel") else devices).append(dev)
     barrel = None
-    if "barrel" in mapping:
-        b = dict(mapping["barrel"])
-        req, opt = _BARREL_KEYS
-        missing = [k for k in req if k not in b]
-        if missing:
-            problems.append(f"{where}: barrel: missing {', '.join(missing)}")
-        else:
-            try:
-                barrel = Barrel(*[b[k] for k in req], **{k: b[k] for k in opt if k in b})
-            except InputError as exc:
-                problems.append(f"{where}: barrel: {exc}")
+    if ("barrel",) in found:
+        problems += found[("barrel",)]
+    elif "barrel" in mapping:
+        try:
+            barrel = Barrel(**mapping["barrel"])
+        except InputError as exc:
+            problems.append(f"{where}: barrel: {exc}")
     elif into:
         problems.append(f"{where}: outlets marked into_barrel need a [barrel]; got none")
     if problems:
         raise InputError("\n".join(capped(problems)))
+    return _assemble(mapping, ss, devices, into, barrel, where)
+
+
+def _assemble(mapping: Mapping, ss, devices: list, into: list, barrel, where: str) -> Pond:
+    """The :class:`Pond` of checked parts; its devices must lie below the top."""
     parts = list(devices)
     if into:
         parts.insert(0, OutletStructure(into, barrel=barrel, name="riser"))

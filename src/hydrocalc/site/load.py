@@ -22,6 +22,7 @@ from hydrocalc.criteria.ny_editions import design_manual_warnings, rrv_factor_pr
 from hydrocalc.criteria.state_permit import start_date_problem
 from hydrocalc.design_storms import storm_shape_warning
 from hydrocalc.errors import HydrocalcError, InputError
+from hydrocalc.schema_errors import FieldError, field_errors
 from hydrocalc.site import plausibility
 from hydrocalc.site import project as project_mod
 from hydrocalc.site import rational as rational_site
@@ -37,6 +38,7 @@ from hydrocalc.site.files import (
 from hydrocalc.site.model import SCENARIOS, Site
 from hydrocalc.site.problems import _Problems, capped, key_lines
 from hydrocalc.site.scenario import _parse_scenario
+from hydrocalc.site.schema import SiteFile
 from hydrocalc.site.settings import (
     _confirmation_notes,
     _load_storm_file,
@@ -53,6 +55,32 @@ from hydrocalc.unit_hydrograph import MIN_TC_HR, max_dt_hr
 
 _TOP_KEYS = ("project", "construction", "storms", "analysis", "criteria", "checks", "pre",
              "post", "confirmations", "rational", "report")
+
+
+def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> dict[str, list[FieldError]]:
+    """The problems the declared site model finds in ``tables`` of a parsed site file.
+
+    One validation of the whole file (:class:`hydrocalc.site.schema.SiteFile`), by table; the
+    tables whose keys are still checked by their parsers are left out.
+    """
+    if not isinstance(doc, Mapping):
+        return {}
+    crit = doc.get("criteria")
+    if isinstance(crit, Mapping) and isinstance(crit.get("practice"), Mapping):
+        # one [criteria.practice] table is read as an array of one
+        doc = {**doc, "criteria": {**crit, "practice": [crit["practice"]]}}
+    out: dict[str, list[FieldError]] = {}
+    for e in field_errors(SiteFile, doc):
+        if (e.path[:1] and e.path[0] in tables and not (e.kind == "missing" and len(e.path) == 1)
+                and not any(e.path[:len(t)] == t for t in _BY_HAND)):
+            out.setdefault(e.path[0], []).append(e)
+    return out
+
+
+#: The tables whose keys the declared model checks (the others: their parsers, by hand).
+_DECLARED = ("analysis", "criteria")
+#: Tables inside them still parsed by hand.
+_BY_HAND = (("criteria", "redevelopment"),)
 
 
 def _annotate(problems: list[str], P: _Problems) -> list[str]:
@@ -161,6 +189,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
 
+    declared = _site_errors(doc, _DECLARED)
     facts, probs = project_mod.parse_project(doc.get("project"), where=where)
     P.items += _annotate(probs, P)
     construction = None
@@ -178,8 +207,9 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         if bad:
             P.add("construction.start_date", bad.split(" ", 1)[1])
     storms = _parse_storms(P, doc.get("storms"), base, files)
-    options = _parse_analysis(P, doc.get("analysis"))
-    criteria = _parse_criteria(P, doc.get("criteria"), storms)
+    options = _parse_analysis(P, doc.get("analysis"), declared.get("analysis", []), doc)
+    criteria = _parse_criteria(P, doc.get("criteria"), storms, declared.get("criteria", []),
+                               doc)
     if facts is not None and criteria is not None and criteria.standard == "ny_smdm":
         bad = rrv_factor_problem(facts.design_manual,
                                  criteria.rrv_specific_reduction_factor is not None,

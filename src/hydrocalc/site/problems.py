@@ -13,7 +13,10 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+import typing
 from collections.abc import Mapping
+
+from pydantic import BaseModel
 
 from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-exported)
     MAX_PROBLEMS_SHOWN,
@@ -24,6 +27,7 @@ from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-e
     suggest,
     text_problem,
 )
+from hydrocalc.schema_errors import FieldError, Says, bounds
 from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
@@ -192,6 +196,39 @@ class _Problems:
                     f"{self.where}: unknown key {prefix}.{key}{tail}"
                     f"{self.line_of(f'{prefix}.{key}')}"
                 )
+
+    def declared(self, errors: list[FieldError], doc: Mapping) -> None:
+        """Record the problems the declared model found, one line each.
+
+        Written as the typed getters below write them: the range, the choices, "did you
+        mean" and the TOML line come from the key's declaration and the file.
+        """
+        tables: dict = {}
+        for e in errors:  # by table as the file lists them; unknown keys first in a table
+            tables.setdefault(e.table if e.kind == "unknown" else e.path[:-1], []).append(e)
+        for e in (e for group in tables.values()
+                  for e in sorted(group, key=lambda e: e.kind != "unknown")):
+            path = _path_label(doc, e.path)
+            if e.kind == "unknown":
+                self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table))
+            elif e.kind == "missing":
+                self.add(path, "is required; got nothing. Add it to the file.")
+            elif any(isinstance(m, Says) for m in e.metadata):
+                says = next(m for m in e.metadata if isinstance(m, Says))
+                self.add(path, f"{says.requirement}; got {_short(e.value)}")
+            elif _is_table(e.declared):
+                self.add(path, f"must be a table; got {e.value!r}")
+            elif typing.get_origin(e.declared) is typing.Literal:
+                options = tuple(map(str, typing.get_args(e.declared)))
+                hint = suggest(e.value, options) if isinstance(e.value, str) else ""
+                self.add(path, f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}")
+            elif e.declared is bool:
+                self.add(path, f"must be true or false; got {_short(e.value)}")
+            elif e.declared in (int, float):
+                self.check_number(e.value, path, integer=e.declared is int, **bounds(e))
+            else:
+                self.add(path, text_problem(e.value, required=True)
+                         or f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}")
 
     # typed getters: each returns a usable value or None (and records the problem)
     def text(self, m, key, prefix, *, required=False, default=None, blank_ok=False):
@@ -377,6 +414,27 @@ def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:
     if lower is not None:
         return f"{'>=' if lower_inclusive else '>'} {fmt_value(lower)}"
     return f"{'<=' if upper_inclusive else '<'} {fmt_value(upper)}"
+
+
+def _is_table(tp) -> bool:
+    """True for a declared table: a model or a ``dict``."""
+    return typing.get_origin(tp) is dict or (isinstance(tp, type)
+                                             and issubclass(tp, Mapping | BaseModel))
+
+
+def _path_label(doc: Mapping, path: tuple) -> str:
+    """A key path as the messages write it: array entries by id (``post.pond[P-1]``)."""
+    out = ""
+    node: object = doc
+    for part in path:
+        if isinstance(part, int):
+            entry = node[part] if isinstance(node, list) and part < len(node) else {}
+            out += f"[{_label(entry, part) if isinstance(entry, Mapping) else part}]"
+            node = entry
+        else:
+            out += f".{part}" if out else part
+            node = node.get(part) if isinstance(node, Mapping) else None
+    return out
 
 
 def _label(entry: Mapping, index: int) -> str:

@@ -6,11 +6,14 @@ Schema generated from :class:`SiteFile` is shipped as ``hydrocalc/data/schema/si
 (``hydrocalc schema site``); the examples name it in their first line (``#:schema``) so that
 an editor completes keys, shows these descriptions and underlines values out of range.
 
-The model states what each key may hold on its own. The rules between keys and files (give
+The model states what each key may hold on its own. The loader (:func:`load_site`) validates
+the file with it once and writes the problems of the tables it has moved onto the model
+(``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line messages; the other
+tables are still checked by their parsers. The rules between keys and files (give
 ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the network's links;
-the pre/post areas; the plausibility warnings) stay in the loader (:func:`load_site`) beside
-it, which reports every problem with the file's line numbers. Not imported by
-``import hydrocalc.site``: the loader does not need pydantic.
+the pre/post areas; the plausibility warnings) stay in the loader beside it, which reports
+every problem with the file's line numbers. :class:`~hydrocalc.schema_errors.Says` gives a
+key the wording of its requirement where the range alone does not write it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from hydrocalc.hydraulics.pond_schema import (
     VNotchWeirShape,
 )
 from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
+from hydrocalc.schema_errors import Says
 from hydrocalc.site.plausibility import ACCEPT_KEYS
 from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
 
@@ -213,6 +217,8 @@ class Confirmations(InputModel):
 
 
 # -- [criteria] ----------------------------------------------------------------------------
+_HsgKey = Annotated[Hsgs, Says("HSG must be one of A, B, C, D")]
+
 
 _PRACTICE_KINDS = ("bioretention", "rain_garden", "porous_pavement", "infiltration_trench",
                    "dry_well", "green_roof", "cistern", "rooftop_disconnection",
@@ -300,9 +306,9 @@ class Criteria(InputModel):
         "When the minimum Rv = 0.2 applies (default if_wqv_exceeds_rrv)")
     rrv_factors: Text | None = field(
         "Key of the table ny_rrv_specific_reduction_factors (default smdm_2015_unverified)")
-    rrv_specific_reduction_factor: dict[Hsgs, Annotated[float, Field(ge=0, le=1)]] | None = \
+    rrv_specific_reduction_factor: dict[_HsgKey, Annotated[float, Field(ge=0, le=1)]] | None = \
         field("Your own specific reduction factors S by HSG, each in [0, 1]")
-    new_impervious_ac_by_hsg: dict[Hsgs, NonNegative] | None = field(
+    new_impervious_ac_by_hsg: dict[_HsgKey, NonNegative] | None = field(
         "New impervious cover by HSG for the minimum RRv (default: computed)", "ac")
     wqv_area_ac: float | None = field("Area A for WQv (with wqv_impervious_ac)", "ac", gt=0)
     wqv_impervious_ac: float | None = field(
@@ -320,7 +326,8 @@ class Criteria(InputModel):
         "Discharge coefficient of the Cpv orifice (default 0.6)", gt=0, le=1)
     cpv_orifice_head_ft: float | None = field(
         "Head for the Cpv orifice (default: from the controlling pond)", "ft", gt=0)
-    waived: dict[Criterion, _NonBlank] | None = field(
+    waived: dict[Criterion, Annotated[_NonBlank, Says("must be the reason for the waiver "
+                                                      "(text)")]] | None = field(
         "Criteria waived and why, e.g. { cpv = \"reason\" }")
     practice: list[Practice] | None = field(
         "Runoff-reduction practices ([[criteria.practice]])")

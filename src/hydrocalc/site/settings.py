@@ -7,6 +7,7 @@ Each parser records its problems on the collector and returns a
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import tomllib
 from collections.abc import Mapping
@@ -20,10 +21,10 @@ from hydrocalc.criteria.practices import parse_practices
 from hydrocalc.design_storms import load_depth_file
 from hydrocalc.errors import HydrocalcError
 from hydrocalc.rainfall import design_storm
+from hydrocalc.schema_errors import FieldError
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import (
     _STORM_RE,
-    HSGS,
     AnalysisOptions,
     CriteriaSettings,
     ReportSettings,
@@ -158,33 +159,33 @@ def _check_distribution(P: _Problems, dist: str, path: str) -> None:
         P.add(path, f"is not a known distribution: {_msg(exc)}")
 
 
-_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
 _MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
 
 
-def _parse_analysis(P: _Problems, m) -> AnalysisOptions | None:
-    prefix = "analysis"
+#: The keys of ``[analysis]``, the fields of :class:`AnalysisOptions` of the same names.
+_ANALYSIS_KEYS = ("dt_hr", "prf", "ia_ratio", "duration_hr")
+
+
+def _parse_analysis(P: _Problems, m, errors: list[FieldError], doc) -> AnalysisOptions | None:
+    """``[analysis]``; its keys were checked by the declared model (``errors``)."""
     if m is None:
         return AnalysisOptions()
+    P.declared(errors, doc)
     if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
         return None
-    n0 = len(P.items)
-    P.unknown_keys(m, _ANALYSIS_KEYS, prefix)
-    dt = P.number(m, "dt_hr", prefix, default=0.01, lower=0.0, lower_inclusive=False, upper=1.0)
-    prf = P.number(m, "prf", prefix, default=484.0, lower=0.0, lower_inclusive=False, upper=700.0)
-    ia = P.number(m, "ia_ratio", prefix, default=0.2, lower=0.0, upper=1.0)
-    dur = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
-    span_hr = max(dur or 0.0, 24.0)  # at least the 24-h design storm is computed
-    if dt is not None and span_hr / dt > _MAX_ANALYSIS_STEPS:
-        P.add(f"{prefix}.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
-                                 f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
-                                 f"{fmt_value(span_hr)} h). Use dt_hr >= "
-                                 f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
-                                 "duration_hr")
-    if len(P.items) > n0:
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    options = AnalysisOptions(**{k: float(m[k]) for k in _ANALYSIS_KEYS
+                                 if k in m and k not in bad})
+    span_hr = max(options.duration_hr or 0.0, 24.0)  # at least the 24-h storm is computed
+    dt = options.dt_hr
+    if "dt_hr" not in bad and span_hr / dt > _MAX_ANALYSIS_STEPS:
+        P.add("analysis.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
+                                f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
+                                f"{fmt_value(span_hr)} h). Use dt_hr >= "
+                                f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
+                                "duration_hr")
         return None
-    return AnalysisOptions(dt_hr=dt, prf=prf, ia_ratio=ia, duration_hr=dur)
+    return None if errors else options
 
 
 _REPORT_KEYS = ("extra_sections", "notebook_timeout_s")
@@ -245,106 +246,77 @@ _CRITERIA_KEYS = (
     "cpv_rainfall_type", "cpv_orifice_cd", "cpv_orifice_head_ft", "waived",
     "practice", "redevelopment",
 )
-_MIN_RV_RULES = ("if_wqv_exceeds_rrv", "always", "never")
-_STANDARDS = ("ny_smdm", "none")
-_CRITERIA_NAMES = ("wqv", "rrv", "cpv", "qp", "qf")
 
 
-def _parse_criteria(P: _Problems, m, storms: Storms | None) -> CriteriaSettings | None:
+def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldError],
+                    doc) -> CriteriaSettings | None:
+    """``[criteria]``, whose keys the declared model has checked (``errors``).
+
+    The practices and the redevelopment option are parsed by :mod:`hydrocalc.criteria`.
+    """
     prefix = "criteria"
-    if m is None:
-        m = {}
-    if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
-        return None
+    m = {} if m is None else m
     n0 = len(P.items)
-    P.unknown_keys(m, _CRITERIA_KEYS, prefix)
-    d = CriteriaSettings()
-    standard = P.choice(m, "standard", prefix, _STANDARDS, default=d.standard)
-    vals: dict[str, Any] = {"standard": standard}
-    waived: dict[str, str] = {}
-    if "waived" in m:
-        w = P.table(m, "waived", prefix)
-        for k, v in (w or {}).items():
-            if k not in _CRITERIA_NAMES:
-                P.add(f"{prefix}.waived.{k}", f"must be one of {', '.join(_CRITERIA_NAMES)}; got "
-                                             f"{k!r}{suggest(k, _CRITERIA_NAMES)}")
-            elif not isinstance(v, str) or not v.strip():
-                P.add(f"{prefix}.waived.{k}",
-                      f"must be the reason for the waiver (text); got {v!r}")
-            else:
-                waived[k] = v
-    vals["waived"] = waived
+    P.declared([e for e in errors if e.path[1:2] != ("practice",)], doc)
+    if not isinstance(m, Mapping):
+        return None
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
+    for k, v in vals.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            vals[k] = float(v)
+    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
+        if key in vals:
+            vals[key] = {h: float(x) for h, x in vals[key].items()}
+    if isinstance(m.get("waived"), Mapping):  # the valid waivers, for the storms' rule
+        failed = {e.path for e in errors}
+        vals["waived"] = {k: v for k, v in m["waived"].items()
+                          if (prefix, "waived", k) not in failed}
+    d = CriteriaSettings(**vals)
     for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
-        v = P.text(m, key, prefix, default=getattr(d, key))
-        vals[key] = v
-        if (v is not None and storms is not None and standard == "ny_smdm" and key in m
-                and crit not in waived and v not in storms.depths_in):
-            where = f"criteria.{key}"
-            P.raw(f"{P.where}: {where} must name a design storm; got {v!r}"
+        v = getattr(d, key)
+        if (storms is not None and d.standard == "ny_smdm" and "standard" not in bad
+                and key in vals
+                and crit not in d.waived and v not in storms.depths_in):
+            P.raw(f"{P.where}: criteria.{key} must name a design storm; got {v!r}"
                   f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
                   f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
                   f"{P.line_of(f'criteria.{key}')}")
-    vals["min_rv_rule"] = P.choice(m, "min_rv_rule", prefix, _MIN_RV_RULES, default=d.min_rv_rule)
-    vals["rrv_factors"] = P.text(m, "rrv_factors", prefix, default=d.rrv_factors)
-    if vals["rrv_factors"] is not None and "rrv_factors" in m:
+    if "rrv_factors" in vals and d.rrv_factors not in rrv_factor_sets():
         keys = rrv_factor_sets()
-        if vals["rrv_factors"] not in keys:
-            P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
-                                           f"table; got {vals['rrv_factors']!r}"
-                                           f"{suggest(vals['rrv_factors'], keys)} Valid: "
-                                           f"{', '.join(keys)}")
-    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
-        if key in m:
-            t = P.table(m, key, prefix)
-            if t is not None:
-                out = {}
-                for h, v in t.items():
-                    path = f"{prefix}.{key}.{h}"
-                    if h not in HSGS:
-                        P.add(path, f"HSG must be one of A, B, C, D; got {h!r}")
-                        continue
-                    upper = 1.0 if key == "rrv_specific_reduction_factor" else None
-                    x = P.check_number(v, path, lower=0.0, upper=upper)
-                    if x is not None:
-                        out[h] = x
-                vals[key] = out
-    vals["wqv_area_ac"] = P.number(m, "wqv_area_ac", prefix, lower=0.0, lower_inclusive=False)
-    vals["wqv_impervious_ac"] = P.number(m, "wqv_impervious_ac", prefix, lower=0.0)
-    if (vals["wqv_area_ac"] is not None) != (vals["wqv_impervious_ac"] is not None):
-        P.add(f"{prefix}.wqv_area_ac", "and criteria.wqv_impervious_ac must be given together; "
-                                       "got only one. Give both or neither.")
-    elif vals["wqv_area_ac"] is not None and vals["wqv_impervious_ac"] > vals["wqv_area_ac"]:
-        P.add(f"{prefix}.wqv_impervious_ac", f"must be <= wqv_area_ac "
-                                             f"({fmt_value(vals['wqv_area_ac'])}); got "
-                                             f"{fmt_value(vals['wqv_impervious_ac'])}")
-    vals["rrv_provided_acft"] = P.number(m, "rrv_provided_acft", prefix, default=0.0, lower=0.0)
-    vals["rrv_provided_note"] = P.text(m, "rrv_provided_note", prefix, default="")
-    vals["wqv_provided_acft"] = P.number(m, "wqv_provided_acft", prefix, default=0.0, lower=0.0)
-    vals["wqv_provided_note"] = P.text(m, "wqv_provided_note", prefix, default="")
-    for kind in ("rrv", "wqv"):
-        if vals[f"{kind}_provided_acft"] and not vals[f"{kind}_provided_note"]:
-            P.add(f"{prefix}.{kind}_provided_note", f"is required when {kind}_provided_acft > 0; "
-                                                    "got nothing. Name the practices that "
-                                                    "provide it.")
-    vals["cpv_detention_hr"] = P.number(m, "cpv_detention_hr", prefix, default=24.0, lower=0.0,
-                                        lower_inclusive=False)
-    vals["cpv_rainfall_type"] = P.choice(m, "cpv_rainfall_type", prefix, ("I", "IA", "II", "III"),
-                                         default=None)
-    vals["cpv_orifice_cd"] = P.number(m, "cpv_orifice_cd", prefix, default=0.6, lower=0.0,
-                                      lower_inclusive=False, upper=1.0)
-    vals["cpv_orifice_head_ft"] = P.number(m, "cpv_orifice_head_ft", prefix, lower=0.0,
-                                           lower_inclusive=False)
+        P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
+                                       f"table; got {d.rrv_factors!r}"
+                                       f"{suggest(d.rrv_factors, keys)} Valid: "
+                                       f"{', '.join(keys)}")
+    _criteria_rules(P, d)
+    extra: dict[str, Any] = {}
     if "practice" in m:
-
-        vals["practices"] = parse_practices(P, m["practice"], f"{prefix}.practice")
+        extra["practices"] = parse_practices(
+            P, m["practice"], f"{prefix}.practice",
+            [e for e in errors if e.path[1:2] == ("practice",)])
     if "redevelopment" in m:
-
-        vals["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
-                                                    f"{prefix}.redevelopment")
+        extra["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
+                                                     f"{prefix}.redevelopment")
     if len(P.items) > n0:
         return None
-    return CriteriaSettings(**vals)
+    return dataclasses.replace(d, **extra)
+
+
+def _criteria_rules(P: _Problems, d: CriteriaSettings) -> None:
+    """The rules between keys of ``[criteria]`` (areas given together, notes with volumes)."""
+    if (d.wqv_area_ac is not None) != (d.wqv_impervious_ac is not None):
+        P.add("criteria.wqv_area_ac", "and criteria.wqv_impervious_ac must be given together; "
+                                      "got only one. Give both or neither.")
+    elif (d.wqv_area_ac is not None and d.wqv_impervious_ac is not None
+          and d.wqv_impervious_ac > d.wqv_area_ac):
+        P.add("criteria.wqv_impervious_ac", f"must be <= wqv_area_ac "
+                                            f"({fmt_value(d.wqv_area_ac)}); got "
+                                            f"{fmt_value(d.wqv_impervious_ac)}")
+    for kind in ("rrv", "wqv"):
+        if getattr(d, f"{kind}_provided_acft") and not getattr(d, f"{kind}_provided_note"):
+            P.add(f"criteria.{kind}_provided_note", f"is required when {kind}_provided_acft "
+                                                    "> 0; got nothing. Name the practices "
+                                                    "that provide it.")
 
 
 #: Item keys of ``[confirmations]`` besides the two families ``criterion_<criterion>`` and

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from hydrocalc import site as site_mod
 from hydrocalc._validate import suggest
+from hydrocalc.batch.sweep.schema import FIELD_HELP
 from hydrocalc.errors import InputError
 
 #: Ways a varied value combines with the base value.
@@ -129,9 +130,7 @@ def _tokens(field: str) -> list[tuple[str, str | None]] | None:
     return out or None
 
 
-_FIELD_HELP = ("a field such as post.subcatchment[S-1].cn, post.subcatchment[*].tc_hr, "
-               "post.pond[P-1].outlet[OR-1].diameter_in, post.pond[P-1].storage.depth_ft, "
-               "post.reach[R-1].lag_hr, storms.depths_in.100yr or analysis.prf")
+_FIELD_HELP = FIELD_HELP
 
 
 def _select(ids: Sequence[str], sel: str | None, what: str, where: str) -> list[str]:

@@ -21,14 +21,15 @@ from typing import cast
 import numpy as np
 
 from hydrocalc._validate import capped, suggest
-from hydrocalc.batch.sweep.fields import _FIELD_HELP, OPS, resolve_field
+from hydrocalc.batch.sweep.fields import resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
+from hydrocalc.batch.sweep.schema import SweepFile, Vary
 from hydrocalc.errors import InputError
+from hydrocalc.schema_errors import choices, field_errors, requirement, says
 from hydrocalc.site import load_site
 
-_TOP_KEYS = ("base", "name", "description", "combine", "seed", "samples", "storms", "vary")
-_VARY_KEYS = ("field", "op", "values", "range", "linspace", "uniform", "normal", "choice",
-              "group", "label", "description")
+#: The keys of a sweep file and of a [[vary]] entry: those the model declares.
+_TOP_KEYS, _VARY_KEYS = tuple(SweepFile.model_fields), tuple(Vary.model_fields)
 _SOURCES = ("values", "range", "linspace", "uniform", "normal", "choice")
 _RANDOM = ("uniform", "normal", "choice")
 
@@ -38,33 +39,51 @@ def is_sweep_document(doc: Mapping) -> bool:
     return isinstance(doc, Mapping) and "base" in doc and "project" not in doc
 
 
-def _number_list(x, path: str, problems: list[str], *, length: int | None = None) -> list | None:
-    ok = isinstance(x, list) and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                     for v in x)
-    if not ok or (length is not None and len(x) != length) or (length is None and not x):
-        need = f"a list of {length} numbers" if length else "a non-empty list of numbers"
-        problems.append(f"{path} must be {need}; got {x!r}")
-        return None
-    return [float(v) if isinstance(v, float) else v for v in x]
+def _model_problems(doc: Mapping, where: str) -> tuple[list[str], dict[int, dict]]:
+    """The sweep file's problems found by its declared model (:class:`SweepFile`).
+
+    Returns the top level's lines and, for each ``[[vary]]`` entry, its lines by key (the
+    key ``""`` for its unknown keys), each ``<path> <requirement>; got <value>``.
+    """
+    top: list[str] = []
+    entries: dict[int, dict] = {}
+    for e in field_errors(SweepFile, doc):
+        if len(e.path) > 2:
+            head, by_key = f"{where}: vary[{e.path[1]}]", entries.setdefault(e.path[1], {})
+            sep = "."
+        else:
+            head, by_key, sep = where, None, ": "
+        if e.kind == "unknown":
+            line = f"{head}: unknown key {e.key}{suggest(e.key, e.allowed)}"
+        else:
+            options = choices(e.info) if e.info is not None and not says(e.info) else ()
+            hint = suggest(str(e.value), options) if options else ""
+            line = f"{head}{sep}{e.key} {requirement(e)}; got {e.value!r}{hint}"
+        if by_key is None:
+            top.insert(sum(1 for t in top if ": unknown key " in t) if e.kind == "unknown"
+                       else len(top), line)
+        else:
+            by_key.setdefault("" if e.kind == "unknown" else e.key, []).append(line)
+    return top, entries
 
 
-def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list):
+def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list,
+               bad: Mapping):
+    """The values of an entry (its one source); the model has checked their types."""
     given = [k for k in _SOURCES if k in entry]
     if len(given) != 1:
         problems.append(f"{path} must give exactly one of {', '.join(_SOURCES)}; got "
                         f"{', '.join(given) or 'none'}")
         return None, None
     src = given[0]
+    if src in bad:
+        problems += bad[src]
+        return None, None
     x = entry[src]
+    v = list(x)
     if src == "values":
-        if isinstance(x, list) and x and all(isinstance(v, str) for v in x):
-            return tuple(x), src
-        vals = _number_list(x, f"{path}.values", problems)
-        return (tuple(vals), src) if vals is not None else (None, None)
+        return tuple(v), src
     if src == "range":
-        v = _number_list(x, f"{path}.range", problems, length=3)
-        if v is None:
-            return None, None
         start, stop, step = (float(a) for a in v)
         if not step > 0 or stop < start:
             problems.append(f"{path}.range must be [start, stop, step] with step > 0 and stop >= "
@@ -76,35 +95,18 @@ def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list):
             return None, None
         return tuple(float(np.round(start + k * step, 12)) for k in range(n)), src
     if src == "linspace":
-        v = _number_list(x, f"{path}.linspace", problems, length=3)
-        if v is None:
-            return None, None
         if not (isinstance(v[2], int) and v[2] >= 1 and v[2] <= 1_000_000):
             problems.append(f"{path}.linspace must be [start, stop, num] with an integer num in "
                             f"[1, 1000000]; got {x!r}")
             return None, None
         return tuple(float(a) for a in np.linspace(float(v[0]), float(v[1]), int(v[2]))), src
     # random sources: drawn later, in file order, once the seed is known
-    if src == "uniform":
-        v = _number_list(x, f"{path}.uniform", problems, length=2)
-        if v is None or not v[0] < v[1]:
-            if v is not None:
-                problems.append(f"{path}.uniform must be [low, high] with low < high; got {x!r}")
-            return None, None
-    elif src == "normal":
-        v = _number_list(x, f"{path}.normal", problems, length=2)
-        if v is None or not v[1] >= 0:
-            if v is not None:
-                problems.append(f"{path}.normal must be [mean, standard deviation >= 0]; got "
-                                f"{x!r}")
-            return None, None
-    else:  # choice
-        if isinstance(x, list) and x and all(isinstance(s, str) for s in x):
-            v = list(x)
-        else:
-            v = _number_list(x, f"{path}.choice", problems)
-            if v is None:
-                return None, None
+    if src == "uniform" and not v[0] < v[1]:
+        problems.append(f"{path}.uniform must be [low, high] with low < high; got {x!r}")
+        return None, None
+    if src == "normal" and not v[1] >= 0:
+        problems.append(f"{path}.normal must be [mean, standard deviation >= 0]; got {x!r}")
+        return None, None
     rng_spec.append((src, v))
     return ("random", len(rng_spec) - 1), src
 
@@ -140,12 +142,15 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     problems: list[str] = []
     if not isinstance(doc, Mapping):
         raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")
-    base_raw, name, combine, seed, samples, storm_sel, description, vary = _top_values(
-        doc, where, path, problems)
-    bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+    problems, by_entry = _model_problems(doc, where)
     if problems:
         raise InputError("\n".join(capped(problems)))
-    base_raw = cast(str, base_raw)  # no problem recorded: a non-empty string
+    base_raw: str = doc["base"]
+    name = doc.get("name", path.stem if path is not None else "sweep")
+    combine, seed, samples = doc.get("combine", "grid"), doc.get("seed"), doc.get("samples")
+    storm_sel, description = doc.get("storms"), doc.get("description", "")
+    vary = doc.get("vary", [])
+    bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
 
     base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
         else pathlib.Path(base_raw)
@@ -162,7 +167,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
                                 f"{', '.join(site.storms.names)}")
 
     rng_spec: list = []
-    entries = _vary_entries(vary, where, site, problems, rng_spec)
+    entries = _vary_entries(vary, where, site, problems, rng_spec, by_entry)
     if rng_spec:
         if seed is None:
             problems.append(f"{where}: seed is required when a [[vary]] entry is random "
@@ -180,7 +185,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
                   combine=combine, seed=seed, samples=samples,
                   storms=tuple(storm_sel) if storm_sel else None,
-                  description=description if isinstance(description, str) else "",
+                  description=description,
                   where=where)
     if sweep.n_scenarios > 10_000_000:
         raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
@@ -188,79 +193,43 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     return sweep
 
 
-def _top_values(doc: Mapping, where: str, path: pathlib.Path | None,
-                problems: list[str]) -> tuple:
-    """The top-level values of a sweep document, each checked (problems appended)."""
-    for k in doc:
-        if k not in _TOP_KEYS:
-            problems.append(f"{where}: unknown key {k}{suggest(str(k), _TOP_KEYS)}")
-    base_raw = doc.get("base")
-    if not isinstance(base_raw, str) or not base_raw:
-        problems.append(f"{where}: base must be the path of the site file (relative to the sweep "
-                        f"file); got {base_raw!r}")
-    name = doc.get("name", path.stem if path is not None else "sweep")
-    if not isinstance(name, str) or not name:
-        problems.append(f"{where}: name must be a non-empty string; got {name!r}")
-    combine = doc.get("combine", "grid")
-    if combine not in ("grid", "zip"):
-        problems.append(f"{where}: combine must be \"grid\" or \"zip\"; got {combine!r}")
-    seed = doc.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        problems.append(f"{where}: seed must be a non-negative integer; got {seed!r}")
-    samples = doc.get("samples")
-    if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool)
-                                or samples < 1):
-        problems.append(f"{where}: samples must be a positive integer; got {samples!r}")
-    storm_sel = doc.get("storms")
-    if storm_sel is not None and not (isinstance(storm_sel, list) and storm_sel
-                                      and all(isinstance(s, str) for s in storm_sel)):
-        problems.append(f"{where}: storms must be a non-empty list of storm names; got "
-                        f"{storm_sel!r}")
-        storm_sel = None
-    description = doc.get("description", "")
-    vary = doc.get("vary", [])
-    if not isinstance(vary, list) or not all(isinstance(v, Mapping) for v in vary):
-        problems.append(f"{where}: vary must be an array of tables ([[vary]]); got {vary!r}")
-        vary = []
-    return base_raw, name, combine, seed, samples, storm_sel, description, vary
+def _vary_entries(vary: list, where: str, site, problems: list[str], rng_spec: list,
+                  by_entry: Mapping[int, Mapping]) -> list:
+    """The checked ``[[vary]]`` entries as tuples (problems appended, random specs collected).
 
-
-def _vary_entries(vary: list, where: str, site, problems: list[str], rng_spec: list) -> list:
-    """The checked ``[[vary]]`` entries as tuples (problems appended, random specs collected)."""
+    ``by_entry`` holds the model's problems of each entry by key (:func:`_model_problems`);
+    the rules that need the base site or several keys are checked here.
+    """
     entries = []
     labels_seen: set[str] = set()
     for i, e in enumerate(vary):
         p = f"{where}: vary[{i}]"
-        for k in e:
-            if k not in _VARY_KEYS:
-                problems.append(f"{p}: unknown key {k}{suggest(str(k), _VARY_KEYS)}")
+        bad = by_entry.get(i, {})
+        problems += bad.get("", [])
         field = e.get("field")
         targets = None
-        if not isinstance(field, str):
-            problems.append(f"{p}.field must be {_FIELD_HELP}; got {field!r}")
+        if "field" in bad:
+            problems += bad["field"]
         else:
             try:
                 targets = tuple(resolve_field(site, field))
             except InputError as exc:
                 problems.append(f"{p}.field: {exc}")
         op = e.get("op", "set")
-        if op not in OPS:
-            problems.append(f"{p}.op must be one of {', '.join(OPS)}; got {op!r}"
-                            f"{suggest(str(op), OPS)}")
-        vals, src = _values_of(e, p, problems, rng_spec)
-        is_random = src in _RANDOM
-        group = e.get("group", "random" if is_random else f"#{i}")
-        if not isinstance(group, str) or not group:
-            problems.append(f"{p}.group must be a non-empty string; got {group!r}")
+        problems += bad.get("op", [])
+        vals, src = _values_of(e, p, problems, rng_spec, bad)
+        group = e.get("group", "random" if src in _RANDOM else f"#{i}")
+        problems += bad.get("group", [])
         label = e.get("label")
-        if label is None and isinstance(field, str):
+        if label is None and "field" not in bad:
             label = field if op == "set" else f"{field}:{op}"
-        if not isinstance(label, str) or not label:
-            problems.append(f"{p}.label must be a non-empty string; got {label!r}")
-        elif label in labels_seen:
+        if "label" in bad:
+            problems += bad["label"]
+        elif label is not None and label in labels_seen:
             problems.append(f"{p}.label must be unique; got {label!r} twice (give label = ...)")
-        else:
+        elif label is not None:
             labels_seen.add(label)
+        problems += bad.get("description", [])
         if vals is not None and src in ("values", "choice"):
             text = all(isinstance(x, str) for x in e[src])
             if text and (op != "set" or targets is None or

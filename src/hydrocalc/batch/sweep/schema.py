@@ -14,56 +14,79 @@ from pydantic import Field, StringConstraints
 
 from hydrocalc.schema import InputModel, json_schema
 from hydrocalc.schema import field as described
+from hydrocalc.schema_errors import Says
 
-__all__ = ["SweepFile", "sweep_json_schema"]
+__all__ = ["SweepFile", "sweep_json_schema", "FIELD_HELP"]
+
+#: What ``field`` of a ``[[vary]]`` entry names (its messages say "must be <this>").
+FIELD_HELP = ("a field such as post.subcatchment[S-1].cn, post.subcatchment[*].tc_hr, "
+              "post.pond[P-1].outlet[OR-1].diameter_in, post.pond[P-1].storage.depth_ft, "
+              "post.reach[R-1].lag_hr, storms.depths_in.100yr or analysis.prf")
 
 Numbers = Annotated[list[float], Field(min_length=1)]
 #: Non-empty text (the sweep's names and labels).
 Text = Annotated[str, StringConstraints(min_length=1)]
 Texts = Annotated[list[Text], Field(min_length=1)]
+# The wording of the loader's messages (``<key> <requirement>; got <value>``).
+_NUMBERS = Says("must be a non-empty list of numbers")
+_NAME = Says("must be a non-empty string")
+
+#: Lists of exactly three and two numbers.
+Three = Annotated[list[float], Field(min_length=3, max_length=3),
+                  Says("must be a list of 3 numbers")]
+Two = Annotated[list[float], Field(min_length=2, max_length=2),
+                Says("must be a list of 2 numbers")]
 
 
 class Vary(InputModel):
     """``[[vary]]``: one varied field and its values (exactly one source of values)."""
 
-    field: Text = described(
+    field: Annotated[Text, Says(f"must be {FIELD_HELP}")] = described(
         "The varied value of the base site, e.g. \"post.subcatchment[*].cn\", "
         "\"storms.depths_in.*\" or \"post.pond[P-1].outlet[low_orifice].diameter_in\"",
         required=True)
     op: Literal["set", "add", "scale"] | None = described(
         "How each value applies to the base value (default set)")
-    values: Numbers | Texts | None = described(
+    values: Annotated[Numbers | Texts, _NUMBERS] | None = described(
         "The values (text only for storms.distribution with op = \"set\")")
-    range: Annotated[list[float], Field(min_length=3, max_length=3)] | None = described(
+    range: Three | None = described(
         "[start, stop, step], step > 0, stop >= start; at most 1,000,000 values")
-    linspace: Annotated[list[float], Field(min_length=3, max_length=3)] | None = described(
+    linspace: Three | None = described(
         "[start, stop, num], num a whole number in [1, 1000000]")
-    uniform: Annotated[list[float], Field(min_length=2, max_length=2)] | None = described(
+    uniform: Two | None = described(
         "[low, high], low < high: `samples` random draws")
-    normal: Annotated[list[float], Field(min_length=2, max_length=2)] | None = described(
+    normal: Two | None = described(
         "[mean, standard deviation >= 0]: `samples` random draws")
-    choice: Numbers | Texts | None = described("Values drawn at random, `samples` times")
-    group: Text | None = described(
+    choice: Annotated[Numbers | Texts, _NUMBERS] | None = described(
+        "Values drawn at random, `samples` times")
+    group: Annotated[Text, _NAME] | None = described(
         "Entries of one group vary together (zip); default: each its own, random ones "
         "\"random\"")
-    label: Text | None = described("Column label of the summary (default: field, or field:op)")
-    description: Text | None = described("Free text describing the entry")
+    label: Annotated[Text, _NAME] | None = described(
+        "Column label of the summary (default: field, or field:op)")
+    description: Annotated[Text, _NAME] | None = described("Free text describing the entry")
 
 
 class SweepFile(InputModel):
     """A sweep file: variations of a base site, run as a batch."""
 
-    base: Text = described("Path of the base site file, relative to the sweep file",
-                       required=True)
-    name: Text | None = described("Name of the sweep (default: the file's stem)")
-    description: str | None = described("Free text describing the sweep")
-    combine: Literal["grid", "zip"] | None = described(
+    base: Annotated[Text, Says("must be the path of the site file (relative to the sweep "
+                               "file)")] = described(
+        "Path of the base site file, relative to the sweep file", required=True)
+    name: Annotated[Text, _NAME] | None = described("Name of the sweep (default: the file's stem)")
+    description: Annotated[str, Says("must be a string")] | None = described(
+        "Free text describing the sweep")
+    combine: Annotated[Literal["grid", "zip"], Says('must be "grid" or "zip"')] | None = described(
         "grid: every combination of the groups; zip: all entries together (default grid)")
-    seed: int | None = described("Seed of the random draws", ge=0)
-    samples: int | None = described("Number of random draws of the random entries", ge=1)
-    storms: Annotated[list[Text], Field(min_length=1)] | None = described(
+    seed: Annotated[int, Says("must be a non-negative integer")] | None = described(
+        "Seed of the random draws", ge=0)
+    samples: Annotated[int, Says("must be a positive integer")] | None = described(
+        "Number of random draws of the random entries", ge=1)
+    storms: Annotated[list[Text], Field(min_length=1),
+                      Says("must be a non-empty list of storm names")] | None = described(
         "Run only these storms of the base site")
-    vary: list[Vary] | None = described("The varied fields")
+    vary: Annotated[list[Vary], Says("must be an array of tables ([[vary]])")] | None = described(
+        "The varied fields")
 
 
 def sweep_json_schema() -> dict:
