@@ -197,11 +197,14 @@ class _Problems:
                     f"{self.line_of(f'{prefix}.{key}')}"
                 )
 
-    def declared(self, errors: list[FieldError], doc: Mapping) -> None:
+    def declared(self, errors: list[FieldError], doc: Mapping, *, each_bound: bool = False,
+                 hints: Mapping[str, str] | None = None) -> None:
         """Record the problems the declared model found, one line each.
 
         Written as the typed getters below write them: the range, the choices, "did you
-        mean" and the TOML line come from the key's declaration and the file.
+        mean" and the TOML line come from the key's declaration and the file. With
+        ``each_bound`` a number names the bound it breaks (``must be >= 0``, as
+        ``number(..., each_bound=True)``), followed by ``hints[key]`` when it is out of range.
         """
         tables: dict = {}
         for e in errors:  # by table as the file lists them; unknown keys first in a table
@@ -212,7 +215,8 @@ class _Problems:
             if e.kind == "unknown":
                 self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table))
             elif e.kind == "missing":
-                self.add(path, "is required; got nothing. Add it to the file.")
+                how = "as true or false" if e.declared is bool else "to the file"
+                self.add(path, f"is required; got nothing. Add it {how}.")
             elif any(isinstance(m, Says) for m in e.metadata):
                 says = next(m for m in e.metadata if isinstance(m, Says))
                 self.add(path, f"{says.requirement}; got {_short(e.value)}")
@@ -224,6 +228,11 @@ class _Problems:
                 self.add(path, f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}")
             elif e.declared is bool:
                 self.add(path, f"must be true or false; got {_short(e.value)}")
+            elif e.declared in (int, float) and each_bound:
+                bad = number_problem(e.value, integer=e.declared is int, **bounds(e))
+                in_range = bad is not None and not bad.startswith(("must be a number",
+                                                                   "must be a finite"))
+                self.add(path, f"{bad}{(hints or {}).get(e.key, '') if in_range else ''}")
             elif e.declared in (int, float):
                 self.check_number(e.value, path, integer=e.declared is int, **bounds(e))
             else:

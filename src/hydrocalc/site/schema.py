@@ -8,12 +8,13 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line messages; the other
-tables are still checked by their parsers. The rules between keys and files (give
-``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the network's links;
-the pre/post areas; the plausibility warnings) stay in the loader beside it, which reports
-every problem with the file's line numbers. :class:`~hydrocalc.schema_errors.Says` gives a
-key the wording of its requirement where the range alone does not write it.
+(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line
+messages; the other tables are still checked by their parsers. The rules between keys and
+files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
+network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
+which reports every problem with the file's line numbers.
+:class:`~hydrocalc.schema_errors.Says` gives a key the wording of its requirement where the
+range alone does not write it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pydantic import Discriminator, Field, StringConstraints, Tag
 
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
+from hydrocalc.criteria.profiles import PROFILE_KEYS as MUNICIPALITIES
+from hydrocalc.criteria.profiles import PROJECT_TYPES
 from hydrocalc.criteria.state_permit import permit_editions
 from hydrocalc.hydraulics.outlets import culvert
 from hydrocalc.hydraulics.pond_schema import (
@@ -39,7 +42,6 @@ from hydrocalc.hydraulics.pond_schema import (
 from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
 from hydrocalc.schema_errors import Says
 from hydrocalc.site.plausibility import ACCEPT_KEYS
-from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
 
 __all__ = ["SiteFile", "site_json_schema"]
 
@@ -120,7 +122,7 @@ class Project(InputModel):
     impairment: OptionalText | None = field("Impairment of the receiving water")
     part_of_larger_common_plan: bool | None = field(
         "Part of a larger common plan of development or sale (default false)")
-    exemptions_claimed: list[str] | None = field(
+    exemptions_claimed: Annotated[list[str], Says("must be a list of strings")] | None = field(
         "Exemption keys of the municipality's profile claimed for this project")
     exemption_approved_on: dict[str, _dt.date] | None = field(
         "Approval date of a date-dependent exemption, by exemption key, e.g. "
