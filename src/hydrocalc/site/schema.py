@@ -745,7 +745,8 @@ class Trap(InputModel):
     bottom_width_ft: float | None = field("Bottom width", "ft", gt=0)
     depth_ft: float | None = field("Depth", "ft", gt=0)
     side_slope_h_per_v: float | None = field("Side slope H:V", ge=0)
-    stage_ft: Annotated[list[float], Field(min_length=2)] | None = field(
+    stage_ft: Annotated[list[float], Field(min_length=2),
+                        Says("must be a list of at least 2 numbers")] | None = field(
         "Stages of a stage-area table (instead of the trap geometry)", "ft")
     area_ft2: Annotated[list[NonNegative], Field(min_length=2)] | None = field(
         "Areas at stage_ft", "ft2")
@@ -772,21 +773,26 @@ class Construction(InputModel):
     end_date: _dt.date = field("End of construction, on or after start_date", required=True)
     rainfall_file: Text | None = field("Daily rainfall CSV (DATE,PRCP), inside the site's folder")
     rainfall_station: Text | None = field("Name of the rainfall station")
-    rainfall_units: Literal["auto", "in", "mm"] | None = field(
+    rainfall_units: Annotated[Literal["auto", "in", "mm"],
+                              Says("must be one of auto, in, mm")] | None = field(
         "Units of the rainfall record (default auto)")
-    rainfall_shift_years: int | None = field("Years the record is shifted by (default 0)")
+    rainfall_shift_years: Annotated[int, Says("must be a whole number of years")] | None = \
+        field("Years the record is shifted by (default 0)")
     rainfall_type: Text | None = field(
         "TR-55 rainfall distribution I, IA, II or III for the daily peak discharge")
     inspection_threshold_in: float | None = field(
         "Rainfall that triggers an inspection", "in", gt=0)
-    inspection_interval_days: int | None = field("Days between routine inspections", "d",
-                                                 ge=1)
+    inspection_interval_days: Annotated[int, Says("must be a whole number of days >= 1")] \
+        | None = field("Days between routine inspections", "d", ge=1)
     inspection_clock: Literal["fixed", "rolling"] | None = field(
         "How the inspection clock runs (default fixed)")
     storm_event: Literal["multi_day", "calendar_day"] | None = field(
         "Reading of the laws' storm event (default multi_day)")
-    milestone: list[Milestone] | None = field("Dated milestones")
-    trap: list[Trap] | None = field("Sediment traps and basins")
+    milestone: Annotated[list[Milestone], Says(
+        "must be an array of tables ([[construction.milestone]])")] | None = field(
+        "Dated milestones")
+    trap: Annotated[list[Trap], Says("must be an array of tables ([[construction.trap]])")] \
+        | None = field("Sediment traps and basins")
 
 
 # -- the file ---------------------------------------------------------------------------------
