@@ -227,12 +227,12 @@ _PROJECT_KEYS = (
 )
 
 
-#: Keys of ``[project]`` checked by hand rather than by the declared model: the choices
-#: (their text is judged first, ``must be a string``), the manual edition (one rule set with
-#: :class:`ProjectFacts`), the approval dates (quoted ISO text is a date) and
-#: ``[project.state_permit]`` (parsed by :mod:`hydrocalc.criteria.state_permit`).
-_BY_HAND = ("municipality", "project_type", "design_manual", "design_manual_justification",
-            "exemption_approved_on", "state_permit")
+#: Keys of ``[project]`` (by their path) checked by hand rather than by the declared model:
+#: the choices (their text is judged first, ``must be a string``), the manual edition (one
+#: rule set with :class:`ProjectFacts`) and the dates (quoted ISO text is a date).
+_BY_HAND = (("municipality",), ("project_type",), ("design_manual",),
+            ("design_manual_justification",), ("exemption_approved_on",),
+            ("state_permit", "edition"), ("state_permit", "written_authorization_date"))
 
 
 def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldError]:
@@ -246,7 +246,8 @@ def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldEr
                   for e in field_errors(Project, mapping)]
     out = []
     for e in errors:
-        if len(e.path) < 2 or (e.path[1] in _BY_HAND and e.kind != "missing"):
+        if len(e.path) < 2 or (e.kind != "missing"
+                               and any(e.path[1:1 + len(t)] == t for t in _BY_HAND)):
             continue
         if e.kind == "unknown" and len(e.path) == 2:  # "Valid keys" in the loader's order
             e = dataclasses.replace(e, allowed=_PROJECT_KEYS)
@@ -401,7 +402,9 @@ def parse_project(
 
     state_permit = None
     if "state_permit" in mapping:
-        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
+        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit",
+                                          {e.path[2] for e in declared if len(e.path) > 2
+                                           and e.path[1] == "state_permit"})
 
     approved_on = _parse_approved_on(col, mapping, prefix)
     if not col.problems:  # the cross-field rules of the one shared rule set
