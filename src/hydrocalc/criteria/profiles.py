@@ -23,6 +23,7 @@ __all__ = [
     "APPLIES",
     "PREDICATE_NAMES",
     "PROFILE_KEYS",
+    "PROJECT_TYPES",
     "REPORT_SECTIONS",
     "Rule",
     "Exemption",
@@ -52,6 +53,19 @@ PREDICATE_NAMES = (
 
 #: Profiles shipped in ``hydrocalc/data/regulations``.
 PROFILE_KEYS = ("shelter_island", "pelham", "nys_generic")
+
+#: Kinds of project (``project.project_type``) a profile's rules are applied to
+#: (``project_type_in``).
+PROJECT_TYPES = (
+    "subdivision",
+    "single_family_residence",
+    "commercial",
+    "redevelopment",
+    "agricultural",
+    "linear",
+    "institutional",
+    "other",
+)
 
 #: Report section keys a checklist item may point to.
 REPORT_SECTIONS = (

@@ -100,25 +100,30 @@ def permit_editions() -> tuple[str, ...]:
     return tuple(e["id"] for e in load_permit_rules()["edition"])
 
 
-def parse_state_permit(col, mapping, prefix: str) -> StatePermitPlan | None:
+def parse_state_permit(col, mapping, prefix: str, bad=frozenset()) -> StatePermitPlan | None:
     """Parse ``[project.state_permit]`` with a :mod:`hydrocalc.site.project` collector.
 
-    Every problem is one line appended to ``col.problems``; returns None when any.
+    Its keys were checked by the site file's declared model (``bad``: the keys at fault, their
+    problems recorded; a ``mapping`` that is not a table is recorded there too); the edition,
+    the authorization date and the rules between keys are checked here. Every problem is one
+    line appended to ``col.problems``; returns None when any.
     """
     n0 = len(col.problems)
     if not isinstance(mapping, dict):
-        col.add(prefix, f"must be a table; got {mapping!r}")
         return None
-    col.unknown_keys(mapping, _KEYS, prefix)
+
+    def given(key: str):
+        return mapping.get(key) if key not in bad else None
+
     edition = col.text(mapping, "edition", prefix, blank_ok=True)
     known = permit_editions()
     if edition is not None and edition not in known:
         col.add(f"{prefix}.edition", f"must be one of {', '.join(known)}; got {edition!r}"
                                      f"{suggest(edition, known)}")
-    most = col.number(mapping, "max_disturbed_at_one_time_ac", prefix, lower=0.0, each_bound=True)
-    auth = col.text(mapping, "written_authorization", prefix, blank_ok=True) or ""
-    eoh = col.boolean(mapping, "nyc_east_of_hudson_watershed", prefix, required=False)
-    nyc = col.boolean(mapping, "within_new_york_city", prefix, required=False)
+    most = given("max_disturbed_at_one_time_ac")
+    most = None if most is None else float(most)
+    auth = given("written_authorization") or ""
+    eoh, nyc = given("nyc_east_of_hudson_watershed"), given("within_new_york_city")
     auth_date = col.date(mapping, "written_authorization_date", prefix, required=False)
     if auth_date is not None and not auth.strip():
         col.add(f"{prefix}.written_authorization_date",
@@ -127,7 +132,7 @@ def parse_state_permit(col, mapping, prefix: str) -> StatePermitPlan | None:
     if eoh is True and nyc is True:
         col.add(f"{prefix}.within_new_york_city", "and nyc_east_of_hudson_watershed cannot "
                 "both be true (the East-of-Hudson watershed lies outside the city); got both")
-    if len(col.problems) > n0:
+    if bad or len(col.problems) > n0:
         return None
     return StatePermitPlan(edition=edition, max_disturbed_at_one_time_ac=most,
                            written_authorization=auth.strip(),

@@ -78,7 +78,7 @@ def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> dict[str, list[FieldE
 
 
 #: The tables whose keys the declared model checks (the others: their parsers, by hand).
-_DECLARED = ("analysis", "criteria")
+_DECLARED = ("project", "construction", "analysis", "criteria")
 #: Tables inside them still parsed by hand.
 _BY_HAND = (("criteria", "redevelopment"),)
 
@@ -190,14 +190,16 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 
 
     declared = _site_errors(doc, _DECLARED)
-    facts, probs = project_mod.parse_project(doc.get("project"), where=where)
+    facts, probs = project_mod.parse_project(doc.get("project"), where=where,
+                                             errors=declared.get("project", []))
     P.items += _annotate(probs, P)
     construction = None
     if "construction" in doc:
         municipality = facts.municipality if facts is not None else None
         construction, probs = project_mod.parse_construction(
             doc.get("construction"), where=where, base_dir=base, municipality=municipality,
-            allow_outside_paths=allow_outside_paths)
+            allow_outside_paths=allow_outside_paths,
+            errors=declared.get("construction", []))
         P.items += _annotate(probs, P)
         rf = getattr(construction, "rainfall_file", None)
         if rf is not None and pathlib.Path(rf).is_file():

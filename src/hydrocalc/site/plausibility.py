@@ -44,7 +44,6 @@ import re
 from collections.abc import Callable, Mapping
 
 from hydrocalc._validate import fmt_value, suggest
-from hydrocalc.site.project import project_warnings
 from hydrocalc.units import FT2_PER_AC
 
 __all__ = [
@@ -63,6 +62,29 @@ __all__ = [
     "site_checks",
     "network_new_impervious_ac",
 ]
+
+
+def project_warnings(facts) -> list[str]:
+    """Implausible (not impossible) project facts, one line each, with how to silence them.
+
+    ``facts`` is a :class:`~hydrocalc.site.project.ProjectFacts`.
+
+    New impervious area larger than the disturbed area is possible (a cantilevered deck or
+    roof over undisturbed ground) but is far more often two areas swapped or a unit slip, and
+    it decides whether a SWPPP is required: it is warned, not refused. Silence it with
+    ``[checks] accept = ["impervious_exceeds_disturbed"]`` in the site file.
+    """
+    dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
+    if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
+        return [
+            "impervious_exceeds_disturbed: project.new_impervious_area "
+            f"({fmt_value(round(imp, 1))} ft2) is larger than project.disturbed_area "
+            f"({fmt_value(round(dist, 1))} ft2); new "
+            "impervious cover is normally built on disturbed soil. Check both areas and their "
+            "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
+        ]
+    return []
+
 
 #: Keys of the ``[checks]`` table.
 CHECK_KEYS = ("area_tolerance_pct", "accept")

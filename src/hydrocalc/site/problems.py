@@ -197,22 +197,27 @@ class _Problems:
                     f"{self.line_of(f'{prefix}.{key}')}"
                 )
 
-    def declared(self, errors: list[FieldError], doc: Mapping) -> None:
+    def declared(self, errors: list[FieldError], doc: Mapping, *, each_bound: bool = False,
+                 hints: Mapping[str, str] | None = None, ids: bool = True) -> None:
         """Record the problems the declared model found, one line each.
 
         Written as the typed getters below write them: the range, the choices, "did you
-        mean" and the TOML line come from the key's declaration and the file.
+        mean" and the TOML line come from the key's declaration and the file. With
+        ``each_bound`` a number names the bound it breaks (``must be >= 0``, as
+        ``number(..., each_bound=True)``), followed by ``hints[key]`` when it is out of range.
+        An array entry is named by its ``id`` (by its index without ``ids``).
         """
         tables: dict = {}
         for e in errors:  # by table as the file lists them; unknown keys first in a table
             tables.setdefault(e.table if e.kind == "unknown" else e.path[:-1], []).append(e)
         for e in (e for group in tables.values()
                   for e in sorted(group, key=lambda e: e.kind != "unknown")):
-            path = _path_label(doc, e.path)
+            path = _path_label(doc, e.path, ids)
             if e.kind == "unknown":
-                self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table))
+                self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table, ids))
             elif e.kind == "missing":
-                self.add(path, "is required; got nothing. Add it to the file.")
+                how = "as true or false" if e.declared is bool else "to the file"
+                self.add(path, f"is required; got nothing. Add it {how}.")
             elif any(isinstance(m, Says) for m in e.metadata):
                 says = next(m for m in e.metadata if isinstance(m, Says))
                 self.add(path, f"{says.requirement}; got {_short(e.value)}")
@@ -224,6 +229,11 @@ class _Problems:
                 self.add(path, f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}")
             elif e.declared is bool:
                 self.add(path, f"must be true or false; got {_short(e.value)}")
+            elif e.declared in (int, float) and each_bound:
+                bad = number_problem(e.value, integer=e.declared is int, **bounds(e))
+                in_range = bad is not None and not bad.startswith(("must be a number",
+                                                                   "must be a finite"))
+                self.add(path, f"{bad}{(hints or {}).get(e.key, '') if in_range else ''}")
             elif e.declared in (int, float):
                 self.check_number(e.value, path, integer=e.declared is int, **bounds(e))
             else:
@@ -422,14 +432,17 @@ def _is_table(tp) -> bool:
                                              and issubclass(tp, Mapping | BaseModel))
 
 
-def _path_label(doc: Mapping, path: tuple) -> str:
-    """A key path as the messages write it: array entries by id (``post.pond[P-1]``)."""
+def _path_label(doc: Mapping, path: tuple, ids: bool = True) -> str:
+    """A key path as the messages write it: array entries by id (``post.pond[P-1]``).
+
+    By index (``construction.trap[0]``) without ``ids``.
+    """
     out = ""
     node: object = doc
     for part in path:
         if isinstance(part, int):
             entry = node[part] if isinstance(node, list) and part < len(node) else {}
-            out += f"[{_label(entry, part) if isinstance(entry, Mapping) else part}]"
+            out += f"[{_label(entry, part) if ids and isinstance(entry, Mapping) else part}]"
             node = entry
         else:
             out += f".{part}" if out else part

@@ -8,12 +8,13 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line messages; the other
-tables are still checked by their parsers. The rules between keys and files (give
-``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the network's links;
-the pre/post areas; the plausibility warnings) stay in the loader beside it, which reports
-every problem with the file's line numbers. :class:`~hydrocalc.schema_errors.Says` gives a
-key the wording of its requirement where the range alone does not write it.
+(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line
+messages; the other tables are still checked by their parsers. The rules between keys and
+files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
+network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
+which reports every problem with the file's line numbers.
+:class:`~hydrocalc.schema_errors.Says` gives a key the wording of its requirement where the
+range alone does not write it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pydantic import Discriminator, Field, StringConstraints, Tag
 
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
+from hydrocalc.criteria.profiles import PROFILE_KEYS as MUNICIPALITIES
+from hydrocalc.criteria.profiles import PROJECT_TYPES
 from hydrocalc.criteria.state_permit import permit_editions
 from hydrocalc.hydraulics.outlets import culvert
 from hydrocalc.hydraulics.pond_schema import (
@@ -39,7 +42,6 @@ from hydrocalc.hydraulics.pond_schema import (
 from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
 from hydrocalc.schema_errors import Says
 from hydrocalc.site.plausibility import ACCEPT_KEYS
-from hydrocalc.site.project.facts import MUNICIPALITIES, PROJECT_TYPES
 
 __all__ = ["SiteFile", "site_json_schema"]
 
@@ -120,7 +122,7 @@ class Project(InputModel):
     impairment: OptionalText | None = field("Impairment of the receiving water")
     part_of_larger_common_plan: bool | None = field(
         "Part of a larger common plan of development or sale (default false)")
-    exemptions_claimed: list[str] | None = field(
+    exemptions_claimed: Annotated[list[str], Says("must be a list of strings")] | None = field(
         "Exemption keys of the municipality's profile claimed for this project")
     exemption_approved_on: dict[str, _dt.date] | None = field(
         "Approval date of a date-dependent exemption, by exemption key, e.g. "
@@ -743,7 +745,8 @@ class Trap(InputModel):
     bottom_width_ft: float | None = field("Bottom width", "ft", gt=0)
     depth_ft: float | None = field("Depth", "ft", gt=0)
     side_slope_h_per_v: float | None = field("Side slope H:V", ge=0)
-    stage_ft: Annotated[list[float], Field(min_length=2)] | None = field(
+    stage_ft: Annotated[list[float], Field(min_length=2),
+                        Says("must be a list of at least 2 numbers")] | None = field(
         "Stages of a stage-area table (instead of the trap geometry)", "ft")
     area_ft2: Annotated[list[NonNegative], Field(min_length=2)] | None = field(
         "Areas at stage_ft", "ft2")
@@ -770,21 +773,26 @@ class Construction(InputModel):
     end_date: _dt.date = field("End of construction, on or after start_date", required=True)
     rainfall_file: Text | None = field("Daily rainfall CSV (DATE,PRCP), inside the site's folder")
     rainfall_station: Text | None = field("Name of the rainfall station")
-    rainfall_units: Literal["auto", "in", "mm"] | None = field(
+    rainfall_units: Annotated[Literal["auto", "in", "mm"],
+                              Says("must be one of auto, in, mm")] | None = field(
         "Units of the rainfall record (default auto)")
-    rainfall_shift_years: int | None = field("Years the record is shifted by (default 0)")
+    rainfall_shift_years: Annotated[int, Says("must be a whole number of years")] | None = \
+        field("Years the record is shifted by (default 0)")
     rainfall_type: Text | None = field(
         "TR-55 rainfall distribution I, IA, II or III for the daily peak discharge")
     inspection_threshold_in: float | None = field(
         "Rainfall that triggers an inspection", "in", gt=0)
-    inspection_interval_days: int | None = field("Days between routine inspections", "d",
-                                                 ge=1)
+    inspection_interval_days: Annotated[int, Says("must be a whole number of days >= 1")] \
+        | None = field("Days between routine inspections", "d", ge=1)
     inspection_clock: Literal["fixed", "rolling"] | None = field(
         "How the inspection clock runs (default fixed)")
     storm_event: Literal["multi_day", "calendar_day"] | None = field(
         "Reading of the laws' storm event (default multi_day)")
-    milestone: list[Milestone] | None = field("Dated milestones")
-    trap: list[Trap] | None = field("Sediment traps and basins")
+    milestone: Annotated[list[Milestone], Says(
+        "must be an array of tables ([[construction.milestone]])")] | None = field(
+        "Dated milestones")
+    trap: Annotated[list[Trap], Says("must be an array of tables ([[construction.trap]])")] \
+        | None = field("Sediment traps and basins")
 
 
 # -- the file ---------------------------------------------------------------------------------

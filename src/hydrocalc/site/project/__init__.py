@@ -48,6 +48,7 @@ References
 from __future__ import annotations
 
 from hydrocalc.construction.sediment.traps import trap_problems  # noqa: F401 (re-exported)
+from hydrocalc.site.plausibility import project_warnings  # noqa: F401 (re-exported)
 from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     INSPECTION_CLOCKS,
     RAINFALL_TYPES,
@@ -65,7 +66,6 @@ from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
     ProjectFacts,
     parse_project,
     project_problems,
-    project_warnings,
 )
 
 __all__ = [

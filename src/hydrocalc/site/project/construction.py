@@ -15,13 +15,15 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any, cast
 
-from hydrocalc._validate import confined_path, excerpt, number_problem, suggest, text_problem
+from hydrocalc._validate import confined_path, excerpt, number_problem, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
 from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, SedimentTrap
 from hydrocalc.errors import InputError
+from hydrocalc.schema_errors import FieldError, field_errors
 from hydrocalc.site.problems import _Problems
 from hydrocalc.site.project.collector import _choices, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
+from hydrocalc.site.schema import Construction
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,6 +154,38 @@ STORM_EVENT_READINGS = ("multi_day", "calendar_day")
 _MILESTONE_KEYS = ("key", "date")
 
 
+#: Keys of ``[construction]`` (by their path without entry indices) checked by hand rather
+#: than by the declared model: the dates (quoted ISO text is a date, a date-time is named), the
+#: station (may be blank), the rainfall type (its spellings), a trap's criteria (the valid keys
+#: listed) and its areas (judged after its stages).
+_BY_HAND = (("start_date",), ("end_date",), ("rainfall_station",), ("rainfall_type",),
+            ("milestone", "date"), ("trap", "criteria"), ("trap", "area_ft2"))
+#: What a trap's number out of range is followed by (the method's range).
+_HINTS = {k: rule["hint"] for k, rule in TRAP_NUMBER_RULES.items() if "hint" in rule}
+
+
+def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldError]:
+    """The declared model's problems of the ``[construction]`` keys it checks.
+
+    ``errors`` are those the site loader found in the whole file; None: the table is
+    validated here (a mapping given to the API).
+    """
+    if errors is None:
+        errors = [dataclasses.replace(e, path=("construction", *e.path))
+                  for e in field_errors(Construction, mapping)]
+    out = []
+    for e in errors:
+        if len(e.path) < 2 or tuple(k for k in e.path[1:] if isinstance(k, str)) in _BY_HAND:
+            continue
+        if e.kind == "value" and len(e.path) == 2 and isinstance(e.value, list):
+            # entries of [[construction.milestone]] or [[construction.trap]] that are not tables
+            out += [dataclasses.replace(e, path=(*e.path, i), value=v)
+                    for i, v in enumerate(e.value) if not isinstance(v, Mapping)]
+        else:
+            out.append(e)
+    return out
+
+
 def _all_milestone_keys() -> tuple[str, ...] | None:
     keys: list[str] = []
     for m in MUNICIPALITIES:
@@ -162,24 +196,9 @@ def _all_milestone_keys() -> tuple[str, ...] | None:
     return tuple(keys)
 
 
-def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys) -> TrapPlan | None:
-    n0 = len(col.problems)
-    if not isinstance(entry, Mapping):
-        col.add(prefix, f"must be a table; got {entry!r}")
-        return None
-    col.unknown_keys(entry, _TRAP_KEYS, prefix)
-    tid = col.text(entry, "id", prefix, required=True)
-    area = col.number(entry, "drainage_area_ac", prefix, required=True, lower=0.0,
-                      lower_inclusive=False, each_bound=True)
-    criteria = col.text(entry, "criteria", prefix, required=True)
-    if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
-        col.add(
-            f"{prefix}.criteria",
-            f"must be a key of the sediment criteria table; got "
-            f"{_choices(criteria, criteria_keys)}",
-        )
+def _trap_geometry(col: _Problems, entry, prefix: str, given) -> dict[str, Any]:
+    """The trap's geometry: its dimensions or a stage-area table (one of them, whole)."""
     values: dict[str, Any] = {}
-
     has_trap = [k for k in _TRAP_GEOMETRY_TRAP if k in entry]
     has_table = [k for k in _TRAP_GEOMETRY_TABLE if k in entry]
     if has_trap and has_table:
@@ -190,29 +209,23 @@ def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys) -> TrapPlan |
         )
     elif has_trap:
         for k in _TRAP_GEOMETRY_TRAP:
-            if k == "side_slope_h_per_v":
-                values[k] = col.number(entry, k, prefix, required=True, lower=0.0, each_bound=True)
-            else:
-                values[k] = col.number(entry, k, prefix, required=True, lower=0.0,
-                                       lower_inclusive=False, each_bound=True)
+            values[k] = given(k, required=True)
     elif has_table:
         arrays = {}
         for k in _TRAP_GEOMETRY_TABLE:
             if k not in entry:
                 col.add(f"{prefix}.{k}", "is required with a stage-area table; got nothing.")
                 continue
-            raw = entry[k]
-            if (
+            raw = given(k)
+            if k == "area_ft2" and (  # its values are judged after the stages
                 not isinstance(raw, list)
                 or len(raw) < 2
                 or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
             ):
-                col.add(
-                    f"{prefix}.{k}",
-                    f"must be a list of at least 2 numbers; got {raw!r}",
-                )
+                col.add(f"{prefix}.{k}", f"must be a list of at least 2 numbers; got {raw!r}")
                 continue
-            arrays[k] = tuple(float(v) for v in raw)
+            if raw is not None:
+                arrays[k] = tuple(float(v) for v in raw)
         if len(arrays) == 2:
             st, ar = arrays["stage_ft"], arrays["area_ft2"]
             if len(st) != len(ar):
@@ -226,167 +239,137 @@ def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys) -> TrapPlan |
                 col.add(f"{prefix}.area_ft2", f"must be >= 0; got {list(ar)}")
             else:
                 values.update(arrays)
+    return values
 
-    # The keyword bounds of col.number per field (mypy infers dict[str, object] values).
-    bounds = cast(dict[str, dict[str, Any]], TRAP_NUMBER_RULES)
+
+def _trap_musle(col: _Problems, entry, prefix: str, given) -> dict[str, Any]:
+    """The MUSLE inputs: complete when any is given; LS given or from slope length and %."""
+    values: dict[str, Any] = {}
+    musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
+    if not musle_given:
+        return values
+    missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
+    if missing:
+        col.add(
+            prefix,
+            "MUSLE inputs must be complete when any is given; missing "
+            f"{', '.join(missing)}. Add them or remove the MUSLE keys.",
+        )
+    for k in _TRAP_MUSLE:
+        if k in entry:
+            values[k] = given(k)
+    if "ls_factor" in entry:
+        if "slope_length_ft" in entry or "slope_pct" in entry:
+            col.add(
+                f"{prefix}.ls_factor",
+                "must not be given together with slope_length_ft/slope_pct; got both. "
+                "Keep one.",
+            )
+        values["ls_factor"] = given("ls_factor")
+    else:
+        values["slope_length_ft"] = given("slope_length_ft", required=True)
+        values["slope_pct"] = given("slope_pct", required=True)
+    return values
+
+
+def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys,
+                bad: set) -> TrapPlan | None:
+    """One ``[[construction.trap]]`` entry; its values were checked by the declared model.
+
+    ``bad``: the keys at fault (recorded); the rules between keys are checked here.
+    """
+    if not isinstance(entry, Mapping):  # recorded by the model
+        return None
+    n0 = len(col.problems)
+
+    def given(key: str, *, required: bool = False) -> Any:
+        if key not in entry:
+            if required:
+                col.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
+            return None
+        return None if key in bad else entry[key]
+
+    criteria = col.text(entry, "criteria", prefix, required=True)
+    if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
+        col.add(
+            f"{prefix}.criteria",
+            f"must be a key of the sediment criteria table; got "
+            f"{_choices(criteria, criteria_keys)}",
+        )
+    values = _trap_geometry(col, entry, prefix, given)
     for k in _TRAP_HYDRO:
-        values[k] = col.number(entry, k, prefix, **bounds[k], each_bound=True)
+        values[k] = given(k)
     if "design_precip_in" in entry and "cn" not in entry:
         col.add(f"{prefix}.cn", "is required with design_precip_in; got nothing.")
-    musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
-    if musle_given:
-        missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
-        if missing:
-            col.add(
-                prefix,
-                "MUSLE inputs must be complete when any is given; missing "
-                f"{', '.join(missing)}. Add them or remove the MUSLE keys.",
-            )
-        for k in _TRAP_MUSLE:
-            if k in entry:
-                values[k] = col.number(entry, k, prefix, **bounds[k], each_bound=True)
-        if "ls_factor" in entry:
-            if "slope_length_ft" in entry or "slope_pct" in entry:
-                col.add(
-                    f"{prefix}.ls_factor",
-                    "must not be given together with slope_length_ft/slope_pct; got both. "
-                    "Keep one.",
-                )
-            values["ls_factor"] = col.number(entry, "ls_factor", prefix, lower=0.0,
-                                             each_bound=True)
-        else:
-            values["slope_length_ft"] = col.number(
-                entry, "slope_length_ft", prefix, required=True, lower=0.0,
-                lower_inclusive=False, each_bound=True
-            )
-            values["slope_pct"] = col.number(
-                entry, "slope_pct", prefix, required=True, lower=0.0, upper=100.0, each_bound=True
-            )
-    if len(col.problems) > n0:
+    values.update(_trap_musle(col, entry, prefix, given))
+    if bad or len(col.problems) > n0:
         return None
-    # No problem recorded: id, drainage area and criteria were given and valid.
-    return TrapPlan(id=cast(str, tid), drainage_area_ac=cast(float, area),
+    values = {k: float(v) if isinstance(v, int) else v for k, v in values.items()}
+    # No problem: id, drainage area and criteria were given and valid.
+    return TrapPlan(id=entry["id"], drainage_area_ac=float(entry["drainage_area_ac"]),
                     criteria=cast(str, criteria), **values)
 
 
-def _parse_rainfall_file(col: _Problems, mapping, prefix: str, where: str,
+def _parse_rainfall_file(col: _Problems, raw, prefix: str, where: str,
                          base: pathlib.Path, allow_outside_paths: bool) -> pathlib.Path | None:
-    """The ``rainfall_file``: confined to ``base`` (unless allowed outside) and existing."""
-    rain = None
-    if "rainfall_file" in mapping:
-        raw = col.text(mapping, "rainfall_file", prefix, required=True)
-        if raw is not None:
-            try:
-                rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
-                                     allow_outside=allow_outside_paths)
-            except InputError as exc:
-                col.problems.append(f"{where}: {exc}")
-                rain = None
-            if rain is not None and not rain.is_file():
-                col.add(
-                    f"{prefix}.rainfall_file",
-                    f"must be an existing file (relative to the site file's folder); got "
-                    f"{excerpt(raw, 80)!r}",
-                )
-                rain = None
+    """The ``rainfall_file`` (text, by the model): confined to ``base`` and existing."""
+    if raw is None:
+        return None
+    try:
+        rain = confined_path(raw, base, field=f"{prefix}.rainfall_file",
+                             allow_outside=allow_outside_paths)
+    except InputError as exc:
+        col.problems.append(f"{where}: {exc}")
+        return None
+    if not rain.is_file():
+        col.add(
+            f"{prefix}.rainfall_file",
+            f"must be an existing file (relative to the site file's folder); got "
+            f"{excerpt(raw, 80)!r}",
+        )
+        return None
     return rain
 
 
-def _parse_rainfall_settings(col: _Problems, mapping, prefix: str) -> tuple:
-    """``rainfall_station``, ``rainfall_units``, ``rainfall_shift_years``, ``rainfall_type``."""
-    station = col.text(mapping, "rainfall_station", prefix, blank_ok=True)
-    units = "auto"
-    if "rainfall_units" in mapping:
-        units = mapping["rainfall_units"]
-        if units not in ("auto", "in", "mm"):
-            col.add(
-                f"{prefix}.rainfall_units",
-                f"must be one of auto, in, mm; got {units!r}",
-            )
-            units = "auto"
-    shift = 0
-    if "rainfall_shift_years" in mapping:
-        raw_sh = mapping["rainfall_shift_years"]
-        if isinstance(raw_sh, bool) or not isinstance(raw_sh, int):
-            col.add(
-                f"{prefix}.rainfall_shift_years",
-                f"must be a whole number of years; got {raw_sh!r}",
-            )
-        else:
-            shift = raw_sh
-    rtype = None
-    if "rainfall_type" in mapping:
-        raw_t = mapping["rainfall_type"]
-        key = str(raw_t).strip().upper()
-        for token in ("TYPE", "_", " ", "-"):
-            key = key.replace(token, "")
-        if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
-            col.add(
-                f"{prefix}.rainfall_type",
-                f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
-                f"got {raw_t!r}",
-            )
-        else:
-            rtype = key
-    return station, units, shift, rtype
-
-
-def _parse_inspection_settings(col: _Problems, mapping, prefix: str) -> tuple:
-    """Inspection settings: threshold, interval, clock and storm-event reading."""
-    threshold = col.number(
-        mapping, "inspection_threshold_in", prefix, lower=0.0, lower_inclusive=False,
-        each_bound=True)
-    interval = None
-    if "inspection_interval_days" in mapping:
-        raw_iv = mapping["inspection_interval_days"]
-        if isinstance(raw_iv, bool) or not isinstance(raw_iv, int) or raw_iv < 1:
-            col.add(
-                f"{prefix}.inspection_interval_days",
-                f"must be a whole number of days >= 1; got {raw_iv!r}",
-            )
-        else:
-            interval = int(raw_iv)
-    clock = mapping.get("inspection_clock", "fixed")
-    if clock not in INSPECTION_CLOCKS:
+def _rainfall_type(col: _Problems, mapping, prefix: str) -> str | None:
+    """``rainfall_type``: a TR-55 distribution, written ``II``, ``Type II``, ``type_ii``..."""
+    if "rainfall_type" not in mapping:
+        return None
+    raw_t = mapping["rainfall_type"]
+    key = str(raw_t).strip().upper()
+    for token in ("TYPE", "_", " ", "-"):
+        key = key.replace(token, "")
+    if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
         col.add(
-            f"{prefix}.inspection_clock",
-            f"must be one of {', '.join(INSPECTION_CLOCKS)}; got {clock!r}"
-            f"{suggest(str(clock), INSPECTION_CLOCKS)}",
+            f"{prefix}.rainfall_type",
+            f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
+            f"got {raw_t!r}",
         )
-        clock = "fixed"
-
-    storm_event = mapping.get("storm_event", "multi_day")
-    if storm_event not in STORM_EVENT_READINGS:
-        col.add(
-            f"{prefix}.storm_event",
-            f"must be one of {', '.join(STORM_EVENT_READINGS)}; got {storm_event!r}"
-            f"{suggest(str(storm_event), STORM_EVENT_READINGS)}",
-        )
-        storm_event = "multi_day"
-    return threshold, interval, clock, storm_event
+        return None
+    return key
 
 
-def _parse_milestones(col: _Problems, mapping, prefix: str,
-                      municipality: str | None) -> list[Milestone]:
-    """The ``[[construction.milestone]]`` entries, keys checked against the profile(s)."""
+def _parse_milestones(col: _Problems, mapping, prefix: str, municipality: str | None,
+                      bad: set) -> list[Milestone]:
+    """The ``[[construction.milestone]]`` entries, keys checked against the profile(s).
+
+    Their keys were checked by the declared model (``bad``: the paths at fault in the array,
+    ``(index, key)`` or ``(index,)``); the dates are read here.
+    """
     milestones: list[Milestone] = []
     raw_ms = mapping.get("milestone", [])
-    if not isinstance(raw_ms, list):
-        col.add(f"{prefix}.milestone",
-                f"must be an array of tables ([[construction.milestone]]); got {raw_ms!r}")
-        raw_ms = []
+    if not isinstance(raw_ms, list):  # recorded by the model
+        return milestones
     if municipality is not None:
         valid_ms = _profile_keys(municipality, "milestone")
     else:
         valid_ms = _all_milestone_keys()
     for i, entry in enumerate(raw_ms):
         p = f"{prefix}.milestone[{i}]"
-        if not isinstance(entry, Mapping):
-            col.add(p, f"must be a table; got {entry!r}")
+        if not isinstance(entry, Mapping):  # recorded by the model
             continue
         n0 = len(col.problems)
-        col.unknown_keys(entry, _MILESTONE_KEYS, p)
-        key = col.text(entry, "key", p, required=True)
+        key = entry.get("key") if (i, "key") not in bad else None
         when = col.date(entry, "date", p, required=True, allow_time=True)
         if key is not None and valid_ms is not None and key not in valid_ms:
             scope = f"the {municipality} profile" if municipality else "a regulation profile"
@@ -394,24 +377,23 @@ def _parse_milestones(col: _Problems, mapping, prefix: str,
                 f"{p}.key",
                 f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
             )
-        if len(col.problems) == n0:
+        if len(col.problems) == n0 and not any(b[0] == i for b in bad):
             # No problem recorded: key is a given, valid string.
             milestones.append(Milestone(key=cast(str, key), when=when))
     return milestones
 
 
-def _parse_traps(col: _Problems, mapping, prefix: str) -> list[TrapPlan]:
-    """The ``[[construction.trap]]`` entries, with unique ids."""
+def _parse_traps(col: _Problems, mapping, prefix: str,
+                 bad: dict[int, set]) -> list[TrapPlan]:
+    """The ``[[construction.trap]]`` entries, with unique ids (``bad``: keys at fault)."""
     criteria_keys = sediment_criteria_keys()
     traps: list[TrapPlan] = []
     raw_traps = mapping.get("trap", [])
-    if not isinstance(raw_traps, list):
-        col.add(f"{prefix}.trap",
-                f"must be an array of tables ([[construction.trap]]); got {raw_traps!r}")
+    if not isinstance(raw_traps, list):  # recorded by the model
         raw_traps = []
     seen: set[str] = set()
     for i, entry in enumerate(raw_traps):
-        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys)
+        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys, bad.get(i, set()))
         if trap is not None:
             if trap.id in seen:
                 col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
@@ -427,6 +409,7 @@ def parse_construction(
     base_dir: pathlib.Path | str | None = None,
     municipality: str | None = None,
     allow_outside_paths: bool = False,
+    errors: list[FieldError] | None = None,
 ) -> tuple[ConstructionPlan | None, list[str]]:
     """Validate a ``[construction]`` table and build :class:`ConstructionPlan`.
 
@@ -444,6 +427,10 @@ def parse_construction(
         milestone keys of all profiles.
     allow_outside_paths : bool, default False
         Accept a ``rainfall_file`` outside ``base_dir`` (by default it must lie inside).
+    errors : list of FieldError, optional
+        The problems the declared site model (:class:`hydrocalc.site.schema.SiteFile`) found
+        in ``[construction]``, paths from the file (the site loader validates the file once).
+        None: the table is validated here with :class:`hydrocalc.site.schema.Construction`.
 
     Returns
     -------
@@ -470,8 +457,17 @@ def parse_construction(
     if not isinstance(mapping, Mapping):
         col.add(prefix, f"must be a table; got {mapping!r}")
         return None, col.problems
-    col.unknown_keys(mapping, _CONSTRUCTION_KEYS, prefix)
+    declared = _declared(mapping, errors)
+    col.declared(declared, {prefix: mapping}, each_bound=True, hints=_HINTS, ids=False)
+    bad = {e.path[1] for e in declared}
+    traps_bad: dict[int, set] = {}
+    for e in declared:
+        if e.path[1:2] == ("trap",) and len(e.path) > 3:
+            traps_bad.setdefault(e.path[2], set()).add(e.path[3])
     base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
+
+    def given(key: str, default: Any = None) -> Any:
+        return mapping[key] if key in mapping and key not in bad else default
 
     start = col.date(mapping, "start_date", prefix, required=True)
     end = col.date(mapping, "end_date", prefix, required=True)
@@ -480,11 +476,16 @@ def parse_construction(
             f"{prefix}.end_date",
             f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
         )
-    rain = _parse_rainfall_file(col, mapping, prefix, where, base, allow_outside_paths)
-    station, units, shift, rtype = _parse_rainfall_settings(col, mapping, prefix)
-    threshold, interval, clock, storm_event = _parse_inspection_settings(col, mapping, prefix)
-    milestones = _parse_milestones(col, mapping, prefix, municipality)
-    traps = _parse_traps(col, mapping, prefix)
+    rain = _parse_rainfall_file(col, given("rainfall_file"), prefix, where, base,
+                                allow_outside_paths)
+    station = col.text(mapping, "rainfall_station", prefix, blank_ok=True)
+    rtype = _rainfall_type(col, mapping, prefix)
+    threshold = given("inspection_threshold_in")
+    interval = given("inspection_interval_days")
+    milestones = _parse_milestones(
+        col, mapping, prefix, municipality,
+        {e.path[2:] for e in declared if e.path[1:2] == ("milestone",) and len(e.path) > 2})
+    traps = _parse_traps(col, mapping, prefix, traps_bad)
 
     if col.problems:
         return None, col.problems
@@ -494,13 +495,13 @@ def parse_construction(
             end_date=end,
             rainfall_file=rain,
             rainfall_station=station,
-            rainfall_units=units,
-            rainfall_shift_years=shift,
+            rainfall_units=given("rainfall_units", "auto"),
+            rainfall_shift_years=given("rainfall_shift_years", 0),
             rainfall_type=rtype,
-            inspection_threshold_in=threshold,
+            inspection_threshold_in=None if threshold is None else float(threshold),
             inspection_interval_days=interval,
-            inspection_clock=clock,
-            storm_event=storm_event,
+            inspection_clock=given("inspection_clock", "fixed"),
+            storm_event=given("storm_event", "multi_day"),
             milestones=tuple(milestones),
             traps=tuple(traps),
         ),

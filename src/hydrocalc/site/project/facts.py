@@ -1,8 +1,9 @@
 """``[project]``: the facts that decide which rules of a local law apply to a project.
 
 :class:`ProjectFacts` (areas held in acres and square feet, municipality, project type,
-receiving water, exemptions), :func:`project_problems` / :func:`project_warnings` (the checks
-shared by the dataclass and the site-file path), and :func:`parse_project`, which returns
+receiving water, exemptions), :func:`project_problems` (the checks shared by the dataclass
+and the site-file path; the implausible facts are
+:func:`hydrocalc.site.plausibility.project_warnings`), and :func:`parse_project`, which returns
 ``(facts_or_None, problems)`` and never raises on bad content.
 """
 
@@ -22,10 +23,13 @@ from hydrocalc._validate import (
     text_problem,
 )
 from hydrocalc.criteria.ny_editions import edition_problems
+from hydrocalc.criteria.profiles import PROFILE_KEYS, PROJECT_TYPES
 from hydrocalc.criteria.state_permit import parse_state_permit
 from hydrocalc.errors import InputError
+from hydrocalc.schema_errors import FieldError, field_errors
 from hydrocalc.site.problems import _Problems
 from hydrocalc.site.project.collector import _choices, _profile_keys
+from hydrocalc.site.schema import Project
 from hydrocalc.units import FT2_PER_AC
 
 #: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
@@ -37,19 +41,7 @@ _PROJECT_NUMBER_RULES: dict[str, dict[str, Any]] = {
 }
 
 #: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
-MUNICIPALITIES = ("shelter_island", "pelham", "nys_generic")
-
-#: Allowed ``project.project_type`` values.
-PROJECT_TYPES = (
-    "subdivision",
-    "single_family_residence",
-    "commercial",
-    "redevelopment",
-    "agricultural",
-    "linear",
-    "institutional",
-    "other",
-)
+MUNICIPALITIES = PROFILE_KEYS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +123,8 @@ def project_problems(facts) -> list[str]:
     without control characters; ``municipality`` and ``project_type`` are known keys; flags
     are ``True``/``False``; each area is given in one unit at least, finite, ``>= 0`` and at
     most :data:`MAX_PROJECT_AREA_AC`; when both units are given they agree within 0.1 %.
-    Implausible but possible facts are :func:`project_warnings`.
+    Implausible but possible facts are
+    :func:`hydrocalc.site.plausibility.project_warnings`.
     """
     get = (facts.get if isinstance(facts, Mapping) else
            lambda k, d=None: getattr(facts, k, d))
@@ -206,26 +199,6 @@ def project_problems(facts) -> list[str]:
     return out
 
 
-def project_warnings(facts: ProjectFacts) -> list[str]:
-    """Implausible (not impossible) project facts, one line each, with how to silence them.
-
-    New impervious area larger than the disturbed area is possible (a cantilevered deck or
-    roof over undisturbed ground) but is far more often two areas swapped or a unit slip, and
-    it decides whether a SWPPP is required: it is warned, not refused. Silence it with
-    ``[checks] accept = ["impervious_exceeds_disturbed"]`` in the site file.
-    """
-    dist, imp = facts.disturbed_area_ft2, facts.new_impervious_area_ft2
-    if dist is not None and imp is not None and imp > dist * (1 + 1e-9):
-        return [
-            "impervious_exceeds_disturbed: project.new_impervious_area "
-            f"({fmt_value(round(imp, 1))} ft2) is larger than project.disturbed_area "
-            f"({fmt_value(round(dist, 1))} ft2); new "
-            "impervious cover is normally built on disturbed soil. Check both areas and their "
-            "units, or accept it with [checks] accept = [\"impervious_exceeds_disturbed\"]"
-        ]
-    return []
-
-
 # ----------------------------------------------------------------------------------------
 # the ``[project]`` table
 
@@ -254,8 +227,39 @@ _PROJECT_KEYS = (
 )
 
 
-def _parse_areas(col: _Problems, mapping, prefix: str) -> dict[str, float | None]:
-    """The disturbed and new impervious areas, each given in exactly one of its units."""
+#: Keys of ``[project]`` (by their path) checked by hand rather than by the declared model:
+#: the choices (their text is judged first, ``must be a string``), the manual edition (one
+#: rule set with :class:`ProjectFacts`) and the dates (quoted ISO text is a date).
+_BY_HAND = (("municipality",), ("project_type",), ("design_manual",),
+            ("design_manual_justification",), ("exemption_approved_on",),
+            ("state_permit", "edition"), ("state_permit", "written_authorization_date"))
+
+
+def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldError]:
+    """The declared model's problems of the ``[project]`` keys it checks (paths from the file).
+
+    ``errors`` are those the site loader found in the whole file; None: the table is
+    validated here (a ``[project]`` mapping given to the API).
+    """
+    if errors is None:
+        errors = [dataclasses.replace(e, path=("project", *e.path))
+                  for e in field_errors(Project, mapping)]
+    out = []
+    for e in errors:
+        if len(e.path) < 2 or (e.kind != "missing"
+                               and any(e.path[1:1 + len(t)] == t for t in _BY_HAND)):
+            continue
+        if e.kind == "unknown" and len(e.path) == 2:  # "Valid keys" in the loader's order
+            e = dataclasses.replace(e, allowed=_PROJECT_KEYS)
+        out.append(e)
+    return out
+
+
+def _parse_areas(col: _Problems, mapping, prefix: str, bad: set) -> dict[str, float | None]:
+    """The disturbed and new impervious areas, each given in exactly one of its units.
+
+    The values were checked by the declared model (the keys at fault are ``bad``).
+    """
     areas: dict[str, float | None] = {}
     for k_main, k_alt in _PROJECT_ALTERNATIVES:
         has_main, has_alt = k_main in mapping, k_alt in mapping
@@ -272,36 +276,39 @@ def _parse_areas(col: _Problems, mapping, prefix: str) -> dict[str, float | None
             )
         else:
             key = k_main if has_main else k_alt
-            areas[key] = col.number(mapping, key, prefix, **_PROJECT_NUMBER_RULES[key],
-                                    each_bound=True)
+            areas[key] = None if key in bad else float(mapping[key])
     return areas
 
 
-def _parse_exemptions(col: _Problems, mapping, prefix: str,
-                      municipality: str | None) -> tuple[str, ...]:
-    """``exemptions_claimed``: unique keys of the municipality's profile."""
-    exemptions: tuple[str, ...] = ()
-    if "exemptions_claimed" in mapping:
-        raw = mapping["exemptions_claimed"]
-        if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
-            col.add(f"{prefix}.exemptions_claimed", f"must be a list of strings; got {raw!r}")
-        else:
-            exemptions = tuple(raw)
-            if len(set(exemptions)) != len(exemptions):
+def _parse_exemptions(col: _Problems, mapping, prefix: str, municipality: str | None,
+                      bad: set) -> tuple[str, ...]:
+    """``exemptions_claimed`` (a list of strings, by the model): unique profile keys."""
+    if "exemptions_claimed" not in mapping or "exemptions_claimed" in bad:
+        return ()
+    raw = mapping["exemptions_claimed"]
+    exemptions = tuple(raw)
+    if len(set(exemptions)) != len(exemptions):
+        col.add(f"{prefix}.exemptions_claimed", f"must not repeat a key; got {list(raw)!r}")
+    valid = _profile_keys(municipality, "exemption") if municipality else None
+    if valid is not None:
+        for i, e in enumerate(exemptions):
+            if e not in valid:
                 col.add(
-                    f"{prefix}.exemptions_claimed",
-                    f"must not repeat a key; got {list(raw)!r}",
+                    f"{prefix}.exemptions_claimed[{i}]",
+                    f"must be an exemption key of the {municipality} profile; got "
+                    f"{_choices(e, valid)}",
                 )
-            valid = _profile_keys(municipality, "exemption") if municipality else None
-            if valid is not None:
-                for i, e in enumerate(exemptions):
-                    if e not in valid:
-                        col.add(
-                            f"{prefix}.exemptions_claimed[{i}]",
-                            f"must be an exemption key of the {municipality} profile; got "
-                            f"{_choices(e, valid)}",
-                        )
     return exemptions
+
+
+def _choice_text(col: _Problems, mapping, key: str, prefix: str, valid) -> str | None:
+    """A text key whose value is one of ``valid``: its text judged first, then the choice."""
+    value = col.text(mapping, key, prefix)
+    if value is not None and value not in valid:
+        col.add(f"{prefix}.{key}", f"must be one of {', '.join(valid)}; got {value!r}"
+                                   f"{suggest(value, valid)}")
+        return None
+    return value
 
 
 def _parse_approved_on(col: _Problems, mapping, prefix: str) -> dict[str, _dt.date]:
@@ -322,7 +329,8 @@ def _parse_approved_on(col: _Problems, mapping, prefix: str) -> dict[str, _dt.da
 
 
 def parse_project(
-    mapping: Mapping[str, Any] | None, *, where: str = "site.toml"
+    mapping: Mapping[str, Any] | None, *, where: str = "site.toml",
+    errors: list[FieldError] | None = None,
 ) -> tuple[ProjectFacts | None, list[str]]:
     """Validate a ``[project]`` table and build :class:`ProjectFacts`.
 
@@ -332,6 +340,10 @@ def parse_project(
         The parsed ``[project]`` TOML table (None when the section is missing).
     where : str
         File name used as the prefix of every problem line.
+    errors : list of FieldError, optional
+        The problems the declared site model (:class:`hydrocalc.site.schema.SiteFile`) found
+        in ``[project]``, paths from the file (the site loader validates the file once).
+        None: the table is validated here with :class:`hydrocalc.site.schema.Project`.
 
     Returns
     -------
@@ -366,45 +378,33 @@ def parse_project(
     if not isinstance(mapping, Mapping):
         col.problems.append(f"{where}: [project] must be a table; got {mapping!r}")
         return None, col.problems
-    col.unknown_keys(mapping, _PROJECT_KEYS, prefix)
+    declared = _declared(mapping, errors)
+    col.declared(declared, {prefix: mapping}, each_bound=True)
+    bad = {e.path[1] for e in declared}
 
-    name = col.text(mapping, "name", prefix, required=True)
-    municipality = col.text(mapping, "municipality", prefix, required=True)
-    if municipality is not None and municipality not in MUNICIPALITIES:
-        col.add(
-            f"{prefix}.municipality",
-            f"must be one of {', '.join(MUNICIPALITIES)}; got {municipality!r}"
-            f"{suggest(municipality, MUNICIPALITIES)}",
-        )
-        municipality = None
-    receiving = col.text(mapping, "receiving_water", prefix, required=True)
-    impaired = col.boolean(mapping, "drains_to_impaired_water", prefix, required=True)
-    ptype = col.text(mapping, "project_type", prefix, required=True)
-    if ptype is not None and ptype not in PROJECT_TYPES:
-        col.add(
-            f"{prefix}.project_type",
-            f"must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
-            f"{suggest(ptype, PROJECT_TYPES)}",
-        )
-        ptype = None
-    larger = col.boolean(
-        mapping, "part_of_larger_common_plan", prefix, required=False, default=False
-    )
+    def given(key: str, default: Any = None) -> Any:
+        return mapping[key] if key in mapping and key not in bad else default
+
+    name, receiving = given("name"), given("receiving_water")
+    impaired, larger = given("drains_to_impaired_water"), given("part_of_larger_common_plan",
+                                                                 False)
+    municipality = _choice_text(col, mapping, "municipality", prefix, MUNICIPALITIES)
+    ptype = _choice_text(col, mapping, "project_type", prefix, PROJECT_TYPES)
     # dict[str, str], kept as Any so that mypy accepts it as ``**`` keywords beside the areas.
-    texts: dict[str, Any] = {
-        k: col.text(mapping, k, prefix, blank_ok=True) or "" for k in _PROJECT_OPTIONAL_TEXT
-    }
+    texts: dict[str, Any] = {k: given(k) or "" for k in _PROJECT_OPTIONAL_TEXT}
     manual = mapping.get("design_manual")
     justification = mapping.get("design_manual_justification")
     for line in edition_problems(manual, justification):
         col.add(f"{prefix}.{line.split(' ', 1)[0]}", line.split(" ", 1)[1])
 
-    areas = _parse_areas(col, mapping, prefix)
-    exemptions = _parse_exemptions(col, mapping, prefix, municipality)
+    areas = _parse_areas(col, mapping, prefix, bad)
+    exemptions = _parse_exemptions(col, mapping, prefix, municipality, bad)
 
     state_permit = None
     if "state_permit" in mapping:
-        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit")
+        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit",
+                                          {e.path[2] for e in declared if len(e.path) > 2
+                                           and e.path[1] == "state_permit"})
 
     approved_on = _parse_approved_on(col, mapping, prefix)
     if not col.problems:  # the cross-field rules of the one shared rule set
