@@ -78,6 +78,7 @@ from hydrocalc.analysis.results import (  # noqa: F401 (re-exported)
 from hydrocalc.analysis.run import (  # noqa: F401 (re-exported)
     analyze,
     analyze_many,
+    load_shipped_tables,
 )
 from hydrocalc.analysis.storms import (  # noqa: F401 (re-exported)
     simulation_end_hr,
@@ -86,5 +87,6 @@ from hydrocalc.analysis.tables import (  # noqa: F401 (re-exported)
     criteria_pass_by_point,
 )
 
-__all__ = ["analyze", "analyze_many", "SiteResults", "Hydrology", "RESULTS_FORMAT",
-           "INLINE_MAX_ORDINATES", "read_hydrographs", "round_significant", "write_series"]
+__all__ = ["analyze", "analyze_many", "load_shipped_tables", "SiteResults", "Hydrology",
+           "RESULTS_FORMAT", "INLINE_MAX_ORDINATES", "read_hydrographs", "round_significant",
+           "write_series"]

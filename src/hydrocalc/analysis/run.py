@@ -1,5 +1,8 @@
 """The entry points of an analysis: :func:`analyze` and :func:`analyze_many`.
 
+:func:`load_shipped_tables` reads, once per process, the shipped tables an analysis uses;
+a process that forks workers or kernels calls it first, so that each starts with them.
+
 Sites are grouped by storms, options and network topology; each group is computed with
 shared array work (:mod:`hydrocalc.analysis.flows`), then every site gets its comparison rows,
 criteria (:func:`hydrocalc.criteria.evaluate`), pond checks and collected warnings.
@@ -13,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hydrocalc import criteria
+from hydrocalc import criteria, rainfall
 from hydrocalc._validate import suggest
 from hydrocalc.analysis.flows import _run_all
 from hydrocalc.analysis.hydrology import Hydrology
@@ -22,8 +25,24 @@ from hydrocalc.analysis.results import SiteResults
 from hydrocalc.analysis.storms import _end_hr, _storms
 from hydrocalc.analysis.summary import summary_rows
 from hydrocalc.analysis.tables import _comparison_rows
+from hydrocalc.criteria import ny
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.hydraulics.routing.kernel import resolve_engine
+
+
+def load_shipped_tables() -> None:
+    """Read the shipped tables every analysis uses, once in this process (they are cached).
+
+    The New York sizing criteria and RRv factor sets (:func:`hydrocalc.criteria.ny.criteria_info`,
+    :func:`~hydrocalc.criteria.ny.rrv_factor_sets`) and the NRCS rainfall distributions
+    (:func:`hydrocalc.rainfall.shipped_distribution`). Called by a process that then forks
+    (the batch's fork server, the report's kernel server), so that every child starts with
+    them read; an analysis reads them itself when they are not.
+    """
+    ny.criteria_info("wqv")
+    ny.rrv_factor_sets()
+    for key in rainfall.SHIPPED_DISTRIBUTIONS:
+        rainfall.shipped_distribution(key)
 
 
 def analyze(site, *, storms: Sequence[str] | None = None, engine: str = "numpy"

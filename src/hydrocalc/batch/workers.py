@@ -24,9 +24,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from hydrocalc import rainfall
+from hydrocalc.analysis import load_shipped_tables
 from hydrocalc.batch.tasks import run_task
-from hydrocalc.criteria import ny
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.routing import kernel as _route_kernel
 
@@ -216,13 +215,7 @@ def warm_up() -> None:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
-
-        ny.criteria_info("wqv")  # the shipped tables a sweep reads, parsed once
-        ny.rrv_factor_sets()
-    with contextlib.suppress(Exception):
-
-        for key in rainfall.SHIPPED_DISTRIBUTIONS:
-            rainfall.shipped_distribution(key)
+        load_shipped_tables()  # the shipped tables a sweep reads, parsed once
     with contextlib.suppress(Exception):
 
         _route_kernel.warm_up()

@@ -50,13 +50,9 @@ def warm_up() -> None:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
-        from hydrocalc import rainfall
-        from hydrocalc.criteria import ny
+        from hydrocalc.analysis import load_shipped_tables
 
-        ny.criteria_info("wqv")
-        ny.rrv_factor_sets()
-        for key in rainfall.SHIPPED_DISTRIBUTIONS:
-            rainfall.shipped_distribution(key)
+        load_shipped_tables()
     gc.collect()
     gc.freeze()
 

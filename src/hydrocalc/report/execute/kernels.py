@@ -14,6 +14,7 @@ import os
 import pathlib
 import queue
 import threading
+import time
 import uuid
 
 from hydrocalc.errors import ReportError
@@ -106,9 +107,6 @@ async def wait_until_ready(km, kc, *, timeout_s: float) -> None:
     RuntimeError
         If the kernel dies or does not answer within ``timeout_s`` seconds.
     """
-    import queue
-    import time
-
     end = time.monotonic() + timeout_s
 
     def check() -> None:
@@ -172,6 +170,9 @@ class KernelPool:
         self._started = False
         self._local = threading.local()
         self._prepare_code: str | None = None
+        #: time.perf_counter() when each pooled kernel was started and ready (before the
+        #: prepare code), in the order they became ready
+        self.ready_at: list[float] = []
         # with prepared=True, a started kernel waits for prepare() before it is lent
         self._prepared = threading.Event()
         if not prepared:
@@ -230,6 +231,8 @@ class KernelPool:
         """Start one kernel, run the :meth:`prepare` code in it, and offer it to acquire()."""
         try:
             km = self._start_one()
+            with self._lock:
+                self.ready_at.append(time.perf_counter())
             self._prepared.wait(timeout=600)
             code = self._prepare_code
             with self._lock:

@@ -202,6 +202,8 @@ def run_report(
         analysis, summary = _analysis_parts(site_path, executing)
         section_seconds = executing.result()
         stages["notebooks_s"] = round(time.perf_counter() - t0 - stages["setup_s"], 3)
+        if pool.ready_at:  # from the run's start until its last kernel answered
+            stages["kernels_ready_s"] = round(max(pool.ready_at) - t0, 3)
         stopping = pool.close_in_background()
         say(f"executed {len(job_list)} section notebooks")
         documents, shown = read_executed(staging, job_list)
