@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-__all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement", "bounds"]
+__all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement", "bounds",
+           "under"]
 
 #: pydantic error types that name a key the table does not declare, or a missing one.
 _UNKNOWN = {"extra_forbidden"}
@@ -294,6 +295,15 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
         out.append(FieldError(path, kind, value, allowed, info if kind != "unknown" else None,
                               dict(err), meta, declared))
     return out
+
+
+def under(errors: list[FieldError], prefix: tuple) -> list[FieldError]:
+    """The records of ``errors`` whose key lies in the table at ``prefix`` (or is it).
+
+    ``under(errors, ("post", "pond", 2))`` are the problems of the third post pond.
+    """
+    n = len(prefix)
+    return [e for e in errors if e.path[:n] == tuple(prefix)]
 
 
 def _value_at(data: Any, path: tuple) -> Any:
