@@ -214,7 +214,9 @@ def _conditional(node: dict, defs: dict) -> dict:
     merged[key] = {"enum": [c for c in consts if c is not None],
                    "description": merged[key]["description"]}
     rest = {k: v for k, v in node.items() if k not in ("oneOf", "discriminator")}
-    return {**rest, "type": "object", "properties": merged, **chain}
+    closed = ({"additionalProperties": False}
+              if all(b.get("additionalProperties") is False for b in branches) else {})
+    return {**rest, "type": "object", "properties": merged, **closed, **chain}
 
 
 def _merged_properties(branches: list[dict]) -> dict:

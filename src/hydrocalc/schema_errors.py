@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+from typing_extensions import TypeAliasType
 
 __all__ = ["FieldError", "Says", "field_errors", "says", "choices", "requirement", "bounds",
            "under"]
@@ -147,9 +148,9 @@ def bounds(e: FieldError) -> dict:
 
 
 def _unwrap(tp: Any) -> Any:
-    """``tp`` without ``Annotated`` and without ``None`` in a union."""
-    while typing.get_origin(tp) is typing.Annotated:
-        tp = typing.get_args(tp)[0]
+    """``tp`` without ``Annotated``, a named alias or ``None`` in a union."""
+    while typing.get_origin(tp) is typing.Annotated or isinstance(tp, TypeAliasType):
+        tp = tp.__value__ if isinstance(tp, TypeAliasType) else typing.get_args(tp)[0]
     if typing.get_origin(tp) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(args) == 1:

@@ -75,9 +75,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from hydrocalc._validate import suggest
 from hydrocalc.criteria import ny
 from hydrocalc.units import FT2_PER_AC
 
@@ -107,6 +106,8 @@ _INFILTRATING = ("bioretention", "rain_garden", "porous_pavement", "infiltration
                  "dry_well")
 _OPTIONAL_GEOMETRY = {"bioretention": ("stone_depth_ft", "stone_void_ratio"),
                       "rain_garden": ("stone_depth_ft", "stone_void_ratio")}
+
+#: the keys every kind has (its geometry follows; site.schema declares each kind)
 _COMMON = ("id", "kind", "description", "drainage_area_ft2", "drainage_impervious_ft2",
            "rrv_credit_fraction", "rrv_credit_source", "infiltration_rate_in_hr",
            "underdrain", "max_drain_down_hr", "max_drain_down_source", "void_ratio_source",
@@ -300,7 +301,7 @@ def parse_practices(P, entries, prefix: str,
     if isinstance(entries, Mapping):
         entries = [entries]
     if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
-        P.add(prefix, f"must be an array of tables ([[{prefix}]]); got {entries!r}")
+        P.declared([x for x in errors if len(x.path) == 2], {"criteria": {"practice": entries}})
         return None
     n0 = len(P.items)
     out, seen = [], set()
@@ -324,20 +325,22 @@ def _numbers(e: Mapping, keys, bad: set) -> dict:
     return {k: float(e[k]) for k in keys if k in e and k not in bad}
 
 
+def _kind_error(e: Mapping, x):
+    """A record of an entry whose ``kind`` is none of the kinds, as the ``kind`` key's."""
+    if x.kind != "tag":
+        return x
+    return dataclasses.replace(x, path=(*x.path, "kind"), kind="value", value=e.get("kind"),
+                               declared=Literal[PRACTICE_KINDS], metadata=())  # type: ignore[valid-type]
+
+
 def _parse_one(P, e, where: str, errors: list, doc) -> Practice | None:
+    """One practice: the model's records written, then the rules between its keys."""
     n0 = len(P.items)
+    P.declared([_kind_error(e, x) for x in errors], doc)
     kind = e.get("kind")
     if kind not in _GEOMETRY:
-        hint = suggest(str(kind), PRACTICE_KINDS) if isinstance(kind, str) else ""
-        P.add(f"{where}.kind", f"must be one of {', '.join(PRACTICE_KINDS)}; got {kind!r}{hint}")
         return None
-    allowed = _COMMON + _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ())
-    P.unknown_keys(e, allowed, where)  # the keys of this kind
-    P.declared([x for x in errors if x.kind != "unknown" and x.key in allowed], doc)
     bad = {x.key for x in errors}
-    for key in _GEOMETRY[kind]:
-        if key not in e:
-            P.add(f"{where}.{key}", "is required; got nothing. Add it to the file.")
     dims = _numbers(e, _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ()), bad)
     if dims.get("stone_depth_ft") and "stone_void_ratio" not in e and kind in _OPTIONAL_GEOMETRY:
         P.add(f"{where}.stone_void_ratio", "is required when stone_depth_ft is given; got "
@@ -353,9 +356,6 @@ def _parse_one(P, e, where: str, errors: list, doc) -> Practice | None:
                 P.add(f"{where}.{key}", "is the roof area for rooftop_disconnection; remove it "
                                         "and give roof_area_ft2")
     else:
-        for key in ("drainage_area_ft2", "drainage_impervious_ft2"):
-            if key not in e:
-                P.add(f"{where}.{key}", "is required; got nothing. Add it to the file.")
         area, imp = num.get("drainage_area_ft2"), num.get("drainage_impervious_ft2")
         if area is not None and imp is not None and imp > area:
             P.add(f"{where}.drainage_impervious_ft2", f"must be <= drainage_area_ft2 "

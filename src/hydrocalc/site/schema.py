@@ -23,6 +23,7 @@ import datetime as _dt
 from typing import Annotated, Literal
 
 from pydantic import Discriminator, Field, StringConstraints, Tag
+from typing_extensions import TypeAliasType
 
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
@@ -222,24 +223,20 @@ class Confirmations(InputModel):
 _HsgKey = Annotated[Hsgs, Says("HSG must be one of A, B, C, D")]
 
 
-_PRACTICE_KINDS = ("bioretention", "rain_garden", "porous_pavement", "infiltration_trench",
-                   "dry_well", "green_roof", "cistern", "rooftop_disconnection",
-                   "vegetated_swale")
-
-
-class Practice(InputModel):
+class _Practice(InputModel):
     """``[[criteria.practice]]``: a runoff-reduction practice credited to WQv and RRv.
 
-    The keys each ``kind`` needs are checked by the loader (``docs/site_file.md``).
+    The keys every kind shares; each kind below adds its geometry (all required but a
+    bioretention's or rain garden's stone layer) and allows no other key.
     """
 
     id: Text = field("Id of the practice, unique among the practices", required=True)
-    kind: Literal[_PRACTICE_KINDS] = field("Kind of practice", required=True)  # type: ignore[valid-type]
+    kind: str = field("Kind of practice", required=True)
     description: Text | None = field(_DESC)
-    drainage_area_ft2: float | None = field(
-        "Area draining to the practice (all kinds but rooftop_disconnection)", "ft2", gt=0)
-    drainage_impervious_ft2: float | None = field(
-        "Impervious part of the drainage area", "ft2", ge=0)
+    drainage_area_ft2: float = field("Area draining to the practice", "ft2", gt=0,
+                                     required=True)
+    drainage_impervious_ft2: float = field("Impervious part of the drainage area", "ft2", ge=0,
+                                           required=True)
     rrv_credit_fraction: float = field(
         "Share of the captured volume credited as RRv (never defaulted)", ge=0, le=1,
         required=True)
@@ -255,27 +252,105 @@ class Practice(InputModel):
     void_ratio_source: Text | None = field("Where the void ratios come from")
     min_flow_path_source: Text | None = field(
         "Source of the minimum disconnection flow path (rooftop_disconnection)")
-    area_ft2: float | None = field("Surface area of the practice", "ft2", gt=0)
-    ponding_depth_ft: float | None = field("Ponding depth", "ft", gt=0)
-    media_depth_ft: float | None = field("Depth of the soil media", "ft", gt=0)
-    media_void_ratio: float | None = field("Void ratio of the soil media", gt=0, le=1)
-    stone_depth_ft: float | None = field("Depth of the stone reservoir", "ft", gt=0)
-    stone_void_ratio: float | None = field("Void ratio of the stone", gt=0, le=1)
-    length_ft: float | None = field("Length of the trench, dry well or swale", "ft", gt=0)
-    width_ft: float | None = field("Width of the trench or dry well", "ft", gt=0)
-    depth_ft: float | None = field("Depth of the trench or dry well", "ft", gt=0)
-    volume_gal: float | None = field("Cistern volume", "gal", gt=0)
-    demand_gal_per_day: float | None = field("Cistern water demand", "gal/d", gt=0)
-    roof_area_ft2: float | None = field("Disconnected roof area", "ft2", gt=0)
-    flow_path_length_ft: float | None = field(
-        "Length of the flow path over pervious area", "ft", gt=0)
-    min_flow_path_length_ft: float | None = field(
-        "Minimum flow path length cited from the manual", "ft", gt=0)
-    bottom_width_ft: float | None = field("Bottom width of the swale", "ft", gt=0)
-    side_slope_h_per_v: float | None = field("Side slope of the swale (H:V)", ge=0)
-    check_dam_height_ft: float | None = field("Height of each check dam", "ft", gt=0)
-    check_dam_spacing_ft: float | None = field("Spacing of the check dams", "ft", gt=0)
-    slope_ftft: float | None = field("Longitudinal slope of the swale", "ft/ft", ge=0)
+
+
+def _dim(description: str, unit: str | None = None, *, ge: float | None = None,
+         le: float | None = None, required: bool = True):
+    """A dimension of a practice: > 0 unless ``ge`` is given."""
+    return field(description, unit, gt=None if ge is not None else 0, ge=ge, le=le,
+                 required=required)
+
+
+class Bioretention(_Practice):
+    """A bioretention area: ponding over soil media, an optional stone layer."""
+
+    kind: Literal["bioretention"] = field("Kind of practice", required=True)
+    area_ft2: float = _dim("Surface area of the practice", "ft2")
+    ponding_depth_ft: float = _dim("Ponding depth", "ft")
+    media_depth_ft: float = _dim("Depth of the soil media", "ft")
+    media_void_ratio: float = _dim("Void ratio of the soil media", le=1)
+    stone_depth_ft: float | None = _dim("Depth of the stone reservoir", "ft", required=False)
+    stone_void_ratio: float | None = _dim("Void ratio of the stone", le=1, required=False)
+
+
+class RainGarden(Bioretention):
+    """A rain garden: the layers of a bioretention area."""
+
+    kind: Literal["rain_garden"] = field("Kind of practice", required=True)  # type: ignore[assignment]
+
+
+class PorousPavement(_Practice):
+    """Porous pavement over a stone reservoir."""
+
+    kind: Literal["porous_pavement"] = field("Kind of practice", required=True)
+    area_ft2: float = _dim("Surface area of the practice", "ft2")
+    stone_depth_ft: float = _dim("Depth of the stone reservoir", "ft")
+    stone_void_ratio: float = _dim("Void ratio of the stone", le=1)
+
+
+class InfiltrationTrench(_Practice):
+    """An infiltration trench filled with stone."""
+
+    kind: Literal["infiltration_trench"] = field("Kind of practice", required=True)
+    length_ft: float = _dim("Length of the trench or dry well", "ft")
+    width_ft: float = _dim("Width of the trench or dry well", "ft")
+    depth_ft: float = _dim("Depth of the trench or dry well", "ft")
+    stone_void_ratio: float = _dim("Void ratio of the stone", le=1)
+
+
+class DryWell(InfiltrationTrench):
+    """A dry well: the geometry of an infiltration trench."""
+
+    kind: Literal["dry_well"] = field("Kind of practice", required=True)  # type: ignore[assignment]
+
+
+class GreenRoof(_Practice):
+    """A green roof: water held by its media."""
+
+    kind: Literal["green_roof"] = field("Kind of practice", required=True)
+    area_ft2: float = _dim("Surface area of the practice", "ft2")
+    media_depth_ft: float = _dim("Depth of the soil media", "ft")
+    media_void_ratio: float = _dim("Void ratio of the soil media", le=1)
+
+
+class Cistern(_Practice):
+    """A cistern (rain tank) emptied by water use."""
+
+    kind: Literal["cistern"] = field("Kind of practice", required=True)
+    volume_gal: float = _dim("Cistern volume", "gal")
+    demand_gal_per_day: float = _dim("Cistern water demand", "gal/d")
+
+
+class RooftopDisconnection(_Practice):
+    """A roof disconnected over pervious area: its roof is its drainage area."""
+
+    kind: Literal["rooftop_disconnection"] = field("Kind of practice", required=True)
+    drainage_area_ft2: float | None = field(  # type: ignore[assignment]
+        "Not given: the roof area is the drainage area", "ft2", gt=0)
+    drainage_impervious_ft2: float | None = field(  # type: ignore[assignment]
+        "Not given: the roof area is the impervious area", "ft2", ge=0)
+    roof_area_ft2: float = _dim("Disconnected roof area", "ft2")
+    flow_path_length_ft: float = _dim("Length of the flow path over pervious area", "ft")
+    min_flow_path_length_ft: float = _dim("Minimum flow path length cited from the manual",
+                                          "ft")
+
+
+class VegetatedSwale(_Practice):
+    """A vegetated swale with check dams."""
+
+    kind: Literal["vegetated_swale"] = field("Kind of practice", required=True)
+    length_ft: float = _dim("Length of the swale", "ft")
+    bottom_width_ft: float = _dim("Bottom width of the swale", "ft")
+    side_slope_h_per_v: float = _dim("Side slope of the swale (H:V)", ge=0)
+    check_dam_height_ft: float = _dim("Height of each check dam", "ft")
+    check_dam_spacing_ft: float = _dim("Spacing of the check dams", "ft")
+    slope_ftft: float = _dim("Longitudinal slope of the swale", "ft/ft", ge=0)
+
+
+#: ``[[criteria.practice]]``: one of the kinds, told apart by ``kind``.
+Practice = TypeAliasType("Practice", Annotated[
+    Bioretention | RainGarden | PorousPavement | InfiltrationTrench | DryWell | GreenRoof
+    | Cistern | RooftopDisconnection | VegetatedSwale, Field(discriminator="kind")])
 
 
 class Redevelopment(InputModel):
@@ -331,7 +406,8 @@ class Criteria(InputModel):
     waived: dict[Criterion, Annotated[_NonBlank, Says("must be the reason for the waiver "
                                                       "(text)")]] | None = field(
         "Criteria waived and why, e.g. { cpv = \"reason\" }")
-    practice: list[Practice] | None = field(
+    practice: Annotated[list[Practice], Says("must be an array of tables "
+                                             "([[criteria.practice]])")] | None = field(
         "Runoff-reduction practices ([[criteria.practice]])")
     redevelopment: Redevelopment | None = field(
         "SMDM Chapter 9 redevelopment option ([criteria.redevelopment])")
