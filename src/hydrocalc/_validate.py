@@ -8,6 +8,7 @@ Series, as pvlib does); ``suggest`` and ``check_choice`` give "did you mean" mes
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 import os
 import pathlib
@@ -308,6 +309,18 @@ def text_problem(value, *, required: bool = False, max_chars: int = 1000) -> str
     if len(value) > max_chars:
         return f"must be at most {max_chars} characters; got {len(value)}"
     return None
+
+
+def iso_date(value):
+    """A date (or date-time) given as a TOML value or as its ISO text, as a date object.
+
+    For a value the declared model accepted (:class:`hydrocalc.schema.IsoDate`); None stays
+    None.
+    """
+    if not isinstance(value, str):
+        return value
+    return (_dt.datetime.fromisoformat(value) if "T" in value
+            else _dt.date.fromisoformat(value))
 
 
 def excerpt(text, limit: int = 40) -> str:

@@ -28,6 +28,7 @@ __all__ = [
     "DRAFT_2020_12",
     "InputModel",
     "OneOf",
+    "IsoDate",
     "field",
     "Text",
     "OptionalText",
@@ -74,6 +75,34 @@ class OneOf:
 
     def __get_pydantic_core_schema__(self, source, handler):  # noqa: D105 - pydantic's hook
         return core_schema.literal_schema(list(self.values))
+
+
+class IsoDate:
+    """``Annotated[date, IsoDate()]``: a TOML date, or the ISO text of one (``"2027-04-01"``).
+
+    With ``time=True`` a local TOML date-time (no offset) or its ISO text is a value too.
+    A date-time where only a date is expected, and text that is not an ISO date, are refused.
+    The schema states a date (a date or date-time with ``time``).
+    """
+
+    def __init__(self, *, time: bool = False) -> None:
+        self.time = time
+
+    def _schemas(self, strict: bool) -> list:
+        out: list[core_schema.CoreSchema] = [core_schema.date_schema(strict=strict)]
+        if self.time:
+            out.append(core_schema.datetime_schema(strict=strict, tz_constraint="naive"))
+        return out
+
+    def __get_pydantic_core_schema__(self, source, handler):  # noqa: D105 - pydantic's hook
+        texts = (_ISO_DATE, _ISO_LOCAL_DATETIME)
+        as_text = [core_schema.chain_schema([core_schema.str_schema(pattern=pattern), schema])
+                   for pattern, schema in zip(texts, self._schemas(False), strict=False)]
+        return core_schema.union_schema([*self._schemas(True), *as_text])
+
+    def __get_pydantic_json_schema__(self, schema, handler):  # noqa: D105 - pydantic's hook
+        strict = self._schemas(True)
+        return handler(strict[0] if len(strict) == 1 else core_schema.union_schema(strict))
 
 
 def _fmt(x: float) -> str:
@@ -156,6 +185,7 @@ class _Generator(GenerateJsonSchema):
 
 
 _ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
+_ISO_LOCAL_DATETIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$"
 _ISO_DATETIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?$"
 #: JSON types a TOML date is never read as.
 _NOT_DATES = ["number", "integer", "boolean", "array", "object", "null"]

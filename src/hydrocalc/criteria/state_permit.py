@@ -65,7 +65,7 @@ import tomllib
 from importlib.resources import files
 from typing import cast
 
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import fmt_value, iso_date
 
 __all__ = ["StatePermitPlan", "load_permit_rules", "permit_editions", "parse_state_permit",
            "assess_state_permit", "start_date_problem"]
@@ -104,9 +104,9 @@ def parse_state_permit(col, mapping, prefix: str, bad=frozenset()) -> StatePermi
     """Parse ``[project.state_permit]`` with a :mod:`hydrocalc.site.project` collector.
 
     Its keys were checked by the site file's declared model (``bad``: the keys at fault, their
-    problems recorded; a ``mapping`` that is not a table is recorded there too); the edition,
-    the authorization date and the rules between keys are checked here. Every problem is one
-    line appended to ``col.problems``; returns None when any.
+    problems recorded; a ``mapping`` that is not a table is recorded there too); the rules
+    between keys are checked here. Every problem is one line appended to ``col.problems``;
+    returns None when any.
     """
     n0 = len(col.problems)
     if not isinstance(mapping, dict):
@@ -115,16 +115,12 @@ def parse_state_permit(col, mapping, prefix: str, bad=frozenset()) -> StatePermi
     def given(key: str):
         return mapping.get(key) if key not in bad else None
 
-    edition = col.text(mapping, "edition", prefix, blank_ok=True)
-    known = permit_editions()
-    if edition is not None and edition not in known:
-        col.add(f"{prefix}.edition", f"must be one of {', '.join(known)}; got {edition!r}"
-                                     f"{suggest(edition, known)}")
+    edition = given("edition")
     most = given("max_disturbed_at_one_time_ac")
     most = None if most is None else float(most)
     auth = given("written_authorization") or ""
     eoh, nyc = given("nyc_east_of_hudson_watershed"), given("within_new_york_city")
-    auth_date = col.date(mapping, "written_authorization_date", prefix, required=False)
+    auth_date = iso_date(given("written_authorization_date"))
     if auth_date is not None and not auth.strip():
         col.add(f"{prefix}.written_authorization_date",
                 "needs project.state_permit.written_authorization (the reference of the "

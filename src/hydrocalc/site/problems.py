@@ -27,6 +27,7 @@ from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-e
     suggest,
     text_problem,
 )
+from hydrocalc.schema import OneOf
 from hydrocalc.schema_errors import FieldError, Says, bounds
 from hydrocalc.units import FT2_PER_AC
 
@@ -216,7 +217,8 @@ class _Problems:
             if e.kind == "unknown":
                 self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table, ids))
             elif e.kind == "missing":
-                how = "as true or false" if e.declared is bool else "to the file"
+                how = ("as true or false" if e.declared is bool else "as a TOML date, e.g. "
+                       "2027-04-01" if e.declared is _dt.date else "to the file")
                 self.add(path, f"is required; got nothing. Add it {how}.")
             elif any(isinstance(m, Says) for m in e.metadata):
                 says = next(m for m in e.metadata if isinstance(m, Says))
@@ -236,9 +238,12 @@ class _Problems:
                 self.add(path, f"{bad}{(hints or {}).get(e.key, '') if in_range else ''}")
             elif e.declared in (int, float):
                 self.check_number(e.value, path, integer=e.declared is int, **bounds(e))
-            else:
-                self.add(path, text_problem(e.value, required=True)
-                         or f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}")
+            else:  # text, then one of its values (OneOf)
+                options = next((m.values for m in e.metadata if isinstance(m, OneOf)), ())
+                self.add(path, text_problem(e.value, required=True) or (
+                    f"must be one of {', '.join(options)}; got {e.value!r}"
+                    f"{suggest(e.value, options)}" if options else
+                    f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}"))
 
     # typed getters: each returns a usable value or None (and records the problem)
     def text(self, m, key, prefix, *, required=False, default=None, blank_ok=False):

@@ -40,7 +40,16 @@ from hydrocalc.hydraulics.pond_schema import (
     RiserShape,
     VNotchWeirShape,
 )
-from hydrocalc.schema import Hsg, InputModel, OneOf, OptionalText, Text, field, json_schema
+from hydrocalc.schema import (
+    Hsg,
+    InputModel,
+    IsoDate,
+    OneOf,
+    OptionalText,
+    Text,
+    field,
+    json_schema,
+)
 from hydrocalc.schema_errors import Says
 from hydrocalc.site.plausibility import ACCEPT_KEYS
 
@@ -58,6 +67,18 @@ RainfallType = Literal["I", "IA", "II", "III"]
 # Non-blank text checked only for that ([confirmations], criteria.waived reasons).
 _NonBlank = Annotated[str, StringConstraints(pattern=r"\S")]
 Notebook = Annotated[str, StringConstraints(pattern=r"(?i)^\s*\S.*\.ipynb$", max_length=1000)]
+
+
+#: A date as written in the file: a TOML date or its ISO text (a local date-time too for
+#: ``_When``).
+_DATE = Says("must be a date (YYYY-MM-DD, unquoted TOML date)")
+_Date = Annotated[_dt.date, IsoDate(), _DATE]
+_When = Annotated[_dt.date, IsoDate(time=True), _DATE]
+#: A TR-55 rainfall distribution as written: I, IA, II or III, also ``Type II``, ``type_ii``...
+_SEP = "(?:[ _-]|[Tt][Yy][Pp][Ee])*"
+_RainfallTypeText = Annotated[str, StringConstraints(
+    pattern=rf"^\s*{_SEP}[Ii](?:{_SEP}[Aa]|{_SEP}[Ii](?:{_SEP}[Ii])?)?{_SEP}\s*$"),
+    Says("must be one of I, IA, II, III (TR-55 rainfall distribution)")]
 
 
 def _id(what: str) -> Text:
@@ -85,7 +106,7 @@ class StatePermit(InputModel):
     written_authorization: OptionalText | None = field(
         "Reference of the Department's written authorization to disturb more than 5 acres at "
         "one time")
-    written_authorization_date: _dt.date | None = field(
+    written_authorization_date: _Date | None = field(
         "Date of that written authorization (a TOML date, e.g. 2025-06-02)")
     nyc_east_of_hudson_watershed: bool | None = field(
         "Site in the NYC East-of-Hudson watershed (unknown when not given)")
@@ -101,7 +122,7 @@ class Project(InputModel):
     """``[project]``: the project facts (required)."""
 
     name: Text = field("Project name (also the site name in results)", required=True)
-    municipality: Literal[MUNICIPALITIES] = field(  # type: ignore[valid-type]
+    municipality: Annotated[str, OneOf(MUNICIPALITIES)] = field(
         "Municipality whose local law applies", required=True)
     receiving_water: Text = field("Receiving water body", required=True)
     drains_to_impaired_water: bool = field(
@@ -114,7 +135,7 @@ class Project(InputModel):
         "New impervious area (or new_impervious_area_ac)", "ft2", ge=0, le=_MAX_FT2)
     new_impervious_area_ac: float | None = field(
         "New impervious area (or new_impervious_area_ft2)", "ac", ge=0, le=_MAX_AC)
-    project_type: Literal[PROJECT_TYPES] = field(  # type: ignore[valid-type]
+    project_type: Annotated[str, OneOf(PROJECT_TYPES)] = field(
         "Kind of project", required=True)
     address: OptionalText | None = field("Site address, echoed in reports")
     tax_map: OptionalText | None = field("Tax map number, echoed in reports")
@@ -125,7 +146,9 @@ class Project(InputModel):
         "Part of a larger common plan of development or sale (default false)")
     exemptions_claimed: Annotated[list[str], Says("must be a list of strings")] | None = field(
         "Exemption keys of the municipality's profile claimed for this project")
-    exemption_approved_on: dict[str, _dt.date] | None = field(
+    exemption_approved_on: Annotated[dict[str, _Date], Says(
+        "must be a table of exemption key = date, e.g. { approved_building_permit = "
+        "2007-05-01 }")] | None = field(
         "Approval date of a date-dependent exemption, by exemption key, e.g. "
         "{ approved_building_permit = 2007-05-01 }")
     state_permit: StatePermit | None = field(
@@ -806,7 +829,7 @@ class Milestone(InputModel):
     """``[[construction.milestone]]``: a dated milestone of the profile."""
 
     key: Text = field("Milestone key of the municipality's profile", required=True)
-    date: _dt.date | _dt.datetime = field("When (a TOML date or date-time)", required=True)
+    date: _When = field("When (a TOML date or date-time)", required=True)
 
 
 class Trap(InputModel):
@@ -845,16 +868,16 @@ class Trap(InputModel):
 class Construction(InputModel):
     """``[construction]``: construction period, rainfall record, milestones, traps."""
 
-    start_date: _dt.date = field("Start of construction (a TOML date)", required=True)
-    end_date: _dt.date = field("End of construction, on or after start_date", required=True)
+    start_date: _Date = field("Start of construction (a TOML date)", required=True)
+    end_date: _Date = field("End of construction, on or after start_date", required=True)
     rainfall_file: Text | None = field("Daily rainfall CSV (DATE,PRCP), inside the site's folder")
-    rainfall_station: Text | None = field("Name of the rainfall station")
+    rainfall_station: OptionalText | None = field("Name of the rainfall station")
     rainfall_units: Annotated[Literal["auto", "in", "mm"],
                               Says("must be one of auto, in, mm")] | None = field(
         "Units of the rainfall record (default auto)")
     rainfall_shift_years: Annotated[int, Says("must be a whole number of years")] | None = \
         field("Years the record is shifted by (default 0)")
-    rainfall_type: Text | None = field(
+    rainfall_type: _RainfallTypeText | None = field(
         "TR-55 rainfall distribution I, IA, II or III for the daily peak discharge")
     inspection_threshold_in: float | None = field(
         "Rainfall that triggers an inspection", "in", gt=0)

@@ -15,7 +15,7 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any, cast
 
-from hydrocalc._validate import confined_path, excerpt, number_problem, text_problem
+from hydrocalc._validate import confined_path, excerpt, iso_date, number_problem, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
 from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, SedimentTrap
 from hydrocalc.errors import InputError
@@ -155,11 +155,9 @@ _MILESTONE_KEYS = ("key", "date")
 
 
 #: Keys of ``[construction]`` (by their path without entry indices) checked by hand rather
-#: than by the declared model: the dates (quoted ISO text is a date, a date-time is named), the
-#: station (may be blank), the rainfall type (its spellings), a trap's criteria (the valid keys
-#: listed) and its areas (judged after its stages).
-_BY_HAND = (("start_date",), ("end_date",), ("rainfall_station",), ("rainfall_type",),
-            ("milestone", "date"), ("trap", "criteria"), ("trap", "area_ft2"))
+#: than by the declared model: a trap's criteria (the valid keys listed) and its areas (judged
+#: after its stages).
+_BY_HAND = (("trap", "criteria"), ("trap", "area_ft2"))
 #: What a trap's number out of range is followed by (the method's range).
 _HINTS = {k: rule["hint"] for k, rule in TRAP_NUMBER_RULES.items() if "hint" in rule}
 
@@ -331,21 +329,13 @@ def _parse_rainfall_file(col: _Problems, raw, prefix: str, where: str,
     return rain
 
 
-def _rainfall_type(col: _Problems, mapping, prefix: str) -> str | None:
-    """``rainfall_type``: a TR-55 distribution, written ``II``, ``Type II``, ``type_ii``..."""
-    if "rainfall_type" not in mapping:
+def _rainfall_type(raw: str | None) -> str | None:
+    """``rainfall_type`` as its key: ``Type II``, ``type_ii``... (the model's spellings) ``II``."""
+    if raw is None:
         return None
-    raw_t = mapping["rainfall_type"]
-    key = str(raw_t).strip().upper()
+    key = raw.strip().upper()
     for token in ("TYPE", "_", " ", "-"):
         key = key.replace(token, "")
-    if not isinstance(raw_t, str) or key not in RAINFALL_TYPES:
-        col.add(
-            f"{prefix}.rainfall_type",
-            f"must be one of {', '.join(RAINFALL_TYPES)} (TR-55 rainfall distribution); "
-            f"got {raw_t!r}",
-        )
-        return None
     return key
 
 
@@ -370,7 +360,7 @@ def _parse_milestones(col: _Problems, mapping, prefix: str, municipality: str | 
             continue
         n0 = len(col.problems)
         key = entry.get("key") if (i, "key") not in bad else None
-        when = col.date(entry, "date", p, required=True, allow_time=True)
+        when = iso_date(entry.get("date")) if (i, "date") not in bad else None
         if key is not None and valid_ms is not None and key not in valid_ms:
             scope = f"the {municipality} profile" if municipality else "a regulation profile"
             col.add(
@@ -379,7 +369,7 @@ def _parse_milestones(col: _Problems, mapping, prefix: str, municipality: str | 
             )
         if len(col.problems) == n0 and not any(b[0] == i for b in bad):
             # No problem recorded: key is a given, valid string.
-            milestones.append(Milestone(key=cast(str, key), when=when))
+            milestones.append(Milestone(key=cast(str, key), when=cast(_dt.date, when)))
     return milestones
 
 
@@ -469,8 +459,7 @@ def parse_construction(
     def given(key: str, default: Any = None) -> Any:
         return mapping[key] if key in mapping and key not in bad else default
 
-    start = col.date(mapping, "start_date", prefix, required=True)
-    end = col.date(mapping, "end_date", prefix, required=True)
+    start, end = iso_date(given("start_date")), iso_date(given("end_date"))
     if start is not None and end is not None and end < start:
         col.add(
             f"{prefix}.end_date",
@@ -478,8 +467,8 @@ def parse_construction(
         )
     rain = _parse_rainfall_file(col, given("rainfall_file"), prefix, where, base,
                                 allow_outside_paths)
-    station = col.text(mapping, "rainfall_station", prefix, blank_ok=True)
-    rtype = _rainfall_type(col, mapping, prefix)
+    station = given("rainfall_station")
+    rtype = _rainfall_type(given("rainfall_type"))
     threshold = given("inspection_threshold_in")
     interval = given("inspection_interval_days")
     milestones = _parse_milestones(

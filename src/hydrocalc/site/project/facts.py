@@ -18,6 +18,7 @@ from typing import Any, cast
 from hydrocalc._validate import (
     MAX_PROJECT_AREA_AC,
     fmt_value,
+    iso_date,
     number_problem,
     suggest,
     text_problem,
@@ -228,11 +229,8 @@ _PROJECT_KEYS = (
 
 
 #: Keys of ``[project]`` (by their path) checked by hand rather than by the declared model:
-#: the choices (their text is judged first, ``must be a string``), the manual edition (one
-#: rule set with :class:`ProjectFacts`) and the dates (quoted ISO text is a date).
-_BY_HAND = (("municipality",), ("project_type",), ("design_manual",),
-            ("design_manual_justification",), ("exemption_approved_on",),
-            ("state_permit", "edition"), ("state_permit", "written_authorization_date"))
+#: the manual edition and its justification (one rule set with :class:`ProjectFacts`).
+_BY_HAND = (("design_manual",), ("design_manual_justification",))
 
 
 def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldError]:
@@ -301,33 +299,6 @@ def _parse_exemptions(col: _Problems, mapping, prefix: str, municipality: str | 
     return exemptions
 
 
-def _choice_text(col: _Problems, mapping, key: str, prefix: str, valid) -> str | None:
-    """A text key whose value is one of ``valid``: its text judged first, then the choice."""
-    value = col.text(mapping, key, prefix)
-    if value is not None and value not in valid:
-        col.add(f"{prefix}.{key}", f"must be one of {', '.join(valid)}; got {value!r}"
-                                   f"{suggest(value, valid)}")
-        return None
-    return value
-
-
-def _parse_approved_on(col: _Problems, mapping, prefix: str) -> dict[str, _dt.date]:
-    """``exemption_approved_on``: a table of exemption key = approval date."""
-    approved_on: dict[str, _dt.date] = {}
-    if "exemption_approved_on" in mapping:
-        raw_d = mapping["exemption_approved_on"]
-        if not isinstance(raw_d, Mapping):
-            col.add(f"{prefix}.exemption_approved_on",
-                    "must be a table of exemption key = date, e.g. { approved_building_permit "
-                    f"= 2007-05-01 }}; got {raw_d!r}"[:300])
-        else:
-            for k in raw_d:
-                d = col.date(raw_d, k, f"{prefix}.exemption_approved_on", required=True)
-                if d is not None:
-                    approved_on[str(k)] = d
-    return approved_on
-
-
 def parse_project(
     mapping: Mapping[str, Any] | None, *, where: str = "site.toml",
     errors: list[FieldError] | None = None,
@@ -388,8 +359,7 @@ def parse_project(
     name, receiving = given("name"), given("receiving_water")
     impaired, larger = given("drains_to_impaired_water"), given("part_of_larger_common_plan",
                                                                  False)
-    municipality = _choice_text(col, mapping, "municipality", prefix, MUNICIPALITIES)
-    ptype = _choice_text(col, mapping, "project_type", prefix, PROJECT_TYPES)
+    municipality, ptype = given("municipality"), given("project_type")
     # dict[str, str], kept as Any so that mypy accepts it as ``**`` keywords beside the areas.
     texts: dict[str, Any] = {k: given(k) or "" for k in _PROJECT_OPTIONAL_TEXT}
     manual = mapping.get("design_manual")
@@ -406,7 +376,7 @@ def parse_project(
                                           {e.path[2] for e in declared if len(e.path) > 2
                                            and e.path[1] == "state_permit"})
 
-    approved_on = _parse_approved_on(col, mapping, prefix)
+    approved_on = {str(k): iso_date(v) for k, v in given("exemption_approved_on", {}).items()}
     if not col.problems:  # the cross-field rules of the one shared rule set
         for line in project_problems({
             "name": name, "municipality": municipality, "receiving_water": receiving,
