@@ -216,34 +216,11 @@ class _Problems:
             path = _path_label(doc, e.path, ids)
             if e.kind == "unknown":
                 self.unknown_keys({e.key: None}, e.allowed, _path_label(doc, e.table, ids))
-            elif e.kind == "missing":
-                how = ("as true or false" if e.declared is bool else "as a TOML date, e.g. "
-                       "2027-04-01" if e.declared is _dt.date else "to the file")
-                self.add(path, f"is required; got nothing. Add it {how}.")
-            elif any(isinstance(m, Says) for m in e.metadata):
-                says = next(m for m in e.metadata if isinstance(m, Says))
-                self.add(path, f"{says.requirement}; got {_short(e.value)}")
-            elif _is_table(e.declared):
-                self.add(path, f"must be a table; got {e.value!r}")
-            elif typing.get_origin(e.declared) is typing.Literal:
-                options = tuple(map(str, typing.get_args(e.declared)))
-                hint = suggest(e.value, options) if isinstance(e.value, str) else ""
-                self.add(path, f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}")
-            elif e.declared is bool:
-                self.add(path, f"must be true or false; got {_short(e.value)}")
-            elif e.declared in (int, float) and each_bound:
-                bad = number_problem(e.value, integer=e.declared is int, **bounds(e))
-                in_range = bad is not None and not bad.startswith(("must be a number",
-                                                                   "must be a finite"))
-                self.add(path, f"{bad}{(hints or {}).get(e.key, '') if in_range else ''}")
-            elif e.declared in (int, float):
+            elif (not each_bound and e.kind != "missing" and e.declared in (int, float)
+                  and not any(isinstance(m, Says) for m in e.metadata)):
                 self.check_number(e.value, path, integer=e.declared is int, **bounds(e))
-            else:  # text, then one of its values (OneOf)
-                options = next((m.values for m in e.metadata if isinstance(m, OneOf)), ())
-                self.add(path, text_problem(e.value, required=True) or (
-                    f"must be one of {', '.join(options)}; got {e.value!r}"
-                    f"{suggest(e.value, options)}" if options else
-                    f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}"))
+            else:
+                self.add(path, field_message(e, hints))
 
     # typed getters: each returns a usable value or None (and records the problem)
     def text(self, m, key, prefix, *, required=False, default=None, blank_ok=False):
@@ -419,6 +396,40 @@ class _Problems:
                 self.add(f"{prefix}.{key}", f"must be {req}; got {fmt_value(x)} at index {i}")
                 return None
         return arr
+
+
+def field_message(e: FieldError, hints: Mapping[str, str] | None = None) -> str:
+    """What is wrong with a key the declared model refused, after its path.
+
+    As the typed getters write it: the key's :class:`Says` wording, its choices with "did
+    you mean", ``true or false``, the bound a number breaks (``must be >= 0``, followed by
+    ``hints[key]`` when out of range) or the rule a text breaks.
+    """
+    if e.kind == "missing":
+        how = ("as true or false" if e.declared is bool else "as a TOML date, e.g. "
+               "2027-04-01" if e.declared is _dt.date else "to the file")
+        return f"is required; got nothing. Add it {how}."
+    says = next((m for m in e.metadata if isinstance(m, Says)), None)
+    if says is not None:
+        return f"{says.requirement}; got {_short(e.value)}"
+    if _is_table(e.declared):
+        return f"must be a table; got {e.value!r}"
+    if typing.get_origin(e.declared) is typing.Literal:
+        options = tuple(map(str, typing.get_args(e.declared)))
+        hint = suggest(e.value, options) if isinstance(e.value, str) else ""
+        return f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}"
+    if e.declared is bool:
+        return f"must be true or false; got {_short(e.value)}"
+    if e.declared in (int, float):
+        bad = number_problem(e.value, integer=e.declared is int, **bounds(e))
+        in_range = bad is not None and not bad.startswith(("must be a number",
+                                                           "must be a finite"))
+        return f"{bad}{(hints or {}).get(e.key, '') if in_range else ''}"
+    # text, then one of its values (OneOf)
+    options = next((m.values for m in e.metadata if isinstance(m, OneOf)), ())
+    return text_problem(e.value, required=True) or (
+        f"must be one of {', '.join(options)}; got {e.value!r}{suggest(e.value, options)}"
+        if options else f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}")
 
 
 def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:

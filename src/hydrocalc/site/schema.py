@@ -25,6 +25,7 @@ from typing import Annotated, Literal
 from pydantic import Discriminator, Field, StringConstraints, Tag
 from typing_extensions import TypeAliasType
 
+from hydrocalc._validate import MAX_PROJECT_AREA_AC
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys
 from hydrocalc.criteria.ny_editions import DESIGN_MANUAL_EDITIONS
 from hydrocalc.criteria.profiles import PROFILE_KEYS as MUNICIPALITIES
@@ -114,7 +115,7 @@ class StatePermit(InputModel):
         "Site within New York City (unknown when not given)")
 
 
-_MAX_AC = 100_000.0
+_MAX_AC = MAX_PROJECT_AREA_AC
 _MAX_FT2 = _MAX_AC * 43_560.0
 
 

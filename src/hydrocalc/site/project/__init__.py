@@ -47,7 +47,9 @@ References
 
 from __future__ import annotations
 
+from hydrocalc._validate import MAX_PROJECT_AREA_AC  # noqa: F401 (re-exported)
 from hydrocalc.construction.sediment.traps import trap_problems  # noqa: F401 (re-exported)
+from hydrocalc.criteria.profiles import PROJECT_TYPES  # noqa: F401 (re-exported)
 from hydrocalc.site.plausibility import project_warnings  # noqa: F401 (re-exported)
 from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     INSPECTION_CLOCKS,
@@ -60,9 +62,7 @@ from hydrocalc.site.project.construction import (  # noqa: F401 (re-exported)
     parse_construction,
 )
 from hydrocalc.site.project.facts import (  # noqa: F401 (re-exported)
-    MAX_PROJECT_AREA_AC,
     MUNICIPALITIES,
-    PROJECT_TYPES,
     ProjectFacts,
     parse_project,
     project_problems,

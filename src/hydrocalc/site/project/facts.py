@@ -16,30 +16,18 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from hydrocalc._validate import (
-    MAX_PROJECT_AREA_AC,
     fmt_value,
     iso_date,
-    number_problem,
-    suggest,
-    text_problem,
 )
 from hydrocalc.criteria.ny_editions import edition_problems
-from hydrocalc.criteria.profiles import PROFILE_KEYS, PROJECT_TYPES
+from hydrocalc.criteria.profiles import PROFILE_KEYS
 from hydrocalc.criteria.state_permit import parse_state_permit
 from hydrocalc.errors import InputError
 from hydrocalc.schema_errors import FieldError, field_errors
-from hydrocalc.site.problems import _Problems
+from hydrocalc.site.problems import _Problems, field_message
 from hydrocalc.site.project.collector import _choices, _profile_keys
 from hydrocalc.site.schema import Project
 from hydrocalc.units import FT2_PER_AC
-
-#: The one rule set for the numbers of ``[project]`` / :class:`ProjectFacts` (both paths).
-_PROJECT_NUMBER_RULES: dict[str, dict[str, Any]] = {
-    "disturbed_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
-    "disturbed_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
-    "new_impervious_area_ac": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC),
-    "new_impervious_area_ft2": dict(lower=0.0, upper=MAX_PROJECT_AREA_AC * FT2_PER_AC),
-}
 
 #: Municipality keys with a regulation profile in ``hydrocalc/data/regulations``.
 MUNICIPALITIES = PROFILE_KEYS
@@ -100,7 +88,7 @@ class ProjectFacts:
                 object.__setattr__(self, ft2, float(v_ft2))
         object.__setattr__(self, "exemptions_claimed", tuple(self.exemptions_claimed))
         object.__setattr__(self, "exemption_approved_on",
-                           dict(self.exemption_approved_on or {}))
+                           {k: iso_date(v) for k, v in (self.exemption_approved_on or {}).items()})
 
     def to_dict(self) -> dict:
         """Plain dict (JSON-serialisable) of the facts."""
@@ -129,74 +117,31 @@ def project_problems(facts) -> list[str]:
     """
     get = (facts.get if isinstance(facts, Mapping) else
            lambda k, d=None: getattr(facts, k, d))
-    out: list[str] = []
-    for key in _PROJECT_REQUIRED:
-        if key == "drains_to_impaired_water":
-            continue
-        bad = text_problem(get(key), required=True)
-        if bad:
-            out.append(f"{key} {bad}")
-    for key in _PROJECT_OPTIONAL_TEXT:
-        value = get(key, "")
-        if value not in (None, ""):
-            bad = text_problem(value)
-            if bad:
-                out.append(f"{key} {bad}")
-    muni, ptype = get("municipality"), get("project_type")
-    if isinstance(muni, str) and muni.strip() and muni not in MUNICIPALITIES:
-        out.append(f"municipality must be one of {', '.join(MUNICIPALITIES)}; got {muni!r}"
-                   f"{suggest(muni, MUNICIPALITIES)}")
-    if isinstance(ptype, str) and ptype.strip() and ptype not in PROJECT_TYPES:
-        out.append(f"project_type must be one of {', '.join(PROJECT_TYPES)}; got {ptype!r}"
-                   f"{suggest(ptype, PROJECT_TYPES)}")
+    # the keys as the file writes them: an optional key of None is not given, a tuple a list
+    data = {k: list(v) if isinstance(v, tuple) else v for k in _PROJECT_KEYS
+            if k not in _NOT_IN_MODEL and ((v := get(k)) is not None or k in _PROJECT_REQUIRED)}
+    errors = [e for e in field_errors(Project, data) if e.kind != "unknown"]
+    faults = {e.path[0] for e in errors}
+    out = [f"{'.'.join(map(str, e.path))} {field_message(e)}" for e in errors]
     out.extend(edition_problems(get("design_manual"),
                                 get("design_manual_justification", "") or None))
-    for key in ("drains_to_impaired_water", "part_of_larger_common_plan"):
-        value = get(key, False)
-        if not isinstance(value, bool):
-            out.append(f"{key} must be true or false; got {value!r}")
-    ex = get("exemptions_claimed", ())
-    if isinstance(ex, str) or not isinstance(ex, list | tuple) or not all(
-            isinstance(e, str) for e in ex):
-        out.append(f"exemptions_claimed must be a list of strings; got {ex!r}")
-    dates = get("exemption_approved_on", {}) or {}
-    if not isinstance(dates, Mapping):
-        out.append(f"exemption_approved_on must be a table of exemption key = date; got "
-                   f"{dates!r}"[:200])
-    else:
-        for k, v in dates.items():
-            if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
-                out.append(f"exemption_approved_on.{str(k)[:40]} must be a date (YYYY-MM-DD); got "
-                           f"{v!r}"[:200])
-            elif isinstance(ex, list | tuple) and k not in ex:
+    ex, dates = get("exemptions_claimed", ()), get("exemption_approved_on", {}) or {}
+    if isinstance(dates, Mapping) and isinstance(ex, list | tuple):
+        for k in dates:
+            if k not in ex:
                 out.append(f"exemption_approved_on.{str(k)[:40]} must name a claimed exemption "
                            f"(exemptions_claimed); got {k!r}")
-    values: dict[str, float] = {}
     for ac, ft2 in (("disturbed_area_ac", "disturbed_area_ft2"),
                     ("new_impervious_area_ac", "new_impervious_area_ft2")):
         v_ac, v_ft2 = get(ac), get(ft2)
         if v_ac is None and v_ft2 is None:
             out.append(f"{ac} or {ft2} must be given; got neither")
-            continue
-        ok = True
-        for key, v in ((ac, v_ac), (ft2, v_ft2)):
-            if v is None:
-                continue
-            bad = number_problem(v, **_PROJECT_NUMBER_RULES[key])
-            if bad:
-                out.append(f"{key} {bad}")
-                ok = False
-        if not ok:
-            continue
-        # v_ac and v_ft2 are not both None (checked above).
-        a = float(v_ac) if v_ac is not None else float(cast(float, v_ft2)) / FT2_PER_AC
-        if v_ac is not None and v_ft2 is not None and not math.isclose(
-                float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3, abs_tol=1.0):
+        elif (v_ac is not None and v_ft2 is not None and not {ac, ft2} & faults
+              and not math.isclose(float(v_ac) * FT2_PER_AC, float(v_ft2), rel_tol=1e-3,
+                                   abs_tol=1.0)):
             out.append(f"{ac} and {ft2} must agree; got {fmt_value(v_ac)} ac = "
                        f"{fmt_value(float(v_ac) * FT2_PER_AC)} ft2 and {fmt_value(v_ft2)} ft2. "
                        "Give one of them")
-            continue
-        values[ac] = a
     return out
 
 
@@ -211,6 +156,9 @@ _PROJECT_REQUIRED = (
     "project_type",
 )
 _PROJECT_OPTIONAL_TEXT = ("address", "tax_map", "owner", "preparer", "impairment")
+#: :class:`ProjectFacts` fields checked beside the model: the parsed permit plan, the manual
+#: edition (:func:`hydrocalc.criteria.ny_editions.edition_problems`).
+_NOT_IN_MODEL = ("state_permit", "design_manual", "design_manual_justification")
 _PROJECT_ALTERNATIVES = (
     ("disturbed_area_ac", "disturbed_area_ft2"),
     ("new_impervious_area_ft2", "new_impervious_area_ac"),
