@@ -13,7 +13,7 @@ import dataclasses
 import datetime as _dt
 import math
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from hydrocalc._validate import (
     fmt_value,
@@ -163,6 +163,7 @@ _PROJECT_ALTERNATIVES = (
     ("disturbed_area_ac", "disturbed_area_ft2"),
     ("new_impervious_area_ft2", "new_impervious_area_ac"),
 )
+_AREAS = tuple(k for pair in _PROJECT_ALTERNATIVES for k in pair)
 _PROJECT_KEYS = (
     *_PROJECT_REQUIRED,
     *_PROJECT_OPTIONAL_TEXT,
@@ -201,29 +202,15 @@ def _declared(mapping: Mapping, errors: list[FieldError] | None) -> list[FieldEr
     return out
 
 
-def _parse_areas(col: _Problems, mapping, prefix: str, bad: set) -> dict[str, float | None]:
-    """The disturbed and new impervious areas, each given in exactly one of its units.
-
-    The values were checked by the declared model (the keys at fault are ``bad``).
-    """
-    areas: dict[str, float | None] = {}
+def _one_unit_each(col: _Problems, mapping, prefix: str) -> None:
+    """The disturbed and new impervious areas: each given in exactly one of its units."""
     for k_main, k_alt in _PROJECT_ALTERNATIVES:
-        has_main, has_alt = k_main in mapping, k_alt in mapping
-        if has_main and has_alt:
-            col.add(
-                f"{prefix}.{k_main}",
-                f"and {prefix}.{k_alt} must not both be given; got both. Keep one.",
-            )
-            areas[k_main] = None
-        elif not (has_main or has_alt):
-            col.add(
-                f"{prefix}.{k_main}",
-                f"(or {k_alt}) is required; got nothing. Add one of them.",
-            )
-        else:
-            key = k_main if has_main else k_alt
-            areas[key] = None if key in bad else float(mapping[key])
-    return areas
+        if k_main in mapping and k_alt in mapping:
+            col.add(f"{prefix}.{k_main}",
+                    f"and {prefix}.{k_alt} must not both be given; got both. Keep one.")
+        elif k_main not in mapping and k_alt not in mapping:
+            col.add(f"{prefix}.{k_main}",
+                    f"(or {k_alt}) is required; got nothing. Add one of them.")
 
 
 def _parse_exemptions(col: _Problems, mapping, prefix: str, municipality: str | None,
@@ -300,56 +287,24 @@ def parse_project(
     declared = _declared(mapping, errors)
     col.declared(declared, {prefix: mapping}, each_bound=True)
     bad = {e.path[1] for e in declared}
-
-    def given(key: str, default: Any = None) -> Any:
-        return mapping[key] if key in mapping and key not in bad else default
-
-    name, receiving = given("name"), given("receiving_water")
-    impaired, larger = given("drains_to_impaired_water"), given("part_of_larger_common_plan",
-                                                                 False)
-    municipality, ptype = given("municipality"), given("project_type")
-    # dict[str, str], kept as Any so that mypy accepts it as ``**`` keywords beside the areas.
-    texts: dict[str, Any] = {k: given(k) or "" for k in _PROJECT_OPTIONAL_TEXT}
-    manual = mapping.get("design_manual")
-    justification = mapping.get("design_manual_justification")
-    for line in edition_problems(manual, justification):
+    for line in edition_problems(mapping.get("design_manual"),
+                                 mapping.get("design_manual_justification")):
         col.add(f"{prefix}.{line.split(' ', 1)[0]}", line.split(" ", 1)[1])
-
-    areas = _parse_areas(col, mapping, prefix, bad)
-    exemptions = _parse_exemptions(col, mapping, prefix, municipality, bad)
-
-    state_permit = None
+    _one_unit_each(col, mapping, prefix)
+    # the valid keys as the facts hold them: areas as floats, dates from ISO text
+    values: dict[str, Any] = {k: float(v) if k in _AREAS else v for k, v in mapping.items()
+                              if k in _PROJECT_KEYS and k not in bad}
+    values["exemptions_claimed"] = _parse_exemptions(col, mapping, prefix,
+                                                     values.get("municipality"), bad)
+    values["exemption_approved_on"] = {str(k): iso_date(v) for k, v in
+                                       values.get("exemption_approved_on", {}).items()}
     if "state_permit" in mapping:
-        state_permit = parse_state_permit(col, mapping["state_permit"], f"{prefix}.state_permit",
-                                          {e.path[2] for e in declared if len(e.path) > 2
-                                           and e.path[1] == "state_permit"})
-
-    approved_on = {str(k): iso_date(v) for k, v in given("exemption_approved_on", {}).items()}
+        values["state_permit"] = parse_state_permit(
+            col, mapping["state_permit"], f"{prefix}.state_permit",
+            {e.path[2] for e in declared if len(e.path) > 2 and e.path[1] == "state_permit"})
     if not col.problems:  # the cross-field rules of the one shared rule set
-        for line in project_problems({
-            "name": name, "municipality": municipality, "receiving_water": receiving,
-            "drains_to_impaired_water": impaired, "project_type": ptype,
-            "part_of_larger_common_plan": larger, "exemptions_claimed": list(exemptions),
-            "exemption_approved_on": approved_on, **areas, **texts,
-            "design_manual": manual, "design_manual_justification": justification,
-        }):
-            col.problems.append(f"{where}: {prefix}.{line}")
+        col.problems.extend(f"{where}: {prefix}.{line}" for line in project_problems(values))
     if col.problems:
         return None, col.problems
-    # No problem recorded: every required field was given and valid.
-    facts = ProjectFacts(
-        name=cast(str, name),
-        municipality=cast(str, municipality),
-        receiving_water=cast(str, receiving),
-        drains_to_impaired_water=cast(bool, impaired),
-        **cast(dict[str, Any], areas),
-        project_type=cast(str, ptype),
-        part_of_larger_common_plan=cast(bool, larger),
-        exemptions_claimed=exemptions,
-        exemption_approved_on=approved_on,
-        state_permit=state_permit,
-        design_manual=manual,
-        design_manual_justification=(justification or "").strip(),
-        **texts,
-    )
-    return facts, []
+    justification = (values.pop("design_manual_justification", None) or "").strip()
+    return ProjectFacts(**values, design_manual_justification=justification), []
