@@ -15,12 +15,12 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any, cast
 
-from hydrocalc._validate import confined_path, excerpt, iso_date, number_problem, text_problem
+from hydrocalc._validate import confined_path, excerpt, iso_date, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
 from hydrocalc.construction.sediment.traps import TRAP_NUMBER_RULES, SedimentTrap
 from hydrocalc.errors import InputError
 from hydrocalc.schema_errors import FieldError, field_errors
-from hydrocalc.site.problems import _Problems
+from hydrocalc.site.problems import _Problems, field_message
 from hydrocalc.site.project.collector import _choices, _profile_keys
 from hydrocalc.site.project.facts import MUNICIPALITIES
 from hydrocalc.site.schema import Construction
@@ -70,6 +70,9 @@ class ConstructionPlan:
         problems = construction_problems(self)
         if problems:
             raise InputError("\n".join(f"ConstructionPlan: {p}" for p in problems))
+        for key in ("start_date", "end_date"):
+            object.__setattr__(self, key, iso_date(getattr(self, key)))
+        object.__setattr__(self, "rainfall_type", _rainfall_type(self.rainfall_type))
 
     @property
     def duration_days(self) -> int:
@@ -78,34 +81,21 @@ class ConstructionPlan:
 
 
 def construction_problems(plan) -> list[str]:
-    """Every rule a :class:`ConstructionPlan` breaks (the rules of ``[construction]``)."""
-    out: list[str] = []
-    start, end = plan.start_date, plan.end_date
-    for key, v in (("start_date", start), ("end_date", end)):
-        if not isinstance(v, _dt.date) or isinstance(v, _dt.datetime):
-            out.append(f"{key} must be a date (YYYY-MM-DD); got {v!r}"[:200])
+    """Every rule a :class:`ConstructionPlan` breaks (the rules of ``[construction]``).
+
+    Its keys as the site file writes them are checked by the declared model
+    (:class:`hydrocalc.site.schema.Construction`); then the end must not precede the start.
+    """
+    data = {k: getattr(plan, k) for k in _CONSTRUCTION_KEYS[:-2]
+            if k != "rainfall_file" and getattr(plan, k) is not None}
+    out = [f"{'.'.join(map(str, e.path))} {field_message(e)}"
+           for e in field_errors(Construction, data)]
+    start, end = iso_date(plan.start_date), iso_date(plan.end_date)
     if not out and end < start:
         out.append(f"end_date must be on or after start_date ({start.isoformat()}); got "
                    f"{end.isoformat()}")
-    if plan.inspection_threshold_in is not None:
-        bad = number_problem(plan.inspection_threshold_in, lower=0.0, lower_inclusive=False)
-        if bad:
-            out.append(f"inspection_threshold_in {bad}")
-    iv = plan.inspection_interval_days
-    if iv is not None and (isinstance(iv, bool) or not isinstance(iv, int) or iv < 1):
-        out.append(f"inspection_interval_days must be a whole number of days >= 1; got {iv!r}")
-    for key, value, valid in (("inspection_clock", plan.inspection_clock, INSPECTION_CLOCKS),
-                              ("storm_event", plan.storm_event, STORM_EVENT_READINGS),
-                              ("rainfall_units", plan.rainfall_units, ("auto", "in", "mm"))):
-        if value not in valid:
-            out.append(f"{key} must be one of {', '.join(valid)}; got {value!r}"[:200])
-    if plan.rainfall_type is not None and plan.rainfall_type not in RAINFALL_TYPES:
-        out.append(f"rainfall_type must be one of {', '.join(RAINFALL_TYPES)}; got "
-                   f"{plan.rainfall_type!r}"[:200])
-    sh = plan.rainfall_shift_years
-    if isinstance(sh, bool) or not isinstance(sh, int):
-        out.append(f"rainfall_shift_years must be a whole number of years; got {sh!r}")
     return out
+
 
 _TRAP_GEOMETRY_TRAP = ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v")
 _TRAP_GEOMETRY_TABLE = ("stage_ft", "area_ft2")
