@@ -446,43 +446,23 @@ def parse_construction(
             traps_bad.setdefault(e.path[2], set()).add(e.path[3])
     base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
 
-    def given(key: str, default: Any = None) -> Any:
-        return mapping[key] if key in mapping and key not in bad else default
-
-    start, end = iso_date(given("start_date")), iso_date(given("end_date"))
+    # the valid keys (the plan reads the dates' ISO text and the rainfall type's spellings)
+    values: dict[str, Any] = {k: v for k, v in mapping.items()
+                              if k in _CONSTRUCTION_KEYS[:-2] and k not in bad}
+    start, end = iso_date(values.get("start_date")), iso_date(values.get("end_date"))
     if start is not None and end is not None and end < start:
         col.add(
             f"{prefix}.end_date",
             f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
         )
-    rain = _parse_rainfall_file(col, given("rainfall_file"), prefix, where, base,
-                                allow_outside_paths)
-    station = given("rainfall_station")
-    rtype = _rainfall_type(given("rainfall_type"))
-    threshold = given("inspection_threshold_in")
-    interval = given("inspection_interval_days")
+    values["rainfall_file"] = _parse_rainfall_file(col, values.get("rainfall_file"), prefix,
+                                                   where, base, allow_outside_paths)
+    if "inspection_threshold_in" in values:
+        values["inspection_threshold_in"] = float(values["inspection_threshold_in"])
     milestones = _parse_milestones(
         col, mapping, prefix, municipality,
         {e.path[2:] for e in declared if e.path[1:2] == ("milestone",) and len(e.path) > 2})
     traps = _parse_traps(col, mapping, prefix, traps_bad)
-
     if col.problems:
         return None, col.problems
-    return (
-        ConstructionPlan(
-            start_date=start,
-            end_date=end,
-            rainfall_file=rain,
-            rainfall_station=station,
-            rainfall_units=given("rainfall_units", "auto"),
-            rainfall_shift_years=given("rainfall_shift_years", 0),
-            rainfall_type=rtype,
-            inspection_threshold_in=None if threshold is None else float(threshold),
-            inspection_interval_days=interval,
-            inspection_clock=given("inspection_clock", "fixed"),
-            storm_event=given("storm_event", "multi_day"),
-            milestones=tuple(milestones),
-            traps=tuple(traps),
-        ),
-        [],
-    )
+    return ConstructionPlan(**values, milestones=tuple(milestones), traps=tuple(traps)), []
