@@ -39,36 +39,35 @@ def is_sweep_document(doc: Mapping) -> bool:
     return isinstance(doc, Mapping) and "base" in doc and "project" not in doc
 
 
-def _model_problems(doc: Mapping, where: str) -> tuple[list[str], dict[int, dict]]:
+def _model_problems(doc: Mapping, where: str) -> tuple[list[str], list[str], dict[int, set]]:
     """The sweep file's problems found by its declared model (:class:`SweepFile`).
 
-    Returns the top level's lines and, for each ``[[vary]]`` entry, its lines by key (the
-    key ``""`` for its unknown keys), each ``<path> <requirement>; got <value>``.
+    Returns the top level's lines, the ``[[vary]]`` entries' lines (entry by entry, unknown
+    keys first, each ``<path> <requirement>; got <value>``) and the keys at fault in each
+    entry (``""`` for an unknown key).
     """
-    top: list[str] = []
-    entries: dict[int, dict] = {}
+    top: list[tuple] = []
+    entries: list[tuple] = []
+    bad: dict[int, set] = {}
     for e in field_errors(SweepFile, doc):
-        if len(e.path) > 2:
-            head, by_key = f"{where}: vary[{e.path[1]}]", entries.setdefault(e.path[1], {})
-            sep = "."
-        else:
-            head, by_key, sep = where, None, ": "
+        in_entry = len(e.path) > 2
+        head, sep = (f"{where}: vary[{e.path[1]}]", ".") if in_entry else (where, ": ")
         if e.kind == "unknown":
             line = f"{head}: unknown key {e.key}{suggest(e.key, e.allowed)}"
         else:
             options = choices(e.info) if e.info is not None and not says(e.info) else ()
             hint = suggest(str(e.value), options) if options else ""
             line = f"{head}{sep}{e.key} {requirement(e)}; got {e.value!r}{hint}"
-        if by_key is None:
-            top.insert(sum(1 for t in top if ": unknown key " in t) if e.kind == "unknown"
-                       else len(top), line)
-        else:
-            by_key.setdefault("" if e.kind == "unknown" else e.key, []).append(line)
-    return top, entries
+        if in_entry:
+            bad.setdefault(e.path[1], set()).add("" if e.kind == "unknown" else e.key)
+        (entries if in_entry else top).append((e.path[1] if in_entry else 0,
+                                               e.kind != "unknown", line))
+    return ([t[2] for t in sorted(top, key=lambda t: t[1])],
+            [t[2] for t in sorted(entries, key=lambda t: t[:2])], bad)
 
 
 def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list,
-               bad: Mapping):
+               bad: set):
     """The values of an entry (its one source); the model has checked their types."""
     given = [k for k in _SOURCES if k in entry]
     if len(given) != 1:
@@ -76,8 +75,7 @@ def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list,
                         f"{', '.join(given) or 'none'}")
         return None, None
     src = given[0]
-    if src in bad:
-        problems += bad[src]
+    if src in bad:  # recorded by the model
         return None, None
     x = entry[src]
     v = list(x)
@@ -139,12 +137,11 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         Listing every problem, one per line (``sweep.toml: vary[1].field ...``); a base site
         with problems raises the site loader's error.
     """
-    problems: list[str] = []
     if not isinstance(doc, Mapping):
         raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")
-    problems, by_entry = _model_problems(doc, where)
-    if problems:
-        raise InputError("\n".join(capped(problems)))
+    top, problems, bad = _model_problems(doc, where)
+    if top:
+        raise InputError("\n".join(capped(top)))
     base_raw: str = doc["base"]
     name = doc.get("name", path.stem if path is not None else "sweep")
     combine, seed, samples = doc.get("combine", "grid"), doc.get("seed"), doc.get("samples")
@@ -167,7 +164,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
                                 f"{', '.join(site.storms.names)}")
 
     rng_spec: list = []
-    entries = _vary_entries(vary, where, site, problems, rng_spec, by_entry)
+    entries = _vary_entries(vary, where, site, problems, rng_spec, bad)
     if rng_spec:
         if seed is None:
             problems.append(f"{where}: seed is required when a [[vary]] entry is random "
@@ -194,42 +191,31 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
 
 
 def _vary_entries(vary: list, where: str, site, problems: list[str], rng_spec: list,
-                  by_entry: Mapping[int, Mapping]) -> list:
+                  bad: Mapping[int, set]) -> list:
     """The checked ``[[vary]]`` entries as tuples (problems appended, random specs collected).
 
-    ``by_entry`` holds the model's problems of each entry by key (:func:`_model_problems`);
+    ``bad`` holds the keys the model found at fault in each entry (:func:`_model_problems`);
     the rules that need the base site or several keys are checked here.
     """
     entries = []
     labels_seen: set[str] = set()
     for i, e in enumerate(vary):
-        p = f"{where}: vary[{i}]"
-        bad = by_entry.get(i, {})
-        problems += bad.get("", [])
-        field = e.get("field")
+        p, faults = f"{where}: vary[{i}]", bad.get(i, set())
+        field, op, label = e.get("field"), e.get("op", "set"), e.get("label")
         targets = None
-        if "field" in bad:
-            problems += bad["field"]
-        else:
+        if "field" not in faults:
             try:
                 targets = tuple(resolve_field(site, field))
             except InputError as exc:
                 problems.append(f"{p}.field: {exc}")
-        op = e.get("op", "set")
-        problems += bad.get("op", [])
-        vals, src = _values_of(e, p, problems, rng_spec, bad)
+            label = (field if op == "set" else f"{field}:{op}") if label is None else label
+        vals, src = _values_of(e, p, problems, rng_spec, faults)
         group = e.get("group", "random" if src in _RANDOM else f"#{i}")
-        problems += bad.get("group", [])
-        label = e.get("label")
-        if label is None and "field" not in bad:
-            label = field if op == "set" else f"{field}:{op}"
-        if "label" in bad:
-            problems += bad["label"]
-        elif label is not None and label in labels_seen:
-            problems.append(f"{p}.label must be unique; got {label!r} twice (give label = ...)")
-        elif label is not None:
+        if label is not None and "label" not in faults:
+            if label in labels_seen:
+                problems.append(f"{p}.label must be unique; got {label!r} twice (give "
+                                "label = ...)")
             labels_seen.add(label)
-        problems += bad.get("description", [])
         if vals is not None and src in ("values", "choice"):
             text = all(isinstance(x, str) for x in e[src])
             if text and (op != "set" or targets is None or
