@@ -16,7 +16,7 @@ import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -66,47 +66,114 @@ def _model_problems(doc: Mapping, where: str) -> tuple[list[str], list[str], dic
             [t[2] for t in sorted(entries, key=lambda t: t[:2])], bad)
 
 
-def _values_of(entry: Mapping, path: str, problems: list[str], rng_spec: list,
-               bad: set):
-    """The values of an entry (its one source); the model has checked their types."""
+def _source(entry: Mapping) -> str | None:
+    """The entry's one source of values (None: none or several given)."""
     given = [k for k in _SOURCES if k in entry]
-    if len(given) != 1:
+    return given[0] if len(given) == 1 else None
+
+
+def _range_count(start: float, stop: float, step: float) -> int:
+    """The number of values of ``range = [start, stop, step]``."""
+    return int(math.floor((stop - start) / step + 1e-9)) + 1
+
+
+def _source_problem(entry: Mapping, path: str, faults: set, problems: list[str]) -> bool:
+    """Record the rule the entry's source of values breaks; True when it breaks one.
+
+    Exactly one source; its numbers in order (the model has checked each list's shape and
+    types, the keys at fault are ``faults``).
+    """
+    src = _source(entry)
+    x = entry[src] if src is not None and src not in faults else None
+    if src is None:
+        given = [k for k in _SOURCES if k in entry]
         problems.append(f"{path} must give exactly one of {', '.join(_SOURCES)}; got "
                         f"{', '.join(given) or 'none'}")
-        return None, None
-    src = given[0]
-    if src in bad:  # recorded by the model
-        return None, None
-    x = entry[src]
-    v = list(x)
-    if src == "values":
-        return tuple(v), src
-    if src == "range":
-        start, stop, step = (float(a) for a in v)
-        if not step > 0 or stop < start:
-            problems.append(f"{path}.range must be [start, stop, step] with step > 0 and stop >= "
-                            f"start; got {x!r}")
-            return None, None
-        n = int(math.floor((stop - start) / step + 1e-9)) + 1
-        if n > 1_000_000:
-            problems.append(f"{path}.range must give at most 1,000,000 values; got {n}")
-            return None, None
-        return tuple(float(np.round(start + k * step, 12)) for k in range(n)), src
-    if src == "linspace":
-        if not (isinstance(v[2], int) and v[2] >= 1 and v[2] <= 1_000_000):
-            problems.append(f"{path}.linspace must be [start, stop, num] with an integer num in "
-                            f"[1, 1000000]; got {x!r}")
-            return None, None
-        return tuple(float(a) for a in np.linspace(float(v[0]), float(v[1]), int(v[2]))), src
-    # random sources: drawn later, in file order, once the seed is known
-    if src == "uniform" and not v[0] < v[1]:
+    elif x is None or src in ("values", "choice"):
+        return False
+    elif src == "range" and (not x[2] > 0 or x[1] < x[0]):
+        problems.append(f"{path}.range must be [start, stop, step] with step > 0 and stop >= "
+                        f"start; got {x!r}")
+    elif src == "range" and (n := _range_count(*map(float, x))) > 1_000_000:
+        problems.append(f"{path}.range must give at most 1,000,000 values; got {n}")
+    elif src == "linspace" and not (isinstance(x[2], int) and 1 <= x[2] <= 1_000_000):
+        problems.append(f"{path}.linspace must be [start, stop, num] with an integer num in "
+                        f"[1, 1000000]; got {x!r}")
+    elif src == "uniform" and not x[0] < x[1]:
         problems.append(f"{path}.uniform must be [low, high] with low < high; got {x!r}")
-        return None, None
-    if src == "normal" and not v[1] >= 0:
+    elif src == "normal" and not x[1] >= 0:
         problems.append(f"{path}.normal must be [mean, standard deviation >= 0]; got {x!r}")
-        return None, None
-    rng_spec.append((src, v))
-    return ("random", len(rng_spec) - 1), src
+    else:
+        return False
+    return True
+
+
+def _values(entry: Mapping, src: str, rng_spec: list) -> tuple:
+    """The values of a valid entry; a random source is ``("random", k)``, drawn later."""
+    x = entry[src]
+    if src == "values":
+        return tuple(x)
+    if src == "range":
+        start, stop, step = (float(a) for a in x)
+        n = _range_count(start, stop, step)
+        return tuple(float(np.round(start + k * step, 12)) for k in range(n))
+    if src == "linspace":
+        return tuple(float(a) for a in np.linspace(float(x[0]), float(x[1]), int(x[2])))
+    rng_spec.append((src, list(x)))  # drawn in file order once the seed is known
+    return ("random", len(rng_spec) - 1)
+
+
+def _entry_problems(vary: list, where: str, site, bad: Mapping[int, set]) -> tuple:
+    """The rules of the ``[[vary]]`` entries that need the base site or several keys.
+
+    ``bad`` holds the keys the model found at fault in each entry (:func:`_model_problems`),
+    which are skipped. Returns the problems, the targets of each entry whose field resolves
+    and whether a valid entry is random.
+    """
+    problems: list[str] = []
+    targets: dict[int, tuple] = {}
+    labels_seen: set[str] = set()
+    random = False
+    for i, e in enumerate(vary):
+        p, faults = f"{where}: vary[{i}]", bad.get(i, set())
+        field, op, label = e.get("field"), e.get("op", "set"), e.get("label")
+        if "field" not in faults:
+            try:
+                targets[i] = tuple(resolve_field(site, field))
+            except InputError as exc:
+                problems.append(f"{p}.field: {exc}")
+            label = (field if op == "set" else f"{field}:{op}") if label is None else label
+        src, wrong = _source(e), _source_problem(e, p, faults, problems)
+        random = random or (src in _RANDOM and src not in faults and not wrong)
+        if label is not None and "label" not in faults:
+            if label in labels_seen:
+                problems.append(f"{p}.label must be unique; got {label!r} twice (give "
+                                "label = ...)")
+            labels_seen.add(label)
+        if (src in ("values", "choice") and src not in faults
+                and all(isinstance(x, str) for x in e[src])
+                and (op != "set" or i not in targets
+                     or any(t.attr != "distribution" for t in targets[i]))):
+            problems.append(f"{p}.{src} may hold text only for storms.distribution with "
+                            f"op = \"set\"; got {e[src]!r}")
+    return problems, targets, random
+
+
+def _top_problems(doc: Mapping, where: str, site, random: bool) -> list[str]:
+    """The top-level rules: storms of the base site; a seed and a sample count when random."""
+    problems = []
+    for s in doc.get("storms") or ():
+        if s not in site.storms.depths_in:
+            problems.append(f"{where}: storms must name storms of the base site; got {s!r}"
+                            f"{suggest(s, site.storms.names)} Available: "
+                            f"{', '.join(site.storms.names)}")
+    if random and doc.get("seed") is None:
+        problems.append(f"{where}: seed is required when a [[vary]] entry is random "
+                        "(uniform, normal or choice); add seed = <integer>")
+    if random and doc.get("samples") is None:
+        problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
+                        "add samples = <number of draws>")
+    return problems
 
 
 def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
@@ -143,12 +210,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     if top:
         raise InputError("\n".join(capped(top)))
     base_raw: str = doc["base"]
-    name = doc.get("name", path.stem if path is not None else "sweep")
-    combine, seed, samples = doc.get("combine", "grid"), doc.get("seed"), doc.get("samples")
-    storm_sel, description = doc.get("storms"), doc.get("description", "")
-    vary = doc.get("vary", [])
     bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
-
     base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
         else pathlib.Path(base_raw)
     if site is None:
@@ -156,74 +218,39 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
             raise InputError(f"{where}: base must be an existing site file (relative to the "
                              f"sweep file); got {base_raw!r}")
         site = load_site(base_path)
-    if storm_sel is not None:
-        for s in storm_sel:
-            if s not in site.storms.depths_in:
-                problems.append(f"{where}: storms must name storms of the base site; got {s!r}"
-                                f"{suggest(s, site.storms.names)} Available: "
-                                f"{', '.join(site.storms.names)}")
+    vary = doc.get("vary", [])
+    entry_problems, targets, random = _entry_problems(vary, where, site, bad)
+    problems += entry_problems + _top_problems(doc, where, site, random)
+    if problems:
+        raise InputError("\n".join(capped(problems)))
+    return _build(doc, vary, targets, where=where, path=path, base_path=base_path, site=site)
 
+
+def _build(doc: Mapping, vary: list, targets: dict, **sweep: Any) -> Sweep:
+    """The :class:`Sweep` of a valid sweep document (its values expanded and drawn)."""
+    combine, seed, samples = doc.get("combine", "grid"), doc.get("seed"), doc.get("samples")
     rng_spec: list = []
-    entries = _vary_entries(vary, where, site, problems, rng_spec, bad)
-    if rng_spec:
-        if seed is None:
-            problems.append(f"{where}: seed is required when a [[vary]] entry is random "
-                            "(uniform, normal or choice); add seed = <integer>")
-        if samples is None:
-            problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
-                            "add samples = <number of draws>")
-    if problems:
-        raise InputError("\n".join(capped(problems)))
-
-    draws = _draws(rng_spec, seed, samples)
-    variations = _variations(entries, draws, combine, where, problems)
-    if problems:
-        raise InputError("\n".join(capped(problems)))
-    sweep = Sweep(path=path, name=name, base=base_path, site=site, variations=tuple(variations),
-                  combine=combine, seed=seed, samples=samples,
-                  storms=tuple(storm_sel) if storm_sel else None,
-                  description=description,
-                  where=where)
-    if sweep.n_scenarios > 10_000_000:
-        raise InputError(f"{where}: the sweep must have at most 10,000,000 scenarios; got "
-                         f"{sweep.n_scenarios:,}. Use fewer values or random sampling")
-    return sweep
-
-
-def _vary_entries(vary: list, where: str, site, problems: list[str], rng_spec: list,
-                  bad: Mapping[int, set]) -> list:
-    """The checked ``[[vary]]`` entries as tuples (problems appended, random specs collected).
-
-    ``bad`` holds the keys the model found at fault in each entry (:func:`_model_problems`);
-    the rules that need the base site or several keys are checked here.
-    """
     entries = []
-    labels_seen: set[str] = set()
     for i, e in enumerate(vary):
-        p, faults = f"{where}: vary[{i}]", bad.get(i, set())
-        field, op, label = e.get("field"), e.get("op", "set"), e.get("label")
-        targets = None
-        if "field" not in faults:
-            try:
-                targets = tuple(resolve_field(site, field))
-            except InputError as exc:
-                problems.append(f"{p}.field: {exc}")
-            label = (field if op == "set" else f"{field}:{op}") if label is None else label
-        vals, src = _values_of(e, p, problems, rng_spec, faults)
-        group = e.get("group", "random" if src in _RANDOM else f"#{i}")
-        if label is not None and "label" not in faults:
-            if label in labels_seen:
-                problems.append(f"{p}.label must be unique; got {label!r} twice (give "
-                                "label = ...)")
-            labels_seen.add(label)
-        if vals is not None and src in ("values", "choice"):
-            text = all(isinstance(x, str) for x in e[src])
-            if text and (op != "set" or targets is None or
-                         any(t.attr != "distribution" for t in targets)):
-                problems.append(f"{p}.{src} may hold text only for storms.distribution with "
-                                f"op = \"set\"; got {e[src]!r}")
-        entries.append((field, op, vals, group, label, targets, src))
-    return entries
+        field, op, src = e["field"], e.get("op", "set"), cast(str, _source(e))
+        entries.append((field, op, _values(e, src, rng_spec),
+                        e.get("group", "random" if src in _RANDOM else f"#{i}"),
+                        e.get("label", field if op == "set" else f"{field}:{op}"), targets[i],
+                        src))
+    variations = _variations(entries, _draws(rng_spec, seed, samples), combine)
+    wrong = _group_problems(variations, combine, sweep["where"])
+    if wrong:
+        raise InputError("\n".join(capped(wrong)))
+    path = sweep["path"]
+    result = Sweep(name=doc.get("name", path.stem if path is not None else "sweep"),
+                   variations=tuple(variations), combine=combine, seed=seed, samples=samples,
+                   storms=tuple(doc["storms"]) if doc.get("storms") else None,
+                   description=doc.get("description", ""), base=sweep["base_path"],
+                   **{k: sweep[k] for k in ("path", "site", "where")})
+    if result.n_scenarios > 10_000_000:
+        raise InputError(f"{sweep['where']}: the sweep must have at most 10,000,000 scenarios; "
+                         f"got {result.n_scenarios:,}. Use fewer values or random sampling")
+    return result
 
 
 def _draws(rng_spec: list, seed: int | None, samples: int | None) -> list:
@@ -242,27 +269,31 @@ def _draws(rng_spec: list, seed: int | None, samples: int | None) -> list:
     return draws
 
 
-def _variations(entries: list, draws: list, combine: str, where: str,
-                problems: list[str]) -> list:
-    """The :class:`Variation` of each entry; equal value counts checked per group."""
+def _variations(entries: list, draws: list, combine: str) -> list:
+    """The :class:`Variation` of each entry (random values drawn; one group when zipped)."""
     variations = []
     for field, op, vals, group, label, targets, src in entries:
         if vals[0] == "random" and len(vals) == 2 and isinstance(vals[1], int) and src in _RANDOM:
             vals = draws[vals[1]]
-        if combine == "zip":
-            group = "zip"
-        variations.append(Variation(field=field, op=op, values=tuple(vals), group=group,
-                                    label=label, targets=cast(tuple, targets), source=src))
+        variations.append(Variation(field=field, op=op, values=tuple(vals),
+                                    group="zip" if combine == "zip" else group,
+                                    label=label, targets=targets, source=src))
+    return variations
+
+
+def _group_problems(variations: list, combine: str, where: str) -> list[str]:
+    """The groups whose entries have different numbers of values."""
     sizes: dict[str, set] = {}
     for v in variations:
         sizes.setdefault(v.group, set()).add(len(v.values))
+    problems = []
     for g, s in sizes.items():
         if len(s) > 1:
             what = "with combine = \"zip\", all entries" if combine == "zip" else \
                 f"entries of group {g!r}"
             problems.append(f"{where}: {what} must have the same number of values; got "
                             f"{', '.join(str(n) for n in sorted(s))}")
-    return variations
+    return problems
 
 
 def load_sweep(path, *, site=None) -> Sweep:
