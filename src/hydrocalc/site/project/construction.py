@@ -184,118 +184,81 @@ def _all_milestone_keys() -> tuple[str, ...] | None:
     return tuple(keys)
 
 
-def _trap_geometry(col: _Problems, entry, prefix: str, given) -> dict[str, Any]:
-    """The trap's geometry: its dimensions or a stage-area table (one of them, whole)."""
-    values: dict[str, Any] = {}
-    has_trap = [k for k in _TRAP_GEOMETRY_TRAP if k in entry]
-    has_table = [k for k in _TRAP_GEOMETRY_TABLE if k in entry]
-    if has_trap and has_table:
-        col.add(
-            prefix,
-            "geometry must be either bottom_length_ft/bottom_width_ft/depth_ft/"
-            "side_slope_h_per_v or stage_ft/area_ft2; got both. Keep one.",
-        )
-    elif has_trap:
-        for k in _TRAP_GEOMETRY_TRAP:
-            values[k] = given(k, required=True)
-    elif has_table:
-        arrays = {}
-        for k in _TRAP_GEOMETRY_TABLE:
-            if k not in entry:
-                col.add(f"{prefix}.{k}", "is required with a stage-area table; got nothing.")
-                continue
-            raw = given(k)
-            if k == "area_ft2" and (  # its values are judged after the stages
-                not isinstance(raw, list)
-                or len(raw) < 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)
-            ):
-                col.add(f"{prefix}.{k}", f"must be a list of at least 2 numbers; got {raw!r}")
-                continue
-            if raw is not None:
-                arrays[k] = tuple(float(v) for v in raw)
-        if len(arrays) == 2:
-            st, ar = arrays["stage_ft"], arrays["area_ft2"]
-            if len(st) != len(ar):
-                col.add(
-                    f"{prefix}.area_ft2",
-                    f"must have as many values as stage_ft ({len(st)}); got {len(ar)}",
-                )
-            elif any(b <= a for a, b in zip(st, st[1:], strict=False)):
-                col.add(f"{prefix}.stage_ft", f"must be strictly increasing; got {list(st)}")
-            elif any(a < 0 for a in ar):
-                col.add(f"{prefix}.area_ft2", f"must be >= 0; got {list(ar)}")
-            else:
-                values.update(arrays)
-    return values
+def _stage_area_rules(col: _Problems, entry, prefix: str, bad: set) -> None:
+    """A stage-area table: both lists, as many areas as stages, stages increasing, areas >= 0.
 
-
-def _trap_musle(col: _Problems, entry, prefix: str, given) -> dict[str, Any]:
-    """The MUSLE inputs: complete when any is given; LS given or from slope length and %."""
-    values: dict[str, Any] = {}
-    musle_given = [k for k in (*_TRAP_MUSLE, *_TRAP_LS) if k in entry]
-    if not musle_given:
-        return values
-    missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
-    if missing:
-        col.add(
-            prefix,
-            "MUSLE inputs must be complete when any is given; missing "
-            f"{', '.join(missing)}. Add them or remove the MUSLE keys.",
-        )
-    for k in _TRAP_MUSLE:
-        if k in entry:
-            values[k] = given(k)
-    if "ls_factor" in entry:
-        if "slope_length_ft" in entry or "slope_pct" in entry:
-            col.add(
-                f"{prefix}.ls_factor",
-                "must not be given together with slope_length_ft/slope_pct; got both. "
-                "Keep one.",
-            )
-        values["ls_factor"] = given("ls_factor")
-    else:
-        values["slope_length_ft"] = given("slope_length_ft", required=True)
-        values["slope_pct"] = given("slope_pct", required=True)
-    return values
-
-
-def _parse_trap(col: _Problems, entry, prefix: str, criteria_keys,
-                bad: set) -> TrapPlan | None:
-    """One ``[[construction.trap]]`` entry; its values were checked by the declared model.
-
-    ``bad``: the keys at fault (recorded); the rules between keys are checked here.
+    The areas' list is judged here (after the stages), the stages by the model (``bad``).
     """
-    if not isinstance(entry, Mapping):  # recorded by the model
-        return None
-    n0 = len(col.problems)
+    arrays = {}
+    for k in _TRAP_GEOMETRY_TABLE:
+        raw = entry.get(k)
+        if k not in entry:
+            col.add(f"{prefix}.{k}", "is required with a stage-area table; got nothing.")
+        elif k == "area_ft2" and (
+                not isinstance(raw, list) or len(raw) < 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in raw)):
+            col.add(f"{prefix}.{k}", f"must be a list of at least 2 numbers; got {raw!r}")
+        elif k not in bad:
+            arrays[k] = [float(v) for v in raw]
+    if len(arrays) == 2:
+        st, ar = arrays["stage_ft"], arrays["area_ft2"]
+        if len(st) != len(ar):
+            col.add(f"{prefix}.area_ft2",
+                    f"must have as many values as stage_ft ({len(st)}); got {len(ar)}")
+        elif any(b <= a for a, b in zip(st, st[1:], strict=False)):
+            col.add(f"{prefix}.stage_ft", f"must be strictly increasing; got {st}")
+        elif any(a < 0 for a in ar):
+            col.add(f"{prefix}.area_ft2", f"must be >= 0; got {ar}")
 
-    def given(key: str, *, required: bool = False) -> Any:
-        if key not in entry:
-            if required:
-                col.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
-            return None
-        return None if key in bad else entry[key]
 
+def _trap_rules(col: _Problems, entry, prefix: str, criteria_keys, bad: set) -> None:
+    """The rules of one trap beside the model: its criteria, one whole geometry, MUSLE inputs.
+
+    The criteria is a key of the shipped table; the geometry is the trap's dimensions or a
+    stage-area table (one of them, whole); the MUSLE inputs are complete when any is given,
+    with LS given or from the slope length and percent; a design rainfall needs a CN.
+    """
     criteria = col.text(entry, "criteria", prefix, required=True)
     if criteria is not None and criteria_keys is not None and criteria not in criteria_keys:
-        col.add(
-            f"{prefix}.criteria",
-            f"must be a key of the sediment criteria table; got "
-            f"{_choices(criteria, criteria_keys)}",
-        )
-    values = _trap_geometry(col, entry, prefix, given)
-    for k in _TRAP_HYDRO:
-        values[k] = given(k)
+        col.add(f"{prefix}.criteria", "must be a key of the sediment criteria table; got "
+                                      f"{_choices(criteria, criteria_keys)}")
+    has_trap = any(k in entry for k in _TRAP_GEOMETRY_TRAP)
+    if has_trap and any(k in entry for k in _TRAP_GEOMETRY_TABLE):
+        col.add(prefix, "geometry must be either bottom_length_ft/bottom_width_ft/depth_ft/"
+                        "side_slope_h_per_v or stage_ft/area_ft2; got both. Keep one.")
+    elif has_trap:
+        _required(col, entry, prefix, _TRAP_GEOMETRY_TRAP)
+    elif any(k in entry for k in _TRAP_GEOMETRY_TABLE):
+        _stage_area_rules(col, entry, prefix, bad)
     if "design_precip_in" in entry and "cn" not in entry:
         col.add(f"{prefix}.cn", "is required with design_precip_in; got nothing.")
-    values.update(_trap_musle(col, entry, prefix, given))
-    if bad or len(col.problems) > n0:
-        return None
-    values = {k: float(v) if isinstance(v, int) else v for k, v in values.items()}
-    # No problem: id, drainage area and criteria were given and valid.
-    return TrapPlan(id=entry["id"], drainage_area_ac=float(entry["drainage_area_ac"]),
-                    criteria=cast(str, criteria), **values)
+    if not any(k in entry for k in (*_TRAP_MUSLE, *_TRAP_LS)):
+        return
+    missing = [k for k in (*_TRAP_MUSLE, "cn", "tc_hr") if k not in entry]
+    if missing:
+        col.add(prefix, "MUSLE inputs must be complete when any is given; missing "
+                        f"{', '.join(missing)}. Add them or remove the MUSLE keys.")
+    if "ls_factor" in entry and ("slope_length_ft" in entry or "slope_pct" in entry):
+        col.add(f"{prefix}.ls_factor", "must not be given together with slope_length_ft/"
+                                       "slope_pct; got both. Keep one.")
+    elif "ls_factor" not in entry:
+        _required(col, entry, prefix, ("slope_length_ft", "slope_pct"))
+
+
+def _required(col: _Problems, entry, prefix: str, keys) -> None:
+    """Keys required by the keys given beside them."""
+    for k in keys:
+        if k not in entry:
+            col.add(f"{prefix}.{k}", "is required; got nothing. Add it to the file.")
+
+
+def _trap(entry: Mapping) -> TrapPlan:
+    """The trap of a valid ``[[construction.trap]]`` entry (numbers as floats)."""
+    values: dict[str, Any] = {
+        k: tuple(float(x) for x in v) if isinstance(v, list) else float(v)
+        if isinstance(v, int) else v
+        for k, v in entry.items() if k in _TRAP_KEYS and k not in ("id", "criteria")}
+    return TrapPlan(id=entry["id"], criteria=entry["criteria"], **values)
 
 
 def _parse_rainfall_file(col: _Problems, raw, prefix: str, where: str,
@@ -369,16 +332,19 @@ def _parse_traps(col: _Problems, mapping, prefix: str,
     criteria_keys = sediment_criteria_keys()
     traps: list[TrapPlan] = []
     raw_traps = mapping.get("trap", [])
-    if not isinstance(raw_traps, list):  # recorded by the model
-        raw_traps = []
     seen: set[str] = set()
-    for i, entry in enumerate(raw_traps):
-        trap = _parse_trap(col, entry, f"{prefix}.trap[{i}]", criteria_keys, bad.get(i, set()))
-        if trap is not None:
-            if trap.id in seen:
-                col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
-            seen.add(trap.id)
-            traps.append(trap)
+    for i, entry in enumerate(raw_traps if isinstance(raw_traps, list) else []):
+        if not isinstance(entry, Mapping):  # recorded by the model
+            continue
+        n0 = len(col.problems)
+        _trap_rules(col, entry, f"{prefix}.trap[{i}]", criteria_keys, bad.get(i, set()))
+        if bad.get(i) or len(col.problems) > n0:
+            continue
+        trap = _trap(entry)
+        if trap.id in seen:
+            col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
+        seen.add(trap.id)
+        traps.append(trap)
     return traps
 
 
