@@ -308,21 +308,18 @@ def parse_practices(P, entries, prefix: str,
     for i, e in enumerate(entries):
         pid = e.get("id") if isinstance(e.get("id"), str) else None
         where = f"{prefix}[{pid or i}]"
-        p = _parse_one(P, e, where, [x for x in errors if x.path[2:3] == (i,)],
-                       {"criteria": {"practice": entries}})
+        n1 = len(P.items)
+        _practice_rules(P, e, where, [x for x in errors if x.path[2:3] == (i,)],
+                        {"criteria": {"practice": entries}})
+        valid = len(P.items) == n1
         if pid is not None and pid in seen:
             P.add(f"{where}.id", f"must be unique among the practices; got {pid!r} twice")
         seen.add(pid)
-        if p is not None:
+        if valid and _drains_in_time(P, where, p := _practice(e)):
             out.append(p)
     if len(P.items) > n0:
         return None
     return tuple(out)
-
-
-def _numbers(e: Mapping, keys, bad: set) -> dict:
-    """The valid numbers among ``keys`` of an entry, as floats."""
-    return {k: float(e[k]) for k in keys if k in e and k not in bad}
 
 
 def _kind_error(e: Mapping, x):
@@ -333,68 +330,43 @@ def _kind_error(e: Mapping, x):
                                declared=Literal[PRACTICE_KINDS], metadata=())  # type: ignore[valid-type]
 
 
-def _parse_one(P, e, where: str, errors: list, doc) -> Practice | None:
-    """One practice: the model's records written, then the rules between its keys."""
-    n0 = len(P.items)
+def _practice_rules(P, e, where: str, errors: list, doc) -> None:
+    """Record the model's problems of one practice, then the rules between its keys."""
     P.declared([_kind_error(e, x) for x in errors], doc)
     kind = e.get("kind")
     if kind not in _GEOMETRY:
-        return None
+        return
     bad = {x.key for x in errors}
-    dims = _numbers(e, _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ()), bad)
-    if dims.get("stone_depth_ft") and "stone_void_ratio" not in e and kind in _OPTIONAL_GEOMETRY:
+
+    def valid(key: str, default: Any = None) -> Any:  # None: absent or at fault (recorded)
+        return e.get(key, default) if key not in bad else None
+
+    if kind in _OPTIONAL_GEOMETRY and valid("stone_depth_ft") and "stone_void_ratio" not in e:
         P.add(f"{where}.stone_void_ratio", "is required when stone_depth_ft is given; got "
                                            "nothing. Give the stone's void ratio in (0, 1].")
-    num: dict[str, Any] = _numbers(e, ("drainage_area_ft2", "drainage_impervious_ft2",
-                                       "rrv_credit_fraction", "infiltration_rate_in_hr",
-                                       "max_drain_down_hr"), bad)
     if kind == "rooftop_disconnection":
-        num["drainage_area_ft2"] = num["drainage_impervious_ft2"] = dims.get("roof_area_ft2",
-                                                                             0.0)
         for key in ("drainage_area_ft2", "drainage_impervious_ft2"):
             if key in e:
                 P.add(f"{where}.{key}", "is the roof area for rooftop_disconnection; remove it "
                                         "and give roof_area_ft2")
-    else:
-        area, imp = num.get("drainage_area_ft2"), num.get("drainage_impervious_ft2")
-        if area is not None and imp is not None and imp > area:
-            P.add(f"{where}.drainage_impervious_ft2", f"must be <= drainage_area_ft2 "
-                                                       f"({area:g}); got {imp:g}")
-    text: dict[str, Any] = {k: e.get(k, "") if k not in bad else None  # None: reported
-            for k in ("rrv_credit_source", "max_drain_down_source", "void_ratio_source",
-                      "min_flow_path_source", "id", "description")}
-    underdrain = e.get("underdrain", False) if "underdrain" not in bad else None
-    _kind_rules(P, where, kind, underdrain, num, text)
-    if len(P.items) > n0:
-        return None
-    p = Practice(id=text["id"], kind=kind, dims=dims, drainage_area_ft2=num["drainage_area_ft2"],
-                 drainage_impervious_ft2=num["drainage_impervious_ft2"],
-                 rrv_credit_fraction=num["rrv_credit_fraction"],
-                 rrv_credit_source=text["rrv_credit_source"],
-                 infiltration_rate_in_hr=num.get("infiltration_rate_in_hr"),
-                 underdrain=bool(underdrain), max_drain_down_hr=num.get("max_drain_down_hr"),
-                 max_drain_down_source=text["max_drain_down_source"],
-                 void_ratio_source=text["void_ratio_source"],
-                 min_flow_path_source=text["min_flow_path_source"],
-                 description=text["description"])
-    return p if _drains_in_time(P, where, p) else None
-
-
-def _kind_rules(P, where: str, kind: str, underdrain, num: dict, text: dict) -> None:
-    """The rules of a practice's kind: an underdrain, the drain-down and its sources."""
+    elif (area := valid("drainage_area_ft2")) is not None and (
+            imp := valid("drainage_impervious_ft2")) is not None and imp > area:
+        P.add(f"{where}.drainage_impervious_ft2", f"must be <= drainage_area_ft2 "
+                                                   f"({float(area):g}); got {float(imp):g}")
+    underdrain = valid("underdrain", False)
     if underdrain and kind not in _INFILTRATING:
         P.add(f"{where}.underdrain", f"applies to infiltrating practices only; got true for "
                                      f"kind {kind!r}")
-    tmax = num.get("max_drain_down_hr")
-    if tmax is not None and not text["max_drain_down_source"]:
+    tmax = valid("max_drain_down_hr")
+    if tmax is not None and not valid("max_drain_down_source", ""):
         P.add(f"{where}.max_drain_down_source", "is required with max_drain_down_hr; got "
                                                 "nothing. Cite the manual section you applied.")
-    if kind == "rooftop_disconnection" and not text["min_flow_path_source"]:
+    if kind == "rooftop_disconnection" and not valid("min_flow_path_source", ""):
         P.add(f"{where}.min_flow_path_source", "is required for rooftop_disconnection; got "
                                                "nothing. Cite the manual section of the "
                                                "minimum flow path length.")
     infiltrates = kind in _INFILTRATING and not underdrain
-    if infiltrates and num.get("infiltration_rate_in_hr") is None:
+    if infiltrates and valid("infiltration_rate_in_hr") is None:
         P.add(f"{where}.infiltration_rate_in_hr", f"is required for an infiltrating {kind} "
                                                   "(no underdrain); got nothing. Give the "
                                                   "tested design infiltration rate in in/h.")
@@ -403,6 +375,25 @@ def _kind_rules(P, where: str, kind: str, underdrain, num: dict, text: dict) -> 
                                             f"{'use' if kind == 'cistern' else 'infiltration'}; "
                                             "got nothing. Give the allowed drain-down time and "
                                             "max_drain_down_source.")
+
+
+def _practice(e: Mapping) -> Practice:
+    """The practice of a valid ``[[criteria.practice]]`` entry."""
+    kind = e["kind"]
+    dims = {k: float(e[k]) for k in _GEOMETRY[kind] + _OPTIONAL_GEOMETRY.get(kind, ()) if k in e}
+    roof = dims.get("roof_area_ft2")  # a disconnected roof drains itself
+    rate, tmax = (float(e[k]) if k in e else None for k in ("infiltration_rate_in_hr",
+                                                             "max_drain_down_hr"))
+    return Practice(
+        id=e["id"], kind=kind, dims=dims, rrv_credit_fraction=float(e["rrv_credit_fraction"]),
+        drainage_area_ft2=roof if roof is not None else float(e["drainage_area_ft2"]),
+        drainage_impervious_ft2=roof if roof is not None else float(
+            e["drainage_impervious_ft2"]),
+        underdrain=bool(e.get("underdrain", False)), infiltration_rate_in_hr=rate,
+        max_drain_down_hr=tmax,
+        **{k: e.get(k, "") for k in ("rrv_credit_source", "max_drain_down_source",
+                                     "void_ratio_source", "min_flow_path_source",
+                                     "description")})
 
 
 def _drains_in_time(P, where: str, p: Practice) -> bool:
