@@ -115,25 +115,30 @@ def parse_state_permit(col, mapping, prefix: str, bad=frozenset()) -> StatePermi
     def given(key: str):
         return mapping.get(key) if key not in bad else None
 
-    edition = given("edition")
-    most = given("max_disturbed_at_one_time_ac")
-    most = None if most is None else float(most)
-    auth = given("written_authorization") or ""
-    eoh, nyc = given("nyc_east_of_hudson_watershed"), given("within_new_york_city")
-    auth_date = iso_date(given("written_authorization_date"))
-    if auth_date is not None and not auth.strip():
+    auth_date = given("written_authorization_date")
+    if auth_date is not None and not (given("written_authorization") or "").strip():
         col.add(f"{prefix}.written_authorization_date",
                 "needs project.state_permit.written_authorization (the reference of the "
                 f"Department's written authorization); got a date ({auth_date}) without it")
-    if eoh is True and nyc is True:
+    if given("nyc_east_of_hudson_watershed") is True and given("within_new_york_city") is True:
         col.add(f"{prefix}.within_new_york_city", "and nyc_east_of_hudson_watershed cannot "
                 "both be true (the East-of-Hudson watershed lies outside the city); got both")
     if bad or len(col.problems) > n0:
         return None
-    return StatePermitPlan(edition=edition, max_disturbed_at_one_time_ac=most,
-                           written_authorization=auth.strip(),
-                           nyc_east_of_hudson_watershed=eoh,
-                           written_authorization_date=auth_date, within_new_york_city=nyc)
+    return _plan(mapping)
+
+
+def _plan(mapping: dict) -> StatePermitPlan:
+    """The plan of a valid ``[project.state_permit]`` table."""
+    most = mapping.get("max_disturbed_at_one_time_ac")
+    return StatePermitPlan(edition=mapping.get("edition"),
+                           max_disturbed_at_one_time_ac=None if most is None else float(most),
+                           written_authorization=(mapping.get("written_authorization")
+                                                  or "").strip(),
+                           nyc_east_of_hudson_watershed=mapping.get("nyc_east_of_hudson_watershed"),
+                           written_authorization_date=iso_date(
+                               mapping.get("written_authorization_date")),
+                           within_new_york_city=mapping.get("within_new_york_city"))
 
 
 def start_date_problem(edition: str | None, start_date) -> str | None:

@@ -13,7 +13,7 @@ import dataclasses
 import datetime as _dt
 import pathlib
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from hydrocalc._validate import confined_path, excerpt, iso_date, text_problem
 from hydrocalc.construction.sediment.trap_criteria import criteria_keys as sediment_criteria_keys
@@ -292,45 +292,29 @@ def _rainfall_type(raw: str | None) -> str | None:
     return key
 
 
-def _parse_milestones(col: _Problems, mapping, prefix: str, municipality: str | None,
-                      bad: set) -> list[Milestone]:
-    """The ``[[construction.milestone]]`` entries, keys checked against the profile(s).
+def _milestone_rules(col: _Problems, mapping, prefix: str, municipality: str | None,
+                     bad: set) -> None:
+    """The ``[[construction.milestone]]`` keys: milestone keys of the profile(s).
 
-    Their keys were checked by the declared model (``bad``: the paths at fault in the array,
-    ``(index, key)`` or ``(index,)``); the dates are read here.
+    Their values were checked by the declared model (``bad``: the paths at fault in the
+    array, ``(index, key)`` or ``(index,)``).
     """
-    milestones: list[Milestone] = []
     raw_ms = mapping.get("milestone", [])
-    if not isinstance(raw_ms, list):  # recorded by the model
-        return milestones
-    if municipality is not None:
-        valid_ms = _profile_keys(municipality, "milestone")
-    else:
-        valid_ms = _all_milestone_keys()
+    valid_ms = (_profile_keys(municipality, "milestone") if municipality is not None
+                else _all_milestone_keys())
+    if not isinstance(raw_ms, list) or valid_ms is None:  # recorded by the model
+        return
+    scope = f"the {municipality} profile" if municipality else "a regulation profile"
     for i, entry in enumerate(raw_ms):
-        p = f"{prefix}.milestone[{i}]"
-        if not isinstance(entry, Mapping):  # recorded by the model
-            continue
-        n0 = len(col.problems)
-        key = entry.get("key") if (i, "key") not in bad else None
-        when = iso_date(entry.get("date")) if (i, "date") not in bad else None
-        if key is not None and valid_ms is not None and key not in valid_ms:
-            scope = f"the {municipality} profile" if municipality else "a regulation profile"
-            col.add(
-                f"{p}.key",
-                f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}",
-            )
-        if len(col.problems) == n0 and not any(b[0] == i for b in bad):
-            # No problem recorded: key is a given, valid string.
-            milestones.append(Milestone(key=cast(str, key), when=cast(_dt.date, when)))
-    return milestones
+        key = entry.get("key") if isinstance(entry, Mapping) and (i, "key") not in bad else None
+        if key is not None and key not in valid_ms:
+            col.add(f"{prefix}.milestone[{i}].key",
+                    f"must be a milestone key of {scope}; got {_choices(key, valid_ms)}")
 
 
-def _parse_traps(col: _Problems, mapping, prefix: str,
-                 bad: dict[int, set]) -> list[TrapPlan]:
-    """The ``[[construction.trap]]`` entries, with unique ids (``bad``: keys at fault)."""
+def _traps_rules(col: _Problems, mapping, prefix: str, bad: dict[int, set]) -> None:
+    """The ``[[construction.trap]]`` entries' rules, and unique ids among the valid ones."""
     criteria_keys = sediment_criteria_keys()
-    traps: list[TrapPlan] = []
     raw_traps = mapping.get("trap", [])
     seen: set[str] = set()
     for i, entry in enumerate(raw_traps if isinstance(raw_traps, list) else []):
@@ -340,12 +324,24 @@ def _parse_traps(col: _Problems, mapping, prefix: str,
         _trap_rules(col, entry, f"{prefix}.trap[{i}]", criteria_keys, bad.get(i, set()))
         if bad.get(i) or len(col.problems) > n0:
             continue
-        trap = _trap(entry)
-        if trap.id in seen:
-            col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {trap.id!r} twice")
-        seen.add(trap.id)
-        traps.append(trap)
-    return traps
+        if entry["id"] in seen:
+            col.add(f"{prefix}.trap[{i}].id", f"must be unique; got {entry['id']!r} twice")
+        seen.add(entry["id"])
+
+
+def _plan(mapping: Mapping, rain: pathlib.Path | None) -> ConstructionPlan:
+    """The plan of a valid ``[construction]`` table.
+
+    The plan reads the dates' ISO text and the rainfall type's spellings.
+    """
+    values: dict[str, Any] = {k: v for k, v in mapping.items() if k in _CONSTRUCTION_KEYS[:-2]}
+    if "inspection_threshold_in" in values:
+        values["inspection_threshold_in"] = float(values["inspection_threshold_in"])
+    milestones = tuple(Milestone(key=m["key"], when=iso_date(m["date"]))
+                       for m in mapping.get("milestone", []))
+    traps = tuple(_trap(t) for t in mapping.get("trap", []))
+    return ConstructionPlan(**{**values, "rainfall_file": rain}, milestones=milestones,
+                            traps=traps)
 
 
 def parse_construction(
@@ -411,24 +407,19 @@ def parse_construction(
         if e.path[1:2] == ("trap",) and len(e.path) > 3:
             traps_bad.setdefault(e.path[2], set()).add(e.path[3])
     base = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
-
-    # the valid keys (the plan reads the dates' ISO text and the rainfall type's spellings)
-    values: dict[str, Any] = {k: v for k, v in mapping.items()
-                              if k in _CONSTRUCTION_KEYS[:-2] and k not in bad}
-    start, end = iso_date(values.get("start_date")), iso_date(values.get("end_date"))
+    start = iso_date(mapping.get("start_date")) if "start_date" not in bad else None
+    end = iso_date(mapping.get("end_date")) if "end_date" not in bad else None
     if start is not None and end is not None and end < start:
         col.add(
             f"{prefix}.end_date",
             f"must be on or after start_date ({start.isoformat()}); got {end.isoformat()}",
         )
-    values["rainfall_file"] = _parse_rainfall_file(col, values.get("rainfall_file"), prefix,
-                                                   where, base, allow_outside_paths)
-    if "inspection_threshold_in" in values:
-        values["inspection_threshold_in"] = float(values["inspection_threshold_in"])
-    milestones = _parse_milestones(
+    rain = _parse_rainfall_file(col, mapping.get("rainfall_file") if "rainfall_file" not in bad
+                                else None, prefix, where, base, allow_outside_paths)
+    _milestone_rules(
         col, mapping, prefix, municipality,
         {e.path[2:] for e in declared if e.path[1:2] == ("milestone",) and len(e.path) > 2})
-    traps = _parse_traps(col, mapping, prefix, traps_bad)
+    _traps_rules(col, mapping, prefix, traps_bad)
     if col.problems:
         return None, col.problems
-    return ConstructionPlan(**values, milestones=tuple(milestones), traps=tuple(traps)), []
+    return _plan(mapping, rain), []
