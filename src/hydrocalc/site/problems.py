@@ -410,8 +410,9 @@ def field_message(e: FieldError, hints: Mapping[str, str] | None = None) -> str:
                "2027-04-01" if e.declared is _dt.date else "to the file")
         return f"is required; got nothing. Add it {how}."
     says = next((m for m in e.metadata if isinstance(m, Says)), None)
-    if says is not None:
-        return f"{says.requirement}; got {_short(e.value)}"
+    if says is not None:  # a date or date-time as written in TOML
+        shown = e.value.isoformat() if isinstance(e.value, _dt.date) else _short(e.value)
+        return f"{says.requirement}; got {shown}"
     if _is_table(e.declared):
         return f"must be a table; got {e.value!r}"
     if typing.get_origin(e.declared) is typing.Literal:

@@ -90,8 +90,7 @@ def construction_problems(plan) -> list[str]:
             if k != "rainfall_file" and getattr(plan, k) is not None}
     out = [f"{'.'.join(map(str, e.path))} {field_message(e)}"
            for e in field_errors(Construction, data)]
-    start, end = iso_date(plan.start_date), iso_date(plan.end_date)
-    if not out and end < start:
+    if not out and (end := iso_date(plan.end_date)) < (start := iso_date(plan.start_date)):
         out.append(f"end_date must be on or after start_date ({start.isoformat()}); got "
                    f"{end.isoformat()}")
     return out
