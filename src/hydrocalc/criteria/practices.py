@@ -291,10 +291,9 @@ def parse_practices(P, entries, prefix: str,
 
     ``errors`` are the problems the declared site model found in the practices
     (:class:`hydrocalc.schema_errors.FieldError` with paths ``criteria.practice[i]...``, a
-    single table read as an array of one; written by ``P.declared``: ranges, types, required
-    keys); the rules of each kind (its keys, its geometry) and between keys are
-    checked here. Every problem is one line in ``P.items``; returns None when any entry is
-    invalid.
+    single table read as an array of one; written by ``P.declared``: ranges, types, each
+    kind's required and allowed keys); the rules between keys and the drain-down are checked
+    here. Every problem is one line in ``P.items``; returns None when any entry is invalid.
     """
     if entries is None:
         return ()
