@@ -171,7 +171,8 @@ def _storage_rules(P: _Problems, s: Mapping, sp: str, rel: tuple, bad: set, ctx:
         if "csv" in s:
             lists = _storage_csv(P, s, sp, rel, bad, ctx, col2) or {}
         for k in ("stage_ft", col2):
-            if k not in s and k not in lists and "csv" not in s:
+            if k not in s and k not in lists and "csv" not in s and (
+                    k != "stage_ft" or "elevation_ft" not in s):
                 P.add(f"{sp}.{k}", "is required; got nothing. Add a list of numbers.")
         stage, other = lists.get("stage_ft"), lists.get(col2)
         if stage is not None and other is not None and len(stage) != len(other):

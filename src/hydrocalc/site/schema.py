@@ -8,7 +8,8 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line
+(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``, the ponds and
+the reaches) in its one-line
 messages; the other tables are still checked by their parsers. The rules between keys and
 files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
 network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
@@ -659,7 +660,8 @@ class Pond(InputModel):
     to: Text = _to("pond")
     description: Text | None = field(_DESC)
     storage: Annotated[Annotated[StorageItem, Tag("one")]
-                       | Annotated[list[StorageItem], Tag("many"), _tables("storage")],
+                       | Annotated[list[StorageItem], Tag("many"), Field(min_length=1),
+                                   _tables("storage")],
                        Discriminator(_one_or_many)] = field(
         "Stage-storage: one table or an array of tables (summed)", required=True)
     outlet: Annotated[list[Outlet], _tables("outlet")] = field(
