@@ -294,9 +294,9 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
                 allowed = _tags(declared) or (_tags(info.annotation) if info is not None else ())
         else:
             kind, allowed = "value", ()
-            if path and isinstance(path[-1], int):  # an element that is not a table: the array
-                last = max(i for i, part in enumerate(loc) if isinstance(part, int))
-                path, info, _, value, meta, declared = _locate(model, loc[:last], data)
+            if path and isinstance(path[-1], int):  # an element that is not a table
+                path = path[:-1]
+                value = _value_at(data, path)
         if (path, kind) in seen:
             continue
         seen.add((path, kind))

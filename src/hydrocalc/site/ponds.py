@@ -38,6 +38,7 @@ from hydrocalc.site.devices import (
 from hydrocalc.site.files import _Ctx, _two_column_csv
 from hydrocalc.site.model import Pond
 from hydrocalc.site.problems import _label, _msg, _path_label, _Problems, _short
+from hydrocalc.site.schema import _tables
 
 #: The keys of a pond table (those of the declared model).
 _POND_KEYS = ("id", "to", "description", "storage", "outlet", "barrel", "initial_stage_ft",
@@ -82,6 +83,8 @@ def write_declared(P: _Problems, errors: list[FieldError], doc: Mapping) -> None
         elif options and e.kind != "unknown":
             hint = suggest(v, options) if isinstance(v, str) else ""
             P.add(at, f"must be one of {', '.join(map(str, options))}; got {_short(v)}{hint}")
+        elif e.kind == "value" and len(e.path) == 4 and e.key in ("storage", "outlet"):
+            P.add(at, f"{_tables(e.key).requirement}; got {_short(v)}")  # not (all) tables
         elif _number_list(e):
             P.add(at, _number_list(e))
         elif not (len(e.path) == 4 and e.key == "id" and text_problem(v, required=True) is None):
