@@ -167,10 +167,17 @@ def _model_fields(model: type[BaseModel]) -> dict[str, FieldInfo]:
 
 
 def _branch(tp: Any, tag: str) -> Any:
-    """The model of a tagged union whose tag (a ``Literal`` key) is ``tag``, or None."""
+    """The branch of a tagged union whose tag is ``tag``, or None.
+
+    A model whose ``Literal`` key holds ``tag``, or a branch named by ``Tag(tag)`` (a union
+    with a callable ``Discriminator``).
+    """
     if typing.get_origin(tp) not in (typing.Union, types.UnionType):
         return None
     for arg in typing.get_args(tp):
+        if typing.get_origin(arg) is typing.Annotated and any(
+                getattr(m, "tag", None) == tag for m in arg.__metadata__):
+            return arg
         arg = _unwrap(arg)
         if _is_model(arg):
             for info in arg.model_fields.values():
@@ -241,6 +248,7 @@ def _locate(model: type[BaseModel], loc: tuple, data: Any) -> tuple:
             meta = _metadata(tp)
         elif isinstance(part, str) and _branch(tp, part) is not None:
             tp = _branch(tp, part)
+            meta += _metadata(tp)  # the constraints declared on the branch itself
         else:
             break  # inside a value (a union's branch, a list's element): the key is at fault
     return tuple(path), info, keys, value, tuple(meta), _unwrap(tp)
@@ -283,8 +291,8 @@ def field_errors(model: type[BaseModel], data: Any) -> list[FieldError]:
             expected = (err.get("ctx") or {}).get("expected_tags", "")
             allowed = tuple(t.strip().strip("'") for t in expected.split(",") if t.strip())
             value = err["input"].get("type") if isinstance(err["input"], Mapping) else None
-            if not allowed and info is not None:
-                allowed = _tags(info.annotation)
+            if not allowed:  # the tags of the union at fault (or of the key's declaration)
+                allowed = _tags(declared) or (_tags(info.annotation) if info is not None else ())
         else:
             kind, allowed = "value", ()
             if path and isinstance(path[-1], int):  # an element that is not a table

@@ -11,10 +11,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from hydrocalc.errors import HydrocalcError, RangeWarning
+from hydrocalc.errors import RangeWarning
 from hydrocalc.hydraulics import outlets, routing
 from hydrocalc.hydraulics.outlets import culvert
-from hydrocalc.site.problems import _msg
 
 #: Site-file keys of each outlet type: (required keys, in the order of the outlet class's
 #: positional arguments; {optional key: (lower bound, lower bound allowed)}).
@@ -74,73 +73,74 @@ def build_outlet(kind: str, spec: Mapping, name: str):
     return cls(*args, **kwargs, name=name)
 
 
+#: The keys of a culvert table (the declared model's, in the order of its spec).
 _CULVERT_KEYS = ("type", "id", "shape", "inlet", "diameter_in", "span_ft", "rise_ft",
                  "barrels", "length_ft", "inlet_invert_ft", "outlet_invert_ft", "slope_ftft",
                  "n", "ke")
+#: The keys that hold a device's level: stages above the bottom, or elevations.
+LEVEL_KEYS = ("invert_ft", "crest_ft", "inlet_invert_ft", "outlet_invert_ft")
+#: The keys that are whole numbers.
+_WHOLE = ("end_contractions", "barrels")
 
 
-def _parse_culvert(P, o: Mapping, path: str, index: int, *, default_id: str):
-    """A culvert device table (``type = "culvert"``): (spec, Culvert) or None."""
-    n0 = len(P.items)
-    P.unknown_keys(o, _CULVERT_KEYS, path)
-    spec: dict[str, Any] = {"type": "culvert"}
-    if "id" in o:
-        spec["id"] = P.text(o, "id", path)
-    shape = P.choice(o, "shape", path, culvert.SHAPES, required=True)
-    spec["shape"] = shape
-    codes = tuple(culvert.inlet_codes(shape)) if shape else tuple(culvert.inlet_codes())
-    spec["inlet"] = P.choice(o, "inlet", path, codes, required=True)
-    if shape == "circular":
-        spec["diameter_in"] = P.number(o, "diameter_in", path, required=True, lower=0.0,
-                                       lower_inclusive=False, upper=1e4)
-        for k in ("span_ft", "rise_ft"):
-            if k in o:
-                P.add(f"{path}.{k}", "is for box culverts; got it with shape = \"circular\". "
-                                     "Give diameter_in only")
-    elif shape == "box":
-        for k in ("span_ft", "rise_ft"):
-            spec[k] = P.number(o, k, path, required=True, lower=0.0, lower_inclusive=False,
-                               upper=1e3)
-        if "diameter_in" in o:
-            P.add(f"{path}.diameter_in", "is for circular culverts; got it with shape = "
-                                         "\"box\". Give span_ft and rise_ft")
-    spec["barrels"] = P.number(o, "barrels", path, default=1, lower=1, upper=1000, integer=True)
-    spec["length_ft"] = P.number(o, "length_ft", path, required=True, lower=0.0,
-                                 lower_inclusive=False, upper=1e5)
-    spec["inlet_invert_ft"] = P.number(o, "inlet_invert_ft", path, required=True, lower=0.0)
-    if "outlet_invert_ft" in o and "slope_ftft" in o:
-        P.add(f"{path}.outlet_invert_ft", "and slope_ftft must not both be given; got both. "
-                                          "Keep one")
-    elif "outlet_invert_ft" in o:
-        spec["outlet_invert_ft"] = P.number(o, "outlet_invert_ft", path, lower=-1e5,
-                                            upper=1e5)
-    elif "slope_ftft" in o:
-        spec["slope_ftft"] = P.number(o, "slope_ftft", path, lower=-1.0, upper=1.0)
-    else:
-        P.add(f"{path}.outlet_invert_ft", "is required for a culvert; got nothing (a culvert "
-                                          "with no outlet invert). Give the outlet invert in "
-                                          "the frame of inlet_invert_ft, or slope_ftft")
-    spec["n"] = P.number(o, "n", path, required=True, lower=0.0, lower_inclusive=False,
-                         upper=0.2)
-    spec["ke"] = P.number(o, "ke", path, required=True, lower=0.0, upper=2.0)
-    if len(P.items) > n0:
-        return None
+def _spec(table: Mapping, keys, datum: float | None = None) -> dict[str, Any]:
+    """The ``keys`` of a validated table present in it, in that order; numbers as floats.
+
+    With a pond bottom elevation ``datum``, the levels (:data:`LEVEL_KEYS`) become stages.
+    """
+    out: dict[str, Any] = {}
+    for k in (k for k in keys if k in table):
+        v = table[k]
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            shift = datum if datum is not None and k in LEVEL_KEYS else 0.0
+            v = int(v) if k in _WHOLE else float(v) - shift
+        out[k] = v
+    return out
+
+
+def outlet_spec(table: Mapping, index: int, datum: float | None) -> dict[str, Any]:
+    """The spec of a validated ``[[...pond.outlet]]`` table (levels in stages); default id."""
+    kind = table["type"]
+    if kind == "culvert":
+        return culvert_spec(table, f"culvert_{index + 1}", datum)
+    required, optional = OUTLET_FIELDS[kind]
+    spec = _spec(table, ("type", "id", *required, *optional, "over"), datum)
+    spec["id"] = spec.get("id") or f"{kind}_{index + 1}"
+    return spec
+
+
+def culvert_spec(table: Mapping, default_id: str, datum: float | None) -> dict[str, Any]:
+    """The spec of a validated culvert table (levels in stages, one barrel by default)."""
+    spec = {"barrels": 1, **_spec(table, _CULVERT_KEYS, datum)}
+    spec = _spec(spec, _CULVERT_KEYS)  # in the order of the keys
     spec["id"] = spec.get("id") or default_id
-    kwargs = {k: v for k, v in spec.items() if k not in ("type", "id") and v is not None}
-    kwargs["barrels"] = int(kwargs["barrels"])
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RangeWarning)
-            obj = culvert.Culvert(**kwargs, name=spec["id"])
-    except (HydrocalcError, TypeError) as exc:
-        P.add(path, f"is invalid: {_msg(exc)}")
-        return None
+    return spec
+
+
+def build_culvert(spec: Mapping, path: str):
+    """The :class:`~hydrocalc.hydraulics.outlets.culvert.Culvert` of a culvert spec.
+
+    Its range warnings name the table (``path``).
+    """
+    kwargs = {k: v for k, v in spec.items() if k not in ("type", "id")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RangeWarning)
+        obj = culvert.Culvert(**kwargs, name=spec["id"])
     for w in caught:
         if issubclass(w.category, RangeWarning):
             warnings.warn(f"{path}: {w.message}", RangeWarning, stacklevel=2)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return spec, obj
+    return obj
+
+
+def build_device(spec: Mapping, path: str):
+    """The device of a spec: an outlet, a culvert or (a spec without ``type``) a barrel."""
+    if "type" not in spec:
+        return build_barrel(spec)
+    if spec["type"] == "culvert":
+        return build_culvert(spec, path)
+    return build_outlet(spec["type"], spec, spec["id"])
 
 
 _BARREL_REQUIRED = ("diameter_in", "invert_ft", "length_ft", "slope_ftft")

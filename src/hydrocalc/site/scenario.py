@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import suggest
+from hydrocalc.schema_errors import FieldError, under
 from hydrocalc.site import network
 from hydrocalc.site import rational as rational_site
 from hydrocalc.site.files import _Ctx
@@ -26,7 +27,8 @@ _SCENARIO_KEYS = ("subcatchment", "pond", "reach", "design_point", "subcatchment
 _DP_KEYS = ("id", "to", "description")
 
 
-def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
+def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx,
+                    errors: list[FieldError]) -> Scenario | None:
     prefix = name
     if m is None:
         P.raw(f"{P.where}: [{name}] scenario is required; got nothing. "
@@ -86,13 +88,13 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
     for i, e in enumerate(P.tables(m, "pond", prefix) if "pond" in m else []):
         path = f"{prefix}.pond[{_label(e, i)}]"
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "pond", e)
-        p = _parse_pond(P, e, path, ctx)
+        p = _parse_pond(P, e, path, ctx, under(errors, (name, "pond", i)), {name: m})
         if p is not None:
             ponds.append(p)
     for i, e in enumerate(P.tables(m, "reach", prefix) if "reach" in m else []):
         path = f"{prefix}.reach[{_label(e, i)}]"
         claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "reach", e)
-        r = _parse_reach(P, e, path, ctx)
+        r = _parse_reach(P, e, path, ctx, under(errors, (name, "reach", i)), {name: m})
         if r is not None:
             reaches.append(r)
     dp_entries = P.tables(m, "design_point", prefix) if "design_point" in m else []

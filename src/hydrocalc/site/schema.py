@@ -8,7 +8,8 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line
+(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``, the ponds and
+the reaches) in its one-line
 messages; the other tables are still checked by their parsers. The rules between keys and
 files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
 network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
@@ -617,11 +618,11 @@ class Drywell(InputModel):
     type: Literal["drywell"] = field("Drywell (leaching pool)", required=True)
     diameter_ft: float = field("Inside diameter of the pool", "ft", gt=0, required=True)
     depth_ft: float = field("Effective depth of the pool", "ft", gt=0, required=True)
-    wall_thickness_ft: float | None = field("Wall thickness", "ft", ge=0)
     stone_width_ft: float | None = field("Width of the stone annulus", "ft", ge=0)
-    stone_depth_below_ft: float | None = field("Depth of stone below the pool", "ft", ge=0)
     stone_porosity_frac: float | None = field("Porosity of the stone (required with stone)",
                                               gt=0, le=1)
+    stone_depth_below_ft: float | None = field("Depth of stone below the pool", "ft", ge=0)
+    wall_thickness_ft: float | None = field("Wall thickness", "ft", ge=0)
     bottom_ft: float | None = field("Stage of this item's bottom above stage 0", "ft", ge=0)
 
 
@@ -739,15 +740,32 @@ def _barrel_kind(entry) -> str:
     return "culvert" if isinstance(entry, dict) and entry.get("type") == "culvert" else "barrel"
 
 
+def _one_or_many(entry) -> str:
+    return "one" if isinstance(entry, dict) else "many"
+
+
+def _level_or_series(entry) -> str:
+    return "series" if isinstance(entry, dict) else "level"
+
+
+def _tables(what: str) -> Says:
+    one = "a table or " if what == "storage" else ""
+    return Says(f"must be {one}an array of tables ([[<scenario>.pond.{what}]])")
+
+
 class Pond(InputModel):
     """``[[<scenario>.pond]]``: a storage node with its outlets."""
 
     id: _NodeId = _id("pond")
     to: Text = _to("pond")
     description: Text | None = field(_DESC)
-    storage: StorageItem | list[StorageItem] = field(
+    storage: Annotated[Annotated[StorageItem, Tag("one")]
+                       | Annotated[list[StorageItem], Tag("many"), Field(min_length=1),
+                                   _tables("storage")],
+                       Discriminator(_one_or_many)] = field(
         "Stage-storage: one table or an array of tables (summed)", required=True)
-    outlet: list[Outlet] = field("Outlet devices, in parallel", required=True)
+    outlet: Annotated[list[Outlet], _tables("outlet")] = field(
+        "Outlet devices, in parallel", required=True)
     barrel: Annotated[Annotated[Barrel, Tag("barrel")] | Annotated[Culvert, Tag("culvert")],
                       Discriminator(_barrel_kind)] | None = field(
         "A barrel (or culvert) every non-exfiltration device discharges into")
@@ -759,9 +777,11 @@ class Pond(InputModel):
     bottom_elevation_ft: float | None = field(
         "Elevation of the pond bottom: the pond is then in elevations", "ft", ge=-10_000,
         le=100_000)
-    tailwater_ft: Annotated[float, Field(ge=-100_000, le=100_000)] | TailwaterSeries | None = \
-        field("Downstream water level at the outlets: constant or a series (default free "
-              "outfall)", "ft")
+    tailwater_ft: Annotated[Annotated[float, Field(ge=-100_000, le=100_000), Tag("level")]
+                            | Annotated[TailwaterSeries, Tag("series")],
+                            Discriminator(_level_or_series)] | None = field(
+        "Downstream water level at the outlets: constant or a series (default free outfall)",
+        "ft")
     flap_gate: bool | None = field("The outlets have flap gates (default false)")
     backwater: bool | None = field(
         "Discharges into the pond named by to and feels its level (default false)")
