@@ -7,7 +7,6 @@ cycle, every node drains to a design point and every receiver gets flow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from hydrocalc._validate import suggest
 from hydrocalc.schema_errors import FieldError
@@ -41,10 +40,10 @@ def _tables(m: Mapping, key: str) -> list:
 def _mine(e: FieldError, m) -> bool:
     """A record of the scenario's own keys, TR-55 subcatchments and design points.
 
-    Not of its ponds and reaches, nor of its rational subcatchments (their parsers check
-    them); of a subcatchment of an unknown method, only that.
+    Not of the keys inside its ponds and reaches, nor of its rational subcatchments (their
+    parsers check them); of a subcatchment of an unknown method, only that.
     """
-    if e.path[1:2] in (("pond",), ("reach",)):
+    if e.path[1:2] in (("pond",), ("reach",)) and len(e.path) > 2:
         return False
     entry = m["subcatchment"][e.path[2]] if e.path[1:2] == ("subcatchment",) and e.path[2:] \
         else {}
@@ -91,72 +90,73 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx, errors: list[FieldErr
     entries = _tables(m, "subcatchment")
     csv_failed = _csv_entries(P, name, m, ctx, entries, errors)
     _write(P, errors, {name: {**m, "subcatchment": entries}})
-    faults: dict[tuple, list[tuple]] = {}
-    for e in errors:
-        faults.setdefault(e.path[:3], []).append(e.path[3:])
     if not entries and not csv_failed:
         P.add(f"{name}.subcatchment", "must have at least one entry; got none.")
-    subs, ponds, reaches, dps, rational = [], [], [], [], []
-    seen: dict[str, str] = {}
-    raw_nodes: dict[str, tuple[str, Any]] = {}  # id -> (kind, to) as written
-
-    def claim(path, kind, entry):
-        node_id = entry.get("id")
-        if not isinstance(node_id, str):
-            return
-        if node_id not in raw_nodes:
-            to = entry.get("to")
-            raw_nodes[node_id] = (kind, to if isinstance(to, str) else None)
-        if not _ID_RE.match(node_id):
-            if kind in ("pond", "reach") or entry.get("method") == "rational":  # by hand
-                P.add(f"{path}.id", f"must start with a letter or digit and contain only "
-                                    f"letters, digits, '_', '-' or '.'; got {node_id!r}")
-        elif node_id in seen:
-            P.add(f"{path}.id", f"must be unique within scenario {name}; got {node_id!r}, already "
-                                f"used by {seen[node_id]}")
-        else:
-            seen[node_id] = path
-
-    for i, e in enumerate(entries):
-        path = f"{name}.subcatchment[{_label(e, i)}]"
-        claim(path, "subcatchment", e)
-        if e.get("method") == "rational":
-            rs = rational_site.parse_subcatchment(P, e, path, ctx)
-            if rs is not None:
-                rational.append(rs)
-        if e.get("method", "tr55") != "tr55":
-            continue
-        s = _parse_subcatchment(P, e, path, ctx, faults.get((name, "subcatchment", i), []))
-        if s is not None:
-            subs.append(s)
-    for i, e in enumerate(P.tables(m, "pond", name) if "pond" in m else []):
-        path = f"{name}.pond[{_label(e, i)}]"
-        claim(path, "pond", e)
-        p = _parse_pond(P, e, path, ctx)
-        if p is not None:
-            ponds.append(p)
-    for i, e in enumerate(P.tables(m, "reach", name) if "reach" in m else []):
-        path = f"{name}.reach[{_label(e, i)}]"
-        claim(path, "reach", e)
-        r = _parse_reach(P, e, path, ctx)
-        if r is not None:
-            reaches.append(r)
-    dp_entries = _tables(m, "design_point")
-    if not dp_entries:
+    if not _tables(m, "design_point"):
         P.add(f"{name}.design_point", "must have at least one entry; got none. Add "
                                       f"[[{name}.design_point]] with an id.")
-    for i, e in enumerate(dp_entries):
-        claim(f"{name}.design_point[{_label(e, i)}]", "design_point", e)
-        if (name, "design_point", i) not in faults:
-            dps.append(DesignPoint(**{k: e[k] for k in _DP_KEYS if k in e}))
+    nodes = [(kind, i, e) for kind, rows in (
+        ("subcatchment", entries), ("pond", _tables(m, "pond")), ("reach", _tables(m, "reach")),
+        ("design_point", _tables(m, "design_point"))) for i, e in enumerate(rows)]
+    raw_nodes = _check_ids(P, name, nodes)
+    built = _build_nodes(P, name, nodes, ctx, errors)
     if not csv_failed:  # with unread CSV rows the network is incomplete: no false alarms
         _check_topology(P, name, raw_nodes)
-    _check_backwater(P, name, ponds)
+    _check_backwater(P, name, built["pond"])
     if len(P.items) > n0:
         return None
-    return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
-                    reaches=tuple(reaches), design_points=tuple(dps),
-                    description=m.get("description", ""), rational=tuple(rational))
+    return Scenario(name=name, subcatchments=tuple(built["subcatchment"]),
+                    ponds=tuple(built["pond"]), reaches=tuple(built["reach"]),
+                    design_points=tuple(built["design_point"]),
+                    description=m.get("description", ""), rational=tuple(built["rational"]))
+
+
+def _check_ids(P: _Problems, name: str, nodes: list) -> dict[str, tuple[str, str | None]]:
+    """Node ids are unique; returns each node's kind and ``to`` as written, by id."""
+    seen: dict[str, str] = {}
+    raw: dict[str, tuple[str, str | None]] = {}
+    for kind, i, e in nodes:
+        nid, path, to = e.get("id"), f"{name}.{kind}[{_label(e, i)}]", e.get("to")
+        if not isinstance(nid, str):
+            continue
+        raw.setdefault(nid, (kind, to if isinstance(to, str) else None))
+        if not _ID_RE.match(nid):
+            if kind in ("pond", "reach") or e.get("method") == "rational":  # their parsers'
+                P.add(f"{path}.id", f"must start with a letter or digit and contain only "
+                                    f"letters, digits, '_', '-' or '.'; got {nid!r}")
+        elif nid in seen:
+            P.add(f"{path}.id", f"must be unique within scenario {name}; got {nid!r}, already "
+                                f"used by {seen[nid]}")
+        else:
+            seen[nid] = path
+    return raw
+
+
+def _build_nodes(P: _Problems, name: str, nodes: list, ctx: _Ctx,
+                 errors: list[FieldError]) -> dict:
+    """The nodes of a scenario by kind, as their parsers build them.
+
+    ``errors`` are the declared model's records of the scenario (a node with one is not
+    built).
+    """
+    built: dict[str, list] = {k: [] for k in ("subcatchment", "rational", "pond", "reach",
+                                              "design_point")}
+    for kind, i, e in nodes:
+        path, method = f"{name}.{kind}[{_label(e, i)}]", e.get("method", "tr55")
+        faults = [f.path[3:] for f in errors if f.path[:3] == (name, kind, i)]
+        node: object
+        if kind == "subcatchment" and method == "rational":
+            kind, node = "rational", rational_site.parse_subcatchment(P, e, path, ctx)
+        elif kind == "subcatchment" and method == "tr55":
+            node = _parse_subcatchment(P, e, path, ctx, faults)
+        elif kind in ("pond", "reach"):
+            node = (_parse_pond if kind == "pond" else _parse_reach)(P, e, path, ctx)
+        else:
+            node = (DesignPoint(**{k: e[k] for k in _DP_KEYS if k in e})
+                    if kind == "design_point" and not faults else None)
+        if node is not None:
+            built[kind].append(node)
+    return built
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:

@@ -322,7 +322,7 @@ def _build(P: _Problems, e: Mapping, path: str, covers: list[Cover],
     """A valid subcatchment's area, CN and Tc; None when the areas do not add up."""
     imp_c, imp_u = (_acres(e, b) for b in _IMPERVIOUS)
     imp = imp_c + imp_u
-    derived = _derived_cn(P, path, covers, e, imp, imp_u)
+    derived = _area_and_cn(P, path, e, covers, imp, imp_u)
     if derived is None:
         return None
     area, cn, cn_method, pervious_cn = derived
@@ -344,42 +344,48 @@ def _build(P: _Problems, e: Mapping, path: str, covers: list[Cover],
                         description=e.get("description", ""))
 
 
-def _derived_cn(P: _Problems, path: str, covers: list[Cover], e: Mapping, imp: float,
-                imp_u: float) -> tuple | None:
-    """Area [ac], CN, CN method and pervious CN of a valid subcatchment; None on a problem."""
-    has_area = "area_ac" in e or "area_ft2" in e
-    area, cn, cn_method, pervious_cn = _acres(e, "area"), e.get("cn"), "given", None
-    if covers:
-        cover_area = sum(c.area_ac for c in covers)
-        total = cover_area + imp
-        if has_area and not math.isclose(total, area, rel_tol=0.005, abs_tol=1e-4):
-            P.add(f"{path}.area_ac", f"must equal the cover areas plus the impervious areas "
-                                     f"({fmt_value(round(total, 6))} ac) within 0.5 %; got "
-                                     f"{fmt_value(area)}. Fix the areas or omit area_ac.")
-            return None
-        area = area if has_area else total
-        pervious_cn = cn = sum(c.cn * c.area_ac for c in covers) / cover_area
-        cn_method = "covers (area-weighted, TR-55 Table 2-2)"
-        if imp > 0:
-            try:
-                cn = _composite_cn(pervious_cn, 100.0 * imp / total, 100.0 * imp_u / imp)
-            except HydrocalcError as exc:
-                P.add(path, f"composite CN could not be computed: {_msg(exc)}")
-                return None
-            cn_method = "covers+impervious (TR-55 Fig. 2-3/2-4)"
-    elif cn is None:
-        # all impervious (roofs, driveways, paved parking): the impervious keys alone
-        if has_area and not math.isclose(imp, area, rel_tol=0.005, abs_tol=1e-4):
-            P.add(f"{path}.area_ac", f"must equal the impervious areas "
-                                     f"({fmt_value(round(imp, 6))} ac) within 0.5 % when the "
-                                     f"subcatchment has no cover rows and no cn; got "
-                                     f"{fmt_value(area)}. Add [[...cover]] rows for the "
-                                     "pervious rest, or omit area_ac.")
-            return None
-        area = area if has_area else imp
-        cn, cn_method = IMPERVIOUS_CN, "impervious (TR-55 Table 2-2a, CN 98)"
-    elif not has_area:
+def _cn_of(covers: list[Cover], cn, imp: float,
+           imp_u: float) -> tuple[float | None, float, str, float | None]:
+    """The area the CN is computed over (None: a given CN), the CN, how, and the pervious CN.
+
+    Area-weighted over the cover rows (TR-55 Table 2-2), composed with the impervious areas
+    (TR-55 Figs. 2-3/2-4), CN 98 for the impervious areas alone (TR-55 Table 2-2a), or given.
+    """
+    if not covers:
+        return (None, cn, "given", None) if cn is not None else (
+            imp, IMPERVIOUS_CN, "impervious (TR-55 Table 2-2a, CN 98)", None)
+    cover_area = sum(c.area_ac for c in covers)
+    pervious = sum(c.cn * c.area_ac for c in covers) / cover_area
+    if imp <= 0:
+        return cover_area, pervious, "covers (area-weighted, TR-55 Table 2-2)", pervious
+    total = cover_area + imp
+    return (total, _composite_cn(pervious, 100.0 * imp / total, 100.0 * imp_u / imp),
+            "covers+impervious (TR-55 Fig. 2-3/2-4)", pervious)
+
+
+def _area_and_cn(P: _Problems, path: str, e: Mapping, covers: list[Cover], imp: float,
+                 imp_u: float) -> tuple | None:
+    """Area [ac], CN, CN method and pervious CN of a valid subcatchment; None on a problem.
+
+    A given area must equal the cover and impervious areas it is computed from.
+    """
+    try:
+        total, cn, cn_method, pervious_cn = _cn_of(covers, e.get("cn"), imp, imp_u)
+    except HydrocalcError as exc:
+        P.add(path, f"composite CN could not be computed: {_msg(exc)}")
+        return None
+    area = _acres(e, "area") if "area_ac" in e or "area_ft2" in e else total
+    if area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when cn is given; got nothing.")
+        return None
+    if total is not None and not math.isclose(total, area, rel_tol=0.005, abs_tol=1e-4):
+        what, when, fix = (("cover areas plus the impervious areas", "", "Fix the areas")
+                           if covers else ("impervious areas", " when the subcatchment has no "
+                                           "cover rows and no cn", "Add [[...cover]] rows for "
+                                           "the pervious rest,"))
+        P.add(f"{path}.area_ac", f"must equal the {what} ({fmt_value(round(total, 6))} ac) "
+                                 f"within 0.5 %{when}; got {fmt_value(area)}. {fix} or omit "
+                                 "area_ac.")
         return None
     if imp > area * (1 + 1e-9):
         P.add(f"{path}.impervious_connected_ac", f"plus impervious_unconnected_ac must be <= "
