@@ -83,7 +83,8 @@ _SEG_KEYS = {"sheet": tuple(schema.SheetSegment.model_fields),
 #: The CSV columns: the subcatchment's own keys, then its cover row's (``cover_`` before a
 #: name the subcatchment has too).
 _CSV_KEYS = tuple(k for k in _SUB_KEYS if k not in ("method", "cover", "tc_segment"))
-_CSV_COVER = {(f"cover_{k}" if k in _CSV_KEYS else k): k for k in _COVER_KEYS}
+_CSV_COVER = {(f"cover_{k}" if k in _CSV_KEYS else k): k
+              for k in sorted(_COVER_KEYS, key=lambda k: k in _CSV_KEYS)}
 _CSV_TEXT = ("id", "to", "description", "impervious_hsg")
 _IMPERVIOUS = ("impervious_connected", "impervious_unconnected")
 
