@@ -90,6 +90,7 @@ _IMPERVIOUS = ("impervious_connected", "impervious_unconnected")
 
 
 def _is_list(tp) -> bool:
+    """True for a declared list (an array of tables), optional or not."""
     return typing.get_origin(tp) is list or any(typing.get_origin(a) is list
                                                 for a in typing.get_args(tp))
 
