@@ -120,3 +120,13 @@ def test_every_key_the_csv_may_hold_is_a_key_of_the_model():
 
     columns = (*subcatchments._CSV_KEYS, *subcatchments._CSV_COVER.values())
     assert set(columns) <= set(Subcatchment.model_fields) | set(subcatchments._COVER_KEYS)
+
+
+def test_segments_adding_up_to_a_tc_out_of_range_are_one_problem(tmp_path):
+    seg = ('tc_hr = 0.15\n[[post.subcatchment.cover]]', '[[post.subcatchment.tc_segment]]\n'
+           'type = "shallow"\nlength_ft = 1e12\nslope_ftft = 0.02\nsurface = "paved"\n'
+           '[[post.subcatchment.cover]]')
+    got = problems(tmp_path, BASE.replace(*seg))
+    assert len(got) == 1 and got[0].startswith(
+        "site.toml: post.subcatchment[S-1].tc_segment must give a Tc <= 100 h, as tc_hr; "
+        "got "), got

@@ -234,6 +234,10 @@ def _segment_tc(P: _Problems, path: str,
     except HydrocalcError as exc:
         P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
         return None
+    if tc_hr > 100.0:  # the range of tc_hr
+        P.add(f"{path}.tc_segment", f"must give a Tc <= 100 h, as tc_hr; got "
+                                    f"{fmt_value(tc_hr)} h. Check the lengths and slopes")
+        return None
     return tc_hr, tuple(TcSegment(**{**s, "travel_time_hr": t})
                         for s, t in zip(segs, times, strict=True))
 
