@@ -222,7 +222,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     ctx = _Ctx(base, files, p2)
     scenarios = {}
     for name in SCENARIOS:
-        sc = _parse_scenario(P, name, doc.get(name), ctx, declared.get(name, []))
+        sc = _parse_scenario(P, name, doc.get(name), ctx, declared.get(name, []), doc)
         if sc is not None:
             scenarios[name] = sc
     rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios)

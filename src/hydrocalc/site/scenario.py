@@ -7,118 +7,158 @@ cycle, every node drains to a design point and every receiver gets flow.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from hydrocalc._validate import suggest
 from hydrocalc.schema_errors import FieldError, under
-from hydrocalc.site import network
+from hydrocalc.site import network, schema
 from hydrocalc.site import rational as rational_site
 from hydrocalc.site.files import _Ctx
 from hydrocalc.site.model import _ID_RE, DesignPoint, Scenario
 from hydrocalc.site.ponds import _check_backwater, _parse_pond
-from hydrocalc.site.problems import _label, _Problems, _short
+from hydrocalc.site.problems import _label, _Problems
 from hydrocalc.site.reaches import _parse_reach
-from hydrocalc.site.subcatchments import _parse_subcatchment, _subcatchments_from_csv
+from hydrocalc.site.subcatchments import (
+    _csv_errors,
+    _parse_subcatchment,
+    _subcatchments_from_csv,
+    _write,
+)
 
 # -- scenario -----------------------------------------------------------------------------
 
-_SCENARIO_KEYS = ("subcatchment", "pond", "reach", "design_point", "subcatchments_csv",
-                  "description")
-_DP_KEYS = ("id", "to", "description")
+#: The keys the loader reads: those of the declared model's tables.
+_SCENARIO_KEYS = tuple(schema.Scenario.model_fields)
+_DP_KEYS = tuple(schema.DesignPoint.model_fields)
 
 
-def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx,
-                    errors: list[FieldError]) -> Scenario | None:
-    prefix = name
+def _tables(m: Mapping, key: str) -> list:
+    """The entries of array of tables ``key`` (none when it is not one)."""
+    v = m.get(key, [])
+    return list(v) if isinstance(v, list) and all(isinstance(e, Mapping) for e in v) else []
+
+
+def _mine(e: FieldError, m) -> bool:
+    """A record of the scenario's own keys, TR-55 subcatchments and design points.
+
+    Not of the keys inside its ponds and reaches, nor of its rational subcatchments (their
+    parsers check them); of a subcatchment of an unknown method, only that.
+    """
+    if e.path[1:2] in (("pond",), ("reach",)) and len(e.path) > 2:
+        return False
+    entry = m["subcatchment"][e.path[2]] if e.path[1:2] == ("subcatchment",) and e.path[2:] \
+        else {}
+    method = entry.get("method", "tr55") if isinstance(entry, Mapping) else "tr55"
+    return method == "tr55" or (method != "rational" and e.path[3:] == ("method",))
+
+
+def _csv_entries(P: _Problems, name: str, m: Mapping, ctx: _Ctx, entries: list,
+                 errors: list[FieldError]) -> bool:
+    """Append the subcatchments of ``subcatchments_csv`` and the model's records of them.
+
+    True when the CSV file could not be read (its rows are missing).
+    """
+    if "subcatchments_csv" not in m:
+        return False
+    k = len(P.items)
+    failed = any(e.path[1:] == ("subcatchments_csv",) for e in errors)
+    rows = [] if failed else _subcatchments_from_csv(P, name, m["subcatchments_csv"], ctx)
+    errors += _csv_errors([entry for entry, _ in rows], (name, "subcatchment"), len(entries))
+    for entry, line in rows:
+        P.csv_lines[f"{name}.subcatchment[{_label(entry, len(entries))}]"] = line
+        entries.append(entry)
+    return failed or len(P.items) > k
+
+
+def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx, errors: list[FieldError],
+                    doc: Mapping) -> Scenario | None:
+    """``[pre]`` or ``[post]``: its nodes and the checks of its network.
+
+    Its keys, subcatchments and design points were checked by the declared model
+    (``errors``, the records of this scenario); the CSV rows of ``subcatchments_csv`` are
+    checked here by the same model.
+    """
     if m is None:
         P.raw(f"{P.where}: [{name}] scenario is required; got nothing. "
               f"Add [[{name}.subcatchment]] and [[{name}.design_point]] entries.")
         return None
-    if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
-        return None
     n0 = len(P.items)
-    P.unknown_keys(m, _SCENARIO_KEYS, prefix)
-    desc = P.text(m, "description", prefix, default="") or ""
-    sub_entries = list(P.tables(m, "subcatchment", prefix)) if "subcatchment" in m else []
-    csv_failed = False
-    if "subcatchments_csv" in m:
-        raw = P.text(m, "subcatchments_csv", prefix)
-        k_csv = len(P.items)
-        if raw is not None:
-            sub_entries += _subcatchments_from_csv(P, prefix, raw, ctx)
-        csv_failed = raw is None or len(P.items) > k_csv
-    if not sub_entries and not csv_failed:
-        P.add(f"{prefix}.subcatchment", "must have at least one entry; got none.")
-    subs, ponds, reaches, dps, rational = [], [], [], [], []
-    seen: dict[str, str] = {}
-    raw_nodes: dict[str, tuple[str, Any]] = {}  # id -> (kind, to) as written
-
-    def claim(node_id, path, kind=None, entry=None):
-        if node_id is None:
-            return
-        if entry is not None and node_id not in raw_nodes:
-            to = entry.get("to")
-            raw_nodes[node_id] = (kind, to if isinstance(to, str) else None)
-        if not _ID_RE.match(node_id):
-            P.add(f"{path}.id", f"must start with a letter or digit and contain only letters, "
-                                f"digits, '_', '-' or '.'; got {node_id!r}")
-        elif node_id in seen:
-            P.add(f"{path}.id", f"must be unique within scenario {name}; got {node_id!r}, already "
-                                f"used by {seen[node_id]}")
-        else:
-            seen[node_id] = path
-
-    for i, e in enumerate(sub_entries):
-        path = f"{prefix}.subcatchment[{_label(e, i)}]"
-        claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "subcatchment", e)
-        method = e.get("method", "tr55")
-        if method == "rational":
-
-            rs = rational_site.parse_subcatchment(P, e, path, ctx)
-            if rs is not None:
-                rational.append(rs)
-            continue
-        if method != "tr55":
-            P.add(f"{path}.method", f"must be one of tr55, rational; got {_short(method)}")
-            continue
-        s = _parse_subcatchment(P, {k: v for k, v in e.items() if k != "method"}, path, ctx)
-        if s is not None:
-            subs.append(s)
-    for i, e in enumerate(P.tables(m, "pond", prefix) if "pond" in m else []):
-        path = f"{prefix}.pond[{_label(e, i)}]"
-        claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "pond", e)
-        p = _parse_pond(P, e, path, ctx, under(errors, (name, "pond", i)), {name: m})
-        if p is not None:
-            ponds.append(p)
-    for i, e in enumerate(P.tables(m, "reach", prefix) if "reach" in m else []):
-        path = f"{prefix}.reach[{_label(e, i)}]"
-        claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "reach", e)
-        r = _parse_reach(P, e, path, ctx, under(errors, (name, "reach", i)), {name: m})
-        if r is not None:
-            reaches.append(r)
-    dp_entries = P.tables(m, "design_point", prefix) if "design_point" in m else []
-    if not dp_entries:
-        P.add(f"{prefix}.design_point", "must have at least one entry; got none. Add "
-                                        f"[[{prefix}.design_point]] with an id.")
-    for i, e in enumerate(dp_entries):
-        path = f"{prefix}.design_point[{_label(e, i)}]"
-        claim(e.get("id") if isinstance(e.get("id"), str) else None, path, "design_point", e)
-        k0 = len(P.items)
-        P.unknown_keys(e, _DP_KEYS, path)
-        did = P.text(e, "id", path, required=True)
-        to = P.text(e, "to", path) if "to" in e else None
-        d = P.text(e, "description", path, default="") or ""
-        if len(P.items) == k0:
-            dps.append(DesignPoint(id=did, to=to, description=d))
+    records = errors  # every record of the scenario (the ponds' and reaches' too)
+    errors = [e for e in errors if _mine(e, m) and not (
+        e.path == (name, "design_point") and e.error.get("type") in ("missing", "too_short"))]
+    if not isinstance(m, Mapping):
+        _write(P, errors, doc)
+        return None
+    entries = _tables(m, "subcatchment")
+    csv_failed = _csv_entries(P, name, m, ctx, entries, errors)
+    _write(P, errors, {name: {**m, "subcatchment": entries}})
+    if not entries and not csv_failed:
+        P.add(f"{name}.subcatchment", "must have at least one entry; got none.")
+    if not _tables(m, "design_point"):
+        P.add(f"{name}.design_point", "must have at least one entry; got none. Add "
+                                      f"[[{name}.design_point]] with an id.")
+    nodes = [(kind, i, e) for kind, rows in (
+        ("subcatchment", entries), ("pond", _tables(m, "pond")), ("reach", _tables(m, "reach")),
+        ("design_point", _tables(m, "design_point"))) for i, e in enumerate(rows)]
+    raw_nodes = _check_ids(P, name, nodes)
+    built = _build_nodes(P, name, nodes, ctx, errors, records, m)
     if not csv_failed:  # with unread CSV rows the network is incomplete: no false alarms
         _check_topology(P, name, raw_nodes)
-    _check_backwater(P, prefix, ponds)
+    _check_backwater(P, name, built["pond"])
     if len(P.items) > n0:
         return None
-    return Scenario(name=name, subcatchments=tuple(subs), ponds=tuple(ponds),
-                    reaches=tuple(reaches), design_points=tuple(dps), description=desc,
-                    rational=tuple(rational))
+    return Scenario(name=name, subcatchments=tuple(built["subcatchment"]),
+                    ponds=tuple(built["pond"]), reaches=tuple(built["reach"]),
+                    design_points=tuple(built["design_point"]),
+                    description=m.get("description", ""), rational=tuple(built["rational"]))
+
+
+def _check_ids(P: _Problems, name: str, nodes: list) -> dict[str, tuple[str, str | None]]:
+    """Node ids are unique; returns each node's kind and ``to`` as written, by id."""
+    seen: dict[str, str] = {}
+    raw: dict[str, tuple[str, str | None]] = {}
+    for kind, i, e in nodes:
+        nid, path, to = e.get("id"), f"{name}.{kind}[{_label(e, i)}]", e.get("to")
+        if not isinstance(nid, str):
+            continue
+        raw.setdefault(nid, (kind, to if isinstance(to, str) else None))
+        if not _ID_RE.match(nid):
+            if kind in ("pond", "reach") or e.get("method") == "rational":  # their parsers'
+                P.add(f"{path}.id", f"must start with a letter or digit and contain only "
+                                    f"letters, digits, '_', '-' or '.'; got {nid!r}")
+        elif nid in seen:
+            P.add(f"{path}.id", f"must be unique within scenario {name}; got {nid!r}, already "
+                                f"used by {seen[nid]}")
+        else:
+            seen[nid] = path
+    return raw
+
+
+def _build_nodes(P: _Problems, name: str, nodes: list, ctx: _Ctx,
+                 errors: list[FieldError], records: list[FieldError], m: Mapping) -> dict:
+    """The nodes of a scenario by kind, as their parsers build them.
+
+    ``errors`` are the declared model's records of the scenario's own tables (a node with
+    one is not built); ``records`` all of its records, the ponds' and reaches' included.
+    """
+    built: dict[str, list] = {k: [] for k in ("subcatchment", "rational", "pond", "reach",
+                                              "design_point")}
+    for kind, i, e in nodes:
+        path, method = f"{name}.{kind}[{_label(e, i)}]", e.get("method", "tr55")
+        faults = [f.path[3:] for f in errors if f.path[:3] == (name, kind, i)]
+        node: object
+        if kind == "subcatchment" and method == "rational":
+            kind, node = "rational", rational_site.parse_subcatchment(P, e, path, ctx)
+        elif kind == "subcatchment" and method == "tr55":
+            node = _parse_subcatchment(P, e, path, ctx, faults)
+        elif kind in ("pond", "reach"):
+            node = (_parse_pond if kind == "pond" else _parse_reach)(
+                P, e, path, ctx, under(records, (name, kind, i)), {name: m})
+        else:
+            node = (DesignPoint(**{k: e[k] for k in _DP_KEYS if k in e})
+                    if kind == "design_point" and not faults else None)
+        if node is not None:
+            built[kind].append(node)
+    return built
 
 
 def _check_topology(P: _Problems, name: str, raw: Mapping[str, tuple[str, str | None]]) -> None:

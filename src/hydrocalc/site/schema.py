@@ -59,7 +59,9 @@ __all__ = ["SiteFile", "site_json_schema"]
 
 # A node id: starts with a letter or digit; letters, digits, ``_``, ``-``, ``.``.
 _NodeId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$",
-                                          max_length=1000)]
+                                          max_length=1000),
+                    Says("must start with a letter or digit and contain only letters, digits, "
+                         "'_', '-' or '.'")]
 _StormName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
 Positive = Annotated[float, Field(gt=0)]
 NonNegative = Annotated[float, Field(ge=0)]
@@ -496,7 +498,7 @@ class ShallowSegment(InputModel):
     type: Literal["shallow"] = field("Flow regime", required=True)
     length_ft: float = field("Flow length", "ft", gt=0, required=True)
     slope_ftft: float = field("Slope", "ft/ft", gt=0, le=1, required=True)
-    surface: Literal["paved", "unpaved"] = field("Surface", required=True)
+    surface: Literal["unpaved", "paved"] = field("Surface", required=True)
 
 
 class ChannelSegment(InputModel):
@@ -519,7 +521,8 @@ class Subcatchment(InputModel):
 
     id: _NodeId = _id("subcatchment")
     to: Text = _to("subcatchment")
-    method: Literal["tr55"] | None = field("Method (default tr55)")
+    method: Annotated[Literal["tr55"], Says("must be one of tr55, rational")] | None = field(
+        "Method (default tr55)")
     description: Text | None = field(_DESC)
     area_ac: float | None = field("Drainage area (or area_ft2)", "ac", gt=0)
     area_ft2: float | None = field("Drainage area (or area_ac)", "ft2", gt=0)

@@ -1,29 +1,39 @@
 """``[[pre.subcatchment]]`` / ``[[post.subcatchment]]`` (TR-55 method) and their CSV form.
 
-Curve numbers come from cover tables (TR-55 Tables 2-2a..d, :func:`hydrocalc.runoff.curve_number`)
-or are given; impervious areas compose the CN (TR-55 Figs. 2-3 and 2-4), or alone make an
-all-impervious subcatchment (CN 98, TR-55 Table 2-2a); Tc is given or
-summed from travel-time segments (TR-55 Ch. 3, :func:`hydrocalc.tc.time_of_concentration`).
+Every key is checked by the declared model (:class:`hydrocalc.site.schema.Subcatchment`, its
+``[[...cover]]`` rows and its ``[[...tc_segment]]`` rows, one model per ``type``); the CSV
+rows become entries checked by the same model. What stays here: the rules between keys (an
+area in acres or in square feet, a CN or cover rows, a Tc or segments), the physical rules
+(the areas add up) and the values computed at load time. Curve numbers come from cover tables
+(TR-55 Tables 2-2a..d, :func:`hydrocalc.runoff.curve_number`) or are given; impervious areas
+compose the CN (TR-55 Figs. 2-3 and 2-4), or alone make an all-impervious subcatchment
+(CN 98, TR-55 Table 2-2a); Tc is given or summed from travel-time segments (TR-55 Ch. 3,
+:func:`hydrocalc.tc.time_of_concentration`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import typing
 import warnings
 from collections.abc import Mapping
-from typing import Any, cast
 
 from hydrocalc import tc
-from hydrocalc._validate import fmt_value, suggest
+from hydrocalc._validate import fmt_value, suggest, text_problem
 from hydrocalc.errors import HydrocalcError, InputError
 from hydrocalc.runoff import (
     IMPERVIOUS_CN,  # CN 98, TR-55 Table 2-2a (all HSGs)
     curve_number,
     impervious_composite_cn,
 )
+from hydrocalc.schema import InputModel
+from hydrocalc.schema_errors import FieldError, choices, field_errors
+from hydrocalc.site import schema
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
-from hydrocalc.site.model import HSGS, Cover, Subcatchment, TcSegment
-from hydrocalc.site.problems import _msg, _Problems, _to
+from hydrocalc.site.model import Cover, Subcatchment, TcSegment
+from hydrocalc.site.problems import _msg, _path_label, _Problems, _short
+from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
 # dependency adapters (layer 1/2 modules of the other topics)
@@ -48,9 +58,9 @@ def _composite_cn(pervious_cn: float, impervious_pct: float, unconnected_pct: fl
                                              unconnected_pct=unconnected_pct))
 
 
-def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
+def _segment_travel_times(segs: list[dict]) -> tuple[float, list[float]]:
     rows = []
-    for seg in segments:
+    for seg in segs:
         row = {k: v for k, v in seg.items() if k != "type"}
         row["kind"] = seg["type"]
         if seg["type"] == "sheet" and "surface" in row:
@@ -59,24 +69,73 @@ def _segment_travel_times(segments: list[dict]) -> tuple[float, list[float]]:
     total, table = tc.segment_travel_times(rows)
     times = [float(r["travel_time_hr"]) for r in table]
     return float(total), times
-_SUB_KEYS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "cover", "tc_hr",
-             "tc_segment", "impervious_connected_ac", "impervious_connected_ft2",
-             "impervious_unconnected_ac", "impervious_unconnected_ft2", "impervious_hsg")
-_COVER_KEYS = ("cover", "hsg", "area_ac", "area_ft2", "condition", "cn")
-_SEG_TYPES = ("sheet", "shallow", "channel")
-_SEG_KEYS = {
-    "sheet": ("type", "length_ft", "slope_ftft", "n", "surface", "p2_in", "max_length_ft"),
-    "shallow": ("type", "length_ft", "slope_ftft", "surface"),
-    "channel": ("type", "length_ft", "slope_ftft", "n", "area_ft2", "wetted_perimeter_ft"),
-}
-_SUB_CSV_SCALARS = ("id", "to", "description", "area_ac", "area_ft2", "cn", "tc_hr",
-                    "impervious_connected_ac", "impervious_connected_ft2",
-                    "impervious_unconnected_ac", "impervious_unconnected_ft2", "impervious_hsg")
-_SUB_CSV_COVER = {"cover": "cover", "hsg": "hsg", "condition": "condition",
-                  "cover_area_ac": "area_ac", "cover_area_ft2": "area_ft2", "cover_cn": "cn"}
 
 
-def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> list[dict]:
+# ----------------------------------------------------------------------------------------
+# the model's records, in the loader's words
+
+#: The keys the loader reads: those of the declared model's tables.
+_SUB_KEYS = tuple(schema.Subcatchment.model_fields)
+_COVER_KEYS = tuple(schema.Cover.model_fields)
+_SEG_KEYS = {"sheet": tuple(schema.SheetSegment.model_fields),
+             "shallow": tuple(schema.ShallowSegment.model_fields),
+             "channel": tuple(schema.ChannelSegment.model_fields)}
+#: The CSV columns: the subcatchment's own keys, then its cover row's (``cover_`` before a
+#: name the subcatchment has too).
+_CSV_KEYS = tuple(k for k in _SUB_KEYS if k not in ("method", "cover", "tc_segment"))
+_CSV_COVER = {(f"cover_{k}" if k in _CSV_KEYS else k): k
+              for k in sorted(_COVER_KEYS, key=lambda k: k in _CSV_KEYS)}
+_CSV_TEXT = ("id", "to", "description", "impervious_hsg")
+_IMPERVIOUS = ("impervious_connected", "impervious_unconnected")
+
+
+def _is_list(tp) -> bool:
+    """True for a declared list (an array of tables), optional or not."""
+    return typing.get_origin(tp) is list or any(typing.get_origin(a) is list
+                                                for a in typing.get_args(tp))
+
+
+def _write(P: _Problems, errors: list[FieldError], doc: Mapping) -> None:
+    """Write the declared model's records; a few keys keep the wording of their own rule."""
+    rest = []
+    for e in errors:
+        path = _path_label(doc, e.path)
+        opts = ", ".join(e.allowed if e.kind == "tag" else choices(e.info))
+        if e.kind == "tag" and e.value is None or e.kind == "missing" and opts:
+            P.add(f"{path}.type" if e.kind == "tag" else path,
+                  f"is required; got nothing. Use one of: {opts}")
+        elif e.kind == "tag":
+            P.add(f"{path}.type", f"must be one of {opts}; got {_short(e.value)}"
+                                  f"{suggest(str(e.value), e.allowed)}")
+        elif e.kind == "missing" and e.key == "to":
+            P.add(path, "is required; got nothing: the node drains nowhere. Name the "
+                        "downstream pond, reach or design point.")
+        elif e.key == "id" and e.kind == "value" and (bad := text_problem(e.value, required=True)):
+            P.add(path, bad)  # before the id's own rule
+        elif e.key in ("hsg", "impervious_hsg") and e.kind != "unknown":
+            P.add(path, "is required; got nothing. Use one of: A, B, C, D" if e.kind == "missing"
+                  else f"must be one of A, B, C, D; got {e.value!r}. For a dual group such as "
+                       "C/D enter the group that applies (drained: C; undrained: D)")
+        elif e.kind == "unknown" and e.table[-2:-1] == ("cover",) and e.key in _SUB_KEYS:
+            # the TOML trap: a subcatchment key written after a [[...cover]] header
+            P.raw(f"{P.where}: unknown key {path}: {e.key} is a subcatchment key; TOML puts "
+                  f"every key after a [[...cover]] header into that cover row, so move {e.key} "
+                  f"above the first [[...cover]] header of the subcatchment{P.line_of(path)}")
+        elif e.kind == "value" and e.path[-1:] == (e.key,) and _is_list(
+                e.info.annotation if e.info else None):
+            P.add(path, f"must be an array of tables ([[{path}]]); got {_short(e.value)}")
+        else:
+            rest.append(e)
+    P.declared(rest, doc)
+
+
+# ----------------------------------------------------------------------------------------
+# the CSV form
+
+
+def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str,
+                            ctx: _Ctx) -> list[tuple[dict, str]]:
+    """The entries of ``subcatchments_csv`` (one per id), each with its first row's line."""
     path = _site_path(P, f"{prefix}.subcatchments_csv", ctx.base_dir, raw, what="CSV file")
     if path is None:
         return []
@@ -86,7 +145,7 @@ def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> l
         P.raw(f"{exc}")
         return []
     _register_input(ctx.input_files, ctx.base_dir, path)
-    allowed = (*_SUB_CSV_SCALARS, *_SUB_CSV_COVER)
+    allowed = (*_CSV_KEYS, *_CSV_COVER)
     bad = [h for h in header if h not in allowed]
     for h in bad:
         P.raw(f"{P.where}: {prefix}.subcatchments_csv: unknown column {h!r} in {path.name}"
@@ -96,7 +155,7 @@ def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> l
     if "id" not in header:
         P.raw(f"{P.where}: {prefix}.subcatchments_csv: column 'id' is required in {path.name}")
         return []
-    entries: dict[str, dict] = {}
+    entries: dict[str, tuple[dict, str]] = {}
     for lineno, row in rows:
         typed = {h: _csv_value(v) for h, v in row.items()}
         sid = typed.get("id")
@@ -104,213 +163,235 @@ def _subcatchments_from_csv(P: _Problems, prefix: str, raw: str, ctx: _Ctx) -> l
             P.raw(f"{P.where}: {prefix}.subcatchments_csv: {path.name} line {lineno}: id is empty")
             continue
         sid = str(sid)
-        cover = {_SUB_CSV_COVER[k]: v for k, v in typed.items()
-                 if k in _SUB_CSV_COVER and v is not None}
-        scal = {k: (str(v) if k in ("id", "to", "description", "impervious_hsg") else v)
-                for k, v in typed.items() if k in _SUB_CSV_SCALARS and v is not None}
+        cover = {_CSV_COVER[k]: v for k, v in typed.items() if k in _CSV_COVER and v is not None}
+        scal = {k: (str(v) if k in _CSV_TEXT else v)
+                for k, v in typed.items() if k in _CSV_KEYS and v is not None}
         if sid not in entries:
-            entry = dict(scal)
-            entry["__line__"] = f"{path.name} line {lineno}"
-            if cover:
-                entry["cover"] = [cover]
-            entries[sid] = entry
-        else:
-            entry = entries[sid]
-            for k, v in scal.items():
-                if k != "id" and k in entry and entry[k] != v:
-                    P.raw(f"{P.where}: {prefix}.subcatchment[{sid}].{k} differs between rows of "
-                          f"{path.name} (line {lineno}: {v!r}, first row: {entry[k]!r}); "
-                          "continuation rows must leave it blank or repeat it")
-                entry.setdefault(k, v)
-            if cover:
-                entry.setdefault("cover", []).append(cover)
+            entries[sid] = (dict(scal), f"{path.name} line {lineno}")
+        entry = entries[sid][0]
+        for k, v in scal.items():
+            if entry.setdefault(k, v) is not v and entry[k] != v:
+                P.raw(f"{P.where}: {prefix}.subcatchment[{sid}].{k} differs between rows of "
+                      f"{path.name} (line {lineno}: {v!r}, first row: {entry[k]!r}); "
+                      "continuation rows must leave it blank or repeat it")
+        if cover:
+            entry.setdefault("cover", []).append(cover)
     return list(entries.values())
 
 
-def _hsg(P: _Problems, m: Mapping, key: str, path: str, *, required: bool) -> str | None:
-    """A hydrologic soil group A-D (case-insensitive)."""
-    if key not in m:
-        if required:
-            P.add(f"{path}.{key}", "is required; got nothing. Use one of: A, B, C, D")
-        return None
-    v = m[key]
-    if isinstance(v, str) and v.strip().upper() in HSGS:
-        return v.strip().upper()
-    P.add(f"{path}.{key}", f"must be one of A, B, C, D; got {v!r}. For a dual group such as "
-                           "C/D enter the group that applies (drained: C; undrained: D)")
-    return None
+def _csv_errors(entries: list[dict], prefix: tuple, start: int) -> list[FieldError]:
+    """The declared model's records of CSV entries, at ``prefix + (start + index, ...)``."""
+    return [dataclasses.replace(e, path=(*prefix, start + i, *e.path))
+            for i, entry in enumerate(entries) for e in field_errors(schema.Subcatchment, entry)]
 
 
-def _parse_cover(P, c, path) -> Cover | None:
+# ----------------------------------------------------------------------------------------
+# Tc segments
+
+
+def _segment_rules(P: _Problems, s: Mapping, path: str, ctx: _Ctx) -> None:
+    """A sheet-flow segment's Manning's n or surface (exactly one) and its 2-year rainfall."""
+    if s.get("type") != "sheet":
+        return
+    if ("n" in s) == ("surface" in s):
+        P.add(f"{path}.n", "(Manning's n) or surface (a TR-55 Table 3-1 key) is required, "
+                           "exactly one; got " + ("both" if "n" in s else "neither"))
+    if "p2_in" not in s and ctx.p2_in is None:
+        P.add(f"{path}.p2_in", "is required (2-year 24-hour rainfall for sheet flow, TR-55 "
+                               "Eq. 3-3) because [storms.depths_in] has no \"2yr\" storm; got "
+                               "nothing")
+
+
+def _segment(s: Mapping, ctx: _Ctx) -> dict:
+    """A valid segment's values, with the ``"2yr"`` storm as the default ``p2_in``."""
+    seg = {k: s[k] if isinstance(s[k], str) else float(s[k])
+           for k in _SEG_KEYS[s["type"]] if k in s}
+    if seg["type"] == "sheet":
+        seg.setdefault("p2_in", ctx.p2_in)
+    return seg
+
+
+class _OneSegment(InputModel):
+    """One Tc segment on its own."""
+
+    segment: schema.TcSegment
+
+
+def _parse_segment(P: _Problems, s: Mapping, path: str, ctx: _Ctx) -> dict | None:
+    """One Tc segment of a table checked outside the site model (a rational subcatchment)."""
     n0 = len(P.items)
-    for key in c:  # the TOML trap: a subcatchment key written after a [[...cover]] header
-        if key not in _COVER_KEYS and key in _SUB_KEYS:
-            P.items.append(
-                f"{P.where}: unknown key {path}.{key}: {key} is a subcatchment key; TOML puts "
-                f"every key after a [[...cover]] header into that cover row, so move {key} "
-                f"above the first [[...cover]] header of the subcatchment"
-                f"{P.line_of(f'{path}.{key}')}")
-    P.unknown_keys({k: v for k, v in c.items() if k not in _SUB_KEYS or k in _COVER_KEYS},
-                   _COVER_KEYS, path)
-    key = P.text(c, "cover", path, required=True)
-    hsg = _hsg(P, c, "hsg", path, required=True)
-    area = P.area_ac(c, path, "area", required=True, lower_inclusive=False)
-    cond = P.text(c, "condition", path) if "condition" in c else None
-    cn_given = "cn" in c
-    cn = (P.number(c, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0)
-          if cn_given else None)
-    if len(P.items) > n0:
+    errors = field_errors(_OneSegment, {"segment": s})
+    _write(P, [dataclasses.replace(e, path=(path, *e.path[1:])) for e in errors], {path: s})
+    _segment_rules(P, s, path, ctx)
+    return None if len(P.items) > n0 else _segment(s, ctx)
+
+
+def _segment_tc(P: _Problems, path: str,
+                segs: list[dict]) -> tuple[float, tuple[TcSegment, ...]] | None:
+    """Tc [h] and the timed segments of valid segments; None on a problem."""
+    try:
+        tc_hr, times = _segment_travel_times(segs)
+    except HydrocalcError as exc:
+        P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
         return None
-    # no problem recorded: the required cover and hsg were parsed (not None)
-    key, hsg = cast(str, key), cast(str, hsg)
-    if not cn_given:
+    if tc_hr > 100.0:  # the range of tc_hr
+        P.add(f"{path}.tc_segment", f"must give a Tc <= 100 h, as tc_hr; got "
+                                    f"{fmt_value(tc_hr)} h. Check the lengths and slopes")
+        return None
+    return tc_hr, tuple(TcSegment(**{**s, "travel_time_hr": t})
+                        for s, t in zip(segs, times, strict=True))
+
+
+# ----------------------------------------------------------------------------------------
+# subcatchments
+
+
+def _acres(m: Mapping, base: str) -> float:
+    """``<base>_ac`` or ``<base>_ft2`` in acres (0 when neither is a number)."""
+    for key, per_ac in ((f"{base}_ac", 1.0), (f"{base}_ft2", FT2_PER_AC)):
+        v = m.get(key)
+        if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+            return float(v) / per_ac
+    return 0.0
+
+
+def _one_unit(P: _Problems, m: Mapping, path: str, base: str, *, required: bool) -> None:
+    """``<base>_ac`` or ``<base>_ft2``: not both (and one when ``required``)."""
+    given = [k for k in (f"{base}_ac", f"{base}_ft2") if k in m]
+    if len(given) == 2:
+        P.add(f"{path}.{base}_ac", f"and {base}_ft2 must not both be given; got both. Keep one.")
+    elif required and not given:
+        P.add(f"{path}.{base}_ac", f"(or {base}_ft2) is required; got nothing. Add one.")
+
+
+def _cover(P: _Problems, c: Mapping, path: str, valid: bool) -> Cover | None:
+    """A cover row with its curve number (given or from TR-55 Tables 2-2a..d)."""
+    n0 = len(P.items)
+    _one_unit(P, c, path, "area", required=True)
+    if not valid or len(P.items) > n0:
+        return None
+    hsg, cond = c["hsg"].strip().upper(), c.get("condition")
+    cn = float(c["cn"]) if "cn" in c else None
+    if cn is None:
         try:
-            cn = _lookup_cn(key, hsg, cond)
-        except ImportError:
-            P.add(f"{path}.cover", "cannot be looked up: hydrocalc.runoff.curve_number is not "
-                                   "available; give cn for this row")
-            return None
+            cn = _lookup_cn(c["cover"], hsg, cond)
         except HydrocalcError as exc:
             P.add(f"{path}.cover", f"could not be looked up in TR-55 Tables 2-2a..d: {_msg(exc)}")
             return None
         if not (cn > 0 and math.isfinite(cn)):
             P.add(f"{path}.cover", f"has no curve number for HSG {hsg} in TR-55 Tables 2-2a..d "
-                                   f"({key!r}); give cn for this row")
+                                   f"({c['cover']!r}); give cn for this row")
             return None
-    return Cover(cover=key, hsg=hsg, area_ac=area, cn=cast(float, cn), condition=cond,
-                 cn_given=cn_given)
+    return Cover(cover=c["cover"], hsg=hsg, area_ac=_acres(c, "area"), cn=cn, condition=cond,
+                 cn_given="cn" in c)
 
 
-def _parse_segment(P, s, path, ctx: _Ctx) -> dict | None:
+def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx,
+                        faults: list[tuple]) -> Subcatchment | None:
+    """A TR-55 subcatchment: the rules between its keys, then its values computed.
+
+    Its keys were checked by the declared model; ``faults`` are the paths (inside the entry)
+    of the keys it refused.
+    """
     n0 = len(P.items)
-    kind = P.choice(s, "type", path, _SEG_TYPES, required=True)
-    if kind is None:
-        return None
-    P.unknown_keys(s, _SEG_KEYS[kind], path)
-    seg: dict[str, Any] = {"type": kind}
-    seg["length_ft"] = P.number(s, "length_ft", path, required=True, lower=0.0,
-                                lower_inclusive=False)
-    seg["slope_ftft"] = P.number(s, "slope_ftft", path, required=True, lower=0.0,
-                                 lower_inclusive=False, upper=1.0)
-    if kind == "sheet":
-        if ("n" in s) == ("surface" in s):
-            P.add(f"{path}.n", "(Manning's n) or surface (a TR-55 Table 3-1 key) is required, "
-                               "exactly one; got " + ("both" if "n" in s else "neither"))
-        elif "n" in s:
-            seg["n"] = P.number(s, "n", path, lower=0.0, lower_inclusive=False, upper=1.0)
-        else:
-            seg["surface"] = P.text(s, "surface", path)
-        if "max_length_ft" in s:
-            seg["max_length_ft"] = P.number(s, "max_length_ft", path, lower=0.0,
-                                            lower_inclusive=False)
-        if "p2_in" in s:
-            seg["p2_in"] = P.number(s, "p2_in", path, lower=0.0, lower_inclusive=False)
-        elif ctx.p2_in is None:
-            P.add(f"{path}.p2_in", "is required (2-year 24-hour rainfall for sheet flow, TR-55 "
-                                   "Eq. 3-3) because [storms.depths_in] has no \"2yr\" storm; got "
-                                   "nothing")
-        else:
-            seg["p2_in"] = ctx.p2_in
-    elif kind == "shallow":
-        seg["surface"] = P.choice(s, "surface", path, ("unpaved", "paved"), required=True)
-    else:
-        seg["n"] = P.number(s, "n", path, required=True, lower=0.0, lower_inclusive=False,
-                            upper=1.0)
-        seg["area_ft2"] = P.number(s, "area_ft2", path, required=True, lower=0.0,
-                                   lower_inclusive=False)
-        seg["wetted_perimeter_ft"] = P.number(s, "wetted_perimeter_ft", path, required=True,
-                                              lower=0.0, lower_inclusive=False)
-    if len(P.items) > n0:
-        return None
-    return seg
-
-
-def _parse_cn_inputs(P: _Problems, e: Mapping, path: str,
-                     imp: float) -> tuple[Any, list[Cover]]:
-    """The given composite CN (or None) and the parsed cover rows of a subcatchment entry."""
-    covers_raw = P.tables(e, "cover", path) if "cover" in e else []
-    has_cn = "cn" in e
-    if has_cn and covers_raw:
+    for base in ("area", *_IMPERVIOUS):
+        _one_unit(P, e, path, base, required=False)
+    imp = sum(_acres(e, b) for b in _IMPERVIOUS)
+    rows = e.get("cover", []) if ("cover",) not in faults else []
+    if "cn" in e and rows:
         P.add(f"{path}.cn", "and cover rows must not both be given; got both. Give cn (the "
                             "composite CN) or [[...cover]] rows (CN from TR-55 tables).")
-    elif not has_cn and not covers_raw and imp <= 0:
+    elif "cn" not in e and not rows and imp <= 0:
         P.add(f"{path}.cn", "(or [[...cover]] rows) is required; got nothing. Give the composite "
                             "cn, land-cover rows with cover, hsg and area_ac, or, for an "
                             "all-impervious subcatchment, impervious_connected_ac / "
                             "impervious_unconnected_ac alone.")
-    cn = P.number(e, "cn", path, lower=0.0, lower_inclusive=False, upper=100.0) if has_cn else None
-    covers: list[Cover] = []
-    for i, c in enumerate(covers_raw):
-        cv = _parse_cover(P, c, f"{path}.cover[{i}]")
-        if cv is not None:
-            covers.append(cv)
-    return cn, covers
-
-
-def _parse_tc_inputs(P: _Problems, e: Mapping, path: str,
-                     ctx: _Ctx) -> tuple[Any, list[dict]]:
-    """The given Tc [h] (or None) and the parsed Tc segments of a subcatchment entry."""
-    has_tc, segs_raw = "tc_hr" in e, (P.tables(e, "tc_segment", path) if "tc_segment" in e else [])
-    cover_rows = e.get("cover")
-    if has_tc and segs_raw:
+    segs = e.get("tc_segment", []) if ("tc_segment",) not in faults else []
+    if "tc_hr" in e and segs:
         P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
-    elif not has_tc and not segs_raw and not any(
-            isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c)
-            for c in (cover_rows if isinstance(cover_rows, list) else [])):
+    elif "tc_hr" not in e and not segs and not any(
+            isinstance(c, Mapping) and ("tc_hr" in c or "tc_segment" in c) for c in rows):
         # (a tc_hr caught inside a cover row is reported there, with the fix)
         P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
-    tc_hr = (P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0)
-             if has_tc else None)
-    segs = []
-    for i, s in enumerate(segs_raw):
-        seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
-        if seg is not None:
-            segs.append(seg)
-    return tc_hr, segs
+    for i, s in enumerate(segs):
+        _segment_rules(P, s, f"{path}.tc_segment[{i}]", ctx)
+    covers = [_cover(P, c, f"{path}.cover[{i}]", not any(f[:2] == ("cover", i) for f in faults))
+              for i, c in enumerate(rows)]
+    if faults or len(P.items) > n0:
+        return None
+    return _build(P, e, path, [c for c in covers if c is not None],
+                  [_segment(s, ctx) for s in segs])
 
 
-def _derived_cn(P: _Problems, path: str, covers: list[Cover], cn: Any, area: Any,
-                has_area: bool, imp: float, imp_u: float) -> tuple[Any, Any, str, Any] | None:
-    """Area [ac], CN, CN method and pervious CN of a parsed subcatchment; None on a problem."""
-    cn_method, pervious_cn = "given", None
-    if covers:
-        cover_area = sum(c.area_ac for c in covers)
-        total = cover_area + imp
-        if has_area and not math.isclose(total, area, rel_tol=0.005, abs_tol=1e-4):
-            P.add(f"{path}.area_ac", f"must equal the cover areas plus the impervious areas "
-                                     f"({fmt_value(round(total, 6))} ac) within 0.5 %; got "
-                                     f"{fmt_value(area)}. Fix the areas or omit area_ac.")
+def _build(P: _Problems, e: Mapping, path: str, covers: list[Cover],
+           segs: list[dict]) -> Subcatchment | None:
+    """A valid subcatchment's area, CN and Tc; None when the areas do not add up."""
+    imp_c, imp_u = (_acres(e, b) for b in _IMPERVIOUS)
+    imp = imp_c + imp_u
+    derived = _area_and_cn(P, path, e, covers, imp, imp_u)
+    if derived is None:
+        return None
+    area, cn, cn_method, pervious_cn = derived
+    tc_segments: tuple[TcSegment, ...] = ()
+    tc_hr, tc_method = e.get("tc_hr"), "given"
+    if segs:
+        timed = _segment_tc(P, path, segs)
+        if timed is None:
             return None
-        area = area if has_area else total
-        pervious_cn = sum(c.cn * c.area_ac for c in covers) / cover_area
-        imp_pct = 100.0 * imp / (cover_area + imp)
-        unc_pct = 100.0 * imp_u / imp if imp > 0 else 0.0
-        if imp > 0:
-            try:
-                cn = _composite_cn(pervious_cn, imp_pct, unc_pct)
-            except ImportError:
-                cn = pervious_cn + imp_pct / 100.0 * (98.0 - pervious_cn)
-            except HydrocalcError as exc:
-                P.add(path, f"composite CN could not be computed: {_msg(exc)}")
-                return None
-            cn_method = "covers+impervious (TR-55 Fig. 2-3/2-4)"
-        else:
-            cn = pervious_cn
-            cn_method = "covers (area-weighted, TR-55 Table 2-2)"
-    elif cn is None:
-        # all impervious (roofs, driveways, paved parking): the impervious keys alone
-        if has_area and not math.isclose(imp, area, rel_tol=0.005, abs_tol=1e-4):
-            P.add(f"{path}.area_ac", f"must equal the impervious areas "
-                                     f"({fmt_value(round(imp, 6))} ac) within 0.5 % when the "
-                                     f"subcatchment has no cover rows and no cn; got "
-                                     f"{fmt_value(area)}. Add [[...cover]] rows for the "
-                                     "pervious rest, or omit area_ac.")
-            return None
-        area = area if has_area else imp
-        cn = IMPERVIOUS_CN
-        cn_method = "impervious (TR-55 Table 2-2a, CN 98)"
-    elif area is None:
+        (tc_hr, tc_segments), tc_method = timed, "segments (TR-55 Ch. 3)"
+    imp_hsg = e["impervious_hsg"].strip().upper() if "impervious_hsg" in e else None
+    if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
+        imp_hsg = covers[0].hsg
+    return Subcatchment(id=e["id"], to=e["to"], area_ac=float(area), cn=float(cn),
+                        tc_hr=float(typing.cast(float, tc_hr)), impervious_connected_ac=imp_c,
+                        impervious_unconnected_ac=imp_u, impervious_hsg=imp_hsg,
+                        covers=tuple(covers), tc_segments=tc_segments, pervious_cn=pervious_cn,
+                        cn_method=cn_method, tc_method=tc_method,
+                        description=e.get("description", ""))
+
+
+def _cn_of(covers: list[Cover], cn, imp: float,
+           imp_u: float) -> tuple[float | None, float, str, float | None]:
+    """The area the CN is computed over (None: a given CN), the CN, how, and the pervious CN.
+
+    Area-weighted over the cover rows (TR-55 Table 2-2), composed with the impervious areas
+    (TR-55 Figs. 2-3/2-4), CN 98 for the impervious areas alone (TR-55 Table 2-2a), or given.
+    """
+    if not covers:
+        return (None, cn, "given", None) if cn is not None else (
+            imp, IMPERVIOUS_CN, "impervious (TR-55 Table 2-2a, CN 98)", None)
+    cover_area = sum(c.area_ac for c in covers)
+    pervious = sum(c.cn * c.area_ac for c in covers) / cover_area
+    if imp <= 0:
+        return cover_area, pervious, "covers (area-weighted, TR-55 Table 2-2)", pervious
+    total = cover_area + imp
+    return (total, _composite_cn(pervious, 100.0 * imp / total, 100.0 * imp_u / imp),
+            "covers+impervious (TR-55 Fig. 2-3/2-4)", pervious)
+
+
+def _area_and_cn(P: _Problems, path: str, e: Mapping, covers: list[Cover], imp: float,
+                 imp_u: float) -> tuple | None:
+    """Area [ac], CN, CN method and pervious CN of a valid subcatchment; None on a problem.
+
+    A given area must equal the cover and impervious areas it is computed from.
+    """
+    try:
+        total, cn, cn_method, pervious_cn = _cn_of(covers, e.get("cn"), imp, imp_u)
+    except HydrocalcError as exc:
+        P.add(path, f"composite CN could not be computed: {_msg(exc)}")
+        return None
+    area = _acres(e, "area") if "area_ac" in e or "area_ft2" in e else total
+    if area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when cn is given; got nothing.")
+        return None
+    if total is not None and not math.isclose(total, area, rel_tol=0.005, abs_tol=1e-4):
+        what, when, fix = (("cover areas plus the impervious areas", "", "Fix the areas")
+                           if covers else ("impervious areas", " when the subcatchment has no "
+                                           "cover rows and no cn", "Add [[...cover]] rows for "
+                                           "the pervious rest,"))
+        P.add(f"{path}.area_ac", f"must equal the {what} ({fmt_value(round(total, 6))} ac) "
+                                 f"within 0.5 %{when}; got {fmt_value(area)}. {fix} or omit "
+                                 "area_ac.")
         return None
     if imp > area * (1 + 1e-9):
         P.add(f"{path}.impervious_connected_ac", f"plus impervious_unconnected_ac must be <= "
@@ -318,64 +399,3 @@ def _derived_cn(P: _Problems, path: str, covers: list[Cover], cn: Any, area: Any
                                                  f"{fmt_value(imp)}")
         return None
     return area, cn, cn_method, pervious_cn
-
-
-def _segment_tc(P: _Problems, path: str,
-                segs: list[dict]) -> tuple[float, tuple[TcSegment, ...]] | None:
-    """Tc [h] and the timed segments of a parsed segment list; None on a problem."""
-    try:
-        tc_hr, times = _segment_travel_times(segs)
-    except ImportError:
-        P.add(f"{path}.tc_segment", "cannot be computed: hydrocalc.tc is not available; give "
-                                    "tc_hr")
-        return None
-    except HydrocalcError as exc:
-        P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
-        return None
-    return tc_hr, tuple(TcSegment(**{**s, "travel_time_hr": t})
-                        for s, t in zip(segs, times, strict=True))
-
-
-def _parse_subcatchment(P: _Problems, e: Mapping, path: str, ctx: _Ctx) -> Subcatchment | None:
-    n0 = len(P.items)
-    csv_line = e.get("__line__")
-    if csv_line:
-        P.csv_lines[path] = csv_line
-        e = {k: v for k, v in e.items() if k != "__line__"}
-    P.unknown_keys(e, _SUB_KEYS, path)
-    sid = P.text(e, "id", path, required=True)
-    to = _to(P, e, path)
-    desc = P.text(e, "description", path, default="") or ""
-    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
-    has_area = "area_ac" in e or "area_ft2" in e
-    imp_c = P.area_ac(e, path, "impervious_connected", required=False, lower_inclusive=True) or 0.0
-    imp_u = P.area_ac(e, path, "impervious_unconnected", required=False,
-                      lower_inclusive=True) or 0.0
-    imp_hsg = _hsg(P, e, "impervious_hsg", path, required=False)
-    cn, covers = _parse_cn_inputs(P, e, path, imp_c + imp_u)
-    tc_hr, segs = _parse_tc_inputs(P, e, path, ctx)
-    if len(P.items) > n0:
-        return None
-    # derived values
-    imp = imp_c + imp_u
-    derived = _derived_cn(P, path, covers, cn, area, has_area, imp, imp_u)
-    if derived is None:
-        return None
-    area, cn, cn_method, pervious_cn = derived
-    tc_method = "given"
-    tc_segments: tuple[TcSegment, ...] = ()
-    if segs:
-        timed = _segment_tc(P, path, segs)
-        if timed is None:
-            return None
-        tc_hr, tc_segments = timed
-        tc_method = "segments (TR-55 Ch. 3)"
-    if imp_hsg is None and imp > 0 and covers and len({c.hsg for c in covers}) == 1:
-        imp_hsg = covers[0].hsg
-    # no problem recorded: the destination and Tc were parsed (not None)
-    return Subcatchment(id=sid, to=cast(str, to), area_ac=float(area), cn=float(cn),
-                        tc_hr=float(cast(float, tc_hr)),
-                        impervious_connected_ac=float(imp_c),
-                        impervious_unconnected_ac=float(imp_u), impervious_hsg=imp_hsg,
-                        covers=tuple(covers), tc_segments=tc_segments, pervious_cn=pervious_cn,
-                        cn_method=cn_method, tc_method=tc_method, description=desc)
