@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hydrocalc._validate import suggest
+from hydrocalc.schema_errors import under
 from hydrocalc.site import network
 from hydrocalc.site import rational as rational_site
 from hydrocalc.site.files import _Ctx
@@ -73,7 +74,8 @@ def _parse_scenario(P: _Problems, name: str, m, ctx: _Ctx) -> Scenario | None:
         method = e.get("method", "tr55")
         if method == "rational":
 
-            rs = rational_site.parse_subcatchment(P, e, path, ctx)
+            rs = rational_site.parse_subcatchment(
+                P, e, path, ctx, under(ctx.errors.get(name, []), (name, "subcatchment", i)))
             if rs is not None:
                 rational.append(rs)
             continue
