@@ -193,21 +193,28 @@ def parse_settings(P, m, base_dir, input_files, storm_names, errors, doc
     bad = {e.path[1:3] for e in errors if e.kind != "unknown"}
     if (source,) in bad:
         return None
-    rps = {str(k): float(v) for k, v in m.get("return_periods_yr", {}).items()
-           if ("return_periods_yr", k) not in bad} if ("return_periods_yr",) not in bad else {}
     table, text = None, m.get("idf_source", "")
     if source != "idf":
         table, text = _intensity_table(P, source, m[source], base_dir, input_files)
         if table is None:
             return None
-    idf = {str(k): (float(c["b"]), float(c["d"]), float(c["e"]))
-           for k, c in m.get("idf", {}).items() if ("idf", k) not in bad}
-    settings = RationalSettings(source=source, source_text=text, table=table, idf=idf,
-                                return_periods_yr=rps)
+    settings = _settings(m, source, table, text, bad)
     _check_storms(P, settings, storm_names)
     if errors or len(P.items) > n0:
         return None
     return settings
+
+
+def _settings(m: Mapping, source: str, table, text: str, bad: set) -> RationalSettings:
+    """The settings of ``[rational]``: its valid return periods and IDF coefficients."""
+    rps = m.get("return_periods_yr", {}) if ("return_periods_yr",) not in bad else {}
+    idf = m.get("idf", {}) if ("idf",) not in bad else {}
+    return RationalSettings(
+        source=source, source_text=text, table=table,
+        idf={str(k): (float(c["b"]), float(c["d"]), float(c["e"])) for k, c in idf.items()
+             if ("idf", k) not in bad},
+        return_periods_yr={str(k): float(v) for k, v in rps.items()
+                           if ("return_periods_yr", k) not in bad})
 
 
 def _intensity_table(P, source: str, raw: str, base_dir, input_files) -> tuple[Any, str]:

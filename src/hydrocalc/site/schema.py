@@ -8,8 +8,10 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``) in its one-line
-messages; the other tables are still checked by their parsers. The rules between keys and
+(``[project]``, ``[construction]``, ``[storms]``, ``[analysis]``, ``[criteria]`` with its
+practices and redevelopment option, ``[checks]``, ``[confirmations]``, ``[rational]``,
+``[report]``, the rational subcatchments) in its one-line messages; the other tables are
+still checked by their parsers. The rules between keys and
 files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
 network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
 which reports every problem with the file's line numbers.

@@ -194,13 +194,15 @@ def _parse_report(P: _Problems, m, base_dir: pathlib.Path, files: dict,
     """
     if m is None:
         return ReportSettings()
-    P.declared(errors, doc)
-    if errors:
-        return None
     n0 = len(P.items)
-    paths = m.get("extra_sections", [])
-    for i, item in enumerate(paths):
+    P.declared(errors, doc)
+    paths = m.get("extra_sections", []) if isinstance(m, Mapping) else []
+    if not isinstance(paths, list) or len(paths) > MAX_EXTRA_SECTIONS:
+        return None
+    for i, item in enumerate(paths):  # a path that is not text: the model said so
         field = f"report.extra_sections[{i}]"
+        if not isinstance(item, str):
+            continue
         if item in paths[:i]:
             P.add(field, f"must be listed once; got {item!r:.80} twice")
         elif (path := _site_path(P, field, base_dir, item, what="notebook")) is not None:
@@ -234,28 +236,17 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
     if not isinstance(m, Mapping):
         return None
     bad = {e.path[1] for e in errors if len(e.path) > 1}
-    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
-    for k, v in vals.items():
-        if isinstance(v, int) and not isinstance(v, bool):
-            vals[k] = float(v)
-    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
-        if key in vals:
-            vals[key] = {h: float(x) for h, x in vals[key].items()}
-    if isinstance(m.get("waived"), Mapping):  # the valid waivers, for the storms' rule
-        failed = {e.path for e in errors}
-        vals["waived"] = {k: v for k, v in m["waived"].items()
-                          if (prefix, "waived", k) not in failed}
-    d = CriteriaSettings(**vals)
+    d = _criteria_settings(m, errors)
     for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
         v = getattr(d, key)
         if (storms is not None and d.standard == "ny_smdm" and "standard" not in bad
-                and key in vals
+                and key in m and key not in bad
                 and crit not in d.waived and v not in storms.depths_in):
             P.raw(f"{P.where}: criteria.{key} must name a design storm; got {v!r}"
                   f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
                   f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
                   f"{P.line_of(f'criteria.{key}')}")
-    if "rrv_factors" in vals and d.rrv_factors not in rrv_factor_sets():
+    if "rrv_factors" in m and "rrv_factors" not in bad and d.rrv_factors not in rrv_factor_sets():
         keys = rrv_factor_sets()
         P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
                                        f"table; got {d.rrv_factors!r}"
@@ -274,6 +265,26 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
     if len(P.items) > n0:
         return None
     return dataclasses.replace(d, **extra)
+
+
+def _criteria_settings(m: Mapping, errors: list[FieldError]) -> CriteriaSettings:
+    """The settings of the keys of ``[criteria]`` the model found valid (the others: defaults).
+
+    Numbers as floats; the valid waivers only (for the storms' rule).
+    """
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
+    for k, v in vals.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            vals[k] = float(v)
+    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
+        if key in vals:
+            vals[key] = {h: float(x) for h, x in vals[key].items()}
+    if isinstance(m.get("waived"), Mapping):
+        failed = {e.path for e in errors}
+        vals["waived"] = {k: v for k, v in m["waived"].items()
+                          if ("criteria", "waived", k) not in failed}
+    return CriteriaSettings(**vals)
 
 
 def _criteria_rules(P: _Problems, d: CriteriaSettings) -> None:
