@@ -128,20 +128,19 @@ def values_to_confirm(r: Redevelopment) -> list[dict]:
                  source=r.fraction_source, verified=False)]
 
 
-def parse_redevelopment(P, m, prefix: str) -> Redevelopment | None:
-    """Parse ``[criteria.redevelopment]`` with a :mod:`hydrocalc.site` problem collector.
+def parse_redevelopment(P, m, prefix: str, errors=()) -> Redevelopment | None:
+    """The rules of ``[criteria.redevelopment]`` (a :mod:`hydrocalc.site` problem collector).
 
-    An option without its parameters is one line per missing parameter, naming the option.
+    The declared model has checked each key (``errors``, written by the caller); here: the
+    parameters each option needs (one line per missing parameter, naming the option) or does
+    not use, and the areas' order.
     """
     if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
         return None
     n0 = len(P.items)
-    P.unknown_keys(m, _KEYS, prefix)
-    option = P.choice(m, "option", prefix, OPTIONS, required=True)
-    area = P.number(m, "redeveloped_area_ac", prefix, required=True, lower=0.0,
-                    lower_inclusive=False)
-    imp = P.number(m, "existing_impervious_ac", prefix, required=True, lower=0.0)
+    ok = {k: m[k] for k in m if k not in {e.path[2] for e in errors if len(e.path) > 2}}
+    option, area = ok.get("option"), ok.get("redeveloped_area_ac")
+    imp, after = ok.get("existing_impervious_ac"), ok.get("impervious_after_ac")
     if area is not None and imp is not None and imp > area:
         P.add(f"{prefix}.existing_impervious_ac", f"must be <= redeveloped_area_ac ({area:g}); "
                                                   f"got {imp:g}")
@@ -155,16 +154,18 @@ def parse_redevelopment(P, m, prefix: str) -> Redevelopment | None:
                                                        "existing_impervious_ac"}:
             if key in m:
                 P.add(f"{prefix}.{key}", f"does not apply to option {option!r}; remove it")
-    frac = P.number(m, "fraction", prefix, lower=0.0, lower_inclusive=False, upper=1.0)
-    src = P.text(m, "fraction_source", prefix)
-    after = P.number(m, "impervious_after_ac", prefix, lower=0.0)
     if after is not None and imp is not None and after > imp and option == "impervious_reduction":
         P.add(f"{prefix}.impervious_after_ac", f"must be <= existing_impervious_ac ({imp:g}) "
                                                f"for an impervious reduction; got {after:g}")
-    alt = P.number(m, "alternative_treated_acft", prefix, lower=0.0)
-    note = P.text(m, "alternative_practice_note", prefix, default="")
-    if len(P.items) > n0:
+    if errors or len(P.items) > n0:
         return None
-    return Redevelopment(option=option, redeveloped_area_ac=area, existing_impervious_ac=imp,
-                         fraction=frac, fraction_source=src, impervious_after_ac=after,
-                         alternative_treated_acft=alt, alternative_practice_note=note or "")
+    return Redevelopment(option=m["option"], redeveloped_area_ac=float(m["redeveloped_area_ac"]),
+                         existing_impervious_ac=float(m["existing_impervious_ac"]),
+                         fraction=float(m["fraction"]), fraction_source=m["fraction_source"],
+                         impervious_after_ac=_float(m.get("impervious_after_ac")),
+                         alternative_treated_acft=_float(m.get("alternative_treated_acft")),
+                         alternative_practice_note=m.get("alternative_practice_note", ""))
+
+
+def _float(x) -> float | None:
+    return None if x is None else float(x)

@@ -165,10 +165,12 @@ def _site_path(P: _Problems, field: str, base_dir: pathlib.Path, raw: str, *,
 class _Ctx:
     """What the scenario parser needs from the rest of the file."""
 
-    def __init__(self, base_dir, input_files, p2_in):
+    def __init__(self, base_dir, input_files, p2_in, errors=None, doc=None):
         self.base_dir = base_dir
         self.input_files = input_files
         self.p2_in = p2_in
+        self.errors = errors or {}  # the declared model's records, by scenario
+        self.doc = doc or {}
 
 
 def _register_input(input_files: dict, base_dir: pathlib.Path, path: pathlib.Path) -> None:

@@ -78,9 +78,10 @@ def _site_errors(doc: Mapping, tables: tuple[str, ...]) -> dict[str, list[FieldE
 
 
 #: The tables whose keys the declared model checks (the others: their parsers, by hand).
-_DECLARED = ("project", "construction", "analysis", "criteria", "pre", "post")
+_DECLARED = ("project", "construction", "analysis", "criteria", "storms", "report", "checks",
+             "confirmations", "rational", "pre", "post")
 #: Tables inside them still parsed by hand.
-_BY_HAND = (("criteria", "redevelopment"),)
+_BY_HAND: tuple[tuple[str, ...], ...] = ()
 
 
 def _annotate(problems: list[str], P: _Problems) -> list[str]:
@@ -189,7 +190,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             P.raw(f"{where}: unknown top-level key {key}{hint}{P.line_of(str(key))}")
 
 
-    declared = _site_errors(doc, _DECLARED)
+    declared = _site_errors(doc, _DECLARED + SCENARIOS)
     facts, probs = project_mod.parse_project(doc.get("project"), where=where,
                                              errors=declared.get("project", []))
     P.items += _annotate(probs, P)
@@ -208,7 +209,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         bad = start_date_problem(facts.state_permit.edition, construction.start_date)
         if bad:
             P.add("construction.start_date", bad.split(" ", 1)[1])
-    storms = _parse_storms(P, doc.get("storms"), base, files)
+    storms = _parse_storms(P, doc.get("storms"), base, files, declared.get("storms", []), doc)
     options = _parse_analysis(P, doc.get("analysis"), declared.get("analysis", []), doc)
     criteria = _parse_criteria(P, doc.get("criteria"), storms, declared.get("criteria", []),
                                doc)
@@ -219,13 +220,14 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         if bad:
             P.add("criteria.rrv_specific_reduction_factor", bad.split(" ", 1)[1])
     p2 = storms.depths_in.get("2yr") if storms is not None else _p2_fallback(doc, base)
-    ctx = _Ctx(base, files, p2)
+    ctx = _Ctx(base, files, p2, declared, doc)
     scenarios = {}
     for name in SCENARIOS:
         sc = _parse_scenario(P, name, doc.get(name), ctx, declared.get(name, []), doc)
         if sc is not None:
             scenarios[name] = sc
-    rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios)
+    rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios,
+                               declared.get("rational", []))
     if len(scenarios) == 2:
         pre_dp = {d.id for d in scenarios["pre"].design_points}
         post_dp = {d.id for d in scenarios["post"].design_points}
@@ -259,10 +261,10 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
         notes += design_manual_warnings(facts.design_manual, facts.design_manual_justification,
                                         permit)
 
-    checks, probs = plausibility.parse_checks(doc.get("checks"), where)
-    P.items += _annotate(probs, P)
-    confirmations = _parse_confirmations(P, doc.get("confirmations"))
-    report = _parse_report(P, doc.get("report"), base, files)
+    checks = plausibility.parse_checks(P, doc.get("checks"), declared.get("checks", []), doc)
+    confirmations = _parse_confirmations(P, doc.get("confirmations"),
+                                         declared.get("confirmations", []))
+    report = _parse_report(P, doc.get("report"), base, files, declared.get("report", []), doc)
     if P.items:
         return None, P.items
     notes += _confirmation_notes(confirmations, where)
@@ -287,7 +289,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
 site_problems.__doc__ = _site_problems.__doc__
 
 
-def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios):
+def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios, errors):
     """``[rational]`` settings; required by (and only with) rational subcatchments.
 
     Those need ``[criteria] standard = "none"`` (the sizing criteria need impervious covers).
@@ -295,7 +297,8 @@ def _parse_rational(P: _Problems, doc, base, files, storms, criteria, scenarios)
     users = [(sc.name, s.id) for sc in scenarios.values() for s in sc.rational]
     settings = None
     if "rational" in doc and storms is not None:
-        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names)
+        settings = rational_site.parse_settings(P, doc["rational"], base, files, storms.names,
+                                                errors, doc)
     if users and "rational" not in doc:
         name, sid = users[0]
         P.add(f"{name}.subcatchment[{sid}].method", "= \"rational\" needs a [rational] "

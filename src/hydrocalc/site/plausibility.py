@@ -116,38 +116,20 @@ DEFAULT_AREA_TOLERANCE_PCT = 1.0
 _RP_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*-?\s*(?:yr|year|years|y)$", re.IGNORECASE)
 
 
-def parse_checks(m, where: str = "site.toml") -> tuple[dict, list[str]]:
-    """Validate the ``[checks]`` table; ``({"area_tolerance_pct", "accept"}, problems)``."""
-    out = {"area_tolerance_pct": DEFAULT_AREA_TOLERANCE_PCT, "accept": ()}
-    problems: list[str] = []
-    if m is None:
-        return out, problems
-    if not isinstance(m, Mapping):
-        return out, [f"{where}: checks must be a table; got {type(m).__name__}"]
-    for key in m:
-        if key not in CHECK_KEYS:
-            hint = suggest(str(key), CHECK_KEYS) or f". Valid keys: {', '.join(CHECK_KEYS)}"
-            problems.append(f"{where}: unknown key checks.{key}{hint}")
-    if "area_tolerance_pct" in m:
-        v = m["area_tolerance_pct"]
-        if isinstance(v, bool) or not isinstance(v, int | float) or not (0 <= v <= 100):
-            problems.append(f"{where}: checks.area_tolerance_pct must be a number in [0, 100]; "
-                            f"got {v!r}"[:200])
-        else:
-            out["area_tolerance_pct"] = float(v)
-    if "accept" in m:
-        v = m["accept"]
-        if not isinstance(v, list) or not all(isinstance(k, str) for k in v):
-            problems.append(f"{where}: checks.accept must be a list of warning keys; got "
-                            f"{v!r}"[:200])
-        else:
-            for k in v:
-                if k not in ACCEPT_KEYS:
-                    problems.append(f"{where}: checks.accept lists an unknown warning key "
-                                    f"{k[:40]!r}{suggest(k, ACCEPT_KEYS)} Valid: "
-                                    f"{', '.join(ACCEPT_KEYS)}")
-            out["accept"] = tuple(v)
-    return out, problems
+def parse_checks(P, m, errors, doc) -> dict:
+    """``[checks]``, whose keys the declared model has checked (``errors``, recorded on ``P``).
+
+    Returns ``{"area_tolerance_pct", "accept"}``, the defaults for a table at fault.
+    """
+    keys = [e for e in errors if e.error.get("type") == "literal_error"
+            and all(isinstance(k, str) for k in e.value)]
+    for k in (k for e in keys for k in e.value if k not in ACCEPT_KEYS):  # each, with a hint
+        P.add("checks.accept", f"lists an unknown warning key {k[:40]!r}"
+                               f"{suggest(k, ACCEPT_KEYS)} Valid: {', '.join(ACCEPT_KEYS)}")
+    P.declared([e for e in errors if e not in keys], doc)
+    m = m if isinstance(m, Mapping) and not errors else {}
+    return {"area_tolerance_pct": float(m.get("area_tolerance_pct", DEFAULT_AREA_TOLERANCE_PCT)),
+            "accept": tuple(m.get("accept", ()))}
 
 
 def _return_period(name: str) -> float | None:

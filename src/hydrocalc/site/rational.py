@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -58,12 +59,15 @@ from hydrocalc.rational import (
 )
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import TcSegment
-from hydrocalc.site.problems import _msg, _short, _to
+from hydrocalc.site.problems import _msg
 from hydrocalc.site.subcatchments import _parse_segment, _segment_travel_times
+from hydrocalc.units import FT2_PER_AC
 
 __all__ = ["RationalSettings", "RationalSubcatchment", "idf_intensity_in_hr",
            "rational_flows"]
 
+#: The keys of ``[rational]``, its IDF tables, a rational subcatchment and its cover rows
+#: (declared by :mod:`hydrocalc.site.schema`).
 _RATIONAL_KEYS = ("pfds_csv", "depth_file", "idf", "idf_source", "return_periods_yr")
 _IDF_KEYS = ("b", "d", "e")
 _SUB_KEYS = ("id", "to", "description", "method", "c", "cover", "area_ac", "area_ft2",
@@ -166,184 +170,202 @@ class RationalSubcatchment:
 # -- parsing (called by hydrocalc.site with its problem collector) ------------------------
 
 
-def parse_settings(P, m, base_dir, input_files, storm_names) -> RationalSettings | None:
-    """``[rational]`` -> :class:`RationalSettings` (problems recorded on ``P``)."""
-    prefix = "rational"
+def parse_settings(P, m, base_dir, input_files, storm_names, errors, doc
+                   ) -> RationalSettings | None:
+    """``[rational]`` -> :class:`RationalSettings` (problems recorded on ``P``).
+
+    The declared model has checked the keys (``errors``); by hand: exactly one intensity
+    source, the file it names, and an intensity for every storm.
+    """
+    P.declared(errors, doc)
     if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {_short(m)}")
         return None
     n0 = len(P.items)
-    P.unknown_keys(m, _RATIONAL_KEYS, prefix)
     given = [k for k in ("pfds_csv", "depth_file", "idf") if k in m]
     if len(given) != 1:
-        P.add(prefix, "needs exactly one intensity source: pfds_csv (a NOAA Atlas 14 PFDS "
-                      "depth CSV), depth_file (a design_storms TOML) or idf (b, d, e per "
-                      f"storm); got {', '.join(given) if given else 'none'}")
+        P.add("rational", "needs exactly one intensity source: pfds_csv (a NOAA Atlas 14 PFDS "
+                          "depth CSV), depth_file (a design_storms TOML) or idf (b, d, e per "
+                          f"storm); got {', '.join(given) if given else 'none'}")
         return None
-    rps: dict[str, float] = {}
-    raw_rps = m.get("return_periods_yr", {})
-    if not isinstance(raw_rps, Mapping):
-        P.add(f"{prefix}.return_periods_yr", f"must be a table of storm = years; got "
-                                             f"{_short(raw_rps)}")
-    else:
-        for k, v in raw_rps.items():
-            x = P.check_number(v, f"{prefix}.return_periods_yr.{k}", lower=0.0,
-                               lower_inclusive=False)
-            if x is not None:
-                rps[str(k)] = x
     source = given[0]
-    table, idf, text = None, {}, ""
-    if source in ("pfds_csv", "depth_file"):
-        raw = P.text(m, source, prefix)
-        if raw is None:
+    if source == "idf" and "idf_source" not in m:
+        P.add("rational.idf_source", "is required; got nothing. Add it to the file.")
+    bad = {e.path[1:3] for e in errors if e.kind != "unknown"}
+    if (source,) in bad:
+        return None
+    table, text = None, m.get("idf_source", "")
+    if source != "idf":
+        table, text = _intensity_table(P, source, m[source], base_dir, input_files)
+        if table is None:
             return None
-        path = _site_path(P, f"{prefix}.{source}", base_dir, raw,
-                                   what="CSV file" if source == "pfds_csv" else "depth file",
-                                   design_storms=source == "depth_file")
-        if path is None:
-            return None
-
-        try:
-            with __import__("warnings").catch_warnings():
-                __import__("warnings").simplefilter("ignore")
-                table = (design_storms.read_pfds_csv(path) if source == "pfds_csv"
-                         else design_storms.load_depth_file(path, warn=False))
-        except HydrocalcError as exc:
-            P.add(f"{prefix}.{source}", f"could not be read: {_msg(exc)}")
-            return None
-        _register_input(input_files, base_dir, path)
-        text = f"{table.source} (file {path.name})"
-        if getattr(table, "illustrative", False):
-            text += " [ILLUSTRATIVE depths]"
-    else:
-        raw_idf = m["idf"]
-        if not isinstance(raw_idf, Mapping):
-            P.add(f"{prefix}.idf", f"must be a table of storms, each with b, d, e; got "
-                                   f"{_short(raw_idf)}")
-            return None
-        for storm, coef in raw_idf.items():
-            where = f"{prefix}.idf.{storm}"
-            if not isinstance(coef, Mapping):
-                P.add(where, f"must be a table with b, d, e; got {_short(coef)}")
-                continue
-            P.unknown_keys(coef, _IDF_KEYS, where)
-            b = P.number(coef, "b", where, required=True, lower=0.0, lower_inclusive=False)
-            d = P.number(coef, "d", where, required=True, lower=0.0)
-            e = P.number(coef, "e", where, required=True, lower=0.0, lower_inclusive=False,
-                         upper=2.0)
-            if None not in (b, d, e):
-                idf[str(storm)] = (b, d, e)
-        src = P.text(m, "idf_source", prefix, required=True)
-        text = src
-    settings = RationalSettings(source=source, source_text=text, table=table, idf=idf,
-                                return_periods_yr=rps)
-    for storm in storm_names:
-        if source == "idf":
-            if storm not in idf and not any(p.startswith(f"{prefix}.idf.{storm}")
-                                            for p in P.items):
-                P.add(f"{prefix}.idf", f"needs b, d, e for every storm; got none for "
-                                       f"{storm!r}. Add [rational.idf.{storm}]")
-            continue
-        t = settings.return_period(storm)
-        if t is None:
-            P.add(f"{prefix}.return_periods_yr", f"must give the return period of storm "
-                                                 f"{storm!r} (its name is not '<T>yr'); got "
-                                                 "nothing")
-        elif not any(math.isclose(float(t), float(c))
-                     for c in settings.table.return_periods_yr):
-            P.add(f"{prefix}.{source}", f"has no {t:g}-yr column for storm {storm!r}; its "
-                                        f"return periods are {settings.table.return_periods_yr}")
-    if len(P.items) > n0:
+    settings = _settings(m, source, table, text, bad)
+    _check_storms(P, settings, storm_names)
+    if errors or len(P.items) > n0:
         return None
     return settings
 
 
-def parse_subcatchment(P, e: Mapping, path: str, ctx) -> RationalSubcatchment | None:
-    """One ``method = "rational"`` subcatchment (problems recorded on ``P``)."""
-    n0 = len(P.items)
-    P.unknown_keys(e, _SUB_KEYS, path)
-    sid = P.text(e, "id", path, required=True)
-    to = _to(P, e, path)
-    desc = P.text(e, "description", path, default="") or ""
-    area = P.area_ac(e, path, "area", required=False, lower_inclusive=False)
-    has_area = "area_ac" in e or "area_ft2" in e
-    covers_raw = P.tables(e, "cover", path) if "cover" in e else []
-    c = None
-    if "c" in e and covers_raw:
-        P.add(f"{path}.c", "and cover rows must not both be given; got both. Give c, or "
-                           "[[...cover]] rows each with cover, c and area_ac")
-    elif "c" not in e and not covers_raw:
-        P.add(f"{path}.c", "(or [[...cover]] rows) is required; got nothing. Give the runoff "
-                           "coefficient explicitly (no default: see hydrocalc tables show "
-                           "rational_runoff_coefficients for ranges)")
-    elif "c" in e:
-        c = P.number(e, "c", path, lower=0.0, upper=1.0, lower_inclusive=False)
-    covers = []
-    for i, row in enumerate(covers_raw):
-        cp = f"{path}.cover[{i}]"
-        P.unknown_keys(row, _COVER_KEYS, cp)
-        key = P.text(row, "cover", cp, required=True)
-        cv = P.number(row, "c", cp, required=True, lower=0.0, upper=1.0, lower_inclusive=False)
-        a = P.area_ac(row, cp, "area", required=True, lower_inclusive=False)
-        if key is None or cv is None or a is None:
-            continue
+def _settings(m: Mapping, source: str, table, text: str, bad: set) -> RationalSettings:
+    """The settings of ``[rational]``: its valid return periods and IDF coefficients."""
+    rps = m.get("return_periods_yr", {}) if ("return_periods_yr",) not in bad else {}
+    idf = m.get("idf", {}) if ("idf",) not in bad else {}
+    return RationalSettings(
+        source=source, source_text=text, table=table,
+        idf={str(k): (float(c["b"]), float(c["d"]), float(c["e"])) for k, c in idf.items()
+             if ("idf", k) not in bad},
+        return_periods_yr={str(k): float(v) for k, v in rps.items()
+                           if ("return_periods_yr", k) not in bad})
 
-        try:
-            lo, hi = runoff_coefficient_range(key)
-        except InputError as exc:
-            P.add(f"{cp}.cover", _msg(exc).replace("cover ", "", 1))
+
+def _intensity_table(P, source: str, raw: str, base_dir, input_files) -> tuple[Any, str]:
+    """The depth table named by ``rational.pfds_csv`` or ``rational.depth_file`` and its text."""
+    path = _site_path(P, f"rational.{source}", base_dir, raw,
+                      what="CSV file" if source == "pfds_csv" else "depth file",
+                      design_storms=source == "depth_file")
+    if path is None:
+        return None, ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = (design_storms.read_pfds_csv(path) if source == "pfds_csv"
+                     else design_storms.load_depth_file(path, warn=False))
+    except HydrocalcError as exc:
+        P.add(f"rational.{source}", f"could not be read: {_msg(exc)}")
+        return None, ""
+    _register_input(input_files, base_dir, path)
+    text = f"{table.source} (file {path.name})"
+    return table, text + (" [ILLUSTRATIVE depths]" if getattr(table, "illustrative", False)
+                          else "")
+
+
+def _check_storms(P, settings: RationalSettings, storm_names) -> None:
+    """Every storm has an intensity: IDF coefficients, or a return period in the table."""
+    for storm in storm_names:
+        if settings.source == "idf":
+            if storm not in settings.idf:
+                P.add("rational.idf", f"needs b, d, e for every storm; got none for "
+                                      f"{storm!r}. Add [rational.idf.{storm}]")
             continue
-        if not lo - 1e-12 <= cv <= hi + 1e-12:
-            P.add(f"{cp}.c", f"must be within the range of {key!r} in HEC-22 Table 3-1 "
-                             f"[{lo:g}, {hi:g}]; got {cv:g}")
-            continue
-        covers.append({"cover": key, "c": cv, "c_low": lo, "c_high": hi, "area_ac": a})
-    has_tc = "tc_hr" in e
-    segs_raw = P.tables(e, "tc_segment", path) if "tc_segment" in e else []
-    if has_tc and segs_raw:
-        P.add(f"{path}.tc_hr", "and tc_segment rows must not both be given; got both. Keep one.")
-    elif not has_tc and not segs_raw:
-        P.add(f"{path}.tc_hr", "(or [[...tc_segment]] rows) is required; got nothing.")
-    tc = P.number(e, "tc_hr", path, lower=0.0, lower_inclusive=False, upper=100.0) \
-        if has_tc else None
-    segs = []
-    for i, s in enumerate(segs_raw):
-        seg = _parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
-        if seg is not None:
-            segs.append(seg)
+        t = settings.return_period(storm)
+        if t is None:
+            P.add("rational.return_periods_yr", f"must give the return period of storm "
+                                                f"{storm!r} (its name is not '<T>yr'); got "
+                                                "nothing")
+        elif not any(math.isclose(float(t), float(c))
+                     for c in settings.table.return_periods_yr):
+            P.add(f"rational.{settings.source}",
+                  f"has no {t:g}-yr column for storm {storm!r}; its return periods are "
+                  f"{settings.table.return_periods_yr}")
+
+
+def parse_subcatchment(P, e: Mapping, path: str, ctx, errors) -> RationalSubcatchment | None:
+    """One ``method = "rational"`` subcatchment (problems recorded on ``P``).
+
+    The declared model has checked its keys (``errors``, but the id's form, which the
+    scenario checks with every node's, and the Tc segments' keys, checked by
+    :func:`~hydrocalc.site.subcatchments._parse_segment`). By hand: one key of each pair
+    (``c`` or cover rows, ``tc_hr`` or segments, an area in ac or ft2), each cover's C in the
+    range of its HEC-22 key, the cover areas adding up to the area, the segments' Tc.
+    """
+    n0 = len(P.items)
+    P.declared([x for x in errors if _written_here(x)], ctx.doc)
+    for key, rows, both, neither in _PAIRS:
+        if key in e and _tables(e, rows):
+            P.add(f"{path}.{key}", f"and {rows} rows must not both be given; got both. {both}")
+        elif key not in e and not _tables(e, rows):
+            P.add(f"{path}.{key}", f"(or [[...{rows}]] rows) is required; got nothing.{neither}")
+    area = _area_ac(P, e, path, [x for x in errors if len(x.path) == 4], required=False)
+    covers: list[Any] = [_cover(P, row, f"{path}.cover[{i}]", [x for x in errors
+                                                   if x.path[3:5] == ("cover", i)])
+              for i, row in enumerate(_tables(e, "cover"))]
+    segs: list[Any] = [_parse_segment(P, s, f"{path}.tc_segment[{i}]", ctx)
+            for i, s in enumerate(_tables(e, "tc_segment"))]
     if len(P.items) > n0:
         return None
-    c_method = "given"
-    if covers:
-        total = sum(r["area_ac"] for r in covers)
-        if has_area and not math.isclose(total, area, rel_tol=0.005, abs_tol=1e-4):
-            P.add(f"{path}.area_ac", f"must equal the cover areas ({total:.6g} ac) within "
-                                     f"0.5 %; got {area:g}. Fix the areas or omit area_ac.")
-            return None
-        area = area if has_area else total
-
-        c = composite_c([r["c"] for r in covers], [r["area_ac"] for r in covers])
-        c_method = "composite of cover rows (C chosen within HEC-22 Table 3-1 ranges)"
-    elif area is None:
+    if covers and area is not None and not math.isclose(
+            total := sum(r["area_ac"] for r in covers), area, rel_tol=0.005, abs_tol=1e-4):
+        P.add(f"{path}.area_ac", f"must equal the cover areas ({total:.6g} ac) within "
+                                 f"0.5 %; got {area:g}. Fix the areas or omit area_ac.")
+        return None
+    if not covers and area is None:
         P.add(f"{path}.area_ac", "(or area_ft2) is required when c is given; got nothing.")
         return None
-    tc_method = "given"
-    tc_segments: tuple[TcSegment, ...] = ()
-    if segs:
-        try:
-            tc, times = _segment_travel_times(segs)
-        except HydrocalcError as exc:
-            P.add(f"{path}.tc_segment", f"travel time could not be computed: "
-                                        f"{_msg(exc)}")
-            return None
-        tc_segments = tuple(TcSegment(**{**s, "travel_time_hr": t})
-                            for s, t in zip(segs, times, strict=True))
-        tc_method = "segments (TR-55 Ch. 3)"
-    # after the problem check above, to, c and tc are set (a missing one is a problem)
-    return RationalSubcatchment(id=sid, to=cast(str, to), area_ac=float(area),
-                                c=float(cast(float, c)), tc_hr=float(cast(float, tc)),
-                                c_method=c_method, covers=tuple(covers),
-                                tc_segments=tc_segments, tc_method=tc_method, description=desc)
+    try:
+        tc_hr, times = _segment_travel_times(segs) if segs else (e["tc_hr"], [])
+    except HydrocalcError as exc:
+        P.add(f"{path}.tc_segment", f"travel time could not be computed: {_msg(exc)}")
+        return None
+    return _subcatchment(e, area, covers, segs, tc_hr, times)
+
+
+def _subcatchment(e: Mapping, area_ac: float | None, covers: list, segs: list, tc_hr: float,
+                  times: list) -> RationalSubcatchment:
+    """The subcatchment of valid keys.
+
+    C given or the composite of the cover rows (then the area is theirs when not given), Tc
+    given or the sum of the segments' travel times.
+    """
+    c, c_method = e.get("c"), "given"
+    if covers:
+        c = composite_c([r["c"] for r in covers], [r["area_ac"] for r in covers])
+        c_method = "composite of cover rows (C chosen within HEC-22 Table 3-1 ranges)"
+        area_ac = sum(r["area_ac"] for r in covers) if area_ac is None else area_ac
+    return RationalSubcatchment(
+        id=e["id"], to=e["to"], area_ac=float(cast(float, area_ac)), c=float(cast(float, c)),
+        tc_hr=float(tc_hr), c_method=c_method, covers=tuple(covers),
+        tc_segments=tuple(TcSegment(**{**s, "travel_time_hr": t})
+                          for s, t in zip(segs, times, strict=True)),
+        tc_method="segments (TR-55 Ch. 3)" if segs else "given",
+        description=e.get("description", ""))
+
+
+#: The keys given one instead of the other: key, rows, hint when both, hint when neither.
+_PAIRS = (("c", "cover", "Give c, or [[...cover]] rows each with cover, c and area_ac",
+           " Give the runoff coefficient explicitly (no default: see hydrocalc tables show "
+           "rational_runoff_coefficients for ranges)"),
+          ("tc_hr", "tc_segment", "Keep one.", ""))
+
+
+def _tables(e: Mapping, key: str) -> list:
+    """The rows of ``key`` (none when it is not an array of tables: the model says so)."""
+    rows = e.get(key)
+    return rows if isinstance(rows, list) and all(isinstance(r, Mapping) for r in rows) else []
+
+
+def _area_ac(P, m: Mapping, prefix: str, errors, *, required: bool) -> float | None:
+    """``area_ac`` or ``area_ft2`` (one of them), in acres; None when absent or at fault."""
+    given = [k for k in ("area_ac", "area_ft2") if k in m]
+    if len(given) == 2:
+        P.add(f"{prefix}.area_ac", "and area_ft2 must not both be given; got both. Keep one.")
+    elif not given and required:
+        P.add(f"{prefix}.area_ac", "(or area_ft2) is required; got nothing. Add one.")
+    if len(given) != 1 or any(x.key == given[0] for x in errors):
+        return None
+    return float(m[given[0]]) / (1.0 if given[0] == "area_ac" else FT2_PER_AC)
+
+
+def _cover(P, row: Mapping, cp: str, errors) -> dict | None:
+    """One cover row of a composite C: its area, and its C within the range of its key."""
+    a = _area_ac(P, row, cp, errors, required=True)
+    key, cv = row.get("cover"), row.get("c")
+    if a is None or key is None or cv is None or {"cover", "c"} & {x.key for x in errors}:
+        return None
+    try:
+        lo, hi = runoff_coefficient_range(key)
+    except InputError as exc:
+        P.add(f"{cp}.cover", _msg(exc).replace("cover ", "", 1))
+        return None
+    if not lo - 1e-12 <= cv <= hi + 1e-12:
+        P.add(f"{cp}.c", f"must be within the range of {key!r} in HEC-22 Table 3-1 "
+                         f"[{lo:g}, {hi:g}]; got {cv:g}")
+        return None
+    return {"cover": key, "c": float(cv), "c_low": lo, "c_high": hi, "area_ac": a}
+
+
+def _written_here(x) -> bool:
+    """A record of the model this parser writes: not the id's form, nor a Tc segment's key."""
+    return (not (x.path[3:] == ("id",) and x.error.get("type") == "string_pattern_mismatch")
+            and not (x.path[3:4] == ("tc_segment",) and len(x.path) > 4))
 
 
 def check_durations(P, settings: RationalSettings, scenarios, storm_names) -> None:

@@ -122,7 +122,7 @@ def _check_ids(P: _Problems, name: str, nodes: list) -> dict[str, tuple[str, str
             continue
         raw.setdefault(nid, (kind, to if isinstance(to, str) else None))
         if not _ID_RE.match(nid):
-            if kind in ("pond", "reach") or e.get("method") == "rational":  # their parsers'
+            if e.get("method") == "rational":  # the others: the model's records
                 P.add(f"{path}.id", f"must start with a letter or digit and contain only "
                                     f"letters, digits, '_', '-' or '.'; got {nid!r}")
         elif nid in seen:
@@ -147,7 +147,8 @@ def _build_nodes(P: _Problems, name: str, nodes: list, ctx: _Ctx,
         faults = [f.path[3:] for f in errors if f.path[:3] == (name, kind, i)]
         node: object
         if kind == "subcatchment" and method == "rational":
-            kind, node = "rational", rational_site.parse_subcatchment(P, e, path, ctx)
+            kind, node = "rational", rational_site.parse_subcatchment(
+                P, e, path, ctx, under(records, (name, "subcatchment", i)))
         elif kind == "subcatchment" and method == "tr55":
             node = _parse_subcatchment(P, e, path, ctx, faults)
         elif kind in ("pond", "reach"):

@@ -8,9 +8,10 @@ an editor completes keys, shows these descriptions and underlines values out of 
 
 The model states what each key may hold on its own. The loader (:func:`load_site`) validates
 the file with it once and writes the problems of the tables it has moved onto the model
-(``[project]``, ``[analysis]``, ``[criteria]``, ``[[criteria.practice]]``, the ponds and
-the reaches) in its one-line
-messages; the other tables are still checked by their parsers. The rules between keys and
+(``[project]``, ``[construction]``, ``[storms]``, ``[analysis]``, ``[criteria]`` with its
+practices and redevelopment option, ``[checks]``, ``[confirmations]``, ``[rational]``,
+``[report]``, the scenarios with their subcatchments, ponds, reaches and design points) in
+its one-line messages. The rules between keys and
 files (give ``area_ac`` or ``area_ft2``, not both; a pond's inverts below its top; the
 network's links; the pre/post areas; the plausibility warnings) stay in the loader beside it,
 which reports every problem with the file's line numbers.
@@ -62,7 +63,8 @@ _NodeId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]
                                           max_length=1000),
                     Says("must start with a letter or digit and contain only letters, digits, "
                          "'_', '-' or '.'")]
-_StormName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$")]
+_StormName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_\-]*$"),
+                       Says("storm name must be letters, digits, '_' or '-' (e.g. \"10yr\")")]
 Positive = Annotated[float, Field(gt=0)]
 NonNegative = Annotated[float, Field(ge=0)]
 Hsgs = Literal["A", "B", "C", "D"]
@@ -170,17 +172,19 @@ class Project(InputModel):
 class Storms(InputModel):
     """``[storms]``: the design storms (required)."""
 
-    distribution: Text | None = field(
-        "NRCS 24-hour rainfall distribution: I, IA, II, III, NOAA_A..NOAA_D, NRCC_A..NRCC_D "
-        "(the spellings of hydrocalc.rainfall, e.g. \"type_iii\", are accepted); required",
-        examples=["III", "II", "NRCC_C", "NOAA_C"])
-    depths_in: dict[_StormName, Annotated[float, Field(gt=0, le=72)]] | None = field(
-        "24-hour depths by storm name, e.g. \"10yr\" = 5.0; each in (0, 72] (72 in is above "
-        "the world-record 24-hour rainfall); required unless file is given", "in")
     file: Text | None = field(
         "Depth file (format hydrocalc-ddf-1) in a design_storms/ folder or the site's folder; "
         "its 24-hour row gives the storms \"1yr\" ... \"100yr\"")
-    use: list[str] | None = field(
+    distribution: Annotated[Text, Says(
+        "must be a known distribution (text): I, IA, II, III, NOAA_A..NOAA_D or "
+        "NRCC_A..NRCC_D")] = field(
+        "NRCS 24-hour rainfall distribution: I, IA, II, III, NOAA_A..NOAA_D, NRCC_A..NRCC_D "
+        "(the spellings of hydrocalc.rainfall, e.g. \"type_iii\", are accepted)",
+        examples=["III", "II", "NRCC_C", "NOAA_C"], required=True)
+    depths_in: dict[_StormName, Annotated[float, Field(gt=0, le=72)]] | None = field(
+        "24-hour depths by storm name, e.g. \"10yr\" = 5.0; each in (0, 72] (72 in is above "
+        "the world-record 24-hour rainfall); required unless file is given", "in")
+    use: Annotated[list[str], Says("must be a non-empty list of storm names")] | None = field(
         "Analyse only these storms, in this order", min_length=1)
     wqv_precip_in: float = field(
         "90 % rainfall event depth P for WQv (SMDM Figure 4.1)", "in", gt=0, required=True)
@@ -207,7 +211,9 @@ class Analysis(InputModel):
 class Report(InputModel):
     """``[report]``: the engineer's own report sections and the notebooks' time limit."""
 
-    extra_sections: list[Notebook] | None = field(
+    extra_sections: Annotated[list[Notebook], Says(
+        "must be a list of at most 50 notebook paths (.ipynb) relative to the site file "
+        "(e.g. [\"sections/peak_check.ipynb\"])")] | None = field(
         "Notebooks (.ipynb) of your own, relative to the site file's folder, executed after "
         "the standard sections in this order; at most 50, each once", max_length=50)
     notebook_timeout_s: float | None = field(
@@ -219,7 +225,8 @@ class Checks(InputModel):
 
     area_tolerance_pct: float | None = field(
         "Allowed difference of the pre and post total areas (default 1)", "%", ge=0, le=100)
-    accept: list[Literal[ACCEPT_KEYS]] | None = field(  # type: ignore[valid-type]
+    accept: Annotated[list[Literal[ACCEPT_KEYS]],  # type: ignore[valid-type]
+                      Says("must be a list of warning keys")] | None = field(
         "Plausibility warnings accepted deliberately (not raised)")
 
 
@@ -456,7 +463,9 @@ class Rational(InputModel):
 
     pfds_csv: Text | None = field("A NOAA Atlas 14 PFDS depth CSV (relative to the site file)")
     depth_file: Text | None = field("A design_storms depth file whose durations cover every Tc")
-    idf: dict[str, IdfCoefficients] | None = field("IDF coefficients by storm name")
+    idf: Annotated[dict[str, Annotated[IdfCoefficients, Says("must be a table with b, d, e")]],
+                   Says("must be a table of storms, each with b, d, e")] | None = field(
+        "IDF coefficients by storm name")
     idf_source: Text | None = field("Source of the IDF coefficients (required with idf)")
     return_periods_yr: dict[str, Positive] | None = field(
         "Return period of each storm not named \"<T>yr\"", "yr")
@@ -558,15 +567,19 @@ class RationalSubcatchment(InputModel):
 
     id: _NodeId = _id("subcatchment")
     to: Text = _to("subcatchment")
-    method: Literal["rational"] = field("The rational method", required=True)
     description: Text | None = field(_DESC)
+    method: Literal["rational"] = field("The rational method", required=True)
     c: float | None = field("Runoff coefficient, never defaulted (or cover rows)", gt=0, le=1)
-    cover: list[RationalCover] | None = field("Covers for a composite C")
+    cover: Annotated[list[RationalCover], Says(
+        "must be an array of tables ([[<scenario>.subcatchment.cover]])")] | None = field(
+        "Covers for a composite C")
     area_ac: float | None = field("Drainage area (or area_ft2)", "ac", gt=0)
     area_ft2: float | None = field("Drainage area (or area_ac)", "ft2", gt=0)
     tc_hr: float | None = field("Time of concentration (or tc_segment rows)", "h", gt=0,
                                 le=100)
-    tc_segment: list[TcSegment] | None = field("Flow-path segments, in flow order")
+    tc_segment: Annotated[list[TcSegment], Says(
+        "must be an array of tables ([[<scenario>.subcatchment.tc_segment]])")] | None = field(
+        "Flow-path segments, in flow order")
 
 
 # -- scenarios: ponds -----------------------------------------------------------------------

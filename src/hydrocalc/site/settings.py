@@ -8,10 +8,11 @@ Each parser records its problems on the collector and returns a
 from __future__ import annotations
 
 import dataclasses
+import math
 import pathlib
 import tomllib
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from hydrocalc._validate import fmt_value, suggest
 from hydrocalc.construction.sediment import criteria_table
@@ -24,21 +25,22 @@ from hydrocalc.rainfall import design_storm
 from hydrocalc.schema_errors import FieldError
 from hydrocalc.site.files import _register_input, _site_path
 from hydrocalc.site.model import (
-    _STORM_RE,
     AnalysisOptions,
     CriteriaSettings,
     ReportSettings,
     Storms,
 )
-from hydrocalc.site.problems import _msg, _Problems
+from hydrocalc.site.problems import _msg, _Problems, _short
 
 # ----------------------------------------------------------------------------------------
 # sections
 
 
 _MAX_24HR_DEPTH_IN = 72.0  # world-record 24-h rainfall 71.85 in (WMO): above it, a unit slip
+#: The keys of ``[storms]`` and ``[report]`` (declared by :mod:`hydrocalc.site.schema`).
 _STORMS_KEYS = ("file", "distribution", "depths_in", "use", "wqv_precip_in", "wqv_precip_source",
                 "source", "duration_hr", "rain_dt_hr")
+_REPORT_KEYS = ("extra_sections", "notebook_timeout_s")
 
 
 def _load_storm_file(path: pathlib.Path) -> dict:
@@ -55,108 +57,98 @@ def _load_storm_file(path: pathlib.Path) -> dict:
             "suggested_distribution": table.suggested_distribution}
 
 
-def _parse_storms(  # noqa: C901 - one check per [storms] key, in the site file's order
-        P: _Problems, m, base_dir, input_files) -> Storms | None:
-    prefix = "storms"
+def _storm_file(P: _Problems, raw: str, base_dir, input_files) -> tuple[dict | None, Any]:
+    """The depth file named by ``storms.file``: ``(file info, path)``; (None, ...) on a problem."""
+    path = _site_path(P, "storms.file", base_dir, raw, design_storms=True)
+    if path is None:
+        return None, None
+    try:
+        info = _load_storm_file(path)
+    except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        for line in (str(exc).strip().splitlines() or [type(exc).__name__])[:20]:
+            P.add("storms.file", f"could not be read: {line}")
+        return None, path
+    _register_input(input_files, base_dir, path)
+    return info, path
+
+
+def _parse_storms(P: _Problems, m, base_dir, input_files, errors: list[FieldError],
+                  doc) -> Storms | None:
+    """``[storms]``, whose keys the declared model has checked (``errors``).
+
+    By hand: the depth file, the world-record depth (also of the file's depths), ``use``
+    naming storms with a depth, the distribution and duration known to the hyetographs.
+    """
     if m is None:
         P.raw(f"{P.where}: [storms] section is required; got nothing. Add [storms] with "
               "distribution, [storms.depths_in] (or file) and wqv_precip_in.")
         return None
-    if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
-        return None
     n0 = len(P.items)
-    P.unknown_keys(m, _STORMS_KEYS, prefix)
-    file_info = None
-    file_path = None
-    if "file" in m:
-        raw = P.text(m, "file", prefix)
-        if raw is not None:
-            file_path = _site_path(P, f"{prefix}.file", base_dir, raw, design_storms=True)
-            if file_path is not None:
-                try:
-                    file_info = _load_storm_file(file_path)
-                    _register_input(input_files, base_dir, file_path)
-                except (HydrocalcError, OSError, tomllib.TOMLDecodeError, ValueError,
-                        RecursionError) as exc:
-                    for line in (str(exc).strip().splitlines() or [type(exc).__name__])[:20]:
-                        P.add(f"{prefix}.file", f"could not be read: {line}")
-    depths: dict[str, float] = {}
-    if file_info is not None:
-        for k, v in file_info["depths_in"].items():
-            depths[k] = v
-    own = P.table(m, "depths_in", prefix)
-    if own is not None:
-        for k, v in own.items():
-            depths[str(k)] = v
-    if file_info is None and own is None and "file" not in m:
-        P.add(f"{prefix}.depths_in", "is required (or storms.file); got nothing. Add "
-                                     "[storms.depths_in] with e.g. \"10yr\" = 5.0")
-    clean: dict[str, float] = {}
-    for k, v in depths.items():
-        path = f"{prefix}.depths_in.{k}"
-        if not _STORM_RE.match(k):
-            P.add(path, "storm name must be letters, digits, '_' or '-' (e.g. \"10yr\"); "
-                  f"got {k!r}")
-            continue
-        x = P.check_number(v, path, lower=0.0, lower_inclusive=False)
-        if x is not None and x > _MAX_24HR_DEPTH_IN:
-            P.add(path, f"must be <= {fmt_value(_MAX_24HR_DEPTH_IN)} in, the world-record 24-hour "
-                        f"rainfall (1,825 mm, Foc-Foc, La Reunion, 7-8 Jan 1966; WMO archive); "
-                        f"got {fmt_value(x)}. Check the units (inches)")
-        elif x is not None:
-            clean[k] = x
-    if "use" in m and not ("file" in m and file_info is None):  # no false alarms: the file
-        use = m["use"]                                           # failure is reported
-        if not isinstance(use, list) or not use or not all(isinstance(u, str) for u in use):
-            P.add(f"{prefix}.use", f"must be a non-empty list of storm names; got {use!r}")
-        else:
-            missing = [u for u in use if u not in depths]
-            for u in missing:
-                P.add(f"{prefix}.use", f"must name storms that have a depth; got {u!r}"
-                                       f"{suggest(u, depths)} Available: {', '.join(depths)}")
-            if not missing:  # every depth is validated above, used or not
-                clean = {u: clean[u] for u in use if u in clean}
+    P.declared([e for e in errors if not (e.path[1:2] == ("depths_in",)
+                                          and _over_record(e.value))], doc, each_bound=True)
+    if not isinstance(m, Mapping):
+        return None
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    info, file_path = (_storm_file(P, m["file"], base_dir, input_files)
+                       if "file" in m and "file" not in bad else (None, None))
+    own = m.get("depths_in")
+    depths = {**(info["depths_in"] if info else {}),
+              **(dict(own) if isinstance(own, Mapping) else {})}
+    if "file" not in m and "depths_in" not in m:
+        P.add("storms.depths_in", "is required (or storms.file); got nothing. Add "
+                                  "[storms.depths_in] with e.g. \"10yr\" = 5.0")
+    for k in (k for k, v in depths.items() if _over_record(v)):
+        P.add(f"storms.depths_in.{k}", f"must be <= {fmt_value(_MAX_24HR_DEPTH_IN)} in, the "
+              "world-record 24-hour rainfall (1,825 mm, Foc-Foc, La Reunion, 7-8 Jan 1966; WMO "
+              f"archive); got {fmt_value(float(depths[k]))}. Check the units (inches)")
+    use = m.get("use", list(depths))
+    if "use" not in bad and ("file" not in m or info is not None):  # a bad file: reported
+        for u in (u for u in use if u not in depths):
+            P.add("storms.use", f"must name storms that have a depth; got {u!r}"
+                                f"{suggest(u, depths)} Available: {', '.join(depths)}")
     dist = m.get("distribution")
-    if dist is None and file_info is not None:
-        dist = file_info["distribution"]
-    if dist is None:
-        P.add(f"{prefix}.distribution", "is required; got nothing. Name the NRCS 24-hour "
-                                        "distribution, e.g. \"III\", \"II\" or \"NRCC_C\".")
-    elif not isinstance(dist, str):
-        P.add(f"{prefix}.distribution", f"must be a string; got {dist!r}")
-        dist = None
-    else:
-        _check_distribution(P, dist, f"{prefix}.distribution")
-    wqv = P.number(m, "wqv_precip_in", prefix, required=True, lower=0.0, lower_inclusive=False)
-    wqv_src = P.text(m, "wqv_precip_source", prefix, required=True)
-    duration = P.number(m, "duration_hr", prefix, default=None, lower=0.0, lower_inclusive=False)
-    if duration is None and file_info is not None and file_info.get("duration_hr"):
-        duration = file_info["duration_hr"]
-    rain_dt = P.number(m, "rain_dt_hr", prefix, default=0.1, lower=0.0, lower_inclusive=False)
-    if isinstance(dist, str) and duration is not None and duration != 24.0:
-        try:
-            design_storm(1.0, distribution=dist, dt_hr=0.1, duration_hr=duration)
-        except HydrocalcError as exc:
-            P.add(f"{prefix}.duration_hr", f"does not fit the distribution: {_msg(exc)}")
-    source = P.text(m, "source", prefix) if "source" in m else (file_info or {}).get("source", "")
+    duration = m.get("duration_hr") if "duration_hr" not in bad else None
+    if "distribution" not in bad and dist is not None:
+        _check_distribution(P, dist, "storms.distribution", duration)
     if len(P.items) > n0:
         return None
-    warnings = tuple(file_info["warnings"]) if file_info else ()
-    # a missing distribution was reported above, so dist is a str here
-    return Storms(distribution=cast(str, dist), depths_in=clean, wqv_precip_in=wqv,
-                  wqv_precip_source=wqv_src, source=source or "", file=file_path,
-                  warnings=warnings, duration_hr=float(duration or 24.0),
-                  rain_dt_hr=float(rain_dt),
-                  illustrative=bool((file_info or {}).get("illustrative", False)),
-                  suggested_distribution=(file_info or {}).get("suggested_distribution", ""))
+    return _storms(m, info or {}, file_path, {u: depths[u] for u in use})
 
 
-def _check_distribution(P: _Problems, dist: str, path: str) -> None:
+def _storms(m: Mapping, info: Mapping, file_path, depths_in: Mapping) -> Storms:
+    """The storms of a valid ``[storms]``; ``depths_in``: the storms used.
+
+    With the depth file's source, warnings and suggested distribution (``info``).
+    """
+    return Storms(distribution=m["distribution"],
+                  depths_in={k: float(v) for k, v in depths_in.items()},
+                  wqv_precip_in=float(m["wqv_precip_in"]),
+                  wqv_precip_source=m["wqv_precip_source"],
+                  source=m.get("source", info.get("source", "")) or "", file=file_path,
+                  warnings=tuple(info.get("warnings", ())),
+                  duration_hr=float(m.get("duration_hr", 24.0)),
+                  rain_dt_hr=float(m.get("rain_dt_hr", 0.1)),
+                  illustrative=bool(info.get("illustrative", False)),
+                  suggested_distribution=info.get("suggested_distribution", ""))
+
+
+def _over_record(v) -> bool:
+    """A finite depth above the world-record 24-hour rainfall (a unit slip)."""
+    return (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            and v > _MAX_24HR_DEPTH_IN)
+
+
+def _check_distribution(P: _Problems, dist: str, path: str, duration_hr) -> None:
+    """The distribution is one of the hyetographs' and fits ``duration_hr``."""
     try:
         design_storm(1.0, distribution=dist, dt_hr=0.1)
     except HydrocalcError as exc:
         P.add(path, f"is not a known distribution: {_msg(exc)}")
+    if duration_hr is not None and duration_hr != 24.0:
+        try:
+            design_storm(1.0, distribution=dist, dt_hr=0.1, duration_hr=duration_hr)
+        except HydrocalcError as exc:
+            P.add("storms.duration_hr", f"does not fit the distribution: {_msg(exc)}")
 
 
 _MAX_ANALYSIS_STEPS = 1_000_000  # more is a unit slip, and would exhaust memory
@@ -188,54 +180,37 @@ def _parse_analysis(P: _Problems, m, errors: list[FieldError], doc) -> AnalysisO
     return None if errors else options
 
 
-_REPORT_KEYS = ("extra_sections", "notebook_timeout_s")
 #: Most notebooks of the engineer's own one report runs.
 MAX_EXTRA_SECTIONS = 50
 
 
-def _parse_report(P: _Problems, m, base_dir: pathlib.Path, files: dict) -> ReportSettings | None:
+def _parse_report(P: _Problems, m, base_dir: pathlib.Path, files: dict,
+                  errors: list[FieldError], doc) -> ReportSettings | None:
     """``[report]``: ``extra_sections`` (notebooks inside the site's folder) and the time limit.
 
-    Each notebook is confined to the site file's folder like every other input, must exist
-    and end in ``.ipynb``; it is recorded as an input (copied into the report's ``inputs/``
-    with its SHA-256).
+    The declared model has checked the keys (``errors``); by hand, each notebook is listed
+    once and confined to the site file's folder like every other input, and must exist; it
+    is recorded as an input (copied into the report's ``inputs/`` with its SHA-256).
     """
-    prefix = "report"
     if m is None:
         return ReportSettings()
-    if not isinstance(m, Mapping):
-        P.add(prefix, f"must be a table; got {m!r}")
-        return None
     n0 = len(P.items)
-    P.unknown_keys(m, _REPORT_KEYS, prefix)
-    timeout = P.number(m, "notebook_timeout_s", prefix, default=120.0, lower=0.0,
-                       lower_inclusive=False, upper=86_400.0)
-    raw = m.get("extra_sections", [])
-    paths: list[str] = []
-    if not isinstance(raw, list) or len(raw) > MAX_EXTRA_SECTIONS:
-        P.add(f"{prefix}.extra_sections",
-              f"must be a list of at most {MAX_EXTRA_SECTIONS} notebook paths "
-              f"(e.g. [\"sections/peak_check.ipynb\"]); got {raw!r:.80}")
-    else:
-        for i, item in enumerate(raw):
-            field = f"{prefix}.extra_sections[{i}]"
-            if not isinstance(item, str) or not item.strip():
-                P.add(field, "must be a notebook path relative to the site file; "
-                             f"got {item!r:.80}")
-                continue
-            if not item.lower().endswith(".ipynb"):
-                P.add(field, f"must name a Jupyter notebook (.ipynb); got {item!r:.80}")
-                continue
-            if item in paths:
-                P.add(field, f"must be listed once; got {item!r:.80} twice")
-                continue
-            path = _site_path(P, field, base_dir, item, what="notebook")
-            if path is not None:
-                _register_input(files, base_dir, path)
-                paths.append(item)
+    P.declared(errors, doc)
+    paths = m.get("extra_sections", []) if isinstance(m, Mapping) else []
+    if not isinstance(paths, list) or len(paths) > MAX_EXTRA_SECTIONS:
+        return None
+    for i, item in enumerate(paths):  # a path that is not text: the model said so
+        field = f"report.extra_sections[{i}]"
+        if not isinstance(item, str):
+            continue
+        if item in paths[:i]:
+            P.add(field, f"must be listed once; got {item!r:.80} twice")
+        elif (path := _site_path(P, field, base_dir, item, what="notebook")) is not None:
+            _register_input(files, base_dir, path)
     if len(P.items) > n0:
         return None
-    return ReportSettings(extra_sections=tuple(paths), notebook_timeout_s=float(timeout))
+    return ReportSettings(extra_sections=tuple(paths),
+                          notebook_timeout_s=float(m.get("notebook_timeout_s", 120.0)))
 
 
 _CRITERIA_KEYS = (
@@ -261,28 +236,17 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
     if not isinstance(m, Mapping):
         return None
     bad = {e.path[1] for e in errors if len(e.path) > 1}
-    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
-    for k, v in vals.items():
-        if isinstance(v, int) and not isinstance(v, bool):
-            vals[k] = float(v)
-    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
-        if key in vals:
-            vals[key] = {h: float(x) for h, x in vals[key].items()}
-    if isinstance(m.get("waived"), Mapping):  # the valid waivers, for the storms' rule
-        failed = {e.path for e in errors}
-        vals["waived"] = {k: v for k, v in m["waived"].items()
-                          if (prefix, "waived", k) not in failed}
-    d = CriteriaSettings(**vals)
+    d = _criteria_settings(m, errors)
     for key, crit in (("cpv_storm", "cpv"), ("qp_storm", "qp"), ("qf_storm", "qf")):
         v = getattr(d, key)
         if (storms is not None and d.standard == "ny_smdm" and "standard" not in bad
-                and key in vals
+                and key in m and key not in bad
                 and crit not in d.waived and v not in storms.depths_in):
             P.raw(f"{P.where}: criteria.{key} must name a design storm; got {v!r}"
                   f"{suggest(v, storms.depths_in)} Add it to [storms.depths_in], set "
                   f"criteria.{key}, or waive it with criteria.waived.{crit} = \"reason\""
                   f"{P.line_of(f'criteria.{key}')}")
-    if "rrv_factors" in vals and d.rrv_factors not in rrv_factor_sets():
+    if "rrv_factors" in m and "rrv_factors" not in bad and d.rrv_factors not in rrv_factor_sets():
         keys = rrv_factor_sets()
         P.add(f"{prefix}.rrv_factors", f"must be a key of the specific-reduction-factor "
                                        f"table; got {d.rrv_factors!r}"
@@ -295,11 +259,32 @@ def _parse_criteria(P: _Problems, m, storms: Storms | None, errors: list[FieldEr
             P, m["practice"], f"{prefix}.practice",
             [e for e in errors if e.path[1:2] == ("practice",)])
     if "redevelopment" in m:
-        extra["redevelopment"] = parse_redevelopment(P, m["redevelopment"],
-                                                     f"{prefix}.redevelopment")
+        extra["redevelopment"] = parse_redevelopment(
+            P, m["redevelopment"], f"{prefix}.redevelopment",
+            [e for e in errors if e.path[1:2] == ("redevelopment",)])
     if len(P.items) > n0:
         return None
     return dataclasses.replace(d, **extra)
+
+
+def _criteria_settings(m: Mapping, errors: list[FieldError]) -> CriteriaSettings:
+    """The settings of the keys of ``[criteria]`` the model found valid (the others: defaults).
+
+    Numbers as floats; the valid waivers only (for the storms' rule).
+    """
+    bad = {e.path[1] for e in errors if len(e.path) > 1}
+    vals: dict[str, Any] = {k: m[k] for k in _CRITERIA_KEYS[:-2] if k in m and k not in bad}
+    for k, v in vals.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            vals[k] = float(v)
+    for key in ("rrv_specific_reduction_factor", "new_impervious_ac_by_hsg"):
+        if key in vals:
+            vals[key] = {h: float(x) for h, x in vals[key].items()}
+    if isinstance(m.get("waived"), Mapping):
+        failed = {e.path for e in errors}
+        vals["waived"] = {k: v for k, v in m["waived"].items()
+                          if ("criteria", "waived", k) not in failed}
+    return CriteriaSettings(**vals)
 
 
 def _criteria_rules(P: _Problems, d: CriteriaSettings) -> None:
@@ -355,22 +340,16 @@ def _confirmation_notes(confirmations: Mapping[str, str], where: str) -> list[st
             f"{', '.join(known)}" for key in confirmations if key not in known]
 
 
-def _parse_confirmations(P: _Problems, m) -> dict[str, str]:
+def _parse_confirmations(P: _Problems, m, errors: list[FieldError]) -> dict[str, str]:
     """``[confirmations]``: item key -> the source the preparer checked the value against.
 
     See ``docs/site_file.md``; the keys are those of the report's "Values to confirm
-    before submission" table.
+    before submission" table. The declared model has checked the values (``errors``).
     """
-    if m is None:
+    for e in errors:  # the model's records, in the wording of this table
+        what = ("a table of item = \"source\"" if len(e.path) == 1 else
+                "the source the value was checked against (non-empty text)")
+        P.add(".".join(map(str, e.path)), f"must be {what}; got {_short(e.value)}")
+    if errors or not isinstance(m, Mapping):
         return {}
-    if not isinstance(m, Mapping):
-        P.add("confirmations", f"must be a table of item = \"source\"; got {m!r}")
-        return {}
-    out = {}
-    for k, v in m.items():
-        if not isinstance(v, str) or not v.strip():
-            P.add(f"confirmations.{k}", "must be the source the value was checked against "
-                                        f"(non-empty text); got {v!r}")
-        else:
-            out[str(k)] = v.strip()
-    return out
+    return {str(k): v.strip() for k, v in m.items()}
