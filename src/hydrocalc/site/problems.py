@@ -29,7 +29,6 @@ from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-e
 )
 from hydrocalc.schema import OneOf
 from hydrocalc.schema_errors import FieldError, Says, bounds
-from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
 # key -> line scanner (tomllib reports line numbers only for syntax errors)
@@ -222,7 +221,8 @@ class _Problems:
             else:
                 self.add(path, field_message(e, hints))
 
-    # typed getters: each returns a usable value or None (and records the problem)
+    # the few checks of values the declared models do not see (CSV columns, a key tested
+    # against a shipped table): each returns a usable value or None (and records the problem)
     def text(self, m, key, prefix, *, required=False, default=None, blank_ok=False):
         """Non-blank text without control characters (blank text too when ``blank_ok``)."""
         if key not in m:
@@ -237,31 +237,6 @@ class _Problems:
             self.add(f"{prefix}.{key}", bad)
             return None
         return v
-
-    def number(self, m, key, prefix, *, required=False, default=None, lower=None, upper=None,
-               lower_inclusive=True, upper_inclusive=True, integer=False, each_bound=False,
-               hint=""):
-        """A number in its range (None after recording the problem).
-
-        With ``each_bound`` the message names the bound broken (``must be <= 100``, not
-        ``must be in [0, 100]``) and ends with ``hint``.
-        """
-        if key not in m:
-            if required:
-                self.add(f"{prefix}.{key}", "is required; got nothing. Add it to the file.")
-            return default
-        v = m[key]
-        if each_bound:
-            bad = number_problem(v, lower=lower, upper=upper, lower_inclusive=lower_inclusive,
-                                 upper_inclusive=upper_inclusive)
-            if bad:
-                in_range = not bad.startswith(("must be a number", "must be a finite"))
-                self.add(f"{prefix}.{key}", bad + (hint if in_range else ""))
-                return None
-            return float(v)
-        return self.check_number(v, f"{prefix}.{key}", lower=lower, upper=upper,
-                                 lower_inclusive=lower_inclusive,
-                                 upper_inclusive=upper_inclusive, integer=integer)
 
     def check_number(self, v, path, *, lower=None, upper=None, lower_inclusive=True,
                      upper_inclusive=True, integer=False):
@@ -282,101 +257,6 @@ class _Problems:
             self.add(path, f"must be {requirement}; got {fmt_value(x)}")
             return None
         return int(v) if integer else x
-
-    def boolean(self, m, key, prefix, *, required=False, default=None):
-        if key not in m:
-            if required:
-                self.add(f"{prefix}.{key}", "is required; got nothing. Add it as true or false.")
-            return default
-        v = m[key]
-        if not isinstance(v, bool):
-            self.add(f"{prefix}.{key}", f"must be true or false; got {_short(v)}")
-            return None
-        return v
-
-    def date(self, mapping, key, prefix, *, required, allow_time=False):
-        """A TOML date (a local date-time too with ``allow_time``), or ISO text of one."""
-        if key not in mapping:
-            if required:
-                self.add(f"{prefix}.{key}",
-                         "is required; got nothing. Add it as a TOML date, e.g. 2027-04-01.")
-            return None
-        value = mapping[key]
-        if isinstance(value, _dt.datetime):
-            if not allow_time:
-                self.add(f"{prefix}.{key}", "must be a date without a time, e.g. 2027-04-01; "
-                                            f"got {value.isoformat()}")
-                return None
-            if value.tzinfo is not None:
-                self.add(f"{prefix}.{key}", "must be a local date-time without a time zone "
-                                            f"offset, e.g. 2027-04-01T07:00; got "
-                                            f"{value.isoformat()}")
-                return None
-            return value
-        if isinstance(value, _dt.date):
-            return value
-        if isinstance(value, str):
-            try:
-                if allow_time and "T" in value:
-                    return _dt.datetime.fromisoformat(value)
-                return _dt.date.fromisoformat(value)
-            except ValueError:
-                pass
-        self.add(f"{prefix}.{key}",
-                 f"must be a date (YYYY-MM-DD, unquoted TOML date); got {value!r}")
-        return None
-
-    def choice(self, m, key, prefix, choices, *, required=False, default=None):
-        if key not in m:
-            if required:
-                self.add(f"{prefix}.{key}", f"is required; got nothing. Use one of: "
-                                            f"{', '.join(choices)}")
-            return default
-        v = m[key]
-        if not isinstance(v, str) or v not in choices:
-            hint = suggest(str(v), choices) if isinstance(v, str) else ""
-            self.add(f"{prefix}.{key}",
-                     f"must be one of {', '.join(choices)}; got {_short(v)}{hint}")
-            return None
-        return v
-
-    def area_ac(self, m, prefix, base, *, required, lower_inclusive):
-        """``<base>_ac`` or ``<base>_ft2`` (exactly one), returned in acres."""
-        k_ac, k_ft2 = f"{base}_ac", f"{base}_ft2"
-        has_ac, has_ft2 = k_ac in m, k_ft2 in m
-        if has_ac and has_ft2:
-            self.add(f"{prefix}.{k_ac}",
-                     f"and {k_ft2} must not both be given; got both. Keep one.")
-            return None
-        if not (has_ac or has_ft2):
-            if required:
-                self.add(f"{prefix}.{k_ac}", f"(or {k_ft2}) is required; got nothing. Add one.")
-            return None
-        key = k_ac if has_ac else k_ft2
-        v = self.number(m, key, prefix, lower=0.0, lower_inclusive=lower_inclusive)
-        if v is None:
-            return None
-        return v if has_ac else v / FT2_PER_AC
-
-    def table(self, m, key, prefix):
-        v = m.get(key)
-        if v is None:
-            return None
-        if not isinstance(v, Mapping):
-            self.add(f"{prefix}.{key}", f"must be a table; got {_short(v)}")
-            return None
-        return v
-
-    def tables(self, m, key, prefix, *, single_ok=False):
-        """An array of tables (``[[prefix.key]]``); a single table accepted if ``single_ok``."""
-        v = m.get(key, [])
-        if single_ok and isinstance(v, Mapping):
-            return [v]
-        if not isinstance(v, list) or not all(isinstance(e, Mapping) for e in v):
-            self.add(f"{prefix}.{key}",
-                     f"must be an array of tables ([[{prefix}.{key}]]); got {_short(v)}")
-            return []
-        return v
 
     def numbers(self, m, key, prefix, *, required=True, lower=None, min_len=2):
         if key not in m:
@@ -479,9 +359,3 @@ def _msg(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _to(P: _Problems, e: Mapping, path: str) -> str | None:
-    if "to" not in e:
-        P.add(f"{path}.to", "is required; got nothing: the node drains nowhere. Name the "
-                            "downstream pond, reach or design point.")
-        return None
-    return P.text(e, "to", path)
