@@ -389,7 +389,8 @@ def confined_path(raw, base_dir, *, field: str, allow_outside: bool = False,
     ------
     InputError
         The path leaves the folder (``..``, an absolute path elsewhere, or a symbolic link
-        pointing out of it), or contains control characters. The message quotes the path
+        pointing out of it), contains control characters or a name longer than the
+        filesystem allows (255 bytes). The message quotes the path
         written in the site file (shortened and escaped), never the file's contents.
     """
     bad = text_problem(raw, required=True, max_chars=1000)
@@ -397,6 +398,9 @@ def confined_path(raw, base_dir, *, field: str, allow_outside: bool = False,
         raise InputError(f"{field} {bad}")
     base = pathlib.Path(base_dir)
     p = pathlib.Path(raw)
+    if any(len(os.fsencode(part)) > 255 for part in p.parts):  # NAME_MAX of common systems
+        raise InputError(f"{field} must name a readable file; got {excerpt(raw, 80)!r} (a "
+                         "file or folder name longer than 255 bytes)")
     cand = p if p.is_absolute() else base / p
     if allow_outside:
         return cand

@@ -303,7 +303,8 @@ class UserSection(_Section):
     def _geometry(self, y):
         x = np.array(self.station_ft)
         z = np.array(self.elevation_ft) - min(self.elevation_ft)
-        y = np.atleast_1d(np.clip(y, 0.0, None))
+        shape = np.shape(y)  # a scalar depth gives scalar (0-d) results
+        y = np.atleast_1d(np.clip(y, 0.0, None)).ravel()
         ws = y[:, None]
         x0, x1, z0, z1 = x[:-1], x[1:], z[:-1], z[1:]
         lo, hi = np.minimum(z0, z1), np.maximum(z0, z1)
@@ -318,7 +319,6 @@ class UserSection(_Section):
         area = (wet_w * (depth_at_lo + depth_at_edge) / 2.0).sum(axis=1)
         perim = (frac * np.hypot(dx, dz)).sum(axis=1)
         top = wet_w.sum(axis=1)
-        shape = np.shape(np.asarray(y))
         return area.reshape(shape), perim.reshape(shape), top.reshape(shape)
 
 
