@@ -228,26 +228,7 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
             scenarios[name] = sc
     rational = _parse_rational(P, doc, base, files, storms, criteria, scenarios,
                                declared.get("rational", []))
-    if len(scenarios) == 2:
-        pre_dp = {d.id for d in scenarios["pre"].design_points}
-        post_dp = {d.id for d in scenarios["post"].design_points}
-        for sc_name, own, other in (("pre", pre_dp, post_dp), ("post", post_dp, pre_dp)):
-            missing_from = "post" if sc_name == "pre" else "pre"
-            for dp in sorted(own - other):
-                P.add(f"{sc_name}.design_point[{dp}]",
-                      f"is missing from scenario {missing_from}; every design point must be in "
-                      "both scenarios to compare them")
-    if options is not None and scenarios:
-        subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
-        if subs:
-            name, tight = min(subs, key=lambda x: x[1].tc_hr)
-            limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
-            if options.dt_hr > limit * (1 + 1e-9):
-                P.add("analysis.dt_hr",
-                      f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
-                      f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
-                      f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
-                      "Use 0.01 (resolves any Tc >= 0.1 h)")
+    _scenario_rules(P, scenarios, options)
     notes = []
     if storms is not None:
         notes += list(storms.warnings)
@@ -284,6 +265,34 @@ def _site_problems(doc: Mapping[str, Any], *, where: str, base_dir, text, input_
     if implausible:
         site = dataclasses.replace(site, notes=site.notes + tuple(implausible))
     return site, []
+
+
+def _scenario_rules(P: _Problems, scenarios: Mapping, options) -> None:
+    """Rules across the scenarios: the same design points in both; a step that resolves Tc.
+
+    The step ``analysis.dt_hr`` must resolve the unit hydrograph of the quickest subcatchment:
+    D <= 0.25 Tp (NEH 630 Ch. 16), :func:`hydrocalc.unit_hydrograph.max_dt_hr`.
+    """
+    if len(scenarios) == 2:
+        pre_dp = {d.id for d in scenarios["pre"].design_points}
+        post_dp = {d.id for d in scenarios["post"].design_points}
+        for sc_name, own, other in (("pre", pre_dp, post_dp), ("post", post_dp, pre_dp)):
+            missing_from = "post" if sc_name == "pre" else "pre"
+            for dp in sorted(own - other):
+                P.add(f"{sc_name}.design_point[{dp}]",
+                      f"is missing from scenario {missing_from}; every design point must be in "
+                      "both scenarios to compare them")
+    if options is not None and scenarios:
+        subs = [(sc.name, sb) for sc in scenarios.values() for sb in sc.subcatchments]
+        if subs:
+            name, tight = min(subs, key=lambda x: x[1].tc_hr)
+            limit = float(max_dt_hr(max(tight.tc_hr, MIN_TC_HR)))
+            if options.dt_hr > limit * (1 + 1e-9):
+                P.add("analysis.dt_hr",
+                      f"must be <= {limit:.4g} h to resolve the unit hydrograph of "
+                      f"{name}.subcatchment[{tight.id}] (Tc {fmt_value(round(tight.tc_hr, 4))} h; "
+                      f"D <= 0.25 Tp, NEH 630 Ch. 16); got {fmt_value(options.dt_hr)}. "
+                      "Use 0.01 (resolves any Tc >= 0.1 h)")
 
 
 site_problems.__doc__ = _site_problems.__doc__

@@ -37,7 +37,7 @@ from hydrocalc.site.devices import (
 )
 from hydrocalc.site.files import _Ctx, _two_column_csv
 from hydrocalc.site.model import Pond
-from hydrocalc.site.problems import _label, _msg, _path_label, _Problems, _short
+from hydrocalc.site.problems import _label, _msg, _path_label, _Problems, _short, choice_message
 from hydrocalc.site.schema import _tables
 
 #: The keys of a pond table (those of the declared model).
@@ -78,11 +78,8 @@ def write_declared(P: _Problems, errors: list[FieldError], doc: Mapping) -> None
         at = f"{at}.type" if e.kind == "tag" else at
         if e.kind == "missing" and len(e.path) == 4 and e.key in _MISSING:
             P.add(at, f"is required; got nothing{_MISSING[e.key]}")
-        elif options and e.kind != "unknown" and v is None:
-            P.add(at, f"is required; got nothing. Use one of: {', '.join(map(str, options))}")
         elif options and e.kind != "unknown":
-            hint = suggest(v, options) if isinstance(v, str) else ""
-            P.add(at, f"must be one of {', '.join(map(str, options))}; got {_short(v)}{hint}")
+            P.add(at, choice_message(options, v))
         elif e.kind == "value" and len(e.path) == 4 and e.key in ("storage", "outlet"):
             P.add(at, f"{_tables(e.key).requirement}; got {_short(v)}")  # not (all) tables
         elif _number_list(e):

@@ -296,9 +296,7 @@ def field_message(e: FieldError, hints: Mapping[str, str] | None = None) -> str:
     if _is_table(e.declared):
         return f"must be a table; got {e.value!r}"
     if typing.get_origin(e.declared) is typing.Literal:
-        options = tuple(map(str, typing.get_args(e.declared)))
-        hint = suggest(e.value, options) if isinstance(e.value, str) else ""
-        return f"must be one of {', '.join(options)}; got {_short(e.value)}{hint}"
+        return choice_message(typing.get_args(e.declared), e.value)
     if e.declared is bool:
         return f"must be true or false; got {_short(e.value)}"
     if e.declared in (int, float):
@@ -311,6 +309,18 @@ def field_message(e: FieldError, hints: Mapping[str, str] | None = None) -> str:
     return text_problem(e.value, required=True) or (
         f"must be one of {', '.join(options)}; got {e.value!r}{suggest(e.value, options)}"
         if options else f"is not valid ({e.error.get('msg', '')}); got {_short(e.value)}")
+
+
+def choice_message(options, value) -> str:
+    """A choice's problem: ``is required ... Use one of`` (``value`` None) or ``must be one of``.
+
+    With "did you mean" for a text close to one of ``options``.
+    """
+    listed = ", ".join(map(str, options))
+    if value is None:
+        return f"is required; got nothing. Use one of: {listed}"
+    hint = suggest(value, tuple(map(str, options))) if isinstance(value, str) else ""
+    return f"must be one of {listed}; got {_short(value)}{hint}"
 
 
 def _requirement(lower, upper, lower_inclusive, upper_inclusive) -> str:

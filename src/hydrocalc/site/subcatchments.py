@@ -32,7 +32,7 @@ from hydrocalc.schema_errors import FieldError, choices, field_errors
 from hydrocalc.site import schema
 from hydrocalc.site.files import _csv_value, _Ctx, _read_csv_rows, _register_input, _site_path
 from hydrocalc.site.model import Cover, Subcatchment, TcSegment
-from hydrocalc.site.problems import _msg, _path_label, _Problems, _short
+from hydrocalc.site.problems import _msg, _path_label, _Problems, _short, choice_message
 from hydrocalc.units import FT2_PER_AC
 
 # ----------------------------------------------------------------------------------------
@@ -100,13 +100,9 @@ def _write(P: _Problems, errors: list[FieldError], doc: Mapping) -> None:
     rest = []
     for e in errors:
         path = _path_label(doc, e.path)
-        opts = ", ".join(e.allowed if e.kind == "tag" else choices(e.info))
-        if e.kind == "tag" and e.value is None or e.kind == "missing" and opts:
-            P.add(f"{path}.type" if e.kind == "tag" else path,
-                  f"is required; got nothing. Use one of: {opts}")
-        elif e.kind == "tag":
-            P.add(f"{path}.type", f"must be one of {opts}; got {_short(e.value)}"
-                                  f"{suggest(str(e.value), e.allowed)}")
+        opts = e.allowed if e.kind == "tag" else choices(e.info)
+        if e.kind == "tag" or e.kind == "missing" and opts:
+            P.add(f"{path}.type" if e.kind == "tag" else path, choice_message(opts, e.value))
         elif e.kind == "missing" and e.key == "to":
             P.add(path, "is required; got nothing: the node drains nowhere. Name the "
                         "downstream pond, reach or design point.")
