@@ -35,6 +35,7 @@ __all__ = [
     "Hsg",
     "json_schema",
     "described_share",
+    "declared_range",
 ]
 
 #: The ``$schema`` of every generated schema.
@@ -103,6 +104,44 @@ class IsoDate:
     def __get_pydantic_json_schema__(self, schema, handler):  # noqa: D105 - pydantic's hook
         strict = self._schemas(True)
         return handler(strict[0] if len(strict) == 1 else core_schema.union_schema(strict))
+
+
+def declared_range(model: type[BaseModel], key: str) -> tuple[float | None, bool,
+                                                               float | None, bool, bool]:
+    """The valid range of a number key as ``model`` declares it.
+
+    Parameters
+    ----------
+    model : type of pydantic.BaseModel
+        An input model (:mod:`hydrocalc.site.schema`...).
+    key : str
+        One of its number keys.
+
+    Returns
+    -------
+    tuple
+        ``(lower, lower_inclusive, upper, upper_inclusive, integer)``; a bound is None when
+        the key declares none, ``integer`` is True for a whole-number key.
+
+    Raises
+    ------
+    KeyError
+        When ``model`` declares no key ``key``.
+    """
+    info = model.model_fields[key]
+    lower: float | None = None
+    upper: float | None = None
+    lower_inclusive = upper_inclusive = True
+    for m in info.metadata:
+        for attr in ("ge", "gt", "le", "lt"):
+            v = getattr(m, attr, None)
+            if v is not None and type(m).__name__.lower() == attr:
+                if attr in ("ge", "gt"):
+                    lower, lower_inclusive = float(v), attr == "ge"
+                else:
+                    upper, upper_inclusive = float(v), attr == "le"
+    integer = info.annotation in (int, int | None)
+    return lower, lower_inclusive, upper, upper_inclusive, integer
 
 
 def _fmt(x: float) -> str:

@@ -83,9 +83,10 @@ References
 from __future__ import annotations
 
 from hydrocalc.site.devices import (  # noqa: F401 (re-exported)
+    LEVEL_KEYS,
     OUTLET_FIELDS,
-    POSITIVE_OUTLET_KEYS,
     build_barrel,
+    build_device,
     build_outlet,
     build_storage,
     combine_storage,

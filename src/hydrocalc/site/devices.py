@@ -16,17 +16,16 @@ from hydrocalc.hydraulics import outlets, routing
 from hydrocalc.hydraulics.outlets import culvert
 
 #: Site-file keys of each outlet type: (required keys, in the order of the outlet class's
-#: positional arguments; {optional key: (lower bound, lower bound allowed)}).
-OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], dict[str, tuple]]] = {
-    # type: (required positional keys, {optional key: (lower, lower_inclusive)})
-    "circular_orifice": (("diameter_in", "invert_ft"), {"cd": (0.0, False)}),
-    "rectangular_orifice": (("width_in", "height_in", "invert_ft"), {"cd": (0.0, False)}),
-    "rectangular_weir": (("length_ft", "crest_ft"),
-                         {"cw": (0.0, False), "end_contractions": (0, True)}),
-    "vnotch_weir": (("angle_deg", "crest_ft"), {"cw": (0.0, False)}),
-    "broad_crested_weir": (("length_ft", "crest_ft"), {"cw": (0.0, False)}),
-    "riser": (("diameter_in", "crest_ft"), {"cw": (0.0, False), "cd": (0.0, False)}),
-    "exfiltration": (("rate_in_hr",), {}),
+#: positional arguments; optional keys). Their ranges are declared once, in the site file's
+#: model (:mod:`hydrocalc.site.schema`).
+OUTLET_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "circular_orifice": (("diameter_in", "invert_ft"), ("cd",)),
+    "rectangular_orifice": (("width_in", "height_in", "invert_ft"), ("cd",)),
+    "rectangular_weir": (("length_ft", "crest_ft"), ("cw", "end_contractions")),
+    "vnotch_weir": (("angle_deg", "crest_ft"), ("cw",)),
+    "broad_crested_weir": (("length_ft", "crest_ft"), ("cw",)),
+    "riser": (("diameter_in", "crest_ft"), ("cw", "cd")),
+    "exfiltration": (("rate_in_hr",), ()),
 }
 _OUTLET_CLASS = {
     "circular_orifice": "CircularOrifice",
@@ -37,8 +36,6 @@ _OUTLET_CLASS = {
     "riser": "Riser",
     "exfiltration": "Exfiltration",
 }
-#: Outlet keys whose value must be > 0 (sizes and rates).
-POSITIVE_OUTLET_KEYS = {"diameter_in", "width_in", "height_in", "length_ft", "rate_in_hr"}
 
 
 def device_level_ft(spec: Mapping) -> float:

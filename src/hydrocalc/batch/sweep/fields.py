@@ -11,67 +11,80 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import typing
 from collections.abc import Mapping, Sequence
 
 from hydrocalc import site as site_mod
 from hydrocalc._validate import suggest
 from hydrocalc.batch.sweep.schema import FIELD_HELP
 from hydrocalc.errors import InputError
+from hydrocalc.schema import declared_range
+from hydrocalc.site import schema as S
 
 #: Ways a varied value combines with the base value.
 OPS = ("set", "add", "scale")
 _SCENARIOS = ("pre", "post")
 
-# (lower, lower_inclusive, upper, upper_inclusive, integer) per varied attribute
-_SUB_ATTRS = {
-    "cn": (0.0, False, 100.0, True, False),
-    "tc_hr": (0.0, False, 100.0, True, False),
-    "area_ac": (0.0, False, None, True, False),
-    "impervious_connected_ac": (0.0, True, None, True, False),
-    "impervious_unconnected_ac": (0.0, True, None, True, False),
-}
-_POND_ATTRS = {
-    "initial_stage_ft": (0.0, True, None, True, False),
-    "count": (1.0, True, None, True, True),
-    "rrv_credit_pct": (0.0, True, 100.0, True, False),
-}
-_REACH_ATTRS = {"lag_hr": (0.0, True, None, True, False)}
-_STORM_ATTRS = {"wqv_precip_in": (0.0, False, None, True, False)}
-_ANALYSIS_ATTRS = {
-    "dt_hr": (0.0, False, 1.0, True, False),
-    "prf": (0.0, False, 700.0, True, False),
-    "ia_ratio": (0.0, True, 1.0, True, False),
-    "duration_hr": (0.0, False, None, True, False),
-}
-_CRITERIA_ATTRS = {
-    "cpv_detention_hr": (0.0, False, None, True, False),
-    "cpv_orifice_cd": (0.0, False, None, True, False),
-    "cpv_orifice_head_ft": (0.0, False, None, True, False),
-    "wqv_area_ac": (0.0, False, None, True, False),
-    "wqv_impervious_ac": (0.0, True, None, True, False),
-    "rrv_provided_acft": (0.0, True, None, True, False),
-    "wqv_provided_acft": (0.0, True, None, True, False),
-}
-_BARREL_ATTRS = {
-    "diameter_in": (0.0, False, None, True, False),
-    "invert_ft": (0.0, True, None, True, False),
-    "length_ft": (0.0, False, None, True, False),
-    "slope_ftft": (0.0, False, None, True, False),
-    "n": (0.0, False, None, True, False),
-    "ke": (0.0, True, None, True, False),
-    "cd": (0.0, False, None, True, False),
-}
+def _ranges(model, keys: Sequence[str]) -> dict[str, tuple]:
+    """``{key: (lower, lower_inclusive, upper, upper_inclusive, integer)}`` as ``model`` declares.
+
+    A varied value is checked against the same range as the value written in the site file
+    (:func:`hydrocalc.schema.declared_range`).
+    """
+    return {k: declared_range(model, k) for k in keys}
+
+
+#: The range of a device's level (invert, crest) varied by a sweep: a sweep varies the pond's
+#: built spec, whose levels are stages above the pond bottom (>= 0), whatever frame the site
+#: file used (its own range is that of an elevation).
+_STAGE = (0.0, True, None, True, False)
+
+# the varied attributes and their ranges, per kind of target (in the order messages list them)
+_SUB_ATTRS = _ranges(S.Subcatchment, ("cn", "tc_hr", "area_ac", "impervious_connected_ac",
+                                      "impervious_unconnected_ac"))
+_POND_ATTRS = _ranges(S.Pond, ("initial_stage_ft", "count", "rrv_credit_pct"))
+_REACH_ATTRS = _ranges(S.Reach, ("lag_hr",))
+_STORM_ATTRS = _ranges(S.Storms, ("wqv_precip_in",))
+_ANALYSIS_ATTRS = _ranges(S.Analysis, ("dt_hr", "prf", "ia_ratio", "duration_hr"))
+_CRITERIA_ATTRS = _ranges(S.Criteria, ("cpv_detention_hr", "cpv_orifice_cd",
+                                       "cpv_orifice_head_ft", "wqv_area_ac", "wqv_impervious_ac",
+                                       "rrv_provided_acft", "wqv_provided_acft"))
+_BARREL_ATTRS = {"diameter_in": declared_range(S.Barrel, "diameter_in"), "invert_ft": _STAGE,
+                 **_ranges(S.Barrel, ("length_ft", "slope_ftft", "n", "ke", "cd"))}
+_CULVERT_ATTRS = {**_ranges(S.Culvert, ("diameter_in", "span_ft", "rise_ft", "barrels",
+                                        "length_ft")),
+                  "inlet_invert_ft": _STAGE,
+                  **_ranges(S.Culvert, ("outlet_invert_ft", "slope_ftft", "n", "ke"))}
 _STORAGE_ATTRS = {
-    "bottom_length_ft": (0.0, False, None, True, False),
-    "bottom_width_ft": (0.0, False, None, True, False),
-    "depth_ft": (0.0, False, None, True, False),
-    "side_slope_h_per_v": (0.0, True, None, True, False),
-    "porosity_frac": (0.0, False, 1.0, True, False),
-    "diameter_ft": (0.0, False, None, True, False),
-    "stone_width_ft": (0.0, True, None, True, False),
-    "stone_porosity_frac": (0.0, False, 1.0, True, False),
-    "stone_depth_below_ft": (0.0, True, None, True, False),
+    **_ranges(S.Basin, ("bottom_length_ft", "bottom_width_ft", "depth_ft", "side_slope_h_per_v",
+                        "porosity_frac")),
+    **_ranges(S.Drywell, ("diameter_ft", "stone_width_ft", "stone_porosity_frac",
+                          "stone_depth_below_ft")),
 }
+#: The declared model of each outlet type of the site file.
+_OUTLET_MODELS = {typing.get_args(m.model_fields["type"].annotation)[0]: m
+                  for m in typing.get_args(typing.get_args(S.Outlet)[0])}
+
+
+def outlet_keys(kind: str) -> tuple[str, ...]:
+    """The keys a sweep may vary on an outlet of type ``kind`` (its number keys)."""
+    if kind == "culvert":
+        return tuple(_CULVERT_ATTRS)
+    required, optional = site_mod.OUTLET_FIELDS[kind]
+    return (*required, *optional)
+
+
+def outlet_range(kind: str, key: str) -> tuple:
+    """The range of ``key`` of an outlet of type ``kind`` (a level: a stage, >= 0)."""
+    if kind == "culvert":
+        return _CULVERT_ATTRS[key]
+    return _STAGE if key in site_mod.LEVEL_KEYS else declared_range(_OUTLET_MODELS[kind], key)
+
+
+def barrel_attrs(spec: Mapping) -> dict[str, tuple]:
+    """The varied keys of a pond's barrel and their ranges (a culvert's or a plain barrel's)."""
+    return _CULVERT_ATTRS if spec.get("type") == "culvert" else _BARREL_ATTRS
+
 
 _TOKEN = re.compile(r"([^.\[\]]+)(?:\[([^\[\]]*)\])?")
 
@@ -255,11 +268,10 @@ def _resolve_node(site_mod, sc, group: str, nid: str, rest, where: str) -> list[
         for oid in picked:
             i = ids.index(oid)
             kind = node.outlet_types[i]
-            required, optional = site_mod.OUTLET_FIELDS[kind]
-            if key in required or key in optional:
+            keys = outlet_keys(kind)
+            if key in keys:
                 out.append(Target("outlet", key, item=i, item_label=oid, **base))
             elif sel.strip() != "*":
-                keys = (*required, *optional)
                 raise InputError(f"{where} must end with a key of a {kind} outlet "
                                  f"({', '.join(keys)}); got {key!r}{suggest(key, keys)}")
         if not out:
@@ -269,7 +281,9 @@ def _resolve_node(site_mod, sc, group: str, nid: str, rest, where: str) -> list[
         if sel is not None or node.barrel_spec is None:
             raise InputError(f"{where}: pond {nid} has no barrel" if node.barrel_spec is None
                              else f"{where}: barrel takes no selector; got barrel[{sel}]")
-        return [Target("barrel", _attr(key, _BARREL_ATTRS, where, "barrel"), item=0, **base)]
+        kind = "culvert barrel" if node.barrel_spec.get("type") == "culvert" else "barrel"
+        return [Target("barrel", _attr(key, barrel_attrs(node.barrel_spec), where, kind), item=0,
+                       **base)]
     if name == "storage":
         n = len(node.storage_spec)
         if sel is None:

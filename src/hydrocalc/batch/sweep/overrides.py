@@ -19,7 +19,6 @@ from hydrocalc import site as site_mod
 from hydrocalc._validate import fmt_value
 from hydrocalc.batch.sweep.fields import (
     _ANALYSIS_ATTRS,
-    _BARREL_ATTRS,
     _CRITERIA_ATTRS,
     _POND_ATTRS,
     _REACH_ATTRS,
@@ -27,6 +26,8 @@ from hydrocalc.batch.sweep.fields import (
     _STORM_ATTRS,
     _SUB_ATTRS,
     Target,
+    barrel_attrs,
+    outlet_range,
 )
 from hydrocalc.errors import HydrocalcError, InputError
 
@@ -40,9 +41,10 @@ _NODE_CACHE_SIZE = 4096
 
 def _bounds_text(b) -> str:
     lo, lo_inc, hi, hi_inc, integer = b
-    left = "[" if lo_inc else "("
+    left = "[" if lo_inc and lo is not None else "("
     right = "]" if hi is not None and hi_inc else ")"
-    text = f"{left}{fmt_value(lo)}, {'inf' if hi is None else fmt_value(hi)}{right}"
+    low = "-inf" if lo is None else fmt_value(lo)
+    text = f"{left}{low}, {'inf' if hi is None else fmt_value(hi)}{right}"
     return ("an integer in " if integer else "in ") + text
 
 
@@ -51,7 +53,8 @@ def _check(value, b, label: str, how=("set", None, None)) -> float:
     lo, lo_inc, hi, hi_inc, integer = b
     v = float(value)
     ok = math.isfinite(v)
-    ok = ok and (v >= lo if lo_inc else v > lo)
+    if lo is not None:
+        ok = ok and (v >= lo if lo_inc else v > lo)
     if hi is not None:
         ok = ok and (v <= hi if hi_inc else v < hi)
     if integer:
@@ -74,17 +77,6 @@ def _how(op: str, base, value) -> str:
         return ""
     word = "+" if op == "add" else "x"
     return f" ({fmt_value(base)} {word} {fmt_value(value)})"
-
-
-def _outlet_bounds(site_mod, kind: str, key: str):
-    required, optional = site_mod.OUTLET_FIELDS[kind]
-    if key in required:
-        if key == "angle_deg":
-            return (0.0, False, 180.0, False, False)
-        positive = key in site_mod.POSITIVE_OUTLET_KEYS
-        return (0.0, not positive, None, True, False)
-    lo, inc = optional[key]
-    return (float(lo), inc, None, True, key == "end_contractions")
 
 
 @dataclasses.dataclass
@@ -171,7 +163,7 @@ def _apply_outlet(site, ch: _Changes, target: Target, op: str, value) -> None:
     base = spec.get(target.attr)
     _need_base(base, op, label)
     new = _combine(op, base, value)
-    spec[target.attr] = _check(new, _outlet_bounds(site_mod, spec["type"], target.attr),
+    spec[target.attr] = _check(new, outlet_range(spec["type"], target.attr),
                                label, (op, base, value))
 
 
@@ -183,7 +175,7 @@ def _apply_barrel(site, ch: _Changes, target: Target, op: str, value) -> None:
     base = spec.get(target.attr)
     _need_base(base, op, label)
     new = _combine(op, base, value)
-    spec[target.attr] = _check(new, _BARREL_ATTRS[target.attr], label, (op, base, value))
+    spec[target.attr] = _check(new, barrel_attrs(spec)[target.attr], label, (op, base, value))
 
 
 def _apply_storage(site, ch: _Changes, target: Target, op: str, value) -> None:
@@ -347,12 +339,12 @@ def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_sp
             rebuild["storage_spec"] = tuple(storage_specs)
         if outlet_specs is not None:  # rebuild only the devices whose spec changed
             rebuild["outlets"] = tuple(
-                dev if spec == old else site_mod.build_outlet(spec["type"], spec, spec["id"])
+                dev if spec == old else site_mod.build_device(spec, f"{path}.outlet[{spec['id']}]")
                 for dev, spec, old in zip(node.outlets, outlet_specs, node.outlet_spec,
                                           strict=True))
             rebuild["outlet_spec"] = tuple(outlet_specs)
         if barrel_spec is not None:
-            rebuild["barrel"] = site_mod.build_barrel(barrel_spec)
+            rebuild["barrel"] = site_mod.build_device(barrel_spec, f"{path}.barrel")
             rebuild["barrel_spec"] = barrel_spec
     except (HydrocalcError, TypeError, ValueError) as exc:
         raise InputError(f"{path} cannot be rebuilt with the varied values: "
@@ -366,7 +358,7 @@ def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_sp
     for spec in new.outlet_spec:
         lvl = site_mod.device_level_ft(spec)
         if spec["type"] != "exfiltration" and lvl >= top:
-            k = "invert_ft" if "invert_ft" in spec else "crest_ft"
+            k = next(k for k in site_mod.LEVEL_KEYS if k in spec)
             raise InputError(f"{path}.outlet[{spec['id']}].{k} must be below the top of the "
                              f"storage ({fmt_value(top)} ft); got {fmt_value(lvl)}")
     return new
