@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 import pathlib
-import tomllib
 from collections.abc import Sequence
 
 from hydrocalc import analysis
 from hydrocalc.batch.sweep import is_sweep_document
 from hydrocalc.batch.tasks import _cached_sweep, _error_row, _message, _sweep_blob
+from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.routing import kernel as _route_kernel
+from hydrocalc.input_file import read_toml_file
 
 #: Default memory of the analysis arrays of one sweep task with the compiled routing loop;
 #: see :func:`default_task_memory_mb`. [MB]
@@ -116,11 +117,10 @@ def plan_tasks(inputs: Sequence, *, workers: int = 1, chunk_size: int | None = N
         path = pathlib.Path(raw)
         source = str(raw)
         kind = "site"
-        try:
-            doc = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
-            if is_sweep_document(doc):
+        try:  # with the input files' limits: a pipe or a huge file is refused, not read
+            if is_sweep_document(read_toml_file(path, what="site file", deepest=5).doc):
                 kind = "sweep"
-        except Exception:  # noqa: BLE001 - the site task reports the file's problem
+        except InputError:  # the site task reports the file's problem
             kind = "site"
         if kind == "site":
             info[idx] = {"source": source, "kind": "site", "n": 1, "columns": []}

@@ -7,6 +7,7 @@ format. The pond file layout is documented in
 
 from __future__ import annotations
 
+import io
 import json
 import warnings
 
@@ -20,9 +21,12 @@ def _read_inflow(path):
     import pandas as pd
 
     from hydrocalc.hydrograph import Hydrograph
+    from hydrocalc.input_file import read_input_bytes
+    from hydrocalc.site import MAX_CSV_BYTES
 
+    raw = read_input_bytes(path, what="--inflow CSV", max_bytes=MAX_CSV_BYTES)  # not a pipe
     try:
-        frame = pd.read_csv(path, comment="#")
+        frame = pd.read_csv(io.BytesIO(raw), comment="#")
     except (OSError, ValueError) as exc:
         raise InputError(f"--inflow must be a readable CSV; got {path!r} ({exc})") from None
     missing = [c for c in ("time_hr", "flow_cfs") if c not in frame.columns]
@@ -33,14 +37,10 @@ def _read_inflow(path):
 
 
 def _load_pond(path):
-    """load_pond, with a non-UTF-8 file reported as one InputError line."""
+    """load_pond (every problem of the file is one InputError line)."""
     from hydrocalc.hydraulics.pond_file import load_pond
 
-    try:
-        return load_pond(path)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"pond file {str(path)!r} must be UTF-8 text; byte {exc.start} is "
-                         "not. Save it as UTF-8.") from None
+    return load_pond(path)
 
 
 @click.command("rating")

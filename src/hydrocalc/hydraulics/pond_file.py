@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import pathlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
@@ -40,6 +39,7 @@ from hydrocalc.hydraulics.routing.reservoir import tailwater_series
 from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.hydrograph import Hydrograph
+from hydrocalc.input_file import parse_toml, read_input_bytes
 from hydrocalc.schema_errors import field_errors
 
 __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
@@ -224,15 +224,14 @@ def load_pond(path) -> Pond:
         If the file is missing, is not valid TOML, or describes an invalid pond.
     """
     p = pathlib.Path(path)
+    raw = read_input_bytes(p, what="pond file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"pond file must be readable; got {str(p)!r} ({exc.strerror})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p.name} must be valid TOML; got: {exc}") from None
-    return pond_from_mapping(data, where=p.name)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"pond file {str(path)!r} must be UTF-8 text; byte {exc.start} is "
+                         "not. Save it as UTF-8.") from None
+    doc = parse_toml(text, where=p.name, what="pond file", deepest=3)
+    return pond_from_mapping(doc, where=p.name)
 
 
 # =========================================================================================

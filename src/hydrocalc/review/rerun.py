@@ -77,6 +77,7 @@ import pandas as pd
 from hydrocalc.analysis import analyze
 from hydrocalc.errors import InputError
 from hydrocalc.hydrograph import parabolic_peak
+from hydrocalc.input_file import read_input_bytes
 from hydrocalc.report.tables import Table
 from hydrocalc.review.importers.hydrocad_audit import InputAudit, audit_submitted
 from hydrocalc.review.importers.hydrocad_site import SUBMITTED_FORMAT
@@ -95,6 +96,8 @@ __all__ = [
 ]
 
 PEAK_RTOL = 0.05  #: relative tolerance of peak flows [-]
+#: Largest submitted.json read (an import writes tens of kB).
+MAX_SUBMITTED_BYTES = 16 * 1024 * 1024
 SHORT_TC_MIN = 14.0  #: Tc below which HydroCAD's smoothed storm curves raise peaks [min]
 SHORT_TC_MAX_PCT = 15.0  #: largest peak excess explained by the smoothed curves [%]
 COARSE_DT_MAX_PCT = 10.0  #: largest peak difference explained by a coarse time step [%]
@@ -288,12 +291,10 @@ def _fmt(value: float, printed: str) -> str:
 def load_submitted(path: str | pathlib.Path) -> dict:
     """Read a ``submitted.json`` written by ``hydrocalc import hydrocad``."""
     p = pathlib.Path(path)
+    raw = read_input_bytes(p, what="--submitted file", max_bytes=MAX_SUBMITTED_BYTES)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"--submitted {p}: could not be read ({exc.strerror or exc}).") \
-            from None
-    except ValueError as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # also text that is not UTF-8
         raise InputError(f"--submitted {p}: expected the JSON written by `hydrocalc import "
                          f"hydrocad`; it is not valid JSON ({exc}).") from None
 

@@ -16,10 +16,15 @@ import os
 import pathlib
 import re
 import stat
-import tomllib
 
 from hydrocalc._validate import confined_path, excerpt
 from hydrocalc.errors import InputError
+from hydrocalc.input_file import (  # noqa: F401 (nesting_depth re-exported)
+    MAX_INPUT_DEPTH,
+    MAX_INPUT_FILE_BYTES,
+    nesting_depth,
+    read_toml_file,
+)
 from hydrocalc.site.problems import _Problems
 
 # ----------------------------------------------------------------------------------------
@@ -224,28 +229,9 @@ def _where(path) -> str:
 
 
 #: Largest site file read (a large site is about 50 kB).
-MAX_SITE_FILE_BYTES = 4 * 1024 * 1024
-#: Deepest nesting of tables and arrays in a site file. The deepest of a real site is 5
-#: (``post.pond[i].tailwater_ft.time_hr``, ``post.subcatchment[i].cover[j]``); 12 leaves room
-#: and refuses a file built to exhaust the reader before any section is read.
-MAX_SITE_DEPTH = 12
-
-
-def nesting_depth(doc) -> int:
-    """The deepest nesting of tables and arrays in a parsed TOML document (iterative).
-
-    Examples
-    --------
-    >>> nesting_depth({"a": 1}), nesting_depth({"post": {"pond": [{"id": "P"}]}})
-    (0, 3)
-    """
-    deepest, stack = 0, [(doc, 0)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return deepest
+MAX_SITE_FILE_BYTES = MAX_INPUT_FILE_BYTES
+#: Deepest nesting of tables and arrays in a site file (see hydrocalc.input_file).
+MAX_SITE_DEPTH = MAX_INPUT_DEPTH
 
 
 def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
@@ -253,39 +239,8 @@ def read_site_file(path) -> tuple[pathlib.Path, str, dict, dict[str, str]]:
 
     Raises InputError (one line naming the file) for a missing, non-regular, too large
     (over :data:`MAX_SITE_FILE_BYTES`), non-UTF-8, non-TOML or too deeply nested (over
-    :data:`MAX_SITE_DEPTH`) file, before any section is validated.
+    :data:`MAX_SITE_DEPTH`) file, before any section is validated
+    (:func:`hydrocalc.input_file.read_toml_file`).
     """
-    p = pathlib.Path(path)
-    where = _where(p)
-    try:
-        st = os.stat(p)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"site file must be a regular file; got {excerpt(str(path), 80)!r}"
-                             " (a folder, device or pipe)")
-        if st.st_size > MAX_SITE_FILE_BYTES:
-            raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB; got "
-                             f"{st.st_size / 2**20:.1f} MiB")
-        with open(p, "rb") as fh:
-            raw = fh.read(MAX_SITE_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"site file must be a readable file; got {excerpt(str(path), 80)!r} "
-                         f"({exc.strerror or exc})") from None
-    if len(raw) > MAX_SITE_FILE_BYTES:
-        raise InputError(f"{where}: must be at most {MAX_SITE_FILE_BYTES // 2**20} MiB")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where}: must be UTF-8 text; byte {exc.start} is not") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{where}: TOML syntax error: {exc}") from None
-    except RecursionError:
-        raise InputError(f"{where}: TOML syntax error: arrays or tables nested too deeply "
-                         "(a site file needs at most a few levels)") from None
-    depth = nesting_depth(doc)
-    if depth > MAX_SITE_DEPTH:
-        raise InputError(f"{where}: tables and arrays must be nested at most {MAX_SITE_DEPTH} "
-                         f"levels deep; got {depth} (a site file needs at most 5)")
-    files = {p.name: hashlib.sha256(raw).hexdigest()}
-    return p, text, doc, files
+    got = read_toml_file(path, what="site file", deepest=5)
+    return got.path, got.text, got.doc, {got.path.name: got.sha256}

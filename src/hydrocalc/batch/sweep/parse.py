@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import pathlib
-import tomllib
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -25,6 +24,7 @@ from hydrocalc.batch.sweep.fields import resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
 from hydrocalc.batch.sweep.schema import SweepFile, Vary
 from hydrocalc.errors import InputError
+from hydrocalc.input_file import read_toml_file
 from hydrocalc.schema_errors import choices, field_errors, requirement, says
 from hydrocalc.site import load_site
 
@@ -322,16 +322,6 @@ def load_sweep(path, *, site=None) -> Sweep:
     >>> sw.n_scenarios                                                           # doctest: +SKIP
     12
     """
-    p = pathlib.Path(path)
-    try:
-        text = p.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"sweep file must be a readable file; got {str(path)!r} "
-                         f"({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p.name}: must be UTF-8 text; byte {exc.start} is not") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p.name}: TOML syntax error: {exc}") from None
-    return parse_sweep(doc, where=p.name, base_dir=p.parent, path=p, site=site)
+    got = read_toml_file(path, what="sweep file", deepest=3)
+    p = got.path
+    return parse_sweep(got.doc, where=p.name, base_dir=p.parent, path=p, site=site)

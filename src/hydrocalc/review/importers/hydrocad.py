@@ -48,8 +48,12 @@ import pathlib
 import re
 
 from hydrocalc.errors import InputError
+from hydrocalc.input_file import read_input_bytes
 
 __all__ = ["HydroCADReport", "parse_report", "read_report", "report_text"]
+
+#: Largest HydroCAD report read (a report of several hundred pages is a few MB).
+MAX_REPORT_BYTES = 100 * 1024 * 1024
 
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _STORM_RE = re.compile(
@@ -176,11 +180,7 @@ def report_text(path: str | pathlib.Path) -> tuple[str, str]:
         (a scanned, image-only PDF), or is not UTF-8 text.
     """
     p = pathlib.Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{p}: the HydroCAD report could not be read "
-                         f"({exc.strerror or exc}). Check the path.") from None
+    data = read_input_bytes(p, what="HydroCAD report", max_bytes=MAX_REPORT_BYTES)
     digest = hashlib.sha256(data).hexdigest()
     if data[:5] == b"%PDF-":
         return _pdf_text(p), digest

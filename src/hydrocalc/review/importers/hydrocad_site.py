@@ -872,12 +872,14 @@ def _read_links(path) -> dict:
     """The ``[links]`` table of a links file (``NODE = "DOWNSTREAM"``)."""
     import tomllib
 
+    from hydrocalc.input_file import read_input_bytes
+
     p = pathlib.Path(path)
+    raw = read_input_bytes(p, what="--links file")
     try:
-        with p.open("rb") as fh:
-            doc = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"--links {p}: could not be read ({exc.strerror or exc}).") from None
+        doc = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"--links {p}: must be UTF-8 text; byte {exc.start} is not.") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"--links {p}: not valid TOML ({exc}).") from None
     links = doc.get("links")
