@@ -11,6 +11,9 @@ What counts (the rule, applied to the source as it is, so the count is reproduci
 * **Whole modules**: the problem collector and its typed getters (``site/problems.py``,
   ``site/project/collector.py``) and the table-to-message translator of the declared models
   (``schema_errors.py``, when it exists).
+* **The TOML key -> line scanner** of ``input_file.py`` (from its ``# key -> line scanner``
+  marker to the end of the module): it was part of ``site/problems.py`` and moved to the
+  foundation so the pond and sweep files name their lines too; it stays counted.
 * **Named functions**: the message formatters of ``_validate.py`` (``number_problem``,
   ``text_problem``, ``suggest``, ``check_choice``, ``capped``, ``control_char``,
   ``excerpt``, ``_short_repr``).
@@ -42,6 +45,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT / "src" / "hydrocalc"
 
 WHOLE = ("site/problems.py", "site/project/collector.py", "schema_errors.py")
+#: Modules counted from a marker line to their end.
+FROM_MARKER = {"input_file.py": "# key -> line scanner"}
 FORMATTERS = {"_validate.py": ("number_problem", "text_problem", "suggest", "check_choice",
                                "capped", "control_char", "excerpt", "_short_repr")}
 LOADERS = ("site/*.py", "site/project/*.py", "batch/sweep/parse.py", "batch/sweep/fields.py",
@@ -132,6 +137,13 @@ def count(pkg: pathlib.Path = PKG) -> dict[str, dict[str, int]]:
         path = pkg / rel
         if path.is_file():
             add(rel, "*", len(code_lines(path.read_text(encoding="utf-8"))))
+    for rel, marker in FROM_MARKER.items():
+        path = pkg / rel
+        if path.is_file():
+            src = path.read_text(encoding="utf-8")
+            start = next((i for i, ln in enumerate(src.splitlines(), 1) if marker in ln), None)
+            if start is not None:
+                add(rel, "scanner", len({n for n in code_lines(src) if n >= start}))
     for rel, names in FORMATTERS.items():
         src = (pkg / rel).read_text(encoding="utf-8")
         lines = code_lines(src)

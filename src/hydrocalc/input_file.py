@@ -1,5 +1,8 @@
 """Reading an input TOML file: one reader for the site, sweep and pond files.
 
+:func:`key_lines` maps each key path of a TOML text to its line (:mod:`tomllib` reports line
+numbers only for syntax errors), so that every problem of an input file names its line.
+
 :func:`read_toml_file` refuses, with one line naming the file, what no input file can be
 before any of its tables is validated: a missing or unreadable file, a folder, device or pipe
 (never opened, so a pipe cannot hang the reader), a file over :data:`MAX_INPUT_FILE_BYTES`
@@ -13,14 +16,17 @@ import dataclasses
 import hashlib
 import os
 import pathlib
+import re
 import stat
 import tomllib
+from collections.abc import Iterator
 
 from hydrocalc._validate import excerpt
 from hydrocalc.errors import InputError
 
 __all__ = ["MAX_INPUT_FILE_BYTES", "MAX_INPUT_DEPTH", "TomlFile", "nesting_depth",
-           "read_input_bytes", "parse_toml", "read_toml_file"]
+           "read_input_bytes", "parse_toml", "read_toml_file", "key_lines", "enclosing",
+           "line_suffix"]
 
 #: Largest input file read (a large site file is about 50 kB).
 MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024
@@ -139,3 +145,144 @@ def parse_toml(text: str, *, where: str, what: str, deepest: int,
         raise InputError(f"{where}: tables and arrays must be nested at most {max_depth} "
                          f"levels deep; got {depth} (a {what} needs at most {deepest})")
     return doc
+
+
+# ----------------------------------------------------------------------------------------
+# key -> line scanner (tomllib reports line numbers only for syntax errors)
+
+
+class _Block:
+    __slots__ = ("parent", "name", "index", "id", "is_array", "keys", "line")
+
+    def __init__(self, parent, name, index, is_array, line) -> None:
+        self.parent, self.name, self.index = parent, name, index
+        self.is_array, self.line = is_array, line
+        self.id: str | None = None
+        self.keys: dict[str, int] = {}
+
+    def label(self) -> str:
+        if self.parent is None:
+            return ""
+        base = self.parent.label()
+        own = self.name
+        if self.is_array:
+            own += f"[{self.id if self.id is not None else self.index}]"
+        return f"{base}.{own}" if base else own
+
+
+_HEADER_RE = re.compile(r"^\[(\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY_RE = re.compile(
+    r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$"""
+)
+_ID_VALUE_RE = re.compile(r"""^("([^"]*)"|'([^']*)')""")
+
+
+def _split_key(raw: str) -> list[str]:
+    parts = re.findall(r""""[^"]*"|'[^']*'|[^.\s]+""", raw)
+    return [p.strip("\"'") for p in parts]
+
+
+def key_lines(text: str) -> dict[str, int]:
+    r"""Map each key path of a TOML text to its line number (1-based).
+
+    Paths use the loader's labels: array-of-tables entries are labelled by their ``id``
+    value when they have one (``post.subcatchment[S-2].area_ac``), otherwise by index.
+    Table headers map to their own line (``post.pond[P-1]``). Best effort: only simple
+    ``key = value`` lines are recognised.
+
+    Examples
+    --------
+    >>> text = '[[post.subcatchment]]\nid = "S-2"\narea_ac = -3\n'
+    >>> key_lines(text)["post.subcatchment[S-2].area_ac"]
+    3
+    """
+    root = _Block(None, "", 0, False, 0)
+    latest: dict[tuple[str, ...], _Block] = {}
+    counts: dict[tuple[int, str], int] = {}
+    blocks = [root]
+    cur = root
+    in_multiline = None
+    # TOML lines end at \n or \r\n only (str.splitlines() also splits at U+2028 ...)
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        s = raw.strip()
+        if in_multiline:
+            if in_multiline in s:
+                in_multiline = None
+            continue
+        if not s or s.startswith("#"):
+            continue
+        m = _HEADER_RE.match(s)
+        if m and not _KEY_RE.match(s):
+            is_array = bool(m.group(1))
+            parts = _split_key(m.group(2))
+            parent = root
+            for i in range(len(parts) - 1):
+                prefix = tuple(parts[: i + 1])
+                blk = latest.get(prefix)
+                if blk is None:
+                    blk = _Block(parent, parts[i], 0, False, lineno)
+                    latest[prefix] = blk
+                    blocks.append(blk)
+                parent = blk
+            full = tuple(parts)
+            if is_array:
+                key = (id(parent), parts[-1])
+                idx = counts.get(key, 0)
+                counts[key] = idx + 1
+                blk = _Block(parent, parts[-1], idx, True, lineno)
+            else:
+                blk = latest.get(full) or _Block(parent, parts[-1], 0, False, lineno)
+                blk.line = lineno
+            for k in [k for k in latest if len(k) > len(full) and k[: len(full)] == full]:
+                del latest[k]
+            latest[full] = blk
+            blocks.append(blk)
+            cur = blk
+            continue
+        m = _KEY_RE.match(s)
+        if m:
+            keyparts = _split_key(m.group(1))
+            value = m.group(2)
+            if value.startswith(('"""', "'''")) and value.count(value[:3]) == 1:
+                in_multiline = value[:3]
+            cur.keys[".".join(keyparts)] = lineno
+            if keyparts == ["id"] and cur.is_array:
+                mv = _ID_VALUE_RE.match(value)
+                if mv:
+                    cur.id = mv.group(2) if mv.group(2) is not None else mv.group(3)
+    out: dict[str, int] = {}
+    for blk in blocks:
+        label = blk.label()
+        if label:
+            out.setdefault(label, blk.line)
+        for keypath, ln in blk.keys.items():
+            out[f"{label}.{keypath}" if label else keypath] = ln
+    return out
+
+
+def enclosing(path: str) -> Iterator[str]:
+    """``path`` and each table that holds it, innermost first.
+
+    Examples
+    --------
+    >>> list(enclosing("post.pond[P-1].cd"))
+    ['post.pond[P-1].cd', 'post.pond[P-1]', 'post.pond', 'post']
+    """
+    p = path
+    while p:
+        yield p
+        m = re.match(r"^(.*?)(\.[^.\[\]]+|\[[^\[\]]*\])$", p)
+        if not m:
+            break
+        p = m.group(1)
+
+
+def line_suffix(lines: dict[str, int] | None, path: str) -> str:
+    """`` (line n)`` of key ``path`` or of its closest enclosing table; '' if unknown.
+
+    ``lines`` is :func:`key_lines` of the file's text (None: the text is not known).
+    """
+    for p in enclosing(path) if lines else ():
+        if p in lines:  # type: ignore[operator]
+            return f" (line {lines[p]})"  # type: ignore[index]
+    return ""

@@ -1,18 +1,17 @@
-"""Where a problem is: TOML key paths -> line numbers, and the one-line problem collector.
+"""The one-line problem collector of the site file.
 
-:func:`key_lines` maps every key path (``post.subcatchment[S-2].area_ac``) to its line,
-because :mod:`tomllib` reports line numbers only for syntax errors. ``_Problems``, the one
+Lines are found with :func:`hydrocalc.input_file.key_lines`, which maps every key path
+(``post.subcatchment[S-2].area_ac``) to its line. ``_Problems``, the one
 problem collector of every input table (the site file's sections, ``[project]``,
 ``[construction]``, the criteria's practices and permit facts), collects
-``<file>: <path> <text> (line n)`` lines and offers the typed getters every section parser
-uses (numbers with a valid range, choices, dates, areas in acres or square feet, ...).
+``<file>: <path> <text> (line n)`` lines: the declared model's records, written as one
+line each, and the few checks of values the models do not see (CSV columns).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
-import re
 import typing
 from collections.abc import Mapping
 
@@ -27,121 +26,9 @@ from hydrocalc._validate import (  # noqa: F401 (capped, MAX_PROBLEMS_SHOWN re-e
     suggest,
     text_problem,
 )
+from hydrocalc.input_file import enclosing, key_lines  # noqa: F401 (key_lines re-exported)
 from hydrocalc.schema import OneOf
 from hydrocalc.schema_errors import FieldError, Says, bounds
-
-# ----------------------------------------------------------------------------------------
-# key -> line scanner (tomllib reports line numbers only for syntax errors)
-
-
-class _Block:
-    __slots__ = ("parent", "name", "index", "id", "is_array", "keys", "line")
-
-    def __init__(self, parent, name, index, is_array, line) -> None:
-        self.parent, self.name, self.index = parent, name, index
-        self.is_array, self.line = is_array, line
-        self.id: str | None = None
-        self.keys: dict[str, int] = {}
-
-    def label(self) -> str:
-        if self.parent is None:
-            return ""
-        base = self.parent.label()
-        own = self.name
-        if self.is_array:
-            own += f"[{self.id if self.id is not None else self.index}]"
-        return f"{base}.{own}" if base else own
-
-
-_HEADER_RE = re.compile(r"^\[(\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY_RE = re.compile(
-    r"""^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*(.*)$"""
-)
-_ID_VALUE_RE = re.compile(r"""^("([^"]*)"|'([^']*)')""")
-
-
-def _split_key(raw: str) -> list[str]:
-    parts = re.findall(r""""[^"]*"|'[^']*'|[^.\s]+""", raw)
-    return [p.strip("\"'") for p in parts]
-
-
-def key_lines(text: str) -> dict[str, int]:
-    r"""Map each key path of a TOML text to its line number (1-based).
-
-    Paths use the loader's labels: array-of-tables entries are labelled by their ``id``
-    value when they have one (``post.subcatchment[S-2].area_ac``), otherwise by index.
-    Table headers map to their own line (``post.pond[P-1]``). Best effort: only simple
-    ``key = value`` lines are recognised.
-
-    Examples
-    --------
-    >>> text = '[[post.subcatchment]]\nid = "S-2"\narea_ac = -3\n'
-    >>> key_lines(text)["post.subcatchment[S-2].area_ac"]
-    3
-    """
-    root = _Block(None, "", 0, False, 0)
-    latest: dict[tuple[str, ...], _Block] = {}
-    counts: dict[tuple[int, str], int] = {}
-    blocks = [root]
-    cur = root
-    in_multiline = None
-    # TOML lines end at \n or \r\n only (str.splitlines() also splits at U+2028 ...)
-    for lineno, raw in enumerate(text.split("\n"), 1):
-        s = raw.strip()
-        if in_multiline:
-            if in_multiline in s:
-                in_multiline = None
-            continue
-        if not s or s.startswith("#"):
-            continue
-        m = _HEADER_RE.match(s)
-        if m and not _KEY_RE.match(s):
-            is_array = bool(m.group(1))
-            parts = _split_key(m.group(2))
-            parent = root
-            for i in range(len(parts) - 1):
-                prefix = tuple(parts[: i + 1])
-                blk = latest.get(prefix)
-                if blk is None:
-                    blk = _Block(parent, parts[i], 0, False, lineno)
-                    latest[prefix] = blk
-                    blocks.append(blk)
-                parent = blk
-            full = tuple(parts)
-            if is_array:
-                key = (id(parent), parts[-1])
-                idx = counts.get(key, 0)
-                counts[key] = idx + 1
-                blk = _Block(parent, parts[-1], idx, True, lineno)
-            else:
-                blk = latest.get(full) or _Block(parent, parts[-1], 0, False, lineno)
-                blk.line = lineno
-            for k in [k for k in latest if len(k) > len(full) and k[: len(full)] == full]:
-                del latest[k]
-            latest[full] = blk
-            blocks.append(blk)
-            cur = blk
-            continue
-        m = _KEY_RE.match(s)
-        if m:
-            keyparts = _split_key(m.group(1))
-            value = m.group(2)
-            if value.startswith(('"""', "'''")) and value.count(value[:3]) == 1:
-                in_multiline = value[:3]
-            cur.keys[".".join(keyparts)] = lineno
-            if keyparts == ["id"] and cur.is_array:
-                mv = _ID_VALUE_RE.match(value)
-                if mv:
-                    cur.id = mv.group(2) if mv.group(2) is not None else mv.group(3)
-    out: dict[str, int] = {}
-    for blk in blocks:
-        label = blk.label()
-        if label:
-            out.setdefault(label, blk.line)
-        for keypath, ln in blk.keys.items():
-            out[f"{label}.{keypath}" if label else keypath] = ln
-    return out
-
 
 # ----------------------------------------------------------------------------------------
 # problem collection
@@ -167,17 +54,15 @@ class _Problems:
         return self.items
 
     def line_of(self, path: str) -> str:
-        """`` (line n)`` of ``path`` or of its closest enclosing table; '' if unknown."""
-        p = path
-        while p:
+        """`` (line n)`` of ``path`` or of its closest enclosing table; '' if unknown.
+
+        A row of a CSV table is named by its file and line (``csv_lines``).
+        """
+        for p in enclosing(path):
             if p in self.csv_lines:
                 return f" ({self.csv_lines[p]})"
             if p in self.lines:
                 return f" (line {self.lines[p]})"
-            m = re.match(r"^(.*?)(\.[^.\[\]]+|\[[^\[\]]*\])$", p)
-            if not m:
-                break
-            p = m.group(1)
         return ""
 
     def add(self, path: str, text: str) -> None:
