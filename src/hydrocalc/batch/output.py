@@ -23,15 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hydrocalc._process import pid_alive
+from hydrocalc.batch.columns import SUMMARY_COLUMNS
 from hydrocalc.batch.tasks import RowBlock
 
-#: Fixed columns of the summary table, in order (varied-field columns follow).
-SUMMARY_COLUMNS = (
-    "source", "site", "scenario", "design_point", "storm", "precip_in", "pre_peak_cfs",
-    "post_peak_cfs", "peak_change_pct", "pre_volume_ft3", "post_volume_ft3",
-    "volume_change_pct", "post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass",
-    "qf_pass", "criteria_pass", "status", "error",
-)
 _TEXT = ("source", "site", "scenario", "design_point", "storm", "status", "error")
 _BOOL = ("post_le_pre", "wqv_pass", "rrv_pass", "cpv_pass", "qp_pass", "qf_pass",
          "criteria_pass")

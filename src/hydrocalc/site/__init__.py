@@ -129,6 +129,8 @@ from hydrocalc.site.problems import (  # noqa: F401 (re-exported)
 from hydrocalc.site.settings import (  # noqa: F401 (re-exported)
     CONFIRMABLE_CRITERIA,
     CONFIRMATION_ITEMS,
+    MAX_24HR_DEPTH_IN,
+    analysis_steps_problem,
     confirmation_items,
 )
 

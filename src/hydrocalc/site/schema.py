@@ -812,7 +812,7 @@ class Reach(InputModel):
     id: _NodeId = _id("reach")
     to: Text = _to("reach")
     description: Text | None = field(_DESC)
-    lag_hr: float | None = field("Translation lag (a lag reach)", "h", ge=0)
+    lag_hr: float | None = field("Translation lag (a lag reach)", "h", ge=0, le=100)
     section: Literal["circular", "rectangular", "trapezoidal", "user"] | None = field(
         "Cross-section of a routed reach")
     diameter_in: float | None = field("Pipe diameter (circular)", "in", gt=0)

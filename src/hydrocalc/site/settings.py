@@ -36,7 +36,7 @@ from hydrocalc.site.problems import _msg, _Problems, _short
 # sections
 
 
-_MAX_24HR_DEPTH_IN = 72.0  # world-record 24-h rainfall 71.85 in (WMO): above it, a unit slip
+MAX_24HR_DEPTH_IN = 72.0  # world-record 24-h rainfall 71.85 in (WMO): above it, a unit slip
 #: The keys of ``[storms]`` and ``[report]`` (declared by :mod:`hydrocalc.site.schema`).
 _STORMS_KEYS = ("file", "distribution", "depths_in", "use", "wqv_precip_in", "wqv_precip_source",
                 "source", "duration_hr", "rain_dt_hr")
@@ -98,7 +98,7 @@ def _parse_storms(P: _Problems, m, base_dir, input_files, errors: list[FieldErro
         P.add("storms.depths_in", "is required (or storms.file); got nothing. Add "
                                   "[storms.depths_in] with e.g. \"10yr\" = 5.0")
     for k in (k for k, v in depths.items() if _over_record(v)):
-        P.add(f"storms.depths_in.{k}", f"must be <= {fmt_value(_MAX_24HR_DEPTH_IN)} in, the "
+        P.add(f"storms.depths_in.{k}", f"must be <= {fmt_value(MAX_24HR_DEPTH_IN)} in, the "
               "world-record 24-hour rainfall (1,825 mm, Foc-Foc, La Reunion, 7-8 Jan 1966; WMO "
               f"archive); got {fmt_value(float(depths[k]))}. Check the units (inches)")
     use = m.get("use", list(depths))
@@ -135,7 +135,7 @@ def _storms(m: Mapping, info: Mapping, file_path, depths_in: Mapping) -> Storms:
 def _over_record(v) -> bool:
     """A finite depth above the world-record 24-hour rainfall (a unit slip)."""
     return (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-            and v > _MAX_24HR_DEPTH_IN)
+            and v > MAX_24HR_DEPTH_IN)
 
 
 def _check_distribution(P: _Problems, dist: str, path: str, duration_hr) -> None:
@@ -168,16 +168,27 @@ def _parse_analysis(P: _Problems, m, errors: list[FieldError], doc) -> AnalysisO
     bad = {e.path[1] for e in errors if len(e.path) > 1}
     options = AnalysisOptions(**{k: float(m[k]) for k in _ANALYSIS_KEYS
                                  if k in m and k not in bad})
-    span_hr = max(options.duration_hr or 0.0, 24.0)  # at least the 24-h storm is computed
-    dt = options.dt_hr
-    if "dt_hr" not in bad and span_hr / dt > _MAX_ANALYSIS_STEPS:
-        P.add("analysis.dt_hr", f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time "
-                                f"steps; got {span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, "
-                                f"{fmt_value(span_hr)} h). Use dt_hr >= "
-                                f"{fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter "
-                                "duration_hr")
+    too_many = analysis_steps_problem(options) if "dt_hr" not in bad else None
+    if too_many:
+        P.add("analysis.dt_hr", too_many)
         return None
     return None if errors else options
+
+
+def analysis_steps_problem(options: AnalysisOptions) -> str | None:
+    """What is wrong when ``dt_hr`` and ``duration_hr`` give too many time steps, or None.
+
+    At most :data:`_MAX_ANALYSIS_STEPS` steps over the simulated time (at least the 24-h
+    storm): more is a unit slip, and would exhaust memory. The text follows ``analysis.dt_hr``
+    in a message (the site file's rule, also applied to a sweep's varied options).
+    """
+    span_hr = max(options.duration_hr or 0.0, 24.0)  # at least the 24-h storm is computed
+    dt = options.dt_hr
+    if span_hr / dt <= _MAX_ANALYSIS_STEPS:
+        return None
+    return (f"and duration_hr must give at most {_MAX_ANALYSIS_STEPS:,} time steps; got "
+            f"{span_hr / dt:.3g} (dt_hr = {fmt_value(dt)}, {fmt_value(span_hr)} h). Use dt_hr "
+            f">= {fmt_value(span_hr / _MAX_ANALYSIS_STEPS)} h or a shorter duration_hr")
 
 
 #: Most notebooks of the engineer's own one report runs.

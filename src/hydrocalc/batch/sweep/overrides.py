@@ -111,8 +111,9 @@ def _apply_storm_depth(site, ch: _Changes, target: Target, op: str, value) -> No
     label = target.label
     base = ch.depths.get(target.attr, site.storms.depths_in[target.attr])
     new = _combine(op, base, value)
-    ch.depths[target.attr] = _check(new, (0.0, False, None, True, False), label,
-                                    (op, base, value))
+    # the site file's rule: above the world-record 24-hour rainfall is a unit slip
+    ch.depths[target.attr] = _check(new, (0.0, False, site_mod.MAX_24HR_DEPTH_IN, True, False),
+                                    label, (op, base, value))
 
 
 def _apply_storms(site, ch: _Changes, target: Target, op: str, value) -> None:
@@ -264,8 +265,11 @@ def _with_settings(site, ch: _Changes):
         new_site = dataclasses.replace(new_site,
                                        storms=dataclasses.replace(st, **storm_changes))
     if ch.options:
-        new_site = dataclasses.replace(new_site, options=dataclasses.replace(site.options,
-                                                                             **ch.options))
+        options = dataclasses.replace(site.options, **ch.options)
+        too_many = site_mod.analysis_steps_problem(options)
+        if too_many:
+            raise InputError(f"analysis.dt_hr {too_many}")
+        new_site = dataclasses.replace(new_site, options=options)
     if ch.criteria:
         new_site = dataclasses.replace(new_site, criteria=dataclasses.replace(site.criteria,
                                                                               **ch.criteria))
@@ -346,7 +350,7 @@ def _rebuild_node(site_mod, node, changes, outlet_specs, barrel_spec, storage_sp
         if barrel_spec is not None:
             rebuild["barrel"] = site_mod.build_device(barrel_spec, f"{path}.barrel")
             rebuild["barrel_spec"] = barrel_spec
-    except (HydrocalcError, TypeError, ValueError) as exc:
+    except (HydrocalcError, TypeError, ValueError, ArithmeticError) as exc:
         raise InputError(f"{path} cannot be rebuilt with the varied values: "
                          f"{str(exc).splitlines()[0]}") from None
     if rebuild:

@@ -19,7 +19,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from hydrocalc._validate import capped, suggest
+from hydrocalc._validate import capped, excerpt, suggest
+from hydrocalc.batch.columns import SUMMARY_COLUMNS
 from hydrocalc.batch.sweep.fields import resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
 from hydrocalc.batch.sweep.schema import SweepFile, Vary
@@ -29,6 +30,9 @@ from hydrocalc.schema_errors import choices, field_errors, requirement, says
 from hydrocalc.site import load_site
 
 #: The keys of a sweep file and of a [[vary]] entry: those the model declares.
+#: Most random draws of a sweep (``samples``), as many as a range's or a list's values.
+MAX_SAMPLES = 1_000_000
+
 _TOP_KEYS, _VARY_KEYS = tuple(SweepFile.model_fields), tuple(Vary.model_fields)
 _SOURCES = ("values", "range", "linspace", "uniform", "normal", "choice")
 _RANDOM = ("uniform", "normal", "choice")
@@ -72,9 +76,10 @@ def _source(entry: Mapping) -> str | None:
     return given[0] if len(given) == 1 else None
 
 
-def _range_count(start: float, stop: float, step: float) -> int:
-    """The number of values of ``range = [start, stop, step]``."""
-    return int(math.floor((stop - start) / step + 1e-9)) + 1
+def _range_count(start: float, stop: float, step: float) -> float:
+    """The number of values of ``range = [start, stop, step]`` (inf when it overflows)."""
+    span = (stop - start) / step
+    return math.floor(span + 1e-9) + 1 if math.isfinite(span) else math.inf
 
 
 def _source_problem(entry: Mapping, path: str, faults: set, problems: list[str]) -> bool:
@@ -95,12 +100,14 @@ def _source_problem(entry: Mapping, path: str, faults: set, problems: list[str])
         problems.append(f"{path}.range must be [start, stop, step] with step > 0 and stop >= "
                         f"start; got {x!r}")
     elif src == "range" and (n := _range_count(*map(float, x))) > 1_000_000:
-        problems.append(f"{path}.range must give at most 1,000,000 values; got {n}")
+        got = f"{n:,.0f}" if math.isfinite(n) else "more than can be counted"
+        problems.append(f"{path}.range must give at most 1,000,000 values; got {got}")
     elif src == "linspace" and not (isinstance(x[2], int) and 1 <= x[2] <= 1_000_000):
         problems.append(f"{path}.linspace must be [start, stop, num] with an integer num in "
                         f"[1, 1000000]; got {x!r}")
-    elif src == "uniform" and not x[0] < x[1]:
-        problems.append(f"{path}.uniform must be [low, high] with low < high; got {x!r}")
+    elif src == "uniform" and not (x[0] < x[1] and math.isfinite(x[1] - x[0])):
+        problems.append(f"{path}.uniform must be [low, high] with low < high and a finite "
+                        f"high - low; got {x!r}")
     elif src == "normal" and not x[1] >= 0:
         problems.append(f"{path}.normal must be [mean, standard deviation >= 0]; got {x!r}")
     else:
@@ -115,7 +122,7 @@ def _values(entry: Mapping, src: str, rng_spec: list) -> tuple:
         return tuple(x)
     if src == "range":
         start, stop, step = (float(a) for a in x)
-        n = _range_count(start, stop, step)
+        n = int(_range_count(start, stop, step))
         return tuple(float(np.round(start + k * step, 12)) for k in range(n))
     if src == "linspace":
         return tuple(float(a) for a in np.linspace(float(x[0]), float(x[1]), int(x[2])))
@@ -146,7 +153,10 @@ def _entry_problems(vary: list, where: str, site, bad: Mapping[int, set]) -> tup
         src, wrong = _source(e), _source_problem(e, p, faults, problems)
         random = random or (src in _RANDOM and src not in faults and not wrong)
         if label is not None and "label" not in faults:
-            if label in labels_seen:
+            if label in SUMMARY_COLUMNS:
+                problems.append(f"{p}.label must not be a column of the summary "
+                                f"({', '.join(SUMMARY_COLUMNS)}); got {label!r}")
+            elif label in labels_seen:
                 problems.append(f"{p}.label must be unique; got {label!r} twice (give "
                                 "label = ...)")
             labels_seen.add(label)
@@ -170,6 +180,9 @@ def _top_problems(doc: Mapping, where: str, site, random: bool) -> list[str]:
     if random and doc.get("seed") is None:
         problems.append(f"{where}: seed is required when a [[vary]] entry is random "
                         "(uniform, normal or choice); add seed = <integer>")
+    samples = doc.get("samples")
+    if isinstance(samples, int) and samples > MAX_SAMPLES:
+        problems.append(f"{where}: samples must be at most {MAX_SAMPLES:,}; got {samples:,}")
     if random and doc.get("samples") is None:
         problems.append(f"{where}: samples is required when a [[vary]] entry is random; "
                         "add samples = <number of draws>")
@@ -211,12 +224,16 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         raise InputError("\n".join(capped(top)))
     base_raw: str = doc["base"]
     bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
-    base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
-        else pathlib.Path(base_raw)
+    try:  # a name with a NUL byte or longer than the file system allows is no file
+        base_path = (bdir / base_raw).resolve() if not pathlib.Path(base_raw).is_absolute() \
+            else pathlib.Path(base_raw)
+        is_file = base_path.is_file()
+    except (OSError, ValueError):
+        is_file = False
     if site is None:
-        if not base_path.is_file():
+        if not is_file:
             raise InputError(f"{where}: base must be an existing site file (relative to the "
-                             f"sweep file); got {base_raw!r}")
+                             f"sweep file); got {excerpt(repr(base_raw), 80)}")
         site = load_site(base_path)
     vary = doc.get("vary", [])
     entry_problems, targets, random = _entry_problems(vary, where, site, bad)
