@@ -25,7 +25,7 @@ from hydrocalc.batch.sweep.fields import resolve_field
 from hydrocalc.batch.sweep.model import Sweep, Variation
 from hydrocalc.batch.sweep.schema import SweepFile, Vary
 from hydrocalc.errors import InputError
-from hydrocalc.input_file import read_toml_file
+from hydrocalc.input_file import key_lines, line_suffix, read_toml_file
 from hydrocalc.schema_errors import choices, field_errors, requirement, says
 from hydrocalc.site import load_site
 
@@ -191,7 +191,8 @@ def _top_problems(doc: Mapping, where: str, site, random: bool) -> list[str]:
 
 def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
                 base_dir: pathlib.Path | str | None = None,
-                path: pathlib.Path | None = None, site=None) -> Sweep:
+                path: pathlib.Path | None = None, site=None,
+                lines: Mapping[str, int] | None = None) -> Sweep:
     """Validate a parsed sweep document and resolve it against its base site.
 
     Parameters
@@ -206,6 +207,9 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         The sweep file (stored on the result).
     site : hydrocalc.site.Site, optional
         The already loaded base site (default: loaded from ``base``).
+    lines : mapping, optional
+        :func:`hydrocalc.input_file.key_lines` of the file's text: each problem then ends
+        with the line of its key, `` (line n)``.
 
     Returns
     -------
@@ -221,7 +225,7 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
         raise InputError(f"{where}: the sweep file must be a TOML table; got {type(doc).__name__}")
     top, problems, bad = _model_problems(doc, where)
     if top:
-        raise InputError("\n".join(capped(top)))
+        raise InputError("\n".join(capped(_located(top, where, lines))))
     base_raw: str = doc["base"]
     bdir = pathlib.Path(base_dir) if base_dir is not None else pathlib.Path.cwd()
     try:  # a name with a NUL byte or longer than the file system allows is no file
@@ -239,8 +243,26 @@ def parse_sweep(doc: Mapping, *, where: str = "sweep.toml",
     entry_problems, targets, random = _entry_problems(vary, where, site, bad)
     problems += entry_problems + _top_problems(doc, where, site, random)
     if problems:
-        raise InputError("\n".join(capped(problems)))
+        raise InputError("\n".join(capped(_located(problems, where, lines))))
     return _build(doc, vary, targets, where=where, path=path, base_path=base_path, site=site)
+
+
+def _located(problems: list[str], where: str, lines: Mapping[str, int] | None) -> list[str]:
+    """Each ``<where>: <key path> ...`` problem followed by the line of its key (or table)."""
+    if not lines:
+        return problems
+    out = []
+    for text in problems:
+        head = f"{where}: "
+        rest = text[len(head):] if text.startswith(head) else ""
+        table, _, after = rest.partition(": unknown key ")  # <table>: unknown key <key>
+        rest = rest[len("unknown key "):] if rest.startswith("unknown key ") else rest
+        key = (f"{table}.{after.split(';', 1)[0].split(' ', 1)[0]}" if after and " " not in table
+               else rest.split(" ", 1)[0].rstrip(":;"))
+        suffix = line_suffix(dict(lines), key) if key else ""
+        out.append(text if not suffix or text.endswith(")") and "(line " in text
+                   else text + suffix)
+    return out
 
 
 def _build(doc: Mapping, vary: list, targets: dict, **sweep: Any) -> Sweep:
@@ -257,7 +279,7 @@ def _build(doc: Mapping, vary: list, targets: dict, **sweep: Any) -> Sweep:
     variations = _variations(entries, _draws(rng_spec, seed, samples), combine)
     wrong = _group_problems(variations, combine, sweep["where"])
     if wrong:
-        raise InputError("\n".join(capped(wrong)))
+        raise InputError("\n".join(capped(wrong)))  # about the whole file: no line
     path = sweep["path"]
     result = Sweep(name=doc.get("name", path.stem if path is not None else "sweep"),
                    variations=tuple(variations), combine=combine, seed=seed, samples=samples,
@@ -341,4 +363,5 @@ def load_sweep(path, *, site=None) -> Sweep:
     """
     got = read_toml_file(path, what="sweep file", deepest=3)
     p = got.path
-    return parse_sweep(got.doc, where=p.name, base_dir=p.parent, path=p, site=site)
+    return parse_sweep(got.doc, where=p.name, base_dir=p.parent, path=p, site=site,
+                       lines=key_lines(got.text))
