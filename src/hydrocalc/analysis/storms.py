@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hydrocalc._validate import fmt_value
+from hydrocalc.errors import InputError
 from hydrocalc.rainfall import design_storm
 from hydrocalc.unit_hydrograph import MIN_TC_HR, effective_tc_hr
 from hydrocalc.units import S_PER_HR
@@ -39,8 +41,8 @@ def _conveyance_travel_hr(reach) -> float:
     if conv is None:
         return 0.0
     area = float(conv.section.area_ft2(conv.section.max_depth_ft))
-    v_full = conv.full_flow_capacity_cfs / area
-    return 3.0 * conv.length_ft / v_full / S_PER_HR
+    v_full = conv.full_flow_capacity_cfs / area if area > 0.0 else 0.0
+    return 3.0 * conv.length_ft / v_full / S_PER_HR if v_full > 0.0 else math.inf
 
 
 @functools.lru_cache(maxsize=1024)
@@ -80,7 +82,30 @@ def simulation_end_hr(site, storms_duration_hr: float) -> float:
     has_ponds = any(sc.ponds for sc in site.scenarios.values())
     if has_ponds:
         need = max(need, 2.0 * storms_duration_hr)
+    if not need / opt.dt_hr <= MAX_AUTOMATIC_STEPS:
+        raise InputError(_too_long(site, need, opt.dt_hr))
     return float(math.ceil(need / opt.dt_hr) * opt.dt_hr)
+
+
+#: Most time steps of an automatic simulation end (the site file's limit of
+#: ``analysis.duration_hr``): a longer one comes from a reach's sizes out of scale.
+MAX_AUTOMATIC_STEPS = 1_000_000
+
+
+def _too_long(site, need_hr: float, dt_hr: float) -> str:
+    """Why the automatic simulation end is too long: the slowest routed reach, named."""
+    slowest = max(((r.lag_hr + _conveyance_travel_hr(r), f"{sc.name}.reach[{r.id}]")
+                   for sc in site.scenarios.values() for r in sc.reaches), default=None)
+    steps = f"{need_hr / dt_hr:.3g}" if math.isfinite(need_hr) else "endless"
+    if slowest is not None and (slowest[0] >= need_hr / 2.0 or not math.isfinite(slowest[0])):
+        return (f"{slowest[1]} takes {fmt_value(slowest[0])} h to pass its flow on (its "
+                "lag_hr, or 3 x its length over the full-flow velocity), which would need "
+                f"{steps} time steps of dt_hr = {fmt_value(dt_hr)} h; at most "
+                f"{MAX_AUTOMATIC_STEPS:,} are computed. Check the units of its lag (h), "
+                "length (ft), slope (ft/ft), sizes and n")
+    return (f"the automatic simulation end ({fmt_value(need_hr)} h) would need {steps} time "
+            f"steps of dt_hr = {fmt_value(dt_hr)} h; at most {MAX_AUTOMATIC_STEPS:,} are "
+            "computed. Give analysis.duration_hr, or a larger dt_hr")
 
 
 _end_hr = simulation_end_hr  # the name the analysis modules use

@@ -398,6 +398,14 @@ class Conveyance:
         object.__setattr__(self, "slope_ftft", s)
         object.__setattr__(self, "manning_n", float(as_float_array(
             self.manning_n, "manning_n", lower=0.0, lower_inclusive=False)))
+        if s > 0.0:  # sizes far out of scale (a unit slip) give no usable Manning rating
+            with np.errstate(all="ignore"):
+                cap = self.full_flow_capacity_cfs
+            if not (math.isfinite(cap) and cap > 0.0):
+                raise InputError(f"the section gives a full-flow capacity of {fmt_value(cap)} "
+                                 "cfs, which cannot be routed; check the units of its sizes "
+                                 "(a diameter in inches, widths and depths in feet), its "
+                                 "slope (ft/ft) and n")
 
     @property
     def adverse(self) -> bool:
@@ -595,6 +603,9 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
     q_cap = float(q_t[-1])
     q_in = np.asarray(inflow.flow_cfs, dtype=float)
     q_pk = float(q_in.max())
+    if not np.all(np.isfinite(q_in)):
+        raise InputError("inflow must be finite to route; got a hydrograph with "
+                         f"{int(np.count_nonzero(~np.isfinite(q_in)))} non-finite value(s)")
     if q_pk <= 0.0:
         raise InputError("inflow must carry some flow to route; got a hydrograph of zeros")
     # celerity c = dQ/dA and q0 = Q/T on the table (midpoints), looked up by discharge
@@ -690,6 +701,9 @@ def _route_adverse(inflow: Hydrograph, conveyance: Conveyance,
     """Storage-indication routing of an adverse reach (module docstring, "Adverse slopes")."""
     q_in = np.asarray(inflow.flow_cfs, dtype=float)
     q_pk = float(q_in.max())
+    if not np.all(np.isfinite(q_in)):
+        raise InputError("inflow must be finite to route; got a hydrograph with "
+                         f"{int(np.count_nonzero(~np.isfinite(q_in)))} non-finite value(s)")
     if q_pk <= 0.0:
         raise InputError("inflow must carry some flow to route; got a hydrograph of zeros")
     warnings.warn(f"adverse slope (slope_ftft = {fmt_value(conveyance.slope_ftft)}: the bed "

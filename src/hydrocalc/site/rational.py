@@ -199,7 +199,7 @@ def parse_settings(P, m, base_dir, input_files, storm_names, errors, doc
         if table is None:
             return None
     settings = _settings(m, source, table, text, bad)
-    _check_storms(P, settings, storm_names)
+    _check_storms(P, settings, storm_names, bad)
     if errors or len(P.items) > n0:
         return None
     return settings
@@ -238,11 +238,14 @@ def _intensity_table(P, source: str, raw: str, base_dir, input_files) -> tuple[A
                           else "")
 
 
-def _check_storms(P, settings: RationalSettings, storm_names) -> None:
-    """Every storm has an intensity: IDF coefficients, or a return period in the table."""
+def _check_storms(P, settings: RationalSettings, storm_names, bad: set) -> None:
+    """Every storm has an intensity: IDF coefficients, or a return period in the table.
+
+    A storm whose coefficients the declared model refused (``bad``) is not missing them.
+    """
     for storm in storm_names:
         if settings.source == "idf":
-            if storm not in settings.idf:
+            if storm not in settings.idf and ("idf", storm) not in bad and ("idf",) not in bad:
                 P.add("rational.idf", f"needs b, d, e for every storm; got none for "
                                       f"{storm!r}. Add [rational.idf.{storm}]")
             continue

@@ -137,6 +137,9 @@ def _conveyance(P: _Problems, path: str, sec, spec: dict) -> cv.Conveyance | Non
     except HydrocalcError as exc:
         text, key = _msg(exc), "slope_ftft" if "upstream_invert_ft" not in spec else \
             "downstream_invert_ft"
+        if text.startswith("the section "):  # the reach as a whole
+            P.add(path, text[len("the section "):])
+            return None
         if text.startswith("slope_ftft "):
             text = text[len("slope_ftft "):]
             if key != "slope_ftft":  # slope from the inverts: name them

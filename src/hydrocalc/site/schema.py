@@ -453,8 +453,9 @@ class Criteria(InputModel):
 class IdfCoefficients(InputModel):
     """``[rational.idf.<storm>]``: i = b / (Tc_min + d)^e."""
 
-    b: float = field("Coefficient b of i = b / (Tc_min + d)^e", gt=0, required=True)
-    d: float = field("Coefficient d (minutes)", "min", ge=0, required=True)
+    b: float = field("Coefficient b of i = b / (Tc_min + d)^e", gt=0, le=100_000,
+                     required=True)
+    d: float = field("Coefficient d (minutes)", "min", ge=0, le=1000, required=True)
     e: float = field("Exponent e", gt=0, le=2, required=True)
 
 
@@ -812,14 +813,15 @@ class Reach(InputModel):
     id: _NodeId = _id("reach")
     to: Text = _to("reach")
     description: Text | None = field(_DESC)
-    lag_hr: float | None = field("Translation lag (a lag reach)", "h", ge=0, le=100)
+    lag_hr: float | None = field("Translation lag (a lag reach)", "h", ge=0)
     section: Literal["circular", "rectangular", "trapezoidal", "user"] | None = field(
         "Cross-section of a routed reach")
-    diameter_in: float | None = field("Pipe diameter (circular)", "in", gt=0)
+    diameter_in: float | None = field("Pipe diameter (circular)", "in", gt=0, le=10_000)
     bottom_width_ft: float | None = field("Bottom width (rectangular > 0, trapezoidal >= 0)",
                                           "ft", ge=0)
-    side_slope_h_per_v: float | None = field("Side slope z, H:V (trapezoidal)", ge=0)
-    depth_ft: float | None = field("Bank-full depth (rectangular, trapezoidal)", "ft", gt=0)
+    side_slope_h_per_v: float | None = field("Side slope z, H:V (trapezoidal)", ge=0, le=1000)
+    depth_ft: float | None = field("Bank-full depth (rectangular, trapezoidal)", "ft", gt=0,
+                                   le=1000)
     station_ft: Annotated[list[float], Field(min_length=3)] | None = field(
         "Cross-section stations from the left bank (user)", "ft")
     elevation_ft: Annotated[list[float], Field(min_length=3)] | None = field(
