@@ -12,15 +12,19 @@ References
 
 from __future__ import annotations
 
+import datetime
 import math
 import pathlib
-from collections.abc import Mapping
+import re
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
+from pydantic import BaseModel
 
-from hydrocalc._validate import capped, check_choice, suggest
+from hydrocalc._validate import capped, check_choice, excerpt, fmt_value, suggest, text_problem
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.outlets import (
     Barrel,
@@ -39,7 +43,7 @@ from hydrocalc.hydraulics.routing.reservoir import tailwater_series
 from hydrocalc.hydraulics.routing.table import check_devices, to_stage_frame
 from hydrocalc.hydraulics.stage_storage import StageStorage
 from hydrocalc.hydrograph import Hydrograph
-from hydrocalc.input_file import parse_toml, read_input_bytes
+from hydrocalc.input_file import key_lines, line_suffix, parse_toml, read_input_bytes
 from hydrocalc.schema_errors import field_errors
 
 __all__ = ["Pond", "pond_from_mapping", "load_pond", "to_swmm_inp"]
@@ -55,6 +59,14 @@ _DEVICE_TYPES = {
 }
 
 
+#: Stages above the top (fractions of the top stage) at which a device's flow must be finite:
+#: the routing table extends the pond to 11 times its top.
+_ABOVE_TOP = np.array([1.5, 2.0, 3.0, 6.0, 11.0])
+
+#: ``say(path, text)``: a message ``text`` ending with the line of the key at ``path``.
+_Say = Callable[[str, str], str]
+
+
 @dataclass(frozen=True)
 class Pond:
     """A pond read from a file: its stage-storage and outlet structure."""
@@ -64,11 +76,84 @@ class Pond:
     outlets: OutletStructure
 
 
-def _storage_from(spec: Mapping, where: str, problems: list[str]):
+def _shown(value, depth: int = 0) -> str:
+    """A value of a pond file as TOML writes it (``true``, ``'8'``, ``[1, 2]``), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        text = fmt_value(value)
+        whole = isinstance(value, float) and text.lstrip("-").isdigit()
+        return text + ".0" if whole else text  # 2.0 stays a float: "must be an integer"
+    if isinstance(value, str):
+        return excerpt(repr(value), 42)
+    if isinstance(value, list | Mapping) and depth > 2:
+        return "[...]" if isinstance(value, list) else "{...}"
+    if isinstance(value, list):
+        items = [_shown(v, depth + 1) for v in value[:8]]
+        return "[" + ", ".join(items + (["..."] if len(value) > 8 else [])) + "]"
+    if isinstance(value, Mapping):
+        pairs = [f"{k} = {_shown(v, depth + 1)}" for k, v in list(value.items())[:8]]
+        return "{" + ", ".join(pairs + (["..."] if len(value) > 8 else [])) + "}"
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return excerpt(repr(value), 40)
+
+
+def _is_number(value) -> bool:
+    """True for a TOML number (an integer or a float, not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _type_problem(declared, value) -> str | None:
+    """What a value of the wrong TYPE must be (``must be a number; got true``), else None.
+
+    Only the type is judged here (and the characters of a text); a value of the right type
+    outside its range is left to the storage and device constructors, whose messages state
+    the range.
+    """
+    if isinstance(declared, type) and issubclass(declared, BaseModel):
+        need, ok = "must be a table", isinstance(value, Mapping)
+    elif declared is bool:
+        need, ok = "must be true or false", isinstance(value, bool)
+    elif declared is float:
+        need, ok = "must be a number", _is_number(value)
+    elif declared is int:
+        need, ok = "must be an integer", isinstance(value, int) and not isinstance(value, bool)
+    elif declared is str:
+        if isinstance(value, str):
+            return text_problem(value)  # control characters, length
+        need, ok = "must be text", False
+    elif typing.get_origin(declared) is typing.Literal:
+        options = typing.get_args(declared)
+        need, ok = f"must be one of {', '.join(map(str, options))}", isinstance(value, str)
+    elif typing.get_origin(declared) is list:
+        need = "must be a list of numbers"
+        ok = isinstance(value, list) and all(_is_number(v) for v in value)
+    else:
+        return None
+    return None if ok else f"{need}; got {_shown(value)}"
+
+
+def _outlet_problems(value, where: str, say: _Say) -> dict[tuple, list[str]]:
+    """The problems of an ``outlet`` key that is not an array of tables, by section."""
+    if value is None or (isinstance(value, list) and not value):
+        return {("outlet",): [say("outlet", f"{where}: at least one [[outlet]] is required; "
+                                             "got none")]}
+    if not isinstance(value, list):
+        return {("outlet",): [say("outlet", f"{where}: outlet must be an array of tables "
+                                             f"([[outlet]]); got {_shown(value)}")]}
+    return {("outlet", i): [say(f"outlet[{i}]", f"{where}: outlet[{i}] must be a table "
+                                                 f"([[outlet]]); got {_shown(item)}")]
+            for i, item in enumerate(value) if not isinstance(item, Mapping)}
+
+
+def _storage_from(spec: Mapping, where: str, problems: list[str], say: _Say):
+    """The :class:`StageStorage` of the ``[storage]`` table, or None (problems appended)."""
     kinds = [k for k in ("area_ft2", "storage_ft3", "basin", "drywell") if k in spec]
     if len(kinds) != 1:
-        problems.append(f"{where}: [storage] must give exactly one of area_ft2, storage_ft3, "
-                        f"[storage.basin] or [storage.drywell]; got {kinds or 'none'}")
+        problems.append(say("storage", f"{where}: [storage] must give exactly one of "
+                                       f"area_ft2, storage_ft3, [storage.basin] or "
+                                       f"[storage.drywell]; got {kinds or 'none'}"))
         return None
     try:
         if kinds[0] == "area_ft2":
@@ -82,8 +167,17 @@ def _storage_from(spec: Mapping, where: str, problems: list[str]):
             return StageStorage.basin(**spec["basin"])
         return StageStorage.drywell(**spec["drywell"])
     except (InputError, TypeError) as exc:
-        problems.append(f"{where}: storage: {exc}")
+        table = "storage" if kinds[0] in ("area_ft2", "storage_ft3") else f"storage.{kinds[0]}"
+        keys = spec if table == "storage" else spec[kinds[0]]
+        problems.append(say(_key_path(table, str(exc), keys), f"{where}: storage: {exc}"))
     return None
+
+
+def _key_path(table: str, message: str, keys) -> str:
+    """The path of the key of ``table`` a constructor's message names first (else the table)."""
+    found = [(m.start(), k) for k in keys
+             if (m := re.search(rf"(?<![\w.']){re.escape(str(k))}(?!\w)", message))]
+    return f"{table}.{min(found)[1]}" if found else table
 
 
 def _label(path: tuple) -> str:
@@ -94,44 +188,54 @@ def _label(path: tuple) -> str:
     return out
 
 
-def _structure_problems(mapping: Mapping, where: str) -> dict[tuple, list[str]]:
-    """The pond file's unknown keys, unknown device types and missing keys, by table.
+def _structure_problems(mapping: Mapping, where: str, say: _Say) -> dict[tuple, list[str]]:
+    """The pond file's unknown keys, device types, missing keys and wrong types, by section.
 
-    From the declared model (:class:`hydrocalc.hydraulics.pond_schema.PondFile`); the values
-    themselves are judged by the constructors of the storage and the devices (one rule for
-    the API and the file).
+    From the declared model (:class:`hydrocalc.hydraulics.pond_schema.PondFile`); a value
+    of the right type is judged by the constructors of the storage and the devices (one rule
+    for the API and the file), which state its range.
     """
     out: dict[tuple, list[str]] = {}
     missing: dict[tuple, list[str]] = {}
     for e in field_errors(PondFile, mapping):
         table = e.table if e.kind != "tag" else e.path
+        head = f"{where}: {_label(table)}: " if table else f"{where}: "
         if e.kind == "unknown":
-            head = f"{where}: {_label(table)}: " if table else f"{where}: "
-            line = f"{head}unknown key {e.key!r}{suggest(e.key, e.allowed)}"
+            line = say(_label(e.path), f"{head}unknown key {e.key!r}{suggest(e.key, e.allowed)}")
         elif e.kind == "tag":
-            line = (f"{where}: {_label(table)}.type must be one of {', '.join(e.allowed)}; "
-                    f"got {e.value!r}{suggest(str(e.value), e.allowed)}")
+            line = say(_label(table) + ".type",
+                       f"{where}: {_label(table)}.type must be one of {', '.join(e.allowed)}; "
+                       f"got {'None' if e.value is None else _shown(e.value)}"
+                       f"{suggest(str(e.value), e.allowed)}")
         elif e.path == ("outlet",) and e.kind in ("missing", "value"):
-            out[("outlet",)] = [f"{where}: at least one [[outlet]] is required; got none"]
+            for section, lines in _outlet_problems(mapping.get("outlet"), where, say).items():
+                out.setdefault(section, []).extend(lines)
             continue
-        elif e.kind == "missing" and table[:1] in (("outlet",), ("barrel",)):
+        elif e.kind == "missing" and (table[:1] in (("outlet",), ("barrel",))
+                                      or table[:2] in (("storage", "basin"),
+                                                       ("storage", "drywell"))):
             missing.setdefault(table, []).append(e.key)
             continue
+        elif e.kind == "value" and (bad := _type_problem(e.declared, e.value)) is not None:
+            line = say(_label(e.path), f"{head}{e.key} {bad}")
         else:
-            continue  # a value, or storage's keys: the constructors' own messages
-        out.setdefault(_section(table), []).append(line)
+            continue  # a value of the right type, or [storage]: the constructors' own messages
+        out.setdefault(_section(e.path if e.kind == "value" else table), []).append(line)
     for table, keys in missing.items():
-        out.setdefault(_section(table), []).append(f"{where}: {_label(table)}: missing "
-                                                   f"{', '.join(keys)}")
+        out.setdefault(_section(table), []).append(
+            say(_label(table), f"{where}: {_label(table)}: missing {', '.join(keys)}"))
     return out
 
 
-def _section(table: tuple) -> tuple:
-    """The part of the pond file a table belongs to: (), storage, outlet[i] or barrel."""
-    return table[:2] if table[:1] == ("outlet",) else table[:1]
+def _section(path: tuple) -> tuple:
+    """The part of the pond file a key or table belongs to: (), storage, outlet[i] or barrel."""
+    if path[:1] == ("outlet",):
+        return path[:2]
+    return path[:1] if path[:1] in (("storage",), ("barrel",)) else ()
 
 
-def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
+def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml",
+                      lines: Mapping[str, int] | None = None) -> Pond:
     """A :class:`Pond` from a mapping (a parsed TOML pond file).
 
     Layout::
@@ -153,23 +257,79 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
         diameter_in = 18; invert_ft = 0; length_ft = 60; slope_ftft = 0.01
 
     The keys are declared by :class:`hydrocalc.hydraulics.pond_schema.PondFile` (unknown
-    keys, device types and missing keys are reported from it); the values are judged by the
-    storage and device constructors; the rules between keys (one storage form, a barrel for
-    the devices marked ``into_barrel``, devices below the top) are checked here.
+    keys, device types, missing keys and values of the wrong type are reported from it); the
+    values are judged by the storage and device constructors; the rules between keys (one
+    storage form, a barrel for the devices marked ``into_barrel``, devices below the top,
+    a finite flow up to the top) are checked here.
+
+    Parameters
+    ----------
+    mapping : Mapping
+        The parsed pond file.
+    where : str, default "pond.toml"
+        The file's name, which starts every message.
+    lines : Mapping of str to int, optional
+        The line of each key (:func:`hydrocalc.input_file.key_lines` of the file's text):
+        each message then ends with the line of its key or table, ``(line 19)``.
+
+    Returns
+    -------
+    Pond
 
     Raises
     ------
     InputError
         Listing every problem found, one per line.
     """
-    found = _structure_problems(mapping, where)
+    known = dict(lines) if lines else None
+
+    def say(path: str, text: str) -> str:
+        """``text`` ending with the line of the key at ``path`` (nothing without lines)."""
+        return text + line_suffix(known, path)
+
+    if not isinstance(mapping, Mapping):
+        raise InputError(f"{where}: must be a table of keys (a pond file); got "
+                         f"{_shown(mapping)}")
+    found = _structure_problems(mapping, where, say)
     problems: list[str] = list(found.get((), []))
     ss = None
     if ("storage",) in found:
         problems += found[("storage",)]
     else:
-        ss = _storage_from(mapping.get("storage", {}), where, problems)
+        ss = _storage_from(mapping.get("storage", {}), where, problems, say)
     problems += found.get(("outlet",), [])
+    devices, into = _devices(mapping, found, where, problems, say)
+    barrel = None
+    if ("barrel",) in found:
+        problems += found[("barrel",)]
+    elif "barrel" in mapping:
+        try:
+            barrel = Barrel(**mapping["barrel"])
+        except InputError as exc:
+            problems.append(say(_key_path("barrel", str(exc), mapping["barrel"]),
+                                f"{where}: barrel: {exc}"))
+    elif into:
+        problems.append(say(f"{into[0][0]}.into_barrel",
+                            f"{where}: outlets marked into_barrel need a [barrel]; got none"))
+    if ss is not None and not problems:
+        parts = [*devices, *into]
+        if barrel is not None:
+            parts.append(("barrel", mapping["barrel"], barrel))
+        problems += _level_problems(parts, ss, where, say)
+    if problems:
+        raise InputError("\n".join(capped(problems)))
+    return _assemble(mapping, ss, [d for *_, d in devices], [d for *_, d in into], barrel)
+
+
+def _devices(mapping: Mapping, found: dict, where: str, problems: list[str],
+             say: _Say) -> tuple[list, list]:
+    """The devices of the ``[[outlet]]`` tables, parallel and into the barrel.
+
+    Each as (label, table, device), the label as the messages write it (``outlet[2]``).
+
+    A table with a problem of its keys (``found``) is not built; a constructor's refusal is
+    appended to ``problems``.
+    """
     devices: list = []
     into: list = []
     for i, spec in enumerate(mapping.get("outlet", []) if ("outlet",) not in found else []):
@@ -180,26 +340,51 @@ def pond_from_mapping(mapping: Mapping, *, where: str = "pond.toml") -> Pond:
             dev = _DEVICE_TYPES[spec["type"]](
                 **{k: v for k, v in spec.items() if k not in ("type", "into_barrel")})
         except InputError as exc:
-            problems.append(f"{where}: outlet[{i}]: {exc}")
+            problems.append(say(_key_path(f"outlet[{i}]", str(exc), spec),
+                                f"{where}: outlet[{i}]: {exc}"))
             continue
-        (into if spec.get("into_barrel") else devices).append(dev)
-    barrel = None
-    if ("barrel",) in found:
-        problems += found[("barrel",)]
-    elif "barrel" in mapping:
+        (into if spec.get("into_barrel") else devices).append((f"outlet[{i}]", spec, dev))
+    return devices, into
+
+
+def _level_problems(parts: list, ss: StageStorage, where: str, say: _Say) -> list[str]:
+    """Each device's problems with the storage: above its top, or a flow that is not finite.
+
+    ``parts`` are (label, table, device) (label ``outlet[2]``, ``barrel``); the flow is
+    evaluated at even stages from the bottom to the top, at the device's breakpoints and above
+    the top up to 11 times the top (the routing table's extension, vertical walls); for a
+    pond with a datum, at the same levels as elevations too.
+    """
+    out = []
+    top = ss.top_stage_ft
+    for label, spec, dev in parts:
+        bound = OutletStructure([dev]).bind(ss)
         try:
-            barrel = Barrel(**mapping["barrel"])
+            check_devices(bound, ss)
         except InputError as exc:
-            problems.append(f"{where}: barrel: {exc}")
-    elif into:
-        problems.append(f"{where}: outlets marked into_barrel need a [barrel]; got none")
-    if problems:
-        raise InputError("\n".join(capped(problems)))
-    return _assemble(mapping, ss, devices, into, barrel, where)
+            out.append(say(_key_path(label, str(exc), spec), f"{where}: {exc}"))
+            continue
+        stages = np.concatenate([np.linspace(0.0, top, 41), top * _ABOVE_TOP])
+        if ss.datum_ft is not None:  # devices may be given in elevations
+            stages = np.concatenate([stages, stages + ss.datum_ft])
+        stages = np.unique(np.concatenate([stages, dev.breakpoints_ft]))
+        try:
+            with np.errstate(all="ignore"):
+                flow = np.asarray(bound.discharge_cfs(stages), dtype=float)
+        except (ArithmeticError, ValueError):
+            flow = np.full(stages.shape, np.inf)
+        if not np.isfinite(flow).all():
+            i = int(np.flatnonzero(~np.isfinite(flow))[0])
+            out.append(say(label, f"{where}: {label}: the flow of {type(dev).__name__} "
+                                  f"'{dev.name}' must be finite up to {fmt_value(11 * top)} ft "
+                                  f"(11 times the top, as routed); got {fmt_value(flow[i])} cfs "
+                                  f"at {fmt_value(stages[i])} ft. Check its sizes and "
+                                  "coefficients"))
+    return out
 
 
-def _assemble(mapping: Mapping, ss, devices: list, into: list, barrel, where: str) -> Pond:
-    """The :class:`Pond` of checked parts; its devices must lie below the top."""
+def _assemble(mapping: Mapping, ss, devices: list, into: list, barrel) -> Pond:
+    """The :class:`Pond` of checked parts (devices below the top, finite flows)."""
     parts = list(devices)
     if into:
         parts.insert(0, OutletStructure(into, barrel=barrel, name="riser"))
@@ -207,16 +392,13 @@ def _assemble(mapping: Mapping, ss, devices: list, into: list, barrel, where: st
         parts.append(barrel)
     name = str(mapping.get("name", ""))
     structure = OutletStructure(parts, name=name or "outlets")
-
-    try:
-        check_devices(structure.bind(ss), ss)
-    except InputError as exc:
-        raise InputError(f"{where}: {exc}") from None
     return Pond(name, ss, structure)
 
 
 def load_pond(path) -> Pond:
     """Read a pond TOML file (layout in :func:`pond_from_mapping`).
+
+    Each message ends with the line of its key or table (``(line 19)``).
 
     Raises
     ------
@@ -231,7 +413,7 @@ def load_pond(path) -> Pond:
         raise InputError(f"pond file {str(path)!r} must be UTF-8 text; byte {exc.start} is "
                          "not. Save it as UTF-8.") from None
     doc = parse_toml(text, where=p.name, what="pond file", deepest=3)
-    return pond_from_mapping(doc, where=p.name)
+    return pond_from_mapping(doc, where=p.name, lines=key_lines(text))
 
 
 # =========================================================================================

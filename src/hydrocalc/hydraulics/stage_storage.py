@@ -22,12 +22,16 @@ import numpy as np
 import numpy.typing as npt
 
 from hydrocalc import display
-from hydrocalc._validate import as_float_array, check_choice, fmt_value, like
+from hydrocalc._validate import as_float_array, check_choice, excerpt, fmt_value, like
 from hydrocalc.errors import InputError
 
 __all__ = ["StageStorage"]
 
 _METHODS = ("conic", "average_end_area")
+
+#: Largest storage [ft3] and plan area [ft2] of a stage-storage: a guard against unit slips
+#: and the overflow of routing (2S/dt + O), far beyond any pond (23 million acre-ft).
+MAX_STORAGE_FT3 = 1e15
 
 
 # =========================================================================================
@@ -88,6 +92,7 @@ class StageStorage:
                 and w.size == k and k >= 2):
             raise InputError("StageStorage tables must be 1-D with matching lengths; use "
                              "StageStorage.from_areas / from_volumes / basin / drywell")
+        _check_finite(h, s, alo, ahi, w)
         ds = np.diff(s)
         bad = ds < 0 if _allow_flat else ds <= 0
         if bad.any():
@@ -217,13 +222,15 @@ class StageStorage:
                 f"area_ft2 must be > 0 at one end of every stage interval at least; got 0 and "
                 f"0 between {fmt_value(h[i])} and {fmt_value(h[i + 1])} ft. Remove the "
                 "empty interval")
-        if method == "conic":
-            ds = dh / 3.0 * (a[:-1] + a[1:] + np.sqrt(a[:-1] * a[1:]))
-        else:
-            ds = dh / 2.0 * (a[:-1] + a[1:])
-        s = np.concatenate([[0.0], np.cumsum(ds)])
-        return cls(h, s, a[:-1], a[1:], _frustum_wetted(h, a), name=name, method=method,
-                   datum_ft=datum)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if method == "conic":
+                ds = dh / 3.0 * (a[:-1] + a[1:] + np.sqrt(a[:-1] * a[1:]))
+            else:
+                ds = dh / 2.0 * (a[:-1] + a[1:])
+            s = np.concatenate([[0.0], np.cumsum(ds)])
+            wet = _frustum_wetted(h, a)
+        _check_finite(h, s, a[:-1], a[1:], wet, given={"stage_ft": h, "area_ft2": a})
+        return cls(h, s, a[:-1], a[1:], wet, name=name, method=method, datum_ft=datum)
 
     @classmethod
     def from_volumes(cls, stage_ft: npt.ArrayLike, storage_ft3: npt.ArrayLike, *,
@@ -275,10 +282,12 @@ class StageStorage:
                 f"storage_ft3 must increase strictly with stage; got {fmt_value(s[i])} after "
                 f"{fmt_value(s[i - 1])} at index {i} ({bad.size} of {steps.size} steps "
                 "invalid). Check the table")
-        slope = steps / np.diff(h)
-        pts = np.concatenate([[slope[0]], (slope[:-1] + slope[1:]) / 2.0, [slope[-1]]])
-        return cls(h, s, slope, slope, _frustum_wetted(h, pts), name=name, method="volumes",
-                   datum_ft=datum)
+        with np.errstate(over="ignore", invalid="ignore"):
+            slope = steps / np.diff(h)
+            pts = np.concatenate([[slope[0]], (slope[:-1] + slope[1:]) / 2.0, [slope[-1]]])
+            wet = _frustum_wetted(h, pts)
+        _check_finite(h, s, slope, slope, wet, given={"stage_ft": h, "storage_ft3": s})
+        return cls(h, s, slope, slope, wet, name=name, method="volumes", datum_ft=datum)
 
     @classmethod
     def basin(cls, bottom_length_ft: float, bottom_width_ft: float, depth_ft: float, *,
@@ -332,11 +341,17 @@ class StageStorage:
         por = float(as_float_array(porosity_frac, "porosity_frac", lower=0.0, upper=1.0,
                                    lower_inclusive=False))
         h = np.linspace(0.0, depth, 21)
-        area = (length + 2 * z * h) * (width + 2 * z * h)
-        stor = length * width * h + z * (length + width) * h**2 + 4.0 / 3.0 * z**2 * h**3
-        wet = length * width + 2 * h * np.sqrt(1 + z * z) * (length + width + 2 * z * h)
-        return cls(h, por * stor, por * area[:-1], por * area[1:], wet, name=name,
-                   method="basin", datum_ft=datum_ft)
+        length, width, z = np.float64(length), np.float64(width), np.float64(z)
+        with np.errstate(over="ignore", invalid="ignore"):  # huge sizes: refused below
+            area = (length + 2 * z * h) * (width + 2 * z * h)
+            stor = length * width * h + z * (length + width) * h**2 + 4.0 / 3.0 * z**2 * h**3
+            wet = length * width + 2 * h * np.sqrt(1 + z * z) * (length + width + 2 * z * h)
+            stor, area = por * stor, por * area
+        _check_finite(h, stor, area[:-1], area[1:], wet, given={
+            "bottom_length_ft": length, "bottom_width_ft": width, "depth_ft": depth,
+            "side_slope_h_per_v": z})
+        return cls(h, stor, area[:-1], area[1:], wet, name=name, method="basin",
+                   datum_ft=datum_ft)
 
     rectangular_basin = basin
     trapezoidal_basin = basin
@@ -400,28 +415,27 @@ class StageStorage:
         w = float(as_float_array(stone_width_ft, "stone_width_ft", lower=0.0))
         below = float(as_float_array(stone_depth_below_ft, "stone_depth_below_ft", lower=0.0))
         wall = float(as_float_array(wall_thickness_ft, "wall_thickness_ft", lower=0.0))
-        if isinstance(count, bool) or int(count) != count or count < 1:
-            raise InputError(f"count must be an integer >= 1; got {count!r}")
+        k = _count(count)
         if (w > 0 or below > 0) and stone_porosity_frac is None:
             raise InputError("stone_porosity_frac must be given when the drywell has stone; "
                              "got None. Use the void ratio your design manual prescribes")
         n = 0.0 if stone_porosity_frac is None else float(as_float_array(
             stone_porosity_frac, "stone_porosity_frac", lower=0.0, upper=1.0,
             lower_inclusive=False, upper_inclusive=False))
-        r_i, r_o = d / 2.0, d / 2.0 + wall
+        r_i = np.float64(d) / 2.0
+        r_o = r_i + wall
         r_e = r_o + w
-        a_side = np.pi * r_i**2 + n * np.pi * (r_e**2 - r_o**2)
-        if below > 0:
-            h = np.array([0.0, below, below + depth])
-            alo = np.array([n * np.pi * r_e**2, a_side])
-            ahi = alo.copy()
-        else:
-            h = np.array([0.0, depth])
-            alo = ahi = np.array([a_side])
-        s = np.concatenate([[0.0], np.cumsum(alo * np.diff(h))])
-        wet = np.pi * r_e**2 + 2 * np.pi * r_e * h
-        k = int(count)
-        return cls(h, k * s, k * alo, k * ahi, k * wet, name=name, method="drywell",
+        h = np.array([0.0, below, below + depth]) if below > 0 else np.array([0.0, depth])
+        with np.errstate(over="ignore", invalid="ignore"):  # huge sizes: refused below
+            a_side = np.pi * r_i**2 + n * np.pi * (r_e**2 - r_o**2)
+            alo = np.array([n * np.pi * r_e**2, a_side]) if below > 0 else np.array([a_side])
+            s = np.concatenate([[0.0], np.cumsum(alo * np.diff(h))])
+            wet = np.pi * r_e**2 + 2 * np.pi * r_e * h
+            s, alo, wet = k * s, k * alo, k * wet
+        _check_finite(h, s, alo, alo, wet, given={
+            "diameter_ft": d, "depth_ft": depth, "stone_width_ft": w,
+            "stone_depth_below_ft": below, "wall_thickness_ft": wall, "count": k})
+        return cls(h, s, alo, alo.copy(), wet, name=name, method="drywell",
                    datum_ft=datum_ft)
 
     leaching_pool = drywell
@@ -670,6 +684,70 @@ def _datum(datum_ft) -> float | None:
         return None
     return float(as_float_array(datum_ft, "datum_ft", lower=-1e5, upper=1e5,
                                 hint="The bottom elevation must be a finite elevation in feet"))
+
+
+def _count(count) -> float:
+    """The number of identical units ``count`` (a whole number >= 1), as a float.
+
+    Raises
+    ------
+    InputError
+        If ``count`` is not a number, not whole, not finite or < 1.
+    """
+    ok = not isinstance(count, bool) and isinstance(count, int | float | np.integer | np.floating)
+    try:
+        k = float(count) if ok else float("nan")
+    except OverflowError:  # an integer beyond any float
+        k = float("inf")
+    if not (np.isfinite(k) and k.is_integer() and k >= 1):
+        shown = fmt_value(count) if ok and abs(k) < np.inf else excerpt(repr(count), 20)
+        raise InputError(f"count must be an integer >= 1; got {shown}")
+    return k
+
+
+def _check_finite(h, s, alo, ahi, w, given: dict | None = None) -> None:
+    """Refuse a stage-storage that is not finite or whose storage or areas are huge.
+
+    Storage and plan areas must be at most :data:`MAX_STORAGE_FT3` (ft3, ft2): a guard
+    against unit slips and against the overflow of routing (2S/dt + O), far beyond any pond.
+
+    Parameters
+    ----------
+    h, s, alo, ahi, w : ndarray
+        Stages, storage, areas at the ends of each interval and wetted areas.
+    given : dict, optional
+        The sizes the storage was computed from, by key: the message names the largest in
+        magnitude (the one that overflowed). None: the message names the table at fault.
+
+    Raises
+    ------
+    InputError
+        One line naming the key and its value.
+    """
+    tables = {"stage_ft": h, "storage_ft3": s, "area_ft2": np.concatenate([alo, ahi]),
+              "wetted_area_ft2": w}
+    with np.errstate(invalid="ignore"):
+        bad = [key for key, arr in tables.items()
+               if not (np.isfinite(arr).all() and (key in ("stage_ft", "wetted_area_ft2")
+                                                   or np.abs(arr).max() <= MAX_STORAGE_FT3))]
+    if not bad:
+        return
+    limit = (f"a finite storage of at most {MAX_STORAGE_FT3:g} ft3 and areas of at most "
+             f"{MAX_STORAGE_FT3:g} ft2 (a guard against unit slips)")
+    if given:
+        key = max(given, key=lambda k: float(np.max(np.abs(given[k]))))
+        values = np.atleast_1d(np.asarray(given[key], dtype=float))
+        i = int(np.argmax(np.abs(values)))
+        at = f" at index {i}" if np.ndim(given[key]) else ""
+        hint = "Check the count" if key == "count" else "Check the units in the name"
+        raise InputError(f"{key} must give {limit}; got {fmt_value(values[i])}{at}. {hint}")
+    arr = np.asarray(tables[bad[0]], dtype=float).ravel()
+    capped = bad[0] in ("storage_ft3", "area_ft2")
+    with np.errstate(invalid="ignore"):
+        i = int(np.flatnonzero(~(np.abs(arr) <= (MAX_STORAGE_FT3 if capped else np.inf)))[0])
+    need = f"finite and at most {MAX_STORAGE_FT3:g}" if capped else "finite"
+    raise InputError(f"{bad[0]} must be {need}; got {fmt_value(arr[i])} at index {i}. "
+                     "Check the sizes of the storage")
 
 
 def _frustum_wetted(h: np.ndarray, a: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hydrocalc._validate import fmt_value
+from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.equations import _KF_CONSTANT, MANNING_KU
 from hydrocalc.hydraulics.outlets.device import Device, _coef, _nonneg, _positive
 from hydrocalc.hydraulics.outlets.orifices import CircularOrifice
@@ -105,7 +106,26 @@ class Barrel(Device):
         object.__setattr__(self, "n", _coef(self.n, "n"))
         object.__setattr__(self, "ke", _nonneg(self.ke, "ke"))
         object.__setattr__(self, "cd", _coef(self.cd, "cd", 1.0))
+        self._check_friction()
         self._with_name(f"barrel_{fmt_value(self.diameter_in)}in")
+
+    def _check_friction(self) -> None:
+        """Refuse sizes whose friction loss 29 n^2 L / R^(4/3) is not finite (an overflow).
+
+        Raises
+        ------
+        InputError
+            One line naming diameter_in, n and length_ft with their values.
+        """
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            r = np.float64(self.diameter_ft) / 4.0
+            kf = _KF_CONSTANT * np.float64(self.n) ** 2 * self.length_ft / r ** (4.0 / 3.0)
+        if not np.isfinite(kf):
+            raise InputError(
+                f"diameter_in, n and length_ft must give a finite friction loss "
+                f"(29 n^2 L / R^(4/3)); got diameter_in = {fmt_value(self.diameter_in)}, "
+                f"n = {fmt_value(self.n)}, length_ft = {fmt_value(self.length_ft)}. "
+                "Check the units in the names")
 
     @property
     def diameter_ft(self) -> float:

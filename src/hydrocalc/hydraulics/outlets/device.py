@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hydrocalc import display
-from hydrocalc._validate import as_float_array, fmt_value, like
+from hydrocalc._validate import as_float_array, excerpt, fmt_value, like, text_problem
 from hydrocalc.errors import InputError
 from hydrocalc.units import GRAVITY_FT_S2
 
@@ -32,17 +32,30 @@ def _not_huge(value: float, name: str) -> float:
     return value
 
 
+def _scalar(value, name: str, **limits) -> float:
+    """``value`` as one float checked by :func:`as_float_array` (keywords ``limits``).
+
+    Raises
+    ------
+    InputError
+        If ``value`` is a boolean, a list or an array (one number is expected), or breaks
+        ``limits``.
+    """
+    if isinstance(value, bool | np.bool_) or np.ndim(value) != 0:
+        raise InputError(f"{name} must be a number; got {excerpt(repr(value), 60)}")
+    return float(as_float_array(value, name, **limits))
+
+
 def _positive(value, name: str, hint: str = "") -> float:
-    return _not_huge(float(as_float_array(value, name, lower=0.0, lower_inclusive=False,
-                                          hint=hint)), name)
+    return _not_huge(_scalar(value, name, lower=0.0, lower_inclusive=False, hint=hint), name)
 
 
 def _nonneg(value, name: str, hint: str = "") -> float:
-    return _not_huge(float(as_float_array(value, name, lower=0.0, hint=hint)), name)
+    return _not_huge(_scalar(value, name, lower=0.0, hint=hint), name)
 
 
 def _coef(value, name: str, upper: float | None = None) -> float:
-    return float(as_float_array(value, name, lower=0.0, lower_inclusive=False, upper=upper))
+    return _scalar(value, name, lower=0.0, lower_inclusive=False, upper=upper)
 
 
 def _stage(stage_ft) -> np.ndarray:
@@ -170,5 +183,9 @@ class Device:
         return display.html(self)
 
     def _with_name(self, prefix: str) -> None:
+        """Check the device's name (text) and give it ``prefix`` when it has none."""
+        bad = text_problem(self.name)
+        if bad:
+            raise InputError(f"name {bad}")
         if not self.name:
             object.__setattr__(self, "name", prefix)

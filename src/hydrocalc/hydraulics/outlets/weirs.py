@@ -12,10 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hydrocalc._validate import as_float_array, fmt_value
+from hydrocalc._validate import fmt_value
 from hydrocalc.errors import InputError
 from hydrocalc.hydraulics.equations import _villemonte
-from hydrocalc.hydraulics.outlets.device import _SQRT_2G, Device, _coef, _nonneg, _positive
+from hydrocalc.hydraulics.outlets.device import (
+    _SQRT_2G,
+    Device,
+    _coef,
+    _nonneg,
+    _positive,
+    _scalar,
+)
 from hydrocalc.units import IN_PER_FT
 
 
@@ -139,8 +146,8 @@ class VNotchWeir(Device):
     name: str = ""
 
     def __post_init__(self):
-        ang = float(as_float_array(self.angle_deg, "angle_deg", lower=0.0, upper=180.0,
-                                   lower_inclusive=False, upper_inclusive=False))
+        ang = _scalar(self.angle_deg, "angle_deg", lower=0.0, upper=180.0,
+                      lower_inclusive=False, upper_inclusive=False)
         object.__setattr__(self, "angle_deg", ang)
         object.__setattr__(self, "crest_ft", _nonneg(
             self.crest_ft, "crest_ft", "Stages are measured up from the pond bottom (0)"))
