@@ -74,9 +74,10 @@ class Hydrograph:
         if dt <= 0 or not np.allclose(steps, dt, rtol=STEP_RTOL, atol=1e-9):
             bad = int(np.flatnonzero(~np.isclose(steps, dt, rtol=STEP_RTOL, atol=1e-9))[0]) + 1 \
                 if dt > 0 else 1
+            expected = f"expected {dt:.6g} h" if dt > 0 else "expected a step > 0"
             raise InputError(
                 f"time_hr must be on a uniform increasing step; step at index {bad} is "
-                f"{steps[bad - 1]:.6g} h, expected {dt:.6g} h. Resample the series first"
+                f"{steps[bad - 1]:.6g} h, {expected}. Resample the series first"
             )
         if self.area_ac is not None:
             as_float_array(self.area_ac, "area_ac", lower=0.0, lower_inclusive=False)

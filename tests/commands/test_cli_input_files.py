@@ -22,7 +22,7 @@ ROOT = pathlib.Path(__file__).parents[2]
 PELHAM = ROOT / "examples" / "pelham" / "site.toml"
 POND = ROOT / "examples" / "ponds" / "pond.toml"
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 
 
 @pytest.fixture
@@ -54,11 +54,13 @@ def _one_error(res, pattern):
     (("review", "--submitted", "{fifo}", PELHAM), r"^error: --submitted file must be a regular "
                                                    r"file"),
 ])
+@_FIFO
 def test_a_pipe_is_refused_not_read(fifo, tmp_path, args, pattern):
     args = [str(a).format(fifo=fifo, tmp=tmp_path) for a in args]
     _one_error(_cli(*args), pattern)
 
 
+@_FIFO
 def test_a_batch_of_a_pipe_is_one_error_row(fifo, tmp_path):
     res = _cli("batch", fifo, "--out", tmp_path / "out", "--scheduler", "synchronous")
     assert res.returncode == 1, res.stderr
@@ -105,3 +107,20 @@ def test_the_reader_keeps_the_text_and_hash_of_what_it_read(tmp_path):
     got = read_toml_file(path, what="site file", deepest=5)
     assert got.doc == {"x": 1} and got.text == "x = 1\n"
     assert got.sha256 == hashlib.sha256(raw).hexdigest()
+
+
+@pytest.mark.parametrize("rows, line", [
+    ("0,0\n0.1,a\n0.2,b\n", "error: --inflow in.csv: flow_cfs must be a finite number; got 'a' "
+                            "in data row 2 (2 such row(s))"),
+    ("0,0\n0.1,1e12\n0.2,0\n", "error: --inflow in.csv: flow_cfs must be <= 100,000,000 cfs; "
+                               "got 1000000000000. Check the units"),
+    ("0,0\n0,1\n0,0\n", "error: --inflow in.csv: time_hr must be on a uniform increasing step; "
+                        "step at index 1 is 0 h, expected a step > 0. Resample the series "
+                        "first"),
+])
+def test_a_bad_inflow_csv_is_one_line_naming_the_file(tmp_path, rows, line):
+    csv = tmp_path / "in.csv"
+    csv.write_text("time_hr,flow_cfs\n" + rows, encoding="utf-8")
+    res = CliRunner().invoke(main, ["route", str(POND), "--inflow", str(csv)])
+    assert res.exit_code == 1
+    assert res.stderr.strip() == line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import pathlib
 import warnings
 
 import click
@@ -16,10 +17,22 @@ import click
 from hydrocalc.commands._output import check_file, write_atomic
 from hydrocalc.errors import InputError
 
+#: Largest inflow a ``route --inflow`` CSV may give: the Amazon's mean flow is about 7.4
+#: million cfs; more is a unit slip, and would overflow the routing.
+MAX_INFLOW_CFS = 1e8
+
 
 def _read_inflow(path):
+    """The inflow hydrograph of a ``--inflow`` CSV (columns time_hr, flow_cfs).
+
+    Raises InputError (one line naming the file, the column and the row) for an unreadable
+    file, a missing column, a value that is not a finite number or is out of scale, and a
+    time step that is not uniform.
+    """
+    import numpy as np
     import pandas as pd
 
+    from hydrocalc._validate import excerpt, fmt_value
     from hydrocalc.hydrograph import Hydrograph
     from hydrocalc.input_file import read_input_bytes
     from hydrocalc.site import MAX_CSV_BYTES
@@ -33,7 +46,24 @@ def _read_inflow(path):
     if missing:
         raise InputError(f"--inflow CSV must have columns time_hr and flow_cfs; got "
                          f"{', '.join(map(str, frame.columns))}")
-    return Hydrograph(frame["time_hr"].to_numpy(), frame["flow_cfs"].to_numpy(), name=str(path))
+    name = pathlib.Path(path).name
+    columns = {}
+    for col in ("time_hr", "flow_cfs"):  # each value a finite number, named by its row
+        values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"--inflow {name}: {col} must be a finite number; got "
+                             f"{excerpt(repr(frame[col].iloc[i]), 40)} in data row {i + 1} "
+                             f"({bad.size} such row(s))")
+        columns[col] = values
+    if columns["flow_cfs"].size and float(np.max(columns["flow_cfs"])) > MAX_INFLOW_CFS:
+        raise InputError(f"--inflow {name}: flow_cfs must be <= {MAX_INFLOW_CFS:,.0f} cfs; got "
+                         f"{fmt_value(float(np.max(columns['flow_cfs'])))}. Check the units")
+    try:
+        return Hydrograph(columns["time_hr"], columns["flow_cfs"], name=str(path))
+    except InputError as exc:
+        raise InputError(f"--inflow {name}: {exc}") from None
 
 
 def _load_pond(path):
