@@ -68,3 +68,18 @@ def test_a_refused_idf_coefficient_is_not_also_a_missing_storm():
     _, got = site_problems(doc, where="site.toml", base_dir=root, text=text)
     assert [p for p in got if "rational" in p] == [
         "site.toml: rational.idf.10yr.b must be in (0, 100000]; got -1 (line 51)"]
+
+
+def test_a_rational_subcatchment_beyond_any_site_is_one_problem():
+    import tomllib
+
+    from hydrocalc.site import site_problems
+
+    root = HERE.parents[1] / "examples" / "storm_sewer"
+    text = (root / "site.toml").read_text(encoding="utf-8")
+    doc = tomllib.loads(text)
+    doc["post"]["subcatchment"][1]["cover"][1]["area_ac"] = 1e308
+    _, got = site_problems(doc, where="site.toml", base_dir=root, text=text)
+    assert got == ["site.toml: post.subcatchment[CB-2].area_ac must be <= 1,000,000 ac (no site "
+                   "analysis covers more); got 1e+308. Check the units (area_ft2 for square "
+                   "feet) (line 82)"]

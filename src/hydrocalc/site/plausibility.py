@@ -198,6 +198,12 @@ def _network_checks(site, problems: list[str], warn: Callable[[str, str], None])
     """Subcatchment and pond checks of :func:`site_checks` (appends to ``problems``, warns)."""
     # -- subcatchments ---------------------------------------------------------------------
     for sc in site.scenarios.values():
+        for r in sc.rational:  # the rational method's areas too (they are summed into flows)
+            if r.area_ac > MAX_SUBCATCHMENT_AREA_AC:
+                problems.append(
+                    f"{sc.name}.subcatchment[{r.id}].area_ac must be <= "
+                    f"{MAX_SUBCATCHMENT_AREA_AC:,.0f} ac (no site analysis covers more); got "
+                    f"{fmt_value(r.area_ac)}. Check the units (area_ft2 for square feet)")
         for s in sc.subcatchments:
             where = f"{sc.name}.subcatchment[{s.id}]"
             if s.area_ac > MAX_SUBCATCHMENT_AREA_AC:
