@@ -83,3 +83,20 @@ def test_a_rational_subcatchment_beyond_any_site_is_one_problem():
     assert got == ["site.toml: post.subcatchment[CB-2].area_ac must be <= 1,000,000 ac (no site "
                    "analysis covers more); got 1e+308. Check the units (area_ft2 for square "
                    "feet) (line 82)"]
+
+
+def test_a_reach_too_steep_for_its_step_is_one_line_not_a_hang():
+    import numpy as np
+
+    from hydrocalc.hydraulics.conveyance import route_conveyance
+    from hydrocalc.hydrograph import Hydrograph
+
+    steep = Conveyance(CircularSection(18), 240.0, 0.44, 0.013, name="post.reach[PIPE-1]")
+    t = np.arange(0.0, 30.0, 0.01)
+    inflow = Hydrograph(t, 5.0 * np.exp(-(((t - 12.0) / 0.5) ** 2)))
+    with pytest.raises(InputError, match=r"^reach 'post\.reach\[PIPE-1\]' would need [0-9,]+ "
+                                         r"sub-reach steps to route .* at most 50,000,000 are "
+                                         r"computed"):
+        route_conveyance(inflow, steep, duration_hr=30)
+    gentle = Conveyance(CircularSection(18), 240.0, 0.01, 0.013)
+    assert route_conveyance(inflow, gentle, duration_hr=30).peak_outflow_cfs > 0
