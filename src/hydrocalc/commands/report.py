@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import click
 
 from hydrocalc.commands._output import check_dir
@@ -53,6 +55,9 @@ def report(site_file, out, sections, formats, jobs, notebooks, fresh_kernels, qu
                          jobs=jobs, progress=not quiet, notebooks=notebooks,
                          fresh_kernels=fresh_kernels)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (see run_report)
+        # the interrupted kernel clients' pending asyncio tasks are destroyed at exit, as
+        # they should be; asyncio would log each ("Task was destroyed but it is pending!")
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         how = "terminated (SIGTERM)" if str(exc) == "terminated" else "interrupted"
         click.echo(f"error: report {how}; nothing was written (a previous report in "
                    f"{out or 'the output folder'} is unchanged)", err=True)
