@@ -161,6 +161,7 @@ class _Block:
         self.keys: dict[str, int] = {}
 
     def label(self) -> str:
+        """The block's key path as the messages write it (array entries by id or index)."""
         if self.parent is None:
             return ""
         base = self.parent.label()
@@ -178,6 +179,7 @@ _ID_VALUE_RE = re.compile(r"""^("([^"]*)"|'([^']*)')""")
 
 
 def _split_key(raw: str) -> list[str]:
+    """The parts of a dotted TOML key, quotes removed (``a."b.c"`` -> ``["a", "b.c"]``)."""
     parts = re.findall(r""""[^"]*"|'[^']*'|[^.\s]+""", raw)
     return [p.strip("\"'") for p in parts]
 

@@ -11,19 +11,8 @@ from numpy.testing import assert_allclose
 
 from hydrocalc.batch.sweep import apply_overrides, load_sweep, parse_sweep, resolve_field
 from hydrocalc.errors import InputError
-from hydrocalc.site import load_site
 
 FIX = pathlib.Path(__file__).parents[1] / "fixtures" / "batch"
-
-
-@pytest.fixture(scope="module")
-def lot_a():
-    return load_site(FIX / "lot_a.toml")
-
-
-@pytest.fixture(scope="module")
-def lot_b():
-    return load_site(FIX / "lot_b.toml")
 
 
 def sweep(site, vary, **top):

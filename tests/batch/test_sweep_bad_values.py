@@ -14,16 +14,6 @@ from hydrocalc.site import load_site
 FIX = pathlib.Path(__file__).parents[1] / "fixtures" / "batch"
 
 
-@pytest.fixture(scope="module")
-def lot_a():
-    return load_site(FIX / "lot_a.toml")
-
-
-@pytest.fixture(scope="module")
-def lot_b():
-    return load_site(FIX / "lot_b.toml")
-
-
 def _problems(site, vary, **top) -> list[str]:
     doc = {"base": "lot_a.toml", **top, "vary": vary}
     with pytest.raises(InputError) as err:

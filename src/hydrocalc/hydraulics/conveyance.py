@@ -88,8 +88,8 @@ __all__ = ["CircularSection", "RectangularSection", "TrapezoidalSection", "UserS
            "Conveyance", "ConveyanceResult", "route_conveyance"]
 
 _DEPTH_POINTS = 400
-#: Most sub-reach x sub-step x step updates :func:`route_conveyance` computes (about a
-#: minute); a reach that needs more is far steeper or shorter than its time step resolves.
+#: Most sub-reach x sub-step x step updates :func:`route_conveyance` computes; a reach that
+#: needs more is far steeper or shorter than its time step resolves.
 MAX_ROUTING_CELLS = 50_000_000
 
 
@@ -538,6 +538,29 @@ class ConveyanceResult:
             "full_flow_capacity_cfs", "surcharged")}
 
 
+def _check_budget(conveyance: Conveyance, n_sub: int, substeps: int, n_out: int,
+                  dt_hr: float, celerity_fps: float) -> None:
+    """Refuse a routing of more than :data:`MAX_ROUTING_CELLS` sub-reach updates.
+
+    Raises
+    ------
+    InputError
+        One line naming the reach, its sub-reaches, sub-steps, celerity and slope.
+    """
+    cells = n_sub * substeps * n_out
+    if cells <= MAX_ROUTING_CELLS:
+        return
+    label = f"reach {conveyance.name!r}" if conveyance.name else "the reach"
+    raise InputError(
+        f"{label} would need {cells:,} sub-reach steps to route ({n_sub} sub-reaches of "
+        f"{fmt_value(conveyance.length_ft / n_sub)} ft, {substeps} sub-steps of each "
+        f"{fmt_value(dt_hr)} h step; the kinematic wave crosses its "
+        f"{fmt_value(conveyance.length_ft)} ft at {fmt_value(celerity_fps)} ft/s on slope "
+        f"{fmt_value(conveyance.slope_ftft)} ft/ft); at most {MAX_ROUTING_CELLS:,} are "
+        "computed. A reach this steep or short for the step passes its flow on within a "
+        "step: check the slope or the inverts, or give it as a lag reach")
+
+
 def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
                      duration_hr: float | None = None) -> ConveyanceResult:
     """Route ``inflow`` through a pipe or channel by variable-parameter Muskingum-Cunge.
@@ -644,17 +667,7 @@ def route_conveyance(inflow: Hydrograph, conveyance: Conveyance, *,
     end = float(inflow.time_hr[-1]) + 3.0 * travel_hr if duration_hr is None else t0 + float(
         as_float_array(duration_hr, "duration_hr", lower=0.0, lower_inclusive=False))
     n_out = int(math.ceil((end - t0) / inflow.dt_hr - 1e-9)) + 1
-    cells = n_sub * substeps * n_out
-    if cells > MAX_ROUTING_CELLS:
-        label = f"reach {conveyance.name!r}" if conveyance.name else "the reach"
-        raise InputError(
-            f"{label} would need {cells:,} sub-reach steps to route ({n_sub} sub-reaches of "
-            f"{fmt_value(dx)} ft, {substeps} sub-steps of each {fmt_value(inflow.dt_hr)} h "
-            f"step; the kinematic wave crosses its {fmt_value(length)} ft at "
-            f"{fmt_value(c_pk)} ft/s on slope {fmt_value(s0)} ft/ft); at most "
-            f"{MAX_ROUTING_CELLS:,} are computed. A reach this steep or short for the step "
-            "passes its flow on within a step: check the slope or the inverts, or give it "
-            "as a lag reach")
+    _check_budget(conveyance, n_sub, substeps, n_out, inflow.dt_hr, float(c_pk))
     t_out = t0 + inflow.dt_hr * np.arange(n_out)
     fine_t = t0 + (inflow.dt_hr / substeps) * np.arange((n_out - 1) * substeps + 1)
     q = np.interp(fine_t, inflow.time_hr, q_in, right=0.0)

@@ -15,7 +15,6 @@ import hashlib
 import os
 import pathlib
 import re
-import stat
 
 from hydrocalc._validate import confined_path, excerpt
 from hydrocalc.errors import InputError
@@ -23,6 +22,7 @@ from hydrocalc.input_file import (  # noqa: F401 (nesting_depth re-exported)
     MAX_INPUT_DEPTH,
     MAX_INPUT_FILE_BYTES,
     nesting_depth,
+    read_input_bytes,
     read_toml_file,
 )
 from hydrocalc.site.problems import _Problems
@@ -48,20 +48,7 @@ def _read_csv_rows(path: pathlib.Path) -> tuple[list[str], list[tuple[int, dict[
     :data:`MAX_CSV_ROWS` rows, not UTF-8, a NUL or other control character, an unbalanced
     quote (a cell may not span lines), a row with more cells than the header.
     """
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path.name}: must be a regular file; got a folder, device or pipe")
-        if st.st_size > MAX_CSV_BYTES:
-            raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB; got "
-                             f"{st.st_size / 2**20:.1f} MiB")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CSV_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path.name}: must be a readable file; got {exc.strerror or exc}") \
-            from None
-    if len(data) > MAX_CSV_BYTES:
-        raise InputError(f"{path.name}: must be at most {MAX_CSV_BYTES // 2**20} MiB")
+    data = read_input_bytes(path, what="CSV file", max_bytes=MAX_CSV_BYTES)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
