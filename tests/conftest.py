@@ -62,6 +62,26 @@ def check_container(result, kind, n):
         assert result.shape == (n,)
 
 
+#: The batch tests' base sites (tests/fixtures/batch).
+BATCH_FIX = pathlib.Path(__file__).parent / "fixtures" / "batch"
+
+
+@pytest.fixture(scope="module")
+def lot_a():
+    """tests/fixtures/batch/lot_a.toml: one lot, an underground pond with an orifice and a weir."""
+    from hydrocalc.site import load_site
+
+    return load_site(BATCH_FIX / "lot_a.toml")
+
+
+@pytest.fixture(scope="module")
+def lot_b():
+    """tests/fixtures/batch/lot_b.toml: leaching pools with exfiltration, a lag reach."""
+    from hydrocalc.site import load_site
+
+    return load_site(BATCH_FIX / "lot_b.toml")
+
+
 @pytest.fixture
 def shared_rainfall():
     """Path of ``../shared/rainfall`` or skip the test when it is not present."""
